@@ -1,0 +1,146 @@
+# SPDX-License-Identifier: MIT
+# concsched build. Out of tree into build/ (BUILD=...). Quiet unless V=1.
+#   make            build the concsched binary, BPF objects, tests, examples
+#   make deps       install every package and fetch the VM kernel (root)
+#   make test       unit + host + VM tests through prove
+#   make bench      benchmarks (results go to docs/perf.md by hand)
+#   make vmlinux    regenerate build/vmlinux.h
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make format     clang-format every C file; make format-check in CI
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+ARCH_DEF := -D__TARGET_ARCH_x86
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+	    -std=gnu11 -D_GNU_SOURCE -DCONCSCHED_VERSION='"$(VERSION)"' \
+	    -Ibpf -Iuserspace -I$(BUILD)/skel -Itests
+LDLIBS   += -lbpf -lelf -lz -ldw -lcapstone -lsqlite3 -lpthread -lm
+BPF_CFLAGS := -g -O2 -target bpf $(ARCH_DEF) -I$(BUILD) -Ibpf -Wall -Werror \
+	      -Wno-missing-declarations -Wno-unused-function
+
+BPF_SRCS   := $(wildcard probes/*.bpf.c sched/*.bpf.c)
+BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
+SKELS      := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
+USR_SRCS   := $(wildcard userspace/*.c)
+USR_OBJS   := $(patsubst userspace/%.c,$(BUILD)/obj/%.o,$(USR_SRCS))
+LIB_OBJS   := $(filter-out $(BUILD)/obj/main.o,$(USR_OBJS))
+UNIT_SRCS  := $(wildcard tests/unit/*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
+PROG_SRCS  := $(wildcard tests/programs/*.c examples/*.c)
+PROG_BINS  := $(patsubst %.c,$(BUILD)/%,$(PROG_SRCS))
+# Programs also built static, non-PIE and stripped (probe/symbolizer tests).
+VARIANT_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,$(shell cat tests/programs/VARIANTS 2>/dev/null))
+VARIANT_BINS  := $(foreach p,$(VARIANT_PROGS),$(p)-static $(p)-nopie $(p)-stripped)
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.PHONY: all deps test test-unit test-host test-vm bench vmlinux install uninstall clean format format-check
+
+all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(VARIANT_BINS) $(BENCH_BINS)
+
+deps:
+	$(Q)tools/deps.sh
+
+$(BUILD)/vmlinux.h:
+	$(call msg,VMLINUX,$@)
+	$(Q)mkdir -p $(BUILD) && BPFTOOL=$(BPFTOOL) tools/gen-vmlinux.sh $@
+
+vmlinux:
+	$(Q)rm -f $(BUILD)/vmlinux.h
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/vmlinux.h
+
+$(BUILD)/bpf/%.bpf.o: probes/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bpf/%.bpf.o: sched/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# bpftool 7.5 (libbpf 1.5) emits map->link, a field libbpf 1.4 lacks (KERNEL.md).
+$(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D) && $(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf | sed '/map->link = /d' >$@
+
+$(BUILD)/obj/%.o: userspace/%.c $(SKELS) $(wildcard userspace/*.h bpf/*.h)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/concsched: $(USR_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) tests/tap.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# Test targets: -O0 keeps their loads/stores and lock calls where the source has them.
+$(BUILD)/tests/programs/%: tests/programs/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(BUILD)/tests/programs/%-static: tests/programs/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -static -Wall -Werror $< -o $@
+$(BUILD)/tests/programs/%-nopie: tests/programs/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -no-pie -fno-pie -Wall -Werror $< -o $@
+$(BUILD)/tests/programs/%-stripped: $(BUILD)/tests/programs/%
+	$(call msg,STRIP,$@)
+	$(Q)strip -s $< -o $@
+$(BUILD)/examples/%: examples/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# Every test gets a timeout (tools/run-test); the VM tests need root and
+# the VM kernel that `make deps` caches. TESTS= narrows the set.
+PROVE ?= prove
+TESTS ?= $(BUILD)/tests/unit tests/host tests/vm
+test: all
+	$(Q)$(PROVE) --exec tools/run-test -r $(TESTS)
+test-unit: all
+	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
+test-host: all
+	$(Q)$(PROVE) --exec tools/run-test -r tests/host
+test-vm: all
+	$(Q)$(PROVE) --exec tools/run-test -r tests/vm
+
+bench: all
+	$(Q)tools/bench/run
+
+install: $(BUILD)/concsched
+	install -D -m 0755 $(BUILD)/concsched $(DESTDIR)$(PREFIX)/bin/concsched
+	install -D -m 0644 man/concsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/concsched.1
+	install -D -m 0755 tools/vm-kernel.sh $(DESTDIR)$(PREFIX)/lib/concsched/vm-kernel.sh
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/concsched $(DESTDIR)$(PREFIX)/share/man/man1/concsched.1
+	rm -rf $(DESTDIR)$(PREFIX)/lib/concsched
+
+clean:
+	rm -rf $(BUILD)
+
+FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*.c userspace/*.h tests/*.h tests/unit/*.c tests/programs/*.c examples/*.c tools/bench/*.c)
+format:
+	clang-format -i $(FMT_SRCS)
+format-check:
+	clang-format --dry-run -Werror $(FMT_SRCS)

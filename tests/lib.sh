@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: MIT
+# TAP helpers for shell tests: source it, call plan N, then ok/is/skip.
+# ROOT is the repository, B the build directory, CS the concsched binary.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${BUILD:-$ROOT/build}
+case "$B" in /*) ;; *) B=$ROOT/$B ;; esac
+CS=$B/concsched
+PROGS=$B/tests/programs
+_tap_n=0
+_tap_fail=0
+
+plan() { echo "TAP version 13"; echo "1..$1"; }
+diag() { printf '# %s\n' "$@"; }
+ok() { # ok COND-EXIT-STATUS DESCRIPTION
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2"
+	else echo "not ok $_tap_n - $2"; _tap_fail=$((_tap_fail + 1)); fi
+}
+is() { # is GOT WANT DESCRIPTION
+	_tap_n=$((_tap_n + 1))
+	if [ "$1" = "$2" ]; then echo "ok $_tap_n - $3"
+	else echo "not ok $_tap_n - $3"; diag "got '$1', want '$2'"; _tap_fail=$((_tap_fail + 1)); fi
+}
+like() { # like GOT REGEX DESCRIPTION
+	_tap_n=$((_tap_n + 1))
+	if printf '%s' "$1" | grep -Eq -- "$2"; then echo "ok $_tap_n - $3"
+	else echo "not ok $_tap_n - $3"; diag "got '$1', want match /$2/"; _tap_fail=$((_tap_fail + 1)); fi
+}
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $2 # SKIP $1"; }
+skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $1"; exit 0; }
+done_testing() { exit $((_tap_fail > 0)); }
+
+need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
+need_vm() {
+	need_root
+	"$ROOT/tools/vm-kernel.sh" path >/dev/null 2>&1 || skip_all "no VM kernel cached (run: sudo make deps)"
+	command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 missing (run: sudo make deps)"
+}

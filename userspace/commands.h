@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* One entry point per subcommand; main.c dispatches on argv[1]. Each gets
+ * argv starting at the subcommand name and returns the process exit status
+ * (0 ok, 1 failure found / check failed, 2 usage or environment error). */
+#ifndef CONCSCHED_COMMANDS_H
+#define CONCSCHED_COMMANDS_H
+
+#define EXIT_USAGE 2
+
+int cmd_doctor(int argc, char **argv);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streaming JSON writer: objects/arrays nest, commas and escaping are
+ * handled here so callers only name keys and values.
+ *   struct json j; json_init(&j, stdout, true);
+ *   json_obj_begin(&j, NULL); json_kv_int(&j, "runs", 3); json_obj_end(&j);
+ */
+#ifndef CONCSCHED_JSON_H
+#define CONCSCHED_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json {
+	FILE *f;
+	bool pretty;
+	int depth;
+	bool need_comma[JSON_MAX_DEPTH];
+};
+
+void json_init(struct json *j, FILE *f, bool pretty);
+/* key is NULL inside arrays and at top level. */
+void json_obj_begin(struct json *j, const char *key);
+void json_obj_end(struct json *j);
+void json_arr_begin(struct json *j, const char *key);
+void json_arr_end(struct json *j);
+void json_kv_str(struct json *j, const char *key, const char *v); /* NULL -> null */
+void json_kv_int(struct json *j, const char *key, int64_t v);
+void json_kv_uint(struct json *j, const char *key, uint64_t v);
+void json_kv_dbl(struct json *j, const char *key, double v);
+void json_kv_bool(struct json *j, const char *key, bool v);
+void json_kv_null(struct json *j, const char *key);
+/* Finish the document with a newline. */
+void json_end(struct json *j);
+/* Write s as a JSON string literal (with quotes). */
+void json_write_string(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Launch the program under test (DESIGN.md "One run", step 1): fork; the
+ * child puts itself in its own process group and waits on a gate pipe while
+ * the controller attaches probes for its pid; on release it optionally
+ * switches to SCHED_EXT (inherited by every thread and child), drops to the
+ * invoking user and execs. A failed exec is reported back through a
+ * close-on-exec pipe, so the caller gets the errno, not a silent exit 127.
+ */
+#ifndef CONCSCHED_LAUNCHER_H
+#define CONCSCHED_LAUNCHER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#ifndef SCHED_EXT
+#define SCHED_EXT 7 /* include/uapi/linux/sched.h; glibc lacks it */
+#endif
+
+struct launch_opts {
+	char *const *argv;   /* argv[0] is the resolved program path */
+	bool sched_ext;      /* switch to SCHED_EXT before exec */
+	bool drop_privs;     /* setgid/setuid to uid/gid below before exec */
+	uid_t uid;
+	gid_t gid;
+	int stdin_fd;        /* -1: inherit */
+	int stdout_fd;       /* -1: inherit */
+	int stderr_fd;       /* -1: inherit */
+	const char *cwd;     /* NULL: inherit */
+};
+
+struct launch {
+	pid_t pid;           /* also the process group id */
+	int gate_fd;         /* write end; closed by launch_release() */
+	int err_fd;          /* read end of the exec-error pipe */
+	bool reaped;
+	int status;          /* wait status once reaped */
+};
+
+/* The user to run the target as: --user NAME|UID, else SUDO_UID/SUDO_GID,
+ * else the caller. 0 or -errno (unknown user, printed). */
+int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
+
+/* Fork the gated child. 0 or -errno. */
+int launch_prepare(const struct launch_opts *o, struct launch *l);
+/* Open the gate. Returns 0 once the child has exec'd, or -errno of the
+ * step that failed in the child (setscheduler, setuid, exec): printed. */
+int launch_release(struct launch *l, const char *prog);
+/* Wait for the child's exit up to timeout_ms (0: forever). Returns 1 if it
+ * exited (status in l->status), 0 on timeout, -errno on error. */
+int launch_wait(struct launch *l, unsigned timeout_ms);
+/* SIGKILL the whole process group and reap the leader. */
+void launch_kill(struct launch *l);
+
+#endif

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * concsched — find concurrency bugs in uninstrumented multithreaded programs
+ * by steering their thread interleavings from the kernel (uprobes measure
+ * concurrency coverage, a sched_ext scheduler pauses/resumes/delays threads).
+ * This file only dispatches subcommands; see DESIGN.md in docs/.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "util.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "Usage: concsched [--verbose] COMMAND [OPTIONS] [-- PROG ARGS...]\n\n"
+		   "Find concurrency bugs in uninstrumented multithreaded programs by steering\n"
+		   "their thread interleavings from the kernel (BPF uprobes + sched_ext).\n\n"
+		   "Commands:\n");
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
+		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(f, "\nExamples:\n"
+		   "  sudo concsched doctor              # what works on this machine\n"
+		   "\n'concsched COMMAND --help' describes each command; man concsched has the rest.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	while (argc > 1 && argv[1][0] == '-') {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+			printf("concsched %s\n", CONCSCHED_VERSION);
+			return 0;
+		}
+		if (!strcmp(argv[1], "--verbose") || !strcmp(argv[1], "-v")) {
+			cs_verbose++;
+			argc--;
+			argv++;
+			continue;
+		}
+		cs_err("unknown option '%s' (see concsched --help)", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "version")) {
+		printf("concsched %s\n", CONCSCHED_VERSION);
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	cs_err("unknown command '%s' (see concsched --help)", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers every part of the controller uses: errors, memory, time. */
+#ifndef CONCSCHED_UTIL_H
+#define CONCSCHED_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern int cs_verbose;
+
+/* One line on stderr, prefixed "concsched: ". */
+void cs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cs_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Fatal allocation failure: the only place the controller aborts. */
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+uint64_t now_ns(void);          /* CLOCK_MONOTONIC */
+uint64_t now_realtime_ns(void); /* CLOCK_REALTIME */
+
+/* Strict number parsing: whole string, in range. 0 or -EINVAL/-ERANGE. */
+int parse_u64(const char *s, uint64_t *out);
+int parse_i64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+/* $CONCSCHED_CACHE, else $XDG_CACHE_HOME/concsched, else ~/.cache/concsched
+ * (same rule as tools/vm-kernel.sh). Returns a static buffer. */
+const char *cs_cache_dir(void);
+/* Directory of the running binary (for tools/ and build/ lookups). */
+const char *cs_self_dir(void);
+/* Find a helper script: $CONCSCHED_LIBDIR/NAME, <self>/../tools/NAME,
+ * <self>/../lib/concsched/NAME. Returns malloc'd path or NULL. */
+char *cs_find_helper(const char *name);
+
+/* mkdir -p; 0 or -errno. */
+int mkdir_p(const char *path, unsigned mode);
+/* Read a whole small file into a malloc'd NUL-terminated buffer. */
+char *read_file(const char *path, size_t *len);
+/* First line of a small file, trailing newline removed; NULL on error. */
+char *read_line_file(const char *path);
+/* 64-bit FNV-1a. */
+uint64_t fnv1a64(const void *data, size_t len, uint64_t h);
+#define FNV1A64_INIT 0xcbf29ce484222325ULL
+/* SHA-256-free content hash of a file (FNV-1a over the bytes), hex. */
+int file_hash_hex(const char *path, char out[17]);
+
+#endif
