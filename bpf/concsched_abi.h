@@ -45,6 +45,8 @@ enum cs_op {
 	CS_OP_READ,            /* memory access sites (access probes)        */
 	CS_OP_WRITE,
 	CS_OP_RW,              /* read-modify-write (lock prefix, xchg)      */
+	CS_OP_FORK,            /* a tracked process forked; obj = child pid  */
+	CS_OP_EXEC,            /* a tracked process exec'd (new image)       */
 	CS_OP__COUNT,
 };
 
@@ -70,6 +72,448 @@ struct cs_event {
 	__u16 flags;   /* CS_EV_*                                             */
 	__u32 cpu;
 	__u32 nlocks;  /* locks held after the action (lockset size)          */
+	__u32 gen;     /* exec generation of pid (struct cs_proc_key)         */
+	__u32 pad;
+};
+
+/* ---- synchronization probes (probes/sync.bpf.c, userspace/probes.c) -- */
+
+/* Which pthread function a sync probe sits on: the uprobe.multi cookie of
+ * cs_sync_enter and cs_sync_exit. */
+enum cs_sync_fn {
+	CS_FN_NONE = 0,
+	CS_FN_MUTEX_LOCK, CS_FN_MUTEX_TRYLOCK, CS_FN_MUTEX_TIMEDLOCK,
+	CS_FN_MUTEX_CLOCKLOCK, CS_FN_MUTEX_UNLOCK,
+	CS_FN_RW_RDLOCK, CS_FN_RW_TRYRDLOCK, CS_FN_RW_TIMEDRDLOCK, CS_FN_RW_CLOCKRDLOCK,
+	CS_FN_RW_WRLOCK, CS_FN_RW_TRYWRLOCK, CS_FN_RW_TIMEDWRLOCK, CS_FN_RW_CLOCKWRLOCK,
+	CS_FN_RW_UNLOCK,
+	CS_FN_SPIN_LOCK, CS_FN_SPIN_TRYLOCK, CS_FN_SPIN_UNLOCK,
+	CS_FN_COND_WAIT, CS_FN_COND_TIMEDWAIT, CS_FN_COND_CLOCKWAIT,
+	CS_FN_COND_SIGNAL, CS_FN_COND_BROADCAST,
+	CS_FN_SEM_WAIT, CS_FN_SEM_TRYWAIT, CS_FN_SEM_TIMEDWAIT, CS_FN_SEM_CLOCKWAIT,
+	CS_FN_SEM_POST,
+	CS_FN_BARRIER_WAIT,
+	CS_FN_CREATE, CS_FN_JOIN, CS_FN_TRYJOIN, CS_FN_TIMEDJOIN, CS_FN_CLOCKJOIN,
+	CS_FN_EXIT,
+	/* Not an entry: the success return of a function whose entry cannot
+	 * carry a uprobe (glibc's pthread_spin_lock starts lock-prefixed). */
+	CS_FN_SPIN_LOCK_ACQUIRED,
+	CS_FN__COUNT,
+};
+
+/* Kind of synchronization object (abstract lock identity, §8 "type"). */
+enum cs_obj_kind {
+	CS_OBJ_NONE = 0, CS_OBJ_MUTEX, CS_OBJ_RWLOCK, CS_OBJ_SPIN, CS_OBJ_COND,
+	CS_OBJ_SEM, CS_OBJ_BARRIER, CS_OBJ_THREAD, CS_OBJ__COUNT,
+};
+
+/* Which processes the sync probes record (rodata cs_sync_scope). */
+enum cs_sync_scope {
+	CS_SCOPE_TRACKED = 0, /* tgids in cs_sync_tracked (+ forks if follow) */
+	CS_SCOPE_ALL,         /* every process, filtered by comm / cgroup     */
+};
+
+#define CS_LOCKSET_MAX   8 /* locks one thread can hold that we track     */
+#define CS_THREAD_SIG_N  8 /* first action sites kept per thread (§8)     */
+#define CS_VMA_NAME_LEN  64
+
+/* Per-process key prefix: tgid plus its exec generation, because an exec
+ * reuses the tgid with a new address space. */
+struct cs_proc_key {
+	__u32 tgid;
+	__u32 gen;
+};
+
+/* cs_sync_tracked value: tgid -> generation and flags. */
+struct cs_proc {
+	__u32 gen;   /* bumped on every exec of this tgid                    */
+	__u32 flags;
+};
+
+struct cs_held_lock {
+	__u64 lock;
+	__u64 site;  /* where it was acquired                                 */
+	__u32 mode;  /* 1 read (rwlock reader), 0 exclusive                   */
+	__u32 pad;
+};
+
+/* The call in flight on a thread, from entry to return. */
+struct cs_pending {
+	__u64 obj;
+	__u64 arg;   /* cond_wait: mutex; create: start routine               */
+	__u64 site;
+	__u64 ts;
+	__u32 fn;    /* enum cs_sync_fn; 0: none                              */
+	__u32 flags; /* CS_EV_* decided at entry (BLOCKED, PARKED, ...)        */
+};
+
+/* cs_sync_threads value, key: tid. Per-thread state and identity. */
+struct cs_sync_thread {
+	__u32 tgid;
+	__u32 gen;
+	__u32 parent_tid;   /* creating thread; 0: not seen created           */
+	__u32 seq;          /* events emitted so far                          */
+	__u64 create_site;  /* pthread_create call site; 0: main/pre-existing */
+	__u64 start_routine;
+	__u64 pthread_self; /* pthread_t (the thread pointer, fsbase)         */
+	__u64 exit_site;    /* pthread_exit call site, if called              */
+	__u64 start_ts, exit_ts;
+	__u32 flags;        /* CS_THR_*                                       */
+	__u32 nfirst;       /* valid entries in first_sites                   */
+	__u64 first_sites[CS_THREAD_SIG_N];
+	__u32 nheld;        /* lockset size (<= CS_LOCKSET_MAX)               */
+	__u32 overflow;     /* acquisitions not recorded: lockset full         */
+	struct cs_held_lock held[CS_LOCKSET_MAX];
+	struct cs_pending pending;
+	/* pthread_create in flight, apart from `pending`: libc may lock
+	 * internally inside it (static binaries) before the clone. */
+	__u64 create_site_pending, create_start_pending;
+	__u64 vma_start, vma_end; /* cache: last site's mapping              */
+	__u32 vma_internal;       /* that mapping is libc/ld.so              */
+	__u32 pad;
+};
+#define CS_THR_MAIN    (1u << 0)
+#define CS_THR_EXITED  (1u << 1)
+#define CS_THR_CREATED (1u << 2) /* its pthread_create was observed      */
+
+/* cs_sync_locks key/value: per synchronization object state. */
+struct cs_lock_key {
+	struct cs_proc_key p;
+	__u64 addr;
+};
+struct cs_lock_state {
+	__u64 first_site;   /* first action on it (abstract identity, §8)     */
+	__u64 last_site;    /* loc_last: site of the latest lock action       */
+	__u64 holder_site;  /* where the current holder (writer) acquired it  */
+	__u64 rel_site;     /* latest unlock / post / signal site             */
+	__u64 rel_ts;
+	__u32 last_tid;
+	__u32 holder_tid;   /* exclusive holder; 0 none                       */
+	__u32 rel_tid;
+	__u32 readers;      /* rwlock readers holding it                      */
+	__u32 kind;         /* enum cs_obj_kind                               */
+	__u32 pad;
+};
+
+/* cs_sync_sp: SP pair <loc_last, loc> (ALGORITHMS.md §1) -> hit count. */
+struct cs_sp_key {
+	struct cs_proc_key p;
+	__u64 site_last;
+	__u64 site;
+};
+
+/* cs_sync_goodlock: thread tid holding held_lock (taken at held_site)
+ * requests req_lock at req_site (§4 GoodLock*) -> count. */
+struct cs_goodlock_key {
+	struct cs_proc_key p;
+	__u32 tid;
+	__u32 pad;
+	__u64 held_site;
+	__u64 req_site;
+	__u64 held_lock;
+	__u64 req_lock;
+};
+
+/* HBPair kinds (§4 HBPair*). */
+enum cs_hb_kind {
+	CS_HB_UNLOCK_LOCK = 1, /* unlock by t1 -> lock by t2 (mutex, rwlock, spin) */
+	CS_HB_SIGNAL_WAKE,     /* cond signal/broadcast -> cond_wait return  */
+	CS_HB_POST_WAIT,       /* sem_post -> sem_wait return                */
+	CS_HB_CREATE_START,    /* pthread_create -> new thread's start routine */
+	CS_HB_EXIT_JOIN,       /* thread exit -> pthread_join return         */
+	CS_HB__COUNT,
+};
+/* cs_sync_hb key -> count. site2 of CREATE_START is the start routine;
+ * site1 of EXIT_JOIN is the pthread_exit call site, else the start routine. */
+struct cs_hb_key {
+	struct cs_proc_key p;
+	__u32 kind;
+	__u32 tid1;
+	__u32 tid2;
+	__u32 pad;
+	__u64 site1;
+	__u64 site2;
+	__u64 obj;
+};
+
+/* Sync modes (§4 Sync). */
+enum cs_sync_mode {
+	CS_SYNC_VISITED = 1, /* the sync operation at this site ran          */
+	CS_SYNC_BLOCKED,     /* a request at this site found the object held  */
+	CS_SYNC_BLOCKING,    /* the holder that blocked someone acquired here */
+	CS_SYNC__COUNT,
+};
+struct cs_sync_key {
+	struct cs_proc_key p;
+	__u32 mode;
+	__u32 pad;
+	__u64 site;
+};
+
+/* cs_sync_vmas: every mapping that contained a site or a lock, recorded
+ * in BPF at first sight so sites resolve after the process is gone. */
+struct cs_vma_key {
+	struct cs_proc_key p;
+	__u64 start;
+};
+struct cs_vma {
+	__u64 end;
+	__u64 pgoff;   /* file offset of start, bytes                         */
+	__u64 ino;
+	__u32 dev;     /* kernel dev_t: major << 20 | minor                  */
+	__u32 file;    /* 0: anonymous mapping                                */
+	char name[CS_VMA_NAME_LEN]; /* file's basename (dentry name)          */
+};
+
+/* cs_sync_runtime: objects whose calls into pthread are libc-internal
+ * (libc, ld.so), key (dev, ino) as in struct cs_vma. */
+struct cs_inode_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+/* cs_sync_stats slots (per-CPU counters). */
+enum cs_sync_stat {
+	CS_SSTAT_HITS = 0,     /* probe hits from in-scope threads           */
+	CS_SSTAT_EVENTS,       /* events written to the ring buffer           */
+	CS_SSTAT_RB_DROPS,     /* ring buffer full: event lost                */
+	CS_SSTAT_INTERNAL,     /* calls from libc/ld.so itself, ignored       */
+	CS_SSTAT_MAP_FULL,     /* a coverage/state map was full: task lost    */
+	CS_SSTAT_LOCKSET_OVF,  /* lockset deeper than CS_LOCKSET_MAX          */
+	CS_SSTAT_UNMATCHED,    /* return without a matching entry             */
+	CS_SSTAT_OUT_OF_SCOPE, /* hits in processes that are not targets      */
+	CS_SSTAT__COUNT,
+};
+
+/* ---- scheduler control (sched/, bpf/sched_point.bpf.h, sched_ctl.c) --- */
+
+/* What a decision point does to the thread that reached it. */
+enum cs_action {
+	CS_ACT_NONE = 0,
+	CS_ACT_PARK,  /* stop before the probed instruction until released   */
+	CS_ACT_DELAY, /* stop for delay_ns from the probe's timestamp         */
+	CS_ACT_YIELD, /* preempt now, go to the back of the run queue         */
+	CS_ACT_RELEASE, /* site policy only: the thread runs on and releases
+			 * cs_site_policy.release_tid (0: every parked one)  */
+};
+
+/* Thread state in cs_thread_ctl (the per-tid control map). The *_PENDING
+ * states are set by the probe side; the scheduler's ops.enqueue turns them
+ * into PARKED (park, delay) or back to RUN (yield). */
+enum cs_tstate {
+	CS_TS_RUN = 0,
+	CS_TS_PARK_PENDING,
+	CS_TS_DELAY_PENDING,
+	CS_TS_YIELD_PENDING,
+	CS_TS_PARKED,   /* in the PARKED DSQ until released                  */
+	CS_TS_DELAYED,  /* in the PARKED DSQ until its timer fires           */
+	CS_TS_RELEASED, /* released, on its way back to its own CPU          */
+};
+
+/* Per-thread control, key: tid (__u32). Created by the scheduler when a
+ * task enters SCHED_EXT and by the probe side on first point. Userspace
+ * writes next_action/next_delay_ns/prio; BPF owns the rest. */
+struct cs_thread_ctl {
+	__u64 state;         /* enum cs_tstate (64-bit: BPF v1 atomics)       */
+	__u32 next_action;   /* one-shot action at the thread's next point   */
+	__u32 ordinal;       /* n-th thread to enter the scheduler (from 1)   */
+	__u64 next_delay_ns; /* delay for next_action == CS_ACT_DELAY         */
+	__u32 pid;           /* tgid                                          */
+	__u32 cpu;           /* CPU the thread is parked on (pinned there)    */
+	__u32 prio;          /* serial mode CS_SERIAL_PRIO: higher runs first */
+	__u32 park_gen;      /* bumped per park; stale timers compare it      */
+	__u64 probe_ts;      /* bpf_ktime_get_ns() at the point               */
+	__u64 park_ts;       /* when ops.enqueue parked it                    */
+	__u64 deadline_ns;   /* delay end, absolute CLOCK_MONOTONIC           */
+	__u64 site;          /* site of the point it stopped at               */
+	__u64 obj;           /* object of that point (lock address, ...)      */
+	__u16 op;            /* enum cs_op of that point                      */
+	__u16 action;        /* enum cs_action being applied                  */
+	__u32 points;        /* decision points this thread reached           */
+	__u64 nparks, ndelays, nyields, nwatchdog; /* per-thread counters     */
+	__u64 park_ns_total; /* time spent parked/delayed                     */
+	__u64 release_ts;    /* when it was released (0: not yet)             */
+	__u32 release_reason; /* enum cs_release_reason                      */
+	__u32 nenq;          /* times it entered the shared run queue         */
+	__u64 park_ip;       /* user instruction pointer when parked: the
+			      * probed address if the park was synchronous    */
+	__u32 release_req;   /* it reached a CS_ACT_RELEASE point: its fexit
+			      * kick releases release_req_tid (0: all)        */
+	__u32 release_req_tid;
+};
+
+/* Per-site policy, key: site (__u64). Also looked up under
+ * CS_SITE_OP_KEY(op) so one entry can cover every site of an operation
+ * (e.g. every pthread_mutex_lock). Sites of function points (uprobes on a
+ * symbol, sched_ctl_add_point) are CS_SITE_FUNC_KEY(index). */
+#define CS_SITE_OP_KEY(op)     ((1ULL << 62) | (__u64)(op))
+#define CS_SITE_FUNC_KEY(idx)  ((1ULL << 63) | (__u64)(idx))
+struct cs_site_policy {
+	__u32 action;   /* enum cs_action                                     */
+	__u32 tid;      /* only this thread; 0 = any                          */
+	__u64 delay_ns; /* CS_ACT_DELAY                                       */
+	__u64 skip;     /* let the first `skip` hits pass                     */
+	__u64 count;    /* then act on this many hits; 0 = every hit          */
+	__u64 hits;     /* hits so far (BPF increments)                       */
+	__u32 release_tid; /* CS_ACT_RELEASE: whom to release; 0 = all parked */
+	__u32 pad;
+};
+
+/* Counters both the scheduler and the kick objects update (map
+ * cs_sched_shared_map, one element). */
+struct cs_sched_shared {
+	__s64 nr_parked;      /* parked or delayed right now                  */
+	__s64 nr_released;    /* released, not yet back on their CPU          */
+	__u64 releases;       /* every release                                */
+	__u64 event_releases; /* releases by CS_ACT_RELEASE points            */
+};
+
+/* Next-thread selection in serial mode. */
+enum cs_serial_mode {
+	CS_SERIAL_OFF = 0,
+	CS_SERIAL_FIFO,   /* order of becoming runnable                       */
+	CS_SERIAL_RANDOM, /* uniformly among the runnable, seeded             */
+	CS_SERIAL_PRIO,   /* highest cs_thread_ctl.prio first (PCT)           */
+};
+
+/* Global configuration, one element of cs_sched_cfg_map. */
+struct cs_sched_cfg {
+	__u32 active;      /* 0: points never stop threads (teardown, observe) */
+	__u32 serial;      /* enum cs_serial_mode                              */
+	__u64 watchdog_ns; /* no park/delay lasts longer; 0 = default 1 s      */
+	__u64 seed;        /* CS_SERIAL_RANDOM                                 */
+	__u64 slice_ns;    /* time slice of target threads; 0 = default        */
+	__u64 points;      /* decision points seen (BPF increments)            */
+};
+
+/* Scheduler -> userspace notifications (ring buffer cs_sched_notes). */
+enum cs_note_kind {
+	CS_NOTE_ALL_PARKED = 1, /* every runnable target thread is parked     */
+	CS_NOTE_RESUMED,        /* a parked/delayed thread ran again          */
+};
+/* Why a parked thread was let go (cs_thread_ctl.release_reason). */
+enum cs_release_reason {
+	CS_REL_NONE = 0,
+	CS_REL_USER,     /* sched_ctl_release (SEC("syscall") program)        */
+	CS_REL_DELAY,    /* its delay timer fired                             */
+	CS_REL_WATCHDOG, /* the park outlived cs_sched_cfg.watchdog_ns        */
+	CS_REL_TEARDOWN, /* release-all before detach/unload                  */
+	CS_REL_EVENT,    /* another thread reached a CS_ACT_RELEASE point     */
+};
+#define CS_NOTE_MAX_TIDS 64
+struct cs_sched_note {
+	__u64 ts_ns;
+	__u32 kind;        /* enum cs_note_kind                               */
+	__u32 tid;         /* RESUMED: the thread                             */
+	__u32 reason;      /* RESUMED: enum cs_release_reason                 */
+	__u32 nr_parked;   /* ALL_PARKED: parked threads (first 64 in tids)   */
+	__u32 nr_threads;  /* target threads known to the scheduler          */
+	__u32 nr_runnable;
+	__u64 parked_ns;   /* RESUMED: from the probe's timestamp to running  */
+	__u64 late_ns;     /* RESUMED: running - release (USER/WATCHDOG) or
+			    * running - deadline (DELAY); signed as __s64     */
+	__u64 site;        /* RESUMED: where it was stopped                   */
+	__u64 park_ip;     /* RESUMED: user IP while it was stopped           */
+	__u64 to_park_ns;  /* RESUMED: from the probe's timestamp to the park */
+	__u32 tids[CS_NOTE_MAX_TIDS];
+};
+
+/* BPF_PROG_RUN context of the SEC("syscall") release program. */
+struct cs_release_args {
+	__u32 tid;      /* 0: every parked/delayed thread                     */
+	__u32 reason;   /* enum cs_release_reason                             */
+	__u32 released; /* out: threads released                              */
+	__u32 pad;
+};
+
+/* Scheduler counters (the scheduler object's .bss, read by userspace). */
+struct cs_sched_stats {
+	__u64 enqueues, dispatches, parks, releases, delays, yields;
+	__u64 watchdog, notes, notes_dropped, stale_marks, kicks;
+	__u64 delay_err_ns_total; /* sum of (unpark time - deadline)        */
+	__u64 delay_err_ns_max;
+	__u64 nr_threads, nr_runnable, nr_parked; /* current values          */
+	__u64 serial_preempts; /* serial mode: a thread found running without
+				* the token was sent back to the queue          */
+	__u64 prio_preempts;   /* CS_SERIAL_PRIO: a higher-priority thread
+				* became runnable and preempted the owner       */
+	__u64 event_releases;  /* releases by CS_ACT_RELEASE points          */
+};
+
+/* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */
+
+/* Register numbers are the __u64 slot of each register in the x86-64
+ * struct pt_regs, so both sides name registers the same way. */
+enum cs_reg {
+	CS_REG_R15 = 0, CS_REG_R14, CS_REG_R13, CS_REG_R12, CS_REG_BP, CS_REG_BX,
+	CS_REG_R11, CS_REG_R10, CS_REG_R9, CS_REG_R8, CS_REG_AX, CS_REG_CX,
+	CS_REG_DX, CS_REG_SI, CS_REG_DI, CS_REG_ORIG_AX, CS_REG_IP, CS_REG_CS,
+	CS_REG_FLAGS, CS_REG_SP, CS_REG_SS,
+	CS_REG_NONE = 0xff,
+};
+
+#define CS_ACC_READ  (1u << 0) /* loads memory                              */
+#define CS_ACC_WRITE (1u << 1) /* stores memory (both bits: read-modify-write) */
+#define CS_ACC_LOCK  (1u << 2) /* atomic: lock prefix or xchg with memory   */
+#define CS_ACC_RIP   (1u << 3) /* rip-relative: ea = probe address + disp    */
+
+/* Operand decode of one access site: value of the access_sites array map,
+ * indexed by the site's uprobe.multi cookie. ea = base + index * scale +
+ * disp; for CS_ACC_RIP, disp already includes the instruction length, so
+ * ea = instruction address + disp. */
+struct cs_access_site {
+	__s64 disp;
+	__u8 base;   /* enum cs_reg, CS_REG_NONE */
+	__u8 index;  /* enum cs_reg, CS_REG_NONE */
+	__u8 scale;  /* 1, 2, 4, 8 */
+	__u8 size;   /* bytes accessed, 0: unknown */
+	__u8 flags;  /* CS_ACC_* */
+	__u8 pad[3];
+};
+
+/* One executed access (ring buffer "access_events"). */
+struct cs_access_event {
+	__u64 ts_ns;  /* bpf_ktime_get_ns()                                  */
+	__u64 addr;   /* effective address                                   */
+	__u64 ip;     /* runtime address of the instruction                  */
+	__u64 sp;     /* user stack pointer (tells thread-stack addresses)   */
+	__u32 pid;    /* tgid                                                */
+	__u32 tid;
+	__u32 site;   /* cookie: index into the site table                   */
+	__u8 flags;   /* CS_ACC_* of the site (R/W/both, lock)               */
+	__u8 size;
+	__u16 cpu;
+};
+
+/* Heap allocators the access probes follow to name heap blocks by their
+ * allocation site (ALGORITHMS.md §8): the uprobe cookie of alloc_enter. */
+enum cs_alloc_fn {
+	CS_ALLOC_MALLOC = 0, /* malloc(size)                                  */
+	CS_ALLOC_CALLOC,     /* calloc(n, size)                               */
+	CS_ALLOC_REALLOC,    /* realloc(p, size)                              */
+	CS_ALLOC__COUNT,
+};
+
+/* One heap allocation that returned a block (ring buffer "alloc_events"). */
+struct cs_alloc_event {
+	__u64 ts_ns;  /* when the allocator returned                         */
+	__u64 addr;   /* block                                               */
+	__u64 size;   /* requested bytes                                     */
+	__u64 caller; /* return address of the allocator call (call site)   */
+	__u32 pid;
+	__u32 tid;
+};
+
+/* access_stats array map slots (per-CPU counters). */
+enum cs_access_stat {
+	CS_ASTAT_HITS = 0,   /* probe ran for a target thread                 */
+	CS_ASTAT_EVENTS,     /* events written to the ring buffer             */
+	CS_ASTAT_DROPPED,    /* ring buffer full: event lost                  */
+	CS_ASTAT_FILTERED,   /* hit in a process that is not a target         */
+	CS_ASTAT_ALLOCS,     /* heap allocations recorded                     */
+	CS_ASTAT_ALLOC_DROPPED, /* alloc ring buffer full                     */
+	CS_ASTAT__COUNT,
 };
 
 #endif /* CONCSCHED_ABI_H */

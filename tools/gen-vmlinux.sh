@@ -22,7 +22,8 @@ else
 		[ -n "$off" ] || { echo "gen-vmlinux: no zstd payload in $kdir/vmlinuz" >&2; exit 1; }
 		# zstd complains about the trailing data after the frame: harmless.
 		tail -c +$((off + 1)) "$kdir/vmlinuz" | zstd -dcq >"$src.tmp" 2>/dev/null || true
-		readelf -S "$src.tmp" 2>/dev/null | grep -q '\.BTF' ||
+		# No grep -q: under pipefail an early grep exit SIGPIPEs readelf.
+		readelf -S "$src.tmp" 2>/dev/null | grep '\.BTF' >/dev/null ||
 			{ echo "gen-vmlinux: extracted kernel has no .BTF section" >&2; rm -f "$src.tmp"; exit 1; }
 		mv "$src.tmp" "$src"
 	fi

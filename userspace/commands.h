@@ -8,5 +8,11 @@
 #define EXIT_USAGE 2
 
 int cmd_doctor(int argc, char **argv);
+int cmd_observe(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_sites(int argc, char **argv);
+int cmd_vm(int argc, char **argv);
+int cmd_sched(int argc, char **argv);
 
 #endif

@@ -18,6 +18,7 @@
 #include "doctor.h"
 #include "json.h"
 #include "util.h"
+#include "vm.h"
 
 static bool path_exists(const char *p)
 {
@@ -89,7 +90,7 @@ void doctor_probe(struct doctor_report *r)
 	}
 	free(kpath);
 	r->qemu = system("command -v qemu-system-x86_64 >/dev/null 2>&1") == 0;
-	r->kvm = access("/dev/kvm", R_OK | W_OK) == 0;
+	r->kvm = vm_kvm_usable();
 	r->libbpf_ok = r->libbpf_major > 1 || (r->libbpf_major == 1 && r->libbpf_minor >= 4);
 	r->native_ok = r->sched_ext && r->btf && r->uprobes && r->privileged && r->libbpf_ok;
 	r->observe_ok = r->btf && r->uprobes && r->privileged && r->libbpf_ok;
@@ -120,7 +121,7 @@ static void print_text(const struct doctor_report *r)
 	snprintf(buf, sizeof(buf), "%s", r->vm_kernel ? r->vm_kernel_version : "not cached");
 	line("VM kernel", r->vm_kernel, buf);
 	line("qemu", r->qemu, r->qemu ? "qemu-system-x86_64" : "missing");
-	line("KVM", r->kvm, r->kvm ? "/dev/kvm usable" : "absent: the VM runs under TCG (slower)");
+	line("KVM", r->kvm, r->kvm ? "hardware KVM usable" : "not usable: the VM runs under TCG (slower)");
 
 	if (!r->privileged)
 		printf("problem: no BPF privileges: run as root (sudo concsched ...)\n");

@@ -19,6 +19,12 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },
+	{ "observe", cmd_observe, "run a program once under the sync probes: coverage + thread model" },
+	{ "report", cmd_report, "summarise a campaign directory (text, --json, --html FILE)" },
+	{ "merge", cmd_merge, "combine campaigns of the same program: merge A B -o C" },
+	{ "sites", cmd_sites, "list memory-access sites of a program; --shared: find shared variables" },
+	{ "vm", cmd_vm, "run a command in a qemu VM with a sched_ext kernel" },
+	{ "sched", cmd_sched, "run a program once under the scheduler with a manual park/delay policy" },
 };
 
 static void usage(FILE *f)
@@ -33,6 +39,12 @@ static void usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\nExamples:\n"
 		   "  sudo concsched doctor              # what works on this machine\n"
+		   "  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
+		   "  concsched report camp --html camp.html   # campaign summary + charts\n"
+		   "  concsched merge host1/camp host2/camp -o all   # pool campaigns\n"
+		   "  concsched sites ./prog             # load/store sites per function\n"
+		   "  concsched vm -- uname -r           # a command under the sched_ext VM kernel\n"
+		   "  sudo concsched sched --park-at f -- ./prog   # park threads at f()\n"
 		   "\n'concsched COMMAND --help' describes each command; man concsched has the rest.\n");
 }
 

@@ -35,18 +35,18 @@
 #include <sys/types.h>
 
 struct sym_site {
-	const char *object;   /* absolute path of the mapped file; NULL: not in
-			       * any file mapping (heap, stack, anon)          */
-	uint64_t offset;      /* file offset in object (for .bss: the offset
-			       * the address would have, p_offset + delta)    */
-	uint64_t vaddr;       /* ELF virtual address (st_value space)         */
-	const char *symbol;   /* function or variable name; NULL: unknown     */
-	uint64_t sym_offset;  /* address - symbol start                       */
-	uint64_t sym_size;    /* st_size of symbol (0 unknown)                */
-	bool is_func;         /* symbol is STT_FUNC (else data/other)         */
-	const char *file;     /* source file from DWARF (as recorded, often
-			       * absolute); NULL: no line info                */
-	int line;             /* 0: unknown                                   */
+	const char *object;  /* absolute path of the mapped file; NULL: not in
+			      * any file mapping (heap, stack, anon) */
+	uint64_t offset;     /* file offset in object (for .bss: the offset
+			      * the address would have, p_offset + delta) */
+	uint64_t vaddr;	     /* ELF virtual address (st_value space) */
+	const char *symbol;  /* function or variable name; NULL: unknown */
+	uint64_t sym_offset; /* address - symbol start */
+	uint64_t sym_size;   /* st_size of symbol (0 unknown) */
+	bool is_func;	     /* symbol is STT_FUNC (else data/other) */
+	const char *file;    /* source file from DWARF (as recorded, often
+			      * absolute); NULL: no line info */
+	int line;	     /* 0: unknown */
 };
 
 /* ---- live process ---------------------------------------------------- */

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Access probes (issue 7 items 2-3): one uprobe.multi program attached at
+ * the file offsets of load/store instructions chosen by the site finder.
+ * The attach cookie indexes access_sites, the per-site operand decode
+ * (struct cs_access_site); from the registers in pt_regs the program
+ * computes the effective address the instruction is about to access
+ * (base + index * scale + disp, or instruction address + disp when
+ * rip-relative) and, for threads of a target process (access_tgids),
+ * counts the hit per site and records (thread, site, address, R/W, size)
+ * in the access_events ring buffer; a full ring buffer is counted as a
+ * drop, never waited on.
+ *
+ * alloc_enter/alloc_exit follow malloc, calloc and realloc of the target
+ * (entry: size and call site; return: block) so userspace can name a
+ * shared heap block by its allocation site. access_bare is an empty
+ * program for the benchmark's baseline.
+ *
+ * It does not decide anything (no pause, no delay: decision points are the
+ * scheduler side's), does not follow fs/gs-relative operands (the site
+ * finder never selects them) and does not tell stack from heap (userspace
+ * does, from the recorded stack pointer).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "concsched_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Whether to write ring-buffer events (else only per-site counters). */
+const volatile bool record_events = true;
+
+/* max_entries of access_sites and site_hits are set by userspace to the
+ * number of sites before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_access_site);
+} access_sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} site_hits SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32); /* tgid */
+	__type(value, __u8);
+} access_tgids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} access_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CS_ASTAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} access_stats SEC(".maps");
+
+static __always_inline void access_stat(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&access_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+/* ctx reads must have constant offsets (the verifier rejects a computed
+ * one, and clang turns a switch into exactly that), so copy the general
+ * registers to the stack in pt_regs order and index the copy. */
+struct access_regs {
+	__u64 r[CS_REG_SP + 1];
+};
+
+static __always_inline void access_regs_load(struct access_regs *g, struct pt_regs *r)
+{
+	g->r[CS_REG_R15] = r->r15;
+	g->r[CS_REG_R14] = r->r14;
+	g->r[CS_REG_R13] = r->r13;
+	g->r[CS_REG_R12] = r->r12;
+	g->r[CS_REG_BP] = r->bp;
+	g->r[CS_REG_BX] = r->bx;
+	g->r[CS_REG_R11] = r->r11;
+	g->r[CS_REG_R10] = r->r10;
+	g->r[CS_REG_R9] = r->r9;
+	g->r[CS_REG_R8] = r->r8;
+	g->r[CS_REG_AX] = r->ax;
+	g->r[CS_REG_CX] = r->cx;
+	g->r[CS_REG_DX] = r->dx;
+	g->r[CS_REG_SI] = r->si;
+	g->r[CS_REG_DI] = r->di;
+	g->r[CS_REG_ORIG_AX] = 0;
+	g->r[CS_REG_IP] = 0;
+	g->r[CS_REG_CS] = 0;
+	g->r[CS_REG_FLAGS] = 0;
+	g->r[CS_REG_SP] = r->sp;
+}
+
+static __always_inline __u64 access_reg(const struct access_regs *g, __u8 reg)
+{
+	if (reg > CS_REG_SP)
+		return 0;
+	return g->r[reg];
+}
+
+SEC("uprobe.multi")
+int access_hit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), ip, ea, *hits;
+	__u32 tgid = id >> 32, idx;
+	struct cs_access_site *site;
+	struct cs_access_event *e;
+	struct access_regs regs;
+
+	if (!bpf_map_lookup_elem(&access_tgids, &tgid)) {
+		access_stat(CS_ASTAT_FILTERED);
+		return 0;
+	}
+	idx = (__u32)bpf_get_attach_cookie(ctx);
+	site = bpf_map_lookup_elem(&access_sites, &idx);
+	if (!site)
+		return 0;
+	ip = bpf_get_func_ip(ctx);
+	ea = (__u64)site->disp;
+	if (site->flags & CS_ACC_RIP)
+		ea += ip;
+	access_regs_load(&regs, ctx);
+	if (site->base != CS_REG_NONE)
+		ea += access_reg(&regs, site->base);
+	if (site->index != CS_REG_NONE)
+		ea += access_reg(&regs, site->index) * site->scale;
+	access_stat(CS_ASTAT_HITS);
+	hits = bpf_map_lookup_elem(&site_hits, &idx);
+	if (hits)
+		__sync_fetch_and_add(hits, 1);
+	if (!record_events)
+		return 0;
+	e = bpf_ringbuf_reserve(&access_events, sizeof(*e), 0);
+	if (!e) {
+		access_stat(CS_ASTAT_DROPPED);
+		return 0;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->addr = ea;
+	e->ip = ip;
+	e->sp = ctx->sp;
+	e->pid = tgid;
+	e->tid = (__u32)id;
+	e->site = idx;
+	e->flags = site->flags;
+	e->size = site->size;
+	e->cpu = (__u16)bpf_get_smp_processor_id();
+	bpf_ringbuf_submit(e, 0);
+	access_stat(CS_ASTAT_EVENTS);
+	return 0;
+}
+
+/* ---- heap allocations: name heap blocks by allocation site ---------- */
+
+struct alloc_req {
+	__u64 size;
+	__u64 caller;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32); /* tid */
+	__type(value, struct alloc_req);
+} alloc_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} alloc_events SEC(".maps");
+
+/* Entry of malloc/calloc/realloc (cookie: enum cs_alloc_fn): remember the
+ * requested size and the call site (the return address on the stack). */
+SEC("uprobe.multi")
+int alloc_enter(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct alloc_req req = {};
+
+	if (!bpf_map_lookup_elem(&access_tgids, &tgid))
+		return 0;
+	switch (bpf_get_attach_cookie(ctx)) {
+	case CS_ALLOC_MALLOC:
+		req.size = ctx->di;
+		break;
+	case CS_ALLOC_CALLOC:
+		req.size = ctx->di * ctx->si;
+		break;
+	case CS_ALLOC_REALLOC:
+		req.size = ctx->si;
+		break;
+	default:
+		return 0;
+	}
+	bpf_probe_read_user(&req.caller, sizeof(req.caller), (void *)ctx->sp);
+	bpf_map_update_elem(&alloc_pending, &tid, &req, BPF_ANY);
+	return 0;
+}
+
+/* Return of the same: the block it handed out. */
+SEC("uretprobe.multi")
+int alloc_exit(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct alloc_req *req = bpf_map_lookup_elem(&alloc_pending, &tid);
+	struct cs_alloc_event *e;
+
+	if (!req)
+		return 0;
+	if (ctx->ax) {
+		e = bpf_ringbuf_reserve(&alloc_events, sizeof(*e), 0);
+		if (e) {
+			e->ts_ns = bpf_ktime_get_ns();
+			e->addr = ctx->ax;
+			e->size = req->size;
+			e->caller = req->caller;
+			e->pid = id >> 32;
+			e->tid = tid;
+			bpf_ringbuf_submit(e, 0);
+			access_stat(CS_ASTAT_ALLOCS);
+		} else {
+			access_stat(CS_ASTAT_ALLOC_DROPPED);
+		}
+	}
+	bpf_map_delete_elem(&alloc_pending, &tid);
+	return 0;
+}
+
+/* Baseline for tools/bench/access_cost.sh: the cost of the uprobe itself
+ * (trap, single-step, program dispatch) on the same instructions. Never
+ * attached by concsched. */
+SEC("uprobe.multi")
+int access_bare(struct pt_regs *ctx)
+{
+	return 0;
+}

@@ -1,0 +1,983 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sync.bpf.c — synchronization probes: uprobes on the pthread API of the
+ * target (mutex, rwlock, spinlock, condvar, semaphore, barrier, create,
+ * join, exit) plus three scheduler tracepoints (fork, exit, exec).
+ *
+ * What it does:
+ *  - ONE uprobe.multi entry program, cs_sync_enter, on every probed
+ *    function; the BPF cookie says which function (enum cs_sync_fn). It is
+ *    the decision point of the scheduler: it calls cs_sched_point() for
+ *    every lock/trylock/rwlock/spin request, cond wait/signal, sem wait/post,
+ *    barrier, create and join, so a thread can be parked synchronously
+ *    inside this program (sched_point.bpf.h).
+ *  - ONE uretprobe.multi program, cs_sync_return, on the functions whose
+ *    outcome matters (acquisitions, try/timed results, cond_wait's mutex
+ *    reacquisition, sem_wait, join).
+ *  - Keeps per thread its lockset (bounded, overflow counted), per lock its
+ *    loc_last and holder, and aggregates coverage in hash maps: SP pairs
+ *    <loc_last, loc> (ALGORITHMS.md §1), GoodLock, HBPair and Sync (§4),
+ *    each with hit counts. Thread-model events go to a ring buffer; a full
+ *    ring buffer or map is counted in cs_sync_stats, never silent.
+ *  - Records every mapping a site or lock lives in (cs_sync_vmas), so
+ *    userspace can turn addresses into object+offset after the process is
+ *    gone, and ignores calls whose return address lies in libc or ld.so
+ *    (glibc-internal locking, e.g. ld.so's TLS lock in pthread_create).
+ *
+ * What it does not do: interpret anything. Sites are raw user addresses
+ * keyed by (tgid, exec generation); abstract identities, symbolization and
+ * run-to-run matching happen in userspace (thread_model.c, coverage.c).
+ * It never decides to pause: that is the policy maps' job.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "concsched_abi.h"
+#include "sched_point.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by userspace before load. */
+const volatile __u32 cs_sync_scope = CS_SCOPE_TRACKED;
+const volatile __u32 cs_follow_forks;
+const volatile char cs_comm[16];      /* CS_SCOPE_ALL: leader comm; "" any */
+const volatile __u64 cs_cgroup_id;    /* CS_SCOPE_ALL: cgroup v2 id; 0 any */
+const volatile __u32 cs_cgroup_level; /* its depth below the root          */
+
+#define CS_MAX_PROCS   4096
+#define CS_MAX_THREADS 16384
+#define CS_MAX_LOCKS   32768
+#define CS_MAX_TASKS   32768
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct cs_proc);
+} cs_sync_tracked SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct cs_sync_thread);
+} cs_sync_threads SEC(".maps");
+
+/* Never written: the zeroed template new thread states are copied from
+ * (struct cs_sync_thread does not fit on the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_sync_thread);
+} cs_sync_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_LOCKS);
+	__type(key, struct cs_lock_key);
+	__type(value, struct cs_lock_state);
+} cs_sync_locks SEC(".maps");
+
+/* pthread_t of a created thread -> its tid (for pthread_join). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_THREADS);
+	__type(key, struct cs_lock_key);
+	__type(value, __u32);
+} cs_sync_pthreads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_TASKS);
+	__type(key, struct cs_sp_key);
+	__type(value, __u64);
+} cs_sync_sp SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_TASKS);
+	__type(key, struct cs_goodlock_key);
+	__type(value, __u64);
+} cs_sync_goodlock SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_TASKS);
+	__type(key, struct cs_hb_key);
+	__type(value, __u64);
+} cs_sync_hb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_MAX_TASKS);
+	__type(key, struct cs_sync_key);
+	__type(value, __u64);
+} cs_sync_sync SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct cs_vma_key);
+	__type(value, struct cs_vma);
+} cs_sync_vmas SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, struct cs_inode_key);
+	__type(value, __u32);
+} cs_sync_runtime SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CS_SSTAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} cs_sync_stats SEC(".maps");
+
+/* Userspace sizes it (probes.c); a power of two pages. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} cs_sync_events SEC(".maps");
+
+static __always_inline void stat_inc(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&cs_sync_stats, &slot);
+
+	if (v)
+		(*v)++;
+}
+
+/* count[key]++, creating the entry; a full map is counted, not silent. */
+static __always_inline void count_inc(void *map, void *key)
+{
+	__u64 one = 1, *v;
+
+	v = bpf_map_lookup_elem(map, key);
+	if (v) {
+		__sync_fetch_and_add(v, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+		return;
+	v = bpf_map_lookup_elem(map, key);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		stat_inc(CS_SSTAT_MAP_FULL);
+}
+
+/* ---- scope ---------------------------------------------------------- */
+
+static __always_inline bool comm_matches(struct task_struct *task)
+{
+	char comm[16];
+	int i;
+
+	if (!cs_comm[0])
+		return true;
+	if (bpf_probe_read_kernel(comm, sizeof(comm), BPF_CORE_READ(task, group_leader, comm)))
+		return false;
+	for (i = 0; i < 16; i++) {
+		if (comm[i] != cs_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* The process's state if it is a target: tracked explicitly, or (system-
+ * wide mode) passing the comm/cgroup filters, tracked from then on. */
+static __always_inline struct cs_proc *proc_in_scope(__u32 tgid)
+{
+	struct cs_proc *p, init = {};
+
+	p = bpf_map_lookup_elem(&cs_sync_tracked, &tgid);
+	if (p || cs_sync_scope != CS_SCOPE_ALL)
+		return p;
+	if (cs_cgroup_id && bpf_get_current_ancestor_cgroup_id(cs_cgroup_level) != cs_cgroup_id)
+		return NULL;
+	if (!comm_matches(bpf_get_current_task_btf()))
+		return NULL;
+	bpf_map_update_elem(&cs_sync_tracked, &tgid, &init, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&cs_sync_tracked, &tgid);
+}
+
+/* ---- threads -------------------------------------------------------- */
+
+static __always_inline struct cs_sync_thread *thread_new(__u32 tid, __u32 tgid, __u32 gen)
+{
+	struct cs_sync_thread *t, *zero;
+	__u32 z = 0;
+
+	zero = bpf_map_lookup_elem(&cs_sync_zero, &z);
+	if (!zero)
+		return NULL;
+	if (bpf_map_update_elem(&cs_sync_threads, &tid, zero, BPF_ANY)) {
+		stat_inc(CS_SSTAT_MAP_FULL);
+		return NULL;
+	}
+	t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+	if (!t)
+		return NULL;
+	t->tgid = tgid;
+	t->gen = gen;
+	t->start_ts = bpf_ktime_get_ns();
+	if (tid == tgid)
+		t->flags = CS_THR_MAIN;
+	return t;
+}
+
+/* The thread's state; a tid seen in an older image (exec) or a reused tid
+ * starts afresh. */
+static __always_inline struct cs_sync_thread *thread_get(__u32 tid, __u32 tgid, __u32 gen)
+{
+	struct cs_sync_thread *t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+
+	if (t && t->tgid == tgid && t->gen == gen && !(t->flags & CS_THR_EXITED))
+		return t;
+	return thread_new(tid, tgid, gen);
+}
+
+static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid, __u32 gen,
+				 __u16 op, __u64 obj, __u64 site, __u64 arg, __u16 flags)
+{
+	struct cs_event *e;
+	__u32 seq = 0, nlocks = 0;
+	__u64 avail;
+
+	if (t) {
+		seq = t->seq++; /* advances on a drop too: userspace sees the gap */
+		nlocks = t->nheld;
+	}
+	e = bpf_ringbuf_reserve(&cs_sync_events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(CS_SSTAT_RB_DROPS);
+		return;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->obj = obj;
+	e->site = site;
+	e->arg = arg;
+	e->pid = tgid;
+	e->tid = tid;
+	e->seq = seq;
+	e->op = op;
+	e->flags = flags;
+	e->cpu = bpf_get_smp_processor_id();
+	e->nlocks = nlocks;
+	e->gen = gen;
+	e->pad = 0;
+	/* Wake the consumer only when the buffer fills up, or for the rare
+	 * events after which it must read /proc/PID/maps while the process
+	 * lives (new image, new process); it also polls on a short timeout.
+	 * A wakeup per event would add a context switch to every probe. */
+	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(e, avail > (1 << 20) || op == CS_OP_EXEC || op == CS_OP_FORK
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP);
+	stat_inc(CS_SSTAT_EVENTS);
+}
+
+/* ---- mappings: object identity and the libc-internal filter ---------- */
+
+struct vma_probe {
+	struct cs_vma v;
+	__u64 start;
+	__u32 found;
+	__u32 pad;
+};
+
+static long vma_probe_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_probe *vp = data;
+	struct file *f = vma->vm_file;
+
+	vp->found = 1;
+	vp->start = vma->vm_start;
+	vp->v.end = vma->vm_end;
+	vp->v.pgoff = vma->vm_pgoff << 12;
+	if (!f)
+		return 0;
+	vp->v.file = 1;
+	vp->v.ino = f->f_inode->i_ino;
+	vp->v.dev = f->f_inode->i_sb->s_dev;
+	bpf_probe_read_kernel_str(vp->v.name, sizeof(vp->v.name), f->f_path.dentry->d_name.name);
+	return 0;
+}
+
+/* Record the mapping holding addr; returns 1 if it is libc or ld.so
+ * (cs_sync_runtime), 0 otherwise or when unmapped. */
+static __always_inline __u32 vma_record(struct cs_proc_key *pk, __u64 addr, struct vma_probe *vp)
+{
+	struct cs_inode_key ik = {};
+	struct cs_vma_key vk = {};
+
+	__builtin_memset(vp, 0, sizeof(*vp));
+	bpf_find_vma(bpf_get_current_task_btf(), addr, vma_probe_cb, vp, 0);
+	if (!vp->found)
+		return 0;
+	vk.p = *pk;
+	vk.start = vp->start;
+	bpf_map_update_elem(&cs_sync_vmas, &vk, &vp->v, BPF_NOEXIST);
+	if (!vp->v.file)
+		return 0;
+	ik.ino = vp->v.ino;
+	ik.dev = vp->v.dev;
+	return bpf_map_lookup_elem(&cs_sync_runtime, &ik) ? 1 : 0;
+}
+
+/* Is this call made by libc/ld.so itself? Caches the caller's mapping in
+ * the thread (almost every call comes from the same object). */
+static __always_inline bool site_is_internal(struct cs_sync_thread *t, struct cs_proc_key *pk,
+					     __u64 site)
+{
+	struct vma_probe vp;
+
+	if (site >= t->vma_start && site < t->vma_end)
+		return t->vma_internal;
+	t->vma_internal = vma_record(pk, site, &vp);
+	if (vp.found) {
+		t->vma_start = vp.start;
+		t->vma_end = vp.v.end;
+	}
+	return t->vma_internal;
+}
+
+/* ---- coverage bookkeeping -------------------------------------------- */
+
+static __always_inline void sync_mode(struct cs_proc_key *pk, __u32 mode, __u64 site)
+{
+	struct cs_sync_key k = {};
+
+	if (!site)
+		return;
+	k.p = *pk;
+	k.mode = mode;
+	k.site = site;
+	count_inc(&cs_sync_sync, &k);
+}
+
+static __always_inline void hb_pair(struct cs_proc_key *pk, __u32 kind, __u32 tid1, __u32 tid2,
+				    __u64 site1, __u64 site2, __u64 obj)
+{
+	struct cs_hb_key k = {};
+
+	k.p = *pk;
+	k.kind = kind;
+	k.tid1 = tid1;
+	k.tid2 = tid2;
+	k.site1 = site1;
+	k.site2 = site2;
+	k.obj = obj;
+	count_inc(&cs_sync_hb, &k);
+}
+
+static __always_inline struct cs_lock_state *lock_get(struct cs_proc_key *pk, __u64 addr,
+						      __u32 kind, __u64 site)
+{
+	struct cs_lock_state *ls, init = {};
+	struct cs_lock_key k = {};
+	struct vma_probe vp;
+
+	k.p = *pk;
+	k.addr = addr;
+	ls = bpf_map_lookup_elem(&cs_sync_locks, &k);
+	if (ls)
+		return ls;
+	init.first_site = site;
+	init.kind = kind;
+	if (bpf_map_update_elem(&cs_sync_locks, &k, &init, BPF_NOEXIST) == 0)
+		vma_record(pk, addr, &vp); /* static locks: object+offset identity */
+	ls = bpf_map_lookup_elem(&cs_sync_locks, &k);
+	if (!ls)
+		stat_inc(CS_SSTAT_MAP_FULL);
+	return ls;
+}
+
+static __always_inline void lockset_push(struct cs_sync_thread *t, __u64 lock, __u64 site,
+					 __u32 mode)
+{
+	__u32 n = t->nheld;
+
+	if (n >= CS_LOCKSET_MAX) {
+		t->overflow++;
+		stat_inc(CS_SSTAT_LOCKSET_OVF);
+		return;
+	}
+	t->held[n & (CS_LOCKSET_MAX - 1)].lock = lock;
+	t->held[n & (CS_LOCKSET_MAX - 1)].site = site;
+	t->held[n & (CS_LOCKSET_MAX - 1)].mode = mode;
+	t->nheld = n + 1;
+}
+
+/* Remove the innermost hold of lock; returns its mode or -1 if not held
+ * (acquired before we attached, or lost to overflow). */
+static __always_inline int lockset_remove(struct cs_sync_thread *t, __u64 lock)
+{
+	__u32 n = t->nheld, i, found = CS_LOCKSET_MAX;
+	int mode;
+
+	for (i = 0; i < CS_LOCKSET_MAX; i++) {
+		if (i >= n)
+			break;
+		if (t->held[i].lock == lock)
+			found = i;
+	}
+	if (found >= CS_LOCKSET_MAX) {
+		if (t->overflow)
+			t->overflow--;
+		return -1;
+	}
+	mode = t->held[found].mode;
+	for (i = 0; i < CS_LOCKSET_MAX - 1; i++) {
+		if (i < found)
+			continue;
+		if (i + 1 >= n)
+			break;
+		t->held[i] = t->held[i + 1];
+	}
+	t->nheld = n - 1;
+	return mode;
+}
+
+/* GoodLock*: every lock held while requesting another (§4). */
+static __always_inline void goodlock_request(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					     __u32 tid, __u64 lock, __u64 site)
+{
+	struct cs_goodlock_key k = {};
+	__u32 i, n = t->nheld;
+
+	k.p = *pk;
+	k.tid = tid;
+	k.req_site = site;
+	k.req_lock = lock;
+	for (i = 0; i < CS_LOCKSET_MAX; i++) {
+		if (i >= n)
+			break;
+		if (t->held[i].lock == lock)
+			continue; /* recursive or read re-entry: not an order */
+		k.held_site = t->held[i].site;
+		k.held_lock = t->held[i].lock;
+		count_inc(&cs_sync_goodlock, &k);
+	}
+}
+
+/* A lock action completed (ALGORITHMS.md §1): SP pair with loc_last,
+ * unlock->lock HBPair, holder and lockset update. */
+static __always_inline void lock_acquired(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					  __u32 tid, __u64 lock, __u32 kind, __u64 site, __u32 read)
+{
+	struct cs_lock_state *ls = lock_get(pk, lock, kind, site);
+	struct cs_sp_key sk = {};
+
+	if (ls) {
+		if (ls->last_site) {
+			sk.p = *pk;
+			sk.site_last = ls->last_site;
+			sk.site = site;
+			count_inc(&cs_sync_sp, &sk);
+		}
+		if (ls->rel_tid && ls->rel_tid != tid)
+			hb_pair(pk, CS_HB_UNLOCK_LOCK, ls->rel_tid, tid, ls->rel_site, site, lock);
+		ls->last_site = site;
+		ls->last_tid = tid;
+		if (read) {
+			ls->readers++;
+		} else {
+			ls->holder_tid = tid;
+			ls->holder_site = site;
+		}
+	}
+	lockset_push(t, lock, site, read);
+}
+
+static __always_inline void lock_released(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					  __u32 tid, __u64 lock, __u32 kind, __u64 site)
+{
+	struct cs_lock_state *ls = lock_get(pk, lock, kind, site);
+	int mode = lockset_remove(t, lock);
+
+	if (!ls)
+		return;
+	if (kind == CS_OBJ_RWLOCK && (mode == 1 || (mode < 0 && ls->holder_tid != tid))) {
+		if (ls->readers)
+			ls->readers--;
+	} else {
+		ls->holder_tid = 0;
+		ls->holder_site = 0;
+	}
+	ls->rel_site = site;
+	ls->rel_tid = tid;
+	ls->rel_ts = bpf_ktime_get_ns();
+}
+
+/* ---- function classes -------------------------------------------------- */
+
+static __always_inline __u32 fn_kind(__u32 fn)
+{
+	if (fn >= CS_FN_MUTEX_LOCK && fn <= CS_FN_MUTEX_UNLOCK)
+		return CS_OBJ_MUTEX;
+	if (fn >= CS_FN_RW_RDLOCK && fn <= CS_FN_RW_UNLOCK)
+		return CS_OBJ_RWLOCK;
+	if (fn >= CS_FN_SPIN_LOCK && fn <= CS_FN_SPIN_UNLOCK)
+		return CS_OBJ_SPIN;
+	if (fn >= CS_FN_COND_WAIT && fn <= CS_FN_COND_BROADCAST)
+		return CS_OBJ_COND;
+	if (fn >= CS_FN_SEM_WAIT && fn <= CS_FN_SEM_POST)
+		return CS_OBJ_SEM;
+	if (fn == CS_FN_BARRIER_WAIT)
+		return CS_OBJ_BARRIER;
+	return CS_OBJ_THREAD;
+}
+
+static __always_inline bool fn_is_try(__u32 fn)
+{
+	return fn == CS_FN_MUTEX_TRYLOCK || fn == CS_FN_RW_TRYRDLOCK || fn == CS_FN_RW_TRYWRLOCK ||
+	       fn == CS_FN_SPIN_TRYLOCK;
+}
+
+static __always_inline bool fn_is_read(__u32 fn)
+{
+	return fn >= CS_FN_RW_RDLOCK && fn <= CS_FN_RW_CLOCKRDLOCK;
+}
+
+/* Event op of a request (decision point) and of a successful acquisition. */
+static __always_inline __u16 fn_req_op(__u32 fn)
+{
+	if (fn_is_read(fn))
+		return CS_OP_RDLOCK_REQ;
+	if (fn >= CS_FN_RW_WRLOCK && fn <= CS_FN_RW_CLOCKWRLOCK)
+		return CS_OP_WRLOCK_REQ;
+	return CS_OP_LOCK_REQ;
+}
+
+static __always_inline __u16 fn_acq_op(__u32 fn)
+{
+	if (fn_is_read(fn))
+		return CS_OP_RDLOCK;
+	if (fn >= CS_FN_RW_WRLOCK && fn <= CS_FN_RW_CLOCKWRLOCK)
+		return CS_OP_WRLOCK;
+	if (fn == CS_FN_SPIN_LOCK || fn == CS_FN_SPIN_TRYLOCK)
+		return CS_OP_SPIN_LOCK;
+	if (fn == CS_FN_MUTEX_TRYLOCK)
+		return CS_OP_TRYLOCK_OK;
+	return CS_OP_LOCK;
+}
+
+static __always_inline bool lock_busy_for(struct cs_lock_state *ls, __u32 tid, bool read)
+{
+	if (ls->holder_tid && ls->holder_tid != tid)
+		return true;
+	return !read && ls->readers && ls->holder_tid != tid;
+}
+
+/* ---- entry ------------------------------------------------------------ */
+
+static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct cs_sync_thread *t,
+				       __u32 tid, __u32 fn, __u64 obj, __u64 site)
+{
+	__u32 kind = fn_kind(fn), flags = 0;
+	bool read = fn_is_read(fn);
+	struct cs_lock_state *ls;
+	__u16 op = fn_req_op(fn);
+
+	ls = lock_get(pk, obj, kind, site);
+	/* A trylock never waits: it fails instead (TRYLOCK_FAIL event). */
+	if (ls && !fn_is_try(fn) && lock_busy_for(ls, tid, read)) {
+		flags |= CS_EV_BLOCKED;
+		sync_mode(pk, CS_SYNC_BLOCKED, site);
+		sync_mode(pk, CS_SYNC_BLOCKING, ls->holder_site ? ls->holder_site : ls->last_site);
+	}
+	if (!fn_is_try(fn))
+		goodlock_request(pk, t, tid, obj, site);
+	flags |= cs_sched_point(ctx, tid, site, op, obj);
+	/* Requests are recorded only when they tell something (blocked or
+	 * steered): the acquisition event follows on return anyway. */
+	if (flags)
+		emit(t, pk->tgid, tid, pk->gen, op, obj, site, 0, flags);
+	t->pending.fn = fn;
+	t->pending.obj = obj;
+	t->pending.arg = 0;
+	t->pending.site = site;
+	t->pending.ts = bpf_ktime_get_ns();
+	t->pending.flags = flags;
+}
+
+static __always_inline void set_pending(struct cs_sync_thread *t, __u32 fn, __u64 obj, __u64 arg,
+					__u64 site, __u32 flags)
+{
+	t->pending.fn = fn;
+	t->pending.obj = obj;
+	t->pending.arg = arg;
+	t->pending.site = site;
+	t->pending.ts = bpf_ktime_get_ns();
+	t->pending.flags = flags;
+}
+
+static __always_inline void enter_unlock(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					 __u32 tid, __u32 fn, __u64 obj, __u64 site)
+{
+	__u32 kind = fn_kind(fn);
+	__u16 op = kind == CS_OBJ_RWLOCK ? CS_OP_RWUNLOCK
+		   : kind == CS_OBJ_SPIN ? CS_OP_SPIN_UNLOCK
+					 : CS_OP_UNLOCK;
+
+	lock_released(pk, t, tid, obj, kind, site);
+	emit(t, pk->tgid, tid, pk->gen, op, obj, site, 0, 0);
+}
+
+static __always_inline void enter_cond(void *ctx, struct cs_proc_key *pk, struct cs_sync_thread *t,
+				       __u32 tid, __u32 fn, __u64 cond, __u64 mutex, __u64 site)
+{
+	struct cs_lock_state *cs = lock_get(pk, cond, CS_OBJ_COND, site);
+	__u32 flags;
+
+	if (fn == CS_FN_COND_SIGNAL || fn == CS_FN_COND_BROADCAST) {
+		__u16 op = fn == CS_FN_COND_SIGNAL ? CS_OP_COND_SIGNAL : CS_OP_COND_BROADCAST;
+
+		flags = cs_sched_point(ctx, tid, site, op, cond);
+		if (cs) {
+			cs->rel_site = site;
+			cs->rel_tid = tid;
+			cs->rel_ts = bpf_ktime_get_ns();
+		}
+		emit(t, pk->tgid, tid, pk->gen, op, cond, site, 0, flags);
+		return;
+	}
+	/* wait: releases the mutex now, reacquires it on return */
+	flags = cs_sched_point(ctx, tid, site, CS_OP_COND_WAIT, cond);
+	lock_released(pk, t, tid, mutex, CS_OBJ_MUTEX, site);
+	emit(t, pk->tgid, tid, pk->gen, CS_OP_COND_WAIT, cond, site, mutex, flags);
+	set_pending(t, fn, cond, mutex, site, flags);
+}
+
+static __always_inline void enter_sem(void *ctx, struct cs_proc_key *pk, struct cs_sync_thread *t,
+				      __u32 tid, __u32 fn, __u64 sem, __u64 site)
+{
+	struct cs_lock_state *ss = lock_get(pk, sem, CS_OBJ_SEM, site);
+	__u32 flags;
+
+	if (fn == CS_FN_SEM_POST) {
+		flags = cs_sched_point(ctx, tid, site, CS_OP_SEM_POST, sem);
+		if (ss) {
+			ss->rel_site = site;
+			ss->rel_tid = tid;
+			ss->rel_ts = bpf_ktime_get_ns();
+		}
+		emit(t, pk->tgid, tid, pk->gen, CS_OP_SEM_POST, sem, site, 0, flags);
+		return;
+	}
+	flags = cs_sched_point(ctx, tid, site, CS_OP_SEM_WAIT_REQ, sem);
+	if (flags)
+		emit(t, pk->tgid, tid, pk->gen, CS_OP_SEM_WAIT_REQ, sem, site, 0, flags);
+	set_pending(t, fn, sem, 0, site, flags);
+}
+
+static __always_inline void enter_thread(void *ctx, struct cs_proc_key *pk,
+					 struct cs_sync_thread *t, __u32 tid, __u32 fn,
+					 struct pt_regs *regs, __u64 site)
+{
+	__u64 arg1 = PT_REGS_PARM1(regs);
+	struct cs_lock_key pkey = {};
+	struct cs_sync_thread *jt;
+	struct vma_probe vp;
+	__u32 flags, *jtid;
+
+	if (fn == CS_FN_EXIT) {
+		t->exit_site = site;
+		return;
+	}
+	if (fn == CS_FN_CREATE) {
+		__u64 start = PT_REGS_PARM3(regs);
+
+		flags = cs_sched_point(ctx, tid, site, CS_OP_CREATE, 0);
+		vma_record(pk, start, &vp); /* the start routine must resolve too */
+		t->create_site_pending = site;
+		t->create_start_pending = start;
+		return;
+	}
+	/* join family: arg1 is the pthread_t */
+	pkey.p = *pk;
+	pkey.addr = arg1;
+	jtid = bpf_map_lookup_elem(&cs_sync_pthreads, &pkey);
+	flags = cs_sched_point(ctx, tid, site, CS_OP_JOIN, jtid ? *jtid : 0);
+	if (jtid) {
+		__u32 j = *jtid;
+
+		jt = bpf_map_lookup_elem(&cs_sync_threads, &j);
+		if (jt && !(jt->flags & CS_THR_EXITED))
+			sync_mode(pk, CS_SYNC_BLOCKED, site);
+	}
+	set_pending(t, fn, arg1, 0, site, flags);
+}
+
+static __always_inline void remember_first_site(struct cs_sync_thread *t, __u64 site)
+{
+	__u32 n = t->nfirst;
+
+	if (n >= CS_THREAD_SIG_N)
+		return;
+	t->first_sites[n & (CS_THREAD_SIG_N - 1)] = site;
+	t->nfirst = n + 1;
+}
+
+/* glibc x86-64 aliases pthread_spin_init to pthread_spin_unlock (both
+ * store 1). An "unlock" of a spin lock nobody holds is taken as the init. */
+static __always_inline bool spin_init_alias(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					    __u64 obj)
+{
+	struct cs_lock_key k = {};
+	struct cs_lock_state *ls;
+	__u32 i;
+
+	for (i = 0; i < CS_LOCKSET_MAX; i++) {
+		if (i >= t->nheld)
+			break;
+		if (t->held[i].lock == obj)
+			return false;
+	}
+	k.p = *pk;
+	k.addr = obj;
+	ls = bpf_map_lookup_elem(&cs_sync_locks, &k);
+	return !ls || !ls->holder_tid;
+}
+
+SEC("uprobe.multi")
+int cs_sync_enter(struct pt_regs *ctx)
+{
+	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid(), site = 0, obj;
+	__u32 tgid = id >> 32, tid = (__u32)id, kind;
+	struct cs_sync_thread *t;
+	struct cs_proc_key pk;
+	struct cs_proc *proc;
+
+	proc = proc_in_scope(tgid);
+	if (!proc) {
+		stat_inc(CS_SSTAT_OUT_OF_SCOPE);
+		return 0;
+	}
+	/* At function entry the return address is on top of the stack: it
+	 * is the call site, the "site" of the action. */
+	if (bpf_probe_read_user(&site, sizeof(site), (void *)PT_REGS_SP(ctx)))
+		return 0;
+	pk.tgid = tgid;
+	pk.gen = proc->gen;
+	t = thread_get(tid, tgid, pk.gen);
+	if (!t)
+		return 0;
+	if (site_is_internal(t, &pk, site)) {
+		stat_inc(CS_SSTAT_INTERNAL);
+		return 0;
+	}
+	obj = PT_REGS_PARM1(ctx);
+	if (fn == CS_FN_SPIN_UNLOCK && spin_init_alias(&pk, t, obj))
+		return 0;
+	stat_inc(CS_SSTAT_HITS);
+	remember_first_site(t, site);
+	sync_mode(&pk, CS_SYNC_VISITED, site);
+	kind = fn_kind(fn);
+	switch (fn) {
+	case CS_FN_MUTEX_UNLOCK:
+	case CS_FN_RW_UNLOCK:
+	case CS_FN_SPIN_UNLOCK:
+		enter_unlock(&pk, t, tid, fn, obj, site);
+		return 0;
+	case CS_FN_SPIN_LOCK_ACQUIRED:
+		/* Probed on its success return (probes.c): the request is not
+		 * visible, so no decision point and no blocked/blocking. */
+		goodlock_request(&pk, t, tid, obj, site);
+		lock_acquired(&pk, t, tid, obj, CS_OBJ_SPIN, site, 0);
+		emit(t, tgid, tid, pk.gen, CS_OP_SPIN_LOCK, obj, site, 0, 0);
+		return 0;
+	case CS_FN_BARRIER_WAIT: {
+		__u32 flags = cs_sched_point(ctx, tid, site, CS_OP_BARRIER, obj);
+
+		lock_get(&pk, obj, CS_OBJ_BARRIER, site);
+		emit(t, tgid, tid, pk.gen, CS_OP_BARRIER, obj, site, 0, flags);
+		return 0;
+	}
+	default:
+		break;
+	}
+	if (kind == CS_OBJ_MUTEX || kind == CS_OBJ_RWLOCK || kind == CS_OBJ_SPIN)
+		enter_lock(ctx, &pk, t, tid, fn, obj, site);
+	else if (kind == CS_OBJ_COND)
+		enter_cond(ctx, &pk, t, tid, fn, obj, PT_REGS_PARM2(ctx), site);
+	else if (kind == CS_OBJ_SEM)
+		enter_sem(ctx, &pk, t, tid, fn, obj, site);
+	else
+		enter_thread(ctx, &pk, t, tid, fn, ctx, site);
+	return 0;
+}
+
+/* ---- return ------------------------------------------------------------ */
+
+static __always_inline void return_join(struct cs_proc_key *pk, struct cs_sync_thread *t, __u32 tid,
+					struct cs_pending *p)
+{
+	struct cs_lock_key pkey = {};
+	struct cs_sync_thread *jt;
+	__u32 j = 0, *jtid;
+	__u64 site1 = 0;
+
+	pkey.p = *pk;
+	pkey.addr = p->obj;
+	jtid = bpf_map_lookup_elem(&cs_sync_pthreads, &pkey);
+	if (jtid) {
+		j = *jtid;
+		jt = bpf_map_lookup_elem(&cs_sync_threads, &j);
+		if (jt)
+			site1 = jt->exit_site ? jt->exit_site : jt->start_routine;
+		hb_pair(pk, CS_HB_EXIT_JOIN, j, tid, site1, p->site, j);
+		bpf_map_delete_elem(&cs_sync_pthreads, &pkey); /* pthread_t is reused */
+	}
+	emit(t, pk->tgid, tid, pk->gen, CS_OP_JOIN, j, p->site, p->obj, p->flags);
+}
+
+SEC("uretprobe.multi")
+int cs_sync_return(struct pt_regs *ctx)
+{
+	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id, kind;
+	long ret = PT_REGS_RC(ctx);
+	struct cs_sync_thread *t;
+	struct cs_lock_state *ls;
+	struct cs_pending p;
+	struct cs_proc_key pk;
+
+	t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+	/* No entry recorded: out of scope, or a libc-internal call. */
+	if (!t || t->tgid != tgid || t->pending.fn != fn)
+		return 0;
+	p = t->pending;
+	t->pending.fn = 0;
+	pk.tgid = tgid;
+	pk.gen = t->gen;
+	kind = fn_kind(fn);
+	if (kind == CS_OBJ_MUTEX || kind == CS_OBJ_RWLOCK || kind == CS_OBJ_SPIN) {
+		if ((int)ret != 0) {
+			emit(t, tgid, tid, pk.gen, CS_OP_TRYLOCK_FAIL, p.obj, p.site, (int)ret,
+			     p.flags);
+			return 0;
+		}
+		lock_acquired(&pk, t, tid, p.obj, kind, p.site, fn_is_read(fn));
+		emit(t, tgid, tid, pk.gen, fn_acq_op(fn), p.obj, p.site, p.ts, p.flags);
+		return 0;
+	}
+	if (kind == CS_OBJ_COND) {
+		/* The mutex is reacquired whatever the result (timeouts too):
+		 * a lock action on it at the wait's site. */
+		lock_acquired(&pk, t, tid, p.arg, CS_OBJ_MUTEX, p.site, 0);
+		ls = lock_get(&pk, p.obj, CS_OBJ_COND, p.site);
+		if (ls && ls->rel_tid && ls->rel_tid != tid && ls->rel_ts >= p.ts)
+			hb_pair(&pk, CS_HB_SIGNAL_WAKE, ls->rel_tid, tid, ls->rel_site, p.site,
+				p.obj);
+		emit(t, tgid, tid, pk.gen, CS_OP_COND_WAKE, p.obj, p.site, p.arg, p.flags);
+		return 0;
+	}
+	if (kind == CS_OBJ_SEM) {
+		if ((int)ret != 0)
+			return 0;
+		ls = lock_get(&pk, p.obj, CS_OBJ_SEM, p.site);
+		if (ls && ls->rel_tid && ls->rel_tid != tid)
+			hb_pair(&pk, CS_HB_POST_WAIT, ls->rel_tid, tid, ls->rel_site, p.site,
+				p.obj);
+		emit(t, tgid, tid, pk.gen, CS_OP_SEM_WAIT, p.obj, p.site, p.ts, p.flags);
+		return 0;
+	}
+	if (fn >= CS_FN_JOIN && fn <= CS_FN_CLOCKJOIN && (int)ret == 0)
+		return_join(&pk, t, tid, &p);
+	return 0;
+}
+
+/* ---- scheduler tracepoints -------------------------------------------- */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(cs_sync_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ptid = parent->pid;
+	__u32 ctgid = child->tgid, ctid = child->pid;
+	struct cs_sync_thread *pt, *ct;
+	struct cs_proc *proc, init = {};
+	struct cs_lock_key pkey = {};
+	__u64 create_site = 0, start = 0;
+	struct cs_proc_key pk;
+
+	proc = bpf_map_lookup_elem(&cs_sync_tracked, &ptgid);
+	if (!proc)
+		return 0;
+	pk.tgid = ptgid;
+	pk.gen = proc->gen;
+	pt = bpf_map_lookup_elem(&cs_sync_threads, &ptid);
+	if (pt && (pt->tgid != ptgid || pt->gen != pk.gen))
+		pt = NULL;
+	if (ctgid != ptgid) {
+		if (!cs_follow_forks)
+			return 0;
+		bpf_map_update_elem(&cs_sync_tracked, &ctgid, &init, BPF_ANY);
+		emit(pt, ptgid, ptid, pk.gen, CS_OP_FORK, ctgid, 0, 0, 0);
+		return 0;
+	}
+	ct = thread_new(ctid, ctgid, pk.gen);
+	if (!ct)
+		return 0;
+	ct->parent_tid = ptid;
+	ct->pthread_self = child->thread.fsbase; /* == pthread_t on x86-64 */
+	if (pt && pt->create_site_pending) {
+		create_site = pt->create_site_pending;
+		start = pt->create_start_pending;
+		pt->create_site_pending = 0;
+		ct->flags |= CS_THR_CREATED;
+		hb_pair(&pk, CS_HB_CREATE_START, ptid, ctid, create_site, start, ctid);
+	}
+	ct->create_site = create_site;
+	ct->start_routine = start;
+	pkey.p = pk;
+	pkey.addr = ct->pthread_self;
+	bpf_map_update_elem(&cs_sync_pthreads, &pkey, &ctid, BPF_ANY);
+	emit(pt, ptgid, ptid, pk.gen, CS_OP_CREATE, ctid, create_site, start, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(cs_sync_thread_exit, struct task_struct *task)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cs_sync_thread *t;
+	struct cs_proc *proc;
+
+	proc = bpf_map_lookup_elem(&cs_sync_tracked, &tgid);
+	if (!proc)
+		return 0;
+	t = thread_get(tid, tgid, proc->gen);
+	if (!t)
+		return 0;
+	t->flags |= CS_THR_EXITED;
+	t->exit_ts = bpf_ktime_get_ns();
+	emit(t, tgid, tid, proc->gen, CS_OP_EXIT, tid, t->exit_site, t->start_routine, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(cs_sync_exec, struct task_struct *task)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cs_proc *proc;
+
+	proc = bpf_map_lookup_elem(&cs_sync_tracked, &tgid);
+	if (!proc)
+		return 0;
+	proc->gen++;
+	emit(NULL, tgid, tid, proc->gen, CS_OP_EXEC, tgid, 0, 0, 0);
+	return 0;
+}

@@ -1,0 +1,728 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scx_concsched — the sched_ext scheduler that steers the target's threads.
+ *
+ * It governs only SCHED_EXT tasks (SCX_OPS_SWITCH_PARTIAL): the launcher puts
+ * the target in that class, everything else stays on the fair scheduler.
+ * Target threads run from one vtime-ordered shared DSQ; the key decides the
+ * order: FIFO by default, seeded random or priority (PCT) in serial mode,
+ * where at most one target thread runs at any moment system-wide.
+ *
+ * Pause / resume / delay (KERNEL.md Q3, Q4): a decision point
+ * (bpf/sched_point.bpf.h) marks the thread and the fexit kick
+ * (sched/kick.bpf.c) preempts it inside the uprobe handler. Because the
+ * task is then migration-disabled and often alone on its CPU, the scheduler
+ * needs SCX_OPS_ENQ_MIGRATION_DISABLED and SCX_OPS_ENQ_LAST to see that
+ * enqueue at all. ops.enqueue parks the marked task in the private PARKED
+ * DSQ and arms a per-thread bpf_timer: at the delay's absolute deadline
+ * (probe timestamp + n, BPF_F_TIMER_ABS) for a delay, at the watchdog bound
+ * for a park. A release (the SEC("syscall") program cs_release run by
+ * userspace, a timer, teardown) marks the thread RELEASED and kicks its CPU;
+ * that CPU's ops.dispatch moves it from PARKED back onto its own local DSQ
+ * (the task is pinned there). Whenever every runnable target thread is
+ * parked, a CS_NOTE_ALL_PARKED note with the parked set goes to userspace.
+ *
+ * It does not decide *which* points stop a thread or whom to release:
+ * that is policy, in userspace (userspace/policy.c). It does not balance
+ * load or care about fairness beyond FIFO.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sched_point.bpf.h"
+
+char _license[] SEC("license") = "GPL";
+
+#define CLOCK_MONOTONIC				1
+#define BPF_STRUCT_OPS(name, args...)		SEC("struct_ops/" #name) BPF_PROG(name, ##args)
+#define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
+#define CS_DSQ_SHARED				1
+#define CS_DSQ_PARKED				2
+#define CS_MAX_CPUS				256
+#define CS_WATCHDOG_DFL_NS			1000000000ULL
+#define CS_SLICE_DFL_NS				5000000ULL
+/* serial_owner value while a dispatch is claiming the token */
+#define CS_TOKEN_CLAIM	  0xffffffffULL
+#define CS_TOKEN_STALE_NS (100ULL * 1000 * 1000)
+
+const volatile __u32 nr_cpus = 1; /* set by userspace before load */
+
+struct cs_sched_stats stats;
+__u64 vtime_seq;
+__u64 rand_state;
+__u64 thread_seq;
+__u64 serial_owner;	 /* tid allowed to run in serial mode, 0: free */
+__u64 serial_owner_ts;	 /* when it took the token or last started running */
+__u32 serial_owner_prio; /* CS_SERIAL_PRIO: priority of the running owner */
+__s32 serial_owner_cpu;
+__u64 serial_owner_running; /* the owner is on a CPU right now */
+
+/* Exit info copied in ops.exit, printed by userspace (sched_ctl_print_exit). */
+struct {
+	__s64 kind;
+	__s64 exit_code;
+	char reason[128];
+	char msg[1024];
+} uei;
+
+struct cs_park_timer {
+	struct bpf_timer timer;
+	__u32 tid;
+	__u32 gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_SCHED_MAX_THREADS);
+	__type(key, __u32);
+	__type(value, struct cs_park_timer);
+} cs_park_timers SEC(".maps");
+
+struct cs_task {
+	__u8 runnable;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct cs_task);
+} cs_task_store SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} cs_sched_notes SEC(".maps");
+
+static __always_inline struct cs_sched_cfg *cs_cfg(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_sched_cfg_map, &zero);
+}
+
+static __always_inline struct cs_sched_shared *cs_shared(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cs_sched_shared_map, &zero);
+}
+
+static __always_inline __u64 cs_slice(void)
+{
+	struct cs_sched_cfg *cfg = cs_cfg();
+
+	return cfg && cfg->slice_ns ? cfg->slice_ns : CS_SLICE_DFL_NS;
+}
+
+static __always_inline __u32 cs_serial(void)
+{
+	struct cs_sched_cfg *cfg = cs_cfg();
+
+	return cfg ? cfg->serial : CS_SERIAL_OFF;
+}
+
+static __always_inline __u64 cs_watchdog_ns(void)
+{
+	struct cs_sched_cfg *cfg = cs_cfg();
+
+	return cfg && cfg->watchdog_ns ? cfg->watchdog_ns : CS_WATCHDOG_DFL_NS;
+}
+
+/* Random queue key of a thread's n-th entry into the run queue: a hash of
+ * (seed, thread ordinal, n), not a shared stream, so the same seed gives
+ * the same order whatever the timing of other threads' wakeups. */
+static __always_inline __u64 cs_rand_key(struct cs_thread_ctl *tc)
+{
+	struct cs_sched_cfg *cfg = cs_cfg();
+	__u64 x = cfg && cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
+
+	if (tc)
+		x ^= ((__u64)tc->ordinal << 32) | tc->nenq;
+	else
+		x ^= __sync_fetch_and_add(&rand_state, 1);
+	/* splitmix64 finalizer */
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static __always_inline void cs_kick_all(void)
+{
+	__u32 i;
+
+	for (i = 0; i < CS_MAX_CPUS; i++) {
+		if (i >= nr_cpus)
+			break;
+		scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
+	}
+}
+
+static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thread_ctl *tc,
+					    __u64 now)
+{
+	struct cs_sched_note *n;
+
+	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
+	if (!n) {
+		__sync_fetch_and_add(&stats.notes_dropped, 1);
+		return;
+	}
+	n->ts_ns = now;
+	n->kind = CS_NOTE_RESUMED;
+	n->tid = p->pid;
+	n->reason = tc->release_reason;
+	n->nr_threads = stats.nr_threads;
+	n->nr_runnable = stats.nr_runnable;
+	n->parked_ns = now - tc->probe_ts;
+	if (tc->release_reason == CS_REL_DELAY)
+		n->late_ns = now - tc->deadline_ns;
+	else
+		n->late_ns = now - tc->release_ts;
+	n->site = tc->site;
+	n->park_ip = tc->park_ip;
+	n->to_park_ns = tc->park_ts - tc->probe_ts;
+	bpf_ringbuf_submit(n, 0);
+	__sync_fetch_and_add(&stats.notes, 1);
+}
+
+/* Every runnable target thread is parked: tell userspace who, so its
+ * release rule can pick (DESIGN.md "One run", step 3). */
+static __always_inline void cs_check_all_parked(__u32 parking_tid)
+{
+	struct task_struct *p;
+	struct cs_sched_note *n;
+	struct bpf_iter_scx_dsq it;
+	struct cs_sched_shared *sh = cs_shared();
+	__u32 i = 0;
+
+	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)stats.nr_runnable)
+		return;
+	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
+	if (!n) {
+		__sync_fetch_and_add(&stats.notes_dropped, 1);
+		return;
+	}
+	__builtin_memset(n, 0, sizeof(*n));
+	n->ts_ns = bpf_ktime_get_ns();
+	n->kind = CS_NOTE_ALL_PARKED;
+	n->nr_parked = sh->nr_parked;
+	n->nr_threads = stats.nr_threads;
+	n->nr_runnable = stats.nr_runnable;
+	/* ops.enqueue's insert is committed after it returns: the thread
+	 * being parked is not in the DSQ yet. */
+	if (parking_tid)
+		n->tids[i++] = parking_tid;
+	bpf_iter_scx_dsq_new(&it, CS_DSQ_PARKED, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct cs_thread_ctl *tc;
+		__u32 tid = p->pid;
+
+		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+		if (!tc || (tc->state != CS_TS_PARKED && tc->state != CS_TS_DELAYED) ||
+		    tid == parking_tid)
+			continue;
+		if (i >= CS_NOTE_MAX_TIDS)
+			break;
+		n->tids[i & (CS_NOTE_MAX_TIDS - 1)] = tid;
+		i++;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	bpf_ringbuf_submit(n, 0);
+	__sync_fetch_and_add(&stats.notes, 1);
+}
+
+/* Release and wake the thread's CPU; its dispatch moves it home
+ * (cs_release_mark in bpf/sched_point.bpf.h does the state change). */
+static __always_inline bool cs_release_thread(struct cs_thread_ctl *tc, __u32 reason)
+{
+	__u64 from = tc->state;
+
+	if (reason == CS_REL_WATCHDOG && from == CS_TS_DELAYED &&
+	    bpf_ktime_get_ns() >= tc->deadline_ns &&
+	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
+		reason = CS_REL_DELAY;
+	if (!cs_release_mark(tc, reason))
+		return false;
+	if (reason == CS_REL_WATCHDOG) {
+		tc->nwatchdog++;
+		__sync_fetch_and_add(&stats.watchdog, 1);
+	}
+	scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
+	return true;
+}
+
+static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = t->tid;
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (!tc || tc->park_gen != t->gen)
+		return 0;
+	if (tc->state == CS_TS_DELAYED && bpf_ktime_get_ns() >= tc->deadline_ns)
+		cs_release_thread(tc, CS_REL_DELAY);
+	else
+		cs_release_thread(tc, CS_REL_WATCHDOG);
+	return 0;
+}
+
+static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline)
+{
+	struct cs_park_timer *t, init = {};
+
+	t = bpf_map_lookup_elem(&cs_park_timers, &tid);
+	if (!t) {
+		init.tid = tid;
+		bpf_map_update_elem(&cs_park_timers, &tid, &init, BPF_NOEXIST);
+		t = bpf_map_lookup_elem(&cs_park_timers, &tid);
+		if (!t)
+			return;
+		bpf_timer_init(&t->timer, &cs_park_timers, CLOCK_MONOTONIC);
+		bpf_timer_set_callback(&t->timer, cs_park_timer_fn);
+	}
+	t->tid = tid;
+	t->gen = gen;
+	bpf_timer_start(&t->timer, deadline, BPF_F_TIMER_ABS);
+}
+
+/* ops.enqueue of a thread its point marked: park it until released, its
+ * delay ends or the watchdog fires, whichever is first. */
+static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl *tc,
+				    __u64 enq_flags)
+{
+	__u64 now = bpf_ktime_get_ns(), bound, deadline, from = tc->state, to;
+	__u32 tid = p->pid, gen;
+	struct cs_sched_shared *sh;
+	struct pt_regs *regs;
+
+	bound = tc->probe_ts + cs_watchdog_ns();
+	to = from == CS_TS_DELAY_PENDING ? CS_TS_DELAYED : CS_TS_PARKED;
+	gen = tc->park_gen + 1;
+	tc->park_gen = gen;
+	tc->park_ts = now;
+	tc->release_ts = 0;
+	tc->release_reason = CS_REL_NONE;
+	tc->cpu = scx_bpf_task_cpu(p);
+	regs = (struct pt_regs *)bpf_task_pt_regs(p);
+	tc->park_ip = regs ? BPF_CORE_READ(regs, ip) : 0;
+	/* A release between the point and here cancelled the park
+	 * (cs_release_mark): the thread just runs on. */
+	if (__sync_val_compare_and_swap(&tc->state, from, to) != from)
+		return false;
+	if (to == CS_TS_DELAYED) {
+		deadline = tc->deadline_ns < bound ? tc->deadline_ns : bound;
+		tc->ndelays++;
+		__sync_fetch_and_add(&stats.delays, 1);
+	} else {
+		deadline = bound;
+		tc->nparks++;
+		__sync_fetch_and_add(&stats.parks, 1);
+	}
+	sh = cs_shared();
+	if (sh)
+		__sync_fetch_and_add(&sh->nr_parked, 1);
+	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(), enq_flags);
+	cs_arm_timer(tid, gen, deadline);
+	cs_check_all_parked(tid);
+	return true;
+}
+
+static __always_inline __u64 cs_vtime_key(struct task_struct *p, struct cs_thread_ctl *tc)
+{
+	__u64 seq = __sync_fetch_and_add(&vtime_seq, 1);
+
+	if (tc)
+		tc->nenq++;
+	switch (cs_serial()) {
+	case CS_SERIAL_RANDOM:
+		return cs_rand_key(tc);
+	case CS_SERIAL_PRIO:
+		return ((__u64)(0xffffffffU - (tc ? tc->prio : 0)) << 32) | (seq & 0xffffffffULL);
+	default:
+		return seq;
+	}
+}
+
+/* PCT runs the highest-priority runnable thread at every moment (seed
+ * 002 / Burckhardt et al.): a thread entering the queue with a higher
+ * priority than the running owner preempts it. */
+static __always_inline void cs_prio_preempt(struct cs_thread_ctl *tc)
+{
+	__u64 owner = serial_owner;
+
+	if (!tc || cs_serial() != CS_SERIAL_PRIO || owner == 0 || owner == CS_TOKEN_CLAIM)
+		return;
+	if (tc->prio <= serial_owner_prio)
+		return;
+	__sync_fetch_and_add(&stats.prio_preempts, 1);
+	scx_bpf_kick_cpu(serial_owner_cpu, SCX_KICK_PREEMPT);
+}
+
+s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	bool idle = false;
+	s32 cpu;
+
+	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
+	/* Serial mode must see every wakeup in enqueue (the token). */
+	if (idle && cs_serial() == CS_SERIAL_OFF) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(), 0);
+		__sync_fetch_and_add(&stats.dispatches, 1);
+	}
+	return cpu;
+}
+
+void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = p->pid;
+	__u64 state;
+
+	__sync_fetch_and_add(&stats.enqueues, 1);
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (tc) {
+		state = tc->state;
+		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) &&
+		    cs_park(p, tc, enq_flags))
+			return;
+		if (state == CS_TS_PARKED || state == CS_TS_DELAYED || state == CS_TS_RELEASED) {
+			/* re-enqueue while parked (e.g. property change):
+			 * stay put, dispatch decides. */
+			scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(), enq_flags);
+			return;
+		}
+		if (state == CS_TS_YIELD_PENDING) {
+			tc->state = CS_TS_RUN;
+			tc->nyields++;
+			__sync_fetch_and_add(&stats.yields, 1);
+		}
+	}
+	scx_bpf_dsq_insert_vtime(p, CS_DSQ_SHARED, cs_slice(), cs_vtime_key(p, tc), enq_flags);
+	cs_prio_preempt(tc);
+	/* A pinned task (migration-disabled inside a probe) can only be
+	 * taken by its own CPU's dispatch. */
+	if (p->migration_disabled || p->nr_cpus_allowed == 1)
+		scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
+}
+
+/* Move released threads pinned to this CPU home. Returns true if one was
+ * moved (in serial mode only one may run). */
+static __always_inline bool cs_dispatch_released(s32 cpu, bool serial)
+{
+	struct task_struct *p;
+	struct bpf_iter_scx_dsq it;
+	struct cs_sched_shared *sh = cs_shared();
+	bool moved = false;
+
+	if (!sh || sh->nr_released <= 0)
+		return false;
+	bpf_iter_scx_dsq_new(&it, CS_DSQ_PARKED, 0);
+	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct cs_thread_ctl *tc;
+		__u32 tid = p->pid;
+
+		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+		if (!tc || tc->state != CS_TS_RELEASED || scx_bpf_task_cpu(p) != cpu)
+			continue;
+		if (serial && __sync_val_compare_and_swap(&serial_owner, 0, tid) != 0)
+			break;
+		if (serial) {
+			serial_owner_ts = bpf_ktime_get_ns();
+			serial_owner_running = 0;
+		}
+		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
+			tc->state = CS_TS_RUN;
+			__sync_fetch_and_sub(&sh->nr_released, 1);
+			__sync_fetch_and_add(&stats.dispatches, 1);
+			moved = true;
+		} else if (serial) {
+			serial_owner = 0;
+		}
+		if (serial && moved)
+			break;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
+}
+
+/* Serial mode: the head of SHARED (lowest key) runs next, on this CPU if
+ * it may, else on the CPU it is pinned to. */
+static __always_inline void cs_dispatch_serial(s32 cpu)
+{
+	struct task_struct *p;
+	struct bpf_iter_scx_dsq it;
+	__u64 owner, now = bpf_ktime_get_ns();
+	s32 tcpu;
+
+	owner = __sync_val_compare_and_swap(&serial_owner, 0, CS_TOKEN_CLAIM);
+	if (owner != 0) {
+		/* A token whose holder is not running and has not run for
+		 * CS_TOKEN_STALE_NS (it left the queue without stopping)
+		 * would stall the target: take it back. If the holder
+		 * runs again, cs_serial_running() sends it to the queue. */
+		if (serial_owner_running || now - serial_owner_ts < CS_TOKEN_STALE_NS ||
+		    __sync_val_compare_and_swap(&serial_owner, owner, CS_TOKEN_CLAIM) != owner)
+			return;
+		__sync_fetch_and_add(&stats.serial_preempts, 1);
+	}
+	serial_owner_ts = now;
+	serial_owner_running = 0;
+	bpf_iter_scx_dsq_new(&it, CS_DSQ_SHARED, 0);
+	p = bpf_iter_scx_dsq_next(&it);
+	if (p) {
+		__u32 tid = p->pid;
+		__u64 dst = SCX_DSQ_LOCAL;
+
+		tcpu = scx_bpf_task_cpu(p);
+		if (tcpu != cpu && (p->migration_disabled || p->nr_cpus_allowed == 1 ||
+				    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr)))
+			dst = SCX_DSQ_LOCAL_ON | tcpu;
+		serial_owner = tid;
+		if (scx_bpf_dsq_move(&it, p, dst, 0)) {
+			__sync_fetch_and_add(&stats.dispatches, 1);
+			if (dst != SCX_DSQ_LOCAL)
+				scx_bpf_kick_cpu(tcpu, SCX_KICK_IDLE);
+		} else {
+			serial_owner = 0;
+		}
+	} else {
+		serial_owner = 0;
+	}
+	bpf_iter_scx_dsq_destroy(&it);
+}
+
+void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
+{
+	bool serial = cs_serial() != CS_SERIAL_OFF;
+
+	if (cs_dispatch_released(cpu, serial))
+		return;
+	if (serial) {
+		cs_dispatch_serial(cpu);
+		return;
+	}
+	if (scx_bpf_dsq_move_to_local(CS_DSQ_SHARED))
+		__sync_fetch_and_add(&stats.dispatches, 1);
+}
+
+void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
+{
+	struct cs_task *ts;
+
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!ts || ts->runnable)
+		return;
+	ts->runnable = 1;
+	__sync_fetch_and_add(&stats.nr_runnable, 1);
+}
+
+void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
+{
+	struct cs_task *ts;
+
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+	if (!ts || !ts->runnable)
+		return;
+	ts->runnable = 0;
+	__sync_fetch_and_sub(&stats.nr_runnable, 1);
+	cs_check_all_parked(0);
+}
+
+/* Serial mode: the running thread must hold the token. One that runs
+ * without it (it was running when it entered SCHED_EXT, or kept its CPU
+ * across a preemption by a higher class) is sent back to the queue. */
+static __always_inline void cs_serial_running(struct task_struct *p, struct cs_thread_ctl *tc)
+{
+	__u64 tid = p->pid, owner;
+
+	if (cs_serial() == CS_SERIAL_OFF)
+		return;
+	owner = __sync_val_compare_and_swap(&serial_owner, 0, tid);
+	if (owner == 0 || owner == tid) {
+		serial_owner_ts = bpf_ktime_get_ns();
+		serial_owner_running = 1;
+		serial_owner_prio = tc ? tc->prio : 0;
+		serial_owner_cpu = scx_bpf_task_cpu(p);
+		return;
+	}
+	__sync_fetch_and_add(&stats.serial_preempts, 1);
+	/* STYLE.md compat: the kfunc where it exists (7.x warns about the
+	 * direct write), the field on older kernels. */
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, 0);
+	else
+		p->scx.slice = 0;
+	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_PREEMPT);
+}
+
+void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = p->pid;
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	cs_serial_running(p, tc);
+	if (!tc || !tc->release_ts)
+		return;
+	cs_note_resumed(p, tc, bpf_ktime_get_ns());
+	tc->release_ts = 0;
+}
+
+static __always_inline void cs_serial_token_drop(struct task_struct *p)
+{
+	__u64 tid = p->pid;
+
+	if (serial_owner != tid)
+		return;
+	serial_owner_running = 0;
+	if (__sync_val_compare_and_swap(&serial_owner, tid, 0) == tid)
+		cs_kick_all();
+}
+
+void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
+{
+	/* Runnable with slice left: the core keeps it at the head of its
+	 * local DSQ (preempted by a higher class); it keeps the token. */
+	if (runnable && p->scx.slice) {
+		if (serial_owner == (__u64)p->pid) {
+			serial_owner_running = 0;
+			serial_owner_ts = bpf_ktime_get_ns();
+		}
+		return;
+	}
+	cs_serial_token_drop(p);
+}
+
+void BPF_STRUCT_OPS(cs_enable, struct task_struct *p)
+{
+	struct cs_thread_ctl init = {};
+	__u32 tid = p->pid;
+
+	init.pid = p->tgid;
+	init.ordinal = __sync_fetch_and_add(&thread_seq, 1) + 1;
+	/* PCT: distinct random initial priorities from the seed; userspace
+	 * may override them (policy_set_prio). */
+	if (cs_serial() == CS_SERIAL_PRIO)
+		init.prio = (__u32)(cs_rand_key(&init) >> 40) | 1;
+	if (bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST)) {
+		/* the probe side created it first */
+		struct cs_thread_ctl *tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+
+		if (tc)
+			tc->ordinal = init.ordinal;
+	}
+	__sync_fetch_and_add(&stats.nr_threads, 1);
+}
+
+void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
+{
+	struct cs_thread_ctl *tc;
+	struct cs_task *ts;
+	__u32 tid = p->pid;
+
+	__sync_fetch_and_sub(&stats.nr_threads, 1);
+	cs_serial_token_drop(p);
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+	if (ts && ts->runnable) {
+		ts->runnable = 0;
+		__sync_fetch_and_sub(&stats.nr_runnable, 1);
+	}
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (tc && tc->state == CS_TS_RELEASED) {
+		struct cs_sched_shared *sh = cs_shared();
+
+		tc->state = CS_TS_RUN;
+		if (sh)
+			__sync_fetch_and_sub(&sh->nr_released, 1);
+	}
+	bpf_map_delete_elem(&cs_park_timers, &tid);
+}
+
+s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
+{
+	s32 err;
+
+	err = scx_bpf_create_dsq(CS_DSQ_SHARED, -1);
+	if (err)
+		return err;
+	return scx_bpf_create_dsq(CS_DSQ_PARKED, -1);
+}
+
+void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
+{
+	bpf_probe_read_kernel_str(uei.reason, sizeof(uei.reason), ei->reason);
+	bpf_probe_read_kernel_str(uei.msg, sizeof(uei.msg), ei->msg);
+	uei.exit_code = ei->exit_code;
+	/* kind last: userspace polls it to learn the scheduler is gone */
+	__sync_lock_test_and_set(&uei.kind, (__s64)ei->kind);
+}
+
+SEC(".struct_ops.link")
+struct sched_ext_ops concsched_ops = {
+	.select_cpu = (void *)cs_select_cpu,
+	.enqueue = (void *)cs_enqueue,
+	.dispatch = (void *)cs_dispatch,
+	.runnable = (void *)cs_runnable,
+	.running = (void *)cs_running,
+	.stopping = (void *)cs_stopping,
+	.quiescent = (void *)cs_quiescent,
+	.enable = (void *)cs_enable,
+	.disable = (void *)cs_disable,
+	.init = (void *)cs_init,
+	.exit = (void *)cs_exit,
+	.flags = SCX_OPS_SWITCH_PARTIAL | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
+	.timeout_ms = 5000,
+	.name = "concsched",
+};
+
+/* ---- userspace entry points (BPF_PROG_RUN) ---------------------------- */
+
+struct cs_release_ctx {
+	__u32 reason;
+	__u32 released;
+};
+
+static long cs_release_each(struct bpf_map *map, __u32 *tid, struct cs_thread_ctl *tc,
+			    struct cs_release_ctx *rc)
+{
+	if (cs_release_thread(tc, rc->reason))
+		rc->released++;
+	return 0;
+}
+
+/* Release one thread (args->tid) or every parked/delayed one (tid 0). */
+SEC("syscall")
+int cs_release(struct cs_release_args *args)
+{
+	struct cs_release_ctx rc = { .reason = args->reason ? args->reason : CS_REL_USER };
+	struct cs_thread_ctl *tc;
+	__u32 tid = args->tid;
+
+	if (tid) {
+		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+		if (tc && cs_release_thread(tc, rc.reason))
+			rc.released = 1;
+	} else {
+		bpf_for_each_map_elem(&cs_thread_ctl, cs_release_each, &rc, 0);
+	}
+	args->released = rc.released;
+	return 0;
+}
+
+/* ---- function points: park/delay/yield at any symbol of the target ---- */
+
+/* A uprobe on a chosen function (sched_ctl_add_point); the cookie is the
+ * point's index, its site CS_SITE_FUNC_KEY(index). */
+SEC("uprobe")
+int cs_func_point(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	cs_sched_point(ctx, (__u32)id, CS_SITE_FUNC_KEY(bpf_get_attach_cookie(ctx)), CS_OP_NONE,
+		       PT_REGS_PARM1(ctx));
+	return 0;
+}

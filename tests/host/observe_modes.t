@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 240
+# concsched observe: bad input gives one line and exit 2, never a hang;
+# odd targets (exits at once, forks and execs) give correct results;
+# -p PID and --all attach to running processes; nothing stays registered
+# in the kernel afterwards (no uprobe_multi link, no cs_sync program).
+source "$(dirname "$0")/../lib.sh"
+need_root
+Q=$ROOT/tests/host/observe_tasks.py
+for p in fig2 forkexec ticker; do
+	[ -x "$PROGS/$p" ] || skip_all "build first: make"
+done
+plan 29
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
+links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
+progs() { bpftool prog show 2>/dev/null | grep -c 'name cs_sync_'; }
+uevents() { cat /sys/kernel/debug/tracing/uprobe_events 2>/dev/null | wc -l; }
+links0=$(links) progs0=$(progs) uevents0=$(uevents)
+
+# One line on stderr, exit status 2.
+bad() { # bad DESCRIPTION REGEX ARGS...
+	local what=$1 re=$2
+	shift 2
+	timeout 30 "$CS" observe "$@" >"$tmp/out" 2>"$tmp/err"
+	is "$?" 2 "$what: exit 2"
+	like "$(wc -l <"$tmp/err")/$(cat "$tmp/err")" "^1/concsched: .*$re" "$what: one actionable line"
+}
+bad "missing program" "no such program" -- /nonexistent/prog
+printf 'echo hi\n' >"$tmp/script" && chmod +x "$tmp/script"
+bad "not an ELF" "not an ELF" -- "$tmp/script"
+bad "a directory" "directory" -- /tmp
+bad "pid that does not exist" "no such process" -p 4194000
+bad "no program" "no program given"
+strip -s -o "$tmp/static-stripped" "$PROGS/fig2-static"
+bad "static and stripped" "static and stripped" -- "$tmp/static-stripped"
+if command -v setpriv >/dev/null; then
+	timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups "$CS" observe -- "$PROGS/fig2" \
+		>"$tmp/out" 2>"$tmp/err"
+	is "$?" 2 "no privileges: exit 2"
+	like "$(wc -l <"$tmp/err")/$(cat "$tmp/err")" "^1/concsched: .*needs root" "no privileges: one actionable line"
+else
+	skip "setpriv missing" "no privileges"
+	skip "setpriv missing" "no privileges"
+fi
+
+# A target that exits at once: a correct, empty result.
+"$CS" observe --json -o "$tmp/true.json" -- /bin/true 2>/dev/null
+is "$?" 0 "target that exits immediately: exit 0"
+is "$("$Q" "$tmp/true.json" get target.exit_status)/$("$Q" "$tmp/true.json" get metrics.sp.count)" "0/0" \
+	"target that exits immediately: its status, no tasks"
+
+# Fork + exec: the child is observed only with --follow-forks.
+"$CS" observe --json -o "$tmp/fe.json" -- "$PROGS/forkexec" "$PROGS/fig2" 2>/dev/null
+is "$("$Q" "$tmp/fe.json" get metrics.sp.count)" 0 "fork+exec without --follow-forks: the child is not observed"
+"$CS" observe --follow-forks --json -o "$tmp/ff.json" -- "$PROGS/forkexec" "$PROGS/fig2" 2>/dev/null
+is "$("$Q" "$tmp/ff.json" get metrics.sp.count)/$("$Q" "$tmp/ff.json" get metrics.hbpair.count)" "3/5" \
+	"fork+exec with --follow-forks: the exec'd child's Figure 2 tasks"
+like "$("$Q" "$tmp/ff.json" threads | tr '\n' ' ')" 'created L[0-9]+ fn:thread1' "--follow-forks: child sites symbolized"
+
+# -p PID: attach to a running process, return when it exits.
+"$PROGS/ticker" 15 & tp=$!
+sleep 0.3
+start=$(date +%s)
+timeout 30 "$CS" observe --json -o "$tmp/p.json" -p "$tp" 2>"$tmp/p.err"
+is "$?" 0 "-p PID: exit 0 when the process exits"
+is "$(( $(date +%s) - start <= 5 ))" 1 "-p PID: returns once the process is gone"
+is "$("$Q" "$tmp/p.json" tasks | grep '^sp')" "sp L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)->L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)" \
+	"-p PID: the SP pair <tick, tick>"
+wait "$tp"
+
+# -p PID stopped by Ctrl-C (SIGINT) before the process ends.
+"$PROGS/ticker" 100 & tp=$!
+sleep 0.3
+"$CS" observe -p "$tp" >"$tmp/int.txt" 2>&1 & op=$!
+sleep 1.5
+kill -INT "$op"
+wait "$op"
+is "$?" 0 "-p PID + SIGINT: exit 0"
+like "$(cat "$tmp/int.txt")" 'sp tasks: 1' "-p PID + SIGINT: report printed"
+kill "$tp"; wait "$tp" 2>/dev/null
+
+# --all --comm: a process started after the probes are in place.
+"$CS" observe --all --comm ticker --duration 3 --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!
+sleep 1
+"$PROGS/ticker" 5
+wait "$op"
+is "$?" 0 "--all --comm --duration: exit 0"
+is "$("$Q" "$tmp/all.json" get metrics.sp.count)" 1 "--all --comm: the ticker's SP pair, nothing else"
+bad "--all with a bad cgroup" "cgroup" --all --cgroup /nonexistent --duration 1
+
+is "$(links)/$(progs)/$(uevents)" "$links0/$progs0/$uevents0" "no uprobe_multi link, cs_sync program or uprobe event left"
+done_testing

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `concsched report` and `concsched merge` on campaigns built by the store
+# API (build/tests/unit/test_report.t --make-campaign): no root, no kernel.
+# timeout: 120
+source "$(dirname "$0")/../lib.sh"
+
+FIX=$B/tests/unit/test_report.t
+[ -x "$CS" ] && [ -x "$FIX" ] || skip_all "build first (make)"
+T=$(mktemp -d /tmp/cs-report-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+plan 36
+
+have_python() { command -v python3 >/dev/null; }
+# json_get FILE EXPR: evaluate a python expression on the parsed document j.
+json_get() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# one_line CMD...: run, capture stderr, say how many lines it had.
+errlines() { wc -l <"$T/err" | tr -d ' '; }
+
+"$FIX" --make-campaign "$T/a" h1 && "$FIX" --make-campaign "$T/b" h1 &&
+	"$FIX" --make-campaign "$T/x" other && "$FIX" --make-killed "$T/k" h1
+ok $? "fixture campaigns built"
+
+out=$("$CS" report "$T/a" 2>"$T/err"); rc=$?
+is "$rc" 1 "report: exit 1 when the campaign has failures"
+like "$out" "replay: sudo concsched replay $T/a --run 30" "report: exact replay command"
+like "$out" "sp +50 tasks of 100 estimated \(50\.0%\), saturated at run 9" "report: coverage and saturation"
+like "$out" "sites:  transfer bank\.c:42, audit bank\.c:77" "report: failure sites"
+
+"$CS" report "$T/a" --json >"$T/a.json" 2>"$T/err"
+is "$?" 1 "report --json: exit 1 with failures"
+if have_python; then
+	is "$(json_get "$T/a.json" 'j["schema"]')" "concsched-report/1" "json: schema"
+	is "$(json_get "$T/a.json" 'j["runs"]["total"]')" 40 "json: 40 runs"
+	is "$(json_get "$T/a.json" '[m["saturation"]["saturated_at_run"] for m in j["metrics"]]')" "[None, 9]" "json: saturation per metric"
+	is "$(json_get "$T/a.json" 'j["failures"][0]["replay"]')" "sudo concsched replay $T/a --run 30" "json: replay"
+	is "$(json_get "$T/a.json" 'len(j["metrics"][1]["series"])')" 40 "json: one series point per run"
+else
+	for i in 1 2 3 4 5; do skip "python3 missing" "json check $i"; done
+fi
+
+"$CS" report "$T/a" --html "$T/a.html" >/dev/null 2>&1
+is "$?" 1 "report --html: written"
+is "$(grep -o '<svg' "$T/a.html" | wc -l | tr -d ' ')" 2 "html: one <svg> per metric"
+grep -q 'saturated at run 9' "$T/a.html"; ok $? "html: saturation point"
+
+"$CS" report "$T/a" --html "$T/nodir/x.html" >/dev/null 2>"$T/err"
+is "$?" 2 "unwritable --html: exit 2"
+like "$(cat "$T/err")" "^concsched: cannot write $T/nodir/x.html: No such file or directory$" "unwritable --html: one-line error"
+"$CS" report "$T/missing" >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "missing dir: exit 2, one line"
+mkdir "$T/plain"
+"$CS" report "$T/plain" >/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" "^2:concsched: .*/plain is not a concsched campaign directory" "not a campaign: exit 2, says so"
+"$CS" report >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "report without DIR: exit 2, one line"
+"$CS" report "$T/a" "$T/b" >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "report with two dirs: exit 2"
+"$CS" report "$T/a" --saturation 1,x >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "bad --saturation: exit 2"
+"$CS" report --help | grep -q 'concsched report camp --html'; ok $? "report --help has examples"
+
+out=$("$CS" report "$T/k" 2>&1)
+like "$out" "runs: +40 \(pass 39, deadlock 1\)" "campaign killed mid-run: report shows committed runs"
+
+out=$("$CS" merge "$T/a" "$T/b" -o "$T/c" 2>&1)
+is "$?" 0 "merge A B -o C"
+like "$out" "b: 40 new runs" "merge: B's runs appended"
+"$CS" report "$T/c" --json >"$T/c.json" 2>/dev/null
+if have_python; then
+	is "$(json_get "$T/c.json" 'j["runs"]["total"]')" 80 "merged: 80 runs"
+	is "$(json_get "$T/c.json" '[m["covered"] for m in j["metrics"]]')" "[40, 50]" "merged: tasks unioned, not duplicated"
+	is "$(json_get "$T/c.json" 'len(j["failures"])')" 2 "merged: failures of both"
+else
+	for i in 1 2 3; do skip "python3 missing" "merge json check $i"; done
+fi
+out=$("$CS" merge "$T/a" "$T/b" -o "$T/c" 2>&1)
+like "$(echo $out)" "a: 0 new runs .*b: 0 new runs" "merge again: idempotent"
+"$CS" report "$T/c" --json 2>/dev/null | grep -q '"total": 80'; ok $? "merge again: still 80 runs"
+
+"$CS" merge "$T/a" "$T/x" -o "$T/d" >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "merge of different binaries: exit 2, one line"
+like "$(cat "$T/err")" "different binaries \(hash h1 vs other\)" "merge: names both hashes"
+[ ! -e "$T/d" ]; ok $? "merge of different binaries creates nothing"
+"$CS" merge "$T/a" "$T/b" >/dev/null 2>"$T/err"
+is "$?:$(errlines)" "2:1" "merge without -o: exit 2"
+"$CS" merge "$T/a" -o /proc/nope/c >/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" "^2:concsched: cannot create campaign directory /proc/nope/c" "merge to unwritable -o: exit 2"
+"$CS" merge --help | grep -q 'concsched merge host1/camp'; ok $? "merge --help has examples"
+done_testing

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gap ROUNDS [HOLD_MS] — how far does a thread run past a park point?
+ * Each round a worker calls marker() and then counts loop iterations
+ * until told to stop. The main thread waits HOLD_MS (default 20) after the
+ * worker announced it is about to call marker(), then reads the counter.
+ * Parked synchronously at marker() (KERNEL.md "Gap test") the worker has
+ * executed 0 iterations; unparked, millions. Prints the address of marker
+ * ("marker 0x...") and "rounds N zero Z max M" (iterations seen at HOLD).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static atomic_int about_to_mark, stop;
+static atomic_long count;
+
+__attribute__((noinline)) void marker(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static void *worker(void *arg)
+{
+	atomic_store(&about_to_mark, 1);
+	marker();
+	while (!atomic_load(&stop))
+		atomic_fetch_add(&count, 1);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 1, hold_ms = argc > 2 ? atoi(argv[2]) : 20;
+	struct timespec hold = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
+	long seen, max = 0;
+	int zero = 0;
+	pthread_t t;
+
+	fprintf(stderr, "marker %p\n", (void *)marker);
+	printf("marker %p\n", (void *)marker);
+	for (int i = 0; i < rounds; i++) {
+		atomic_store(&about_to_mark, 0);
+		atomic_store(&stop, 0);
+		atomic_store(&count, 0);
+		pthread_create(&t, NULL, worker, NULL);
+		while (!atomic_load(&about_to_mark))
+			;
+		nanosleep(&hold, NULL);
+		seen = atomic_load(&count);
+		atomic_store(&stop, 1);
+		pthread_join(t, NULL);
+		if (seen == 0)
+			zero++;
+		if (seen > max)
+			max = seen;
+	}
+	printf("rounds %d zero %d max %ld\n", rounds, zero, max);
+	return 0;
+}

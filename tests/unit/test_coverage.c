@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/* Pure parts of the sync coverage pipeline: lockset bookkeeping, the
+ * thread model built from events, site resolution from the probe's mapping
+ * table, abstract ids and task keys (run-comparable). */
+#include <string.h>
+
+#include "coverage.h"
+#include "tap.h"
+#include "thread_model.h"
+
+static struct cs_event ev(uint32_t tid, uint32_t seq, unsigned op, uint64_t obj, uint64_t site,
+			  uint64_t arg)
+{
+	struct cs_event e = {
+		.pid = 100, .tid = tid, .seq = seq, .op = op, .obj = obj, .site = site, .arg = arg
+	};
+	return e;
+}
+
+static void test_lockset(void)
+{
+	uint64_t held[CS_LOCKSET_MAX];
+	uint32_t n = 0, ovf = 0, i;
+
+	for (i = 0; i < CS_LOCKSET_MAX; i++)
+		tm_lockset_push(held, &n, &ovf, 0x1000 + i);
+	tap_ok(!tm_lockset_push(held, &n, &ovf, 0x9999), "push beyond CS_LOCKSET_MAX fails");
+	tap_is_int(ovf, 1, "overflow counted");
+	tap_ok(!tm_lockset_remove(held, &n, &ovf, 0x9999), "releasing the unrecorded lock");
+	tap_is_int(ovf, 0, "... pays back the overflow");
+	tap_ok(tm_lockset_remove(held, &n, &ovf, 0x1003), "remove from the middle");
+	tap_is_int(n, CS_LOCKSET_MAX - 1, "size shrinks");
+	tap_is_int(held[3], 0x1004, "later holds shift down");
+}
+
+static void test_thread_model(void)
+{
+	struct thread_model m;
+	struct cs_event e;
+	struct tm_thread *t, *c;
+
+	tmodel_init(&m, 0);
+	e = ev(100, 0, CS_OP_LOCK, 0xa, 0x10, 0);
+	tmodel_add_event(&m, &e);
+	e = ev(100, 1, CS_OP_LOCK, 0xb, 0x20, 0);
+	tmodel_add_event(&m, &e);
+	e = ev(100, 2, CS_OP_CREATE, 101, 0x30, 0x400);
+	tmodel_add_event(&m, &e);
+	e = ev(100, 4, CS_OP_UNLOCK, 0xb, 0x40, 0); /* seq 3 lost */
+	tmodel_add_event(&m, &e);
+	e = ev(101, 0, CS_OP_COND_WAKE, 0xc, 0x50, 0xa);
+	tmodel_add_event(&m, &e);
+	t = tmodel_thread(&m, 100, 0, 100, false, NULL);
+	c = tmodel_thread(&m, 100, 0, 101, false, NULL);
+	tap_ok(t && c, "two threads");
+	tap_is_int(t->actions[1].nlockset, 1, "second lock starts holding one lock");
+	tap_is_int(t->actions[1].lockset[0], 0xa, "... lock a");
+	tap_is_int(t->nheld, 1, "unlock b leaves a held");
+	tap_is_int(t->seq_gaps, 1, "a missing seq is a lost event");
+	tap_is_int(c->creator, 0, "child created by thread 0");
+	tap_is_int(c->create_pos, 2, "after its creator's 2 lock actions (AC4)");
+	tap_is_int(c->create_site, 0x30, "creation site");
+	tap_is_int(c->start_routine, 0x400, "start routine");
+	tap_is_int(c->nheld == 1 && c->held[0] == 0xa, 1, "cond_wake acquires the mutex (arg)");
+	tap_is_int(m.by_op[CS_OP_LOCK], 2, "events per kind");
+	tmodel_free(&m);
+}
+
+static void test_sites(void)
+{
+	struct site_resolver r;
+	struct site_vma v = { .tgid = 7,
+			      .gen = 1,
+			      .start = 0x555000,
+			      .end = 0x556000,
+			      .pgoff = 0x1000,
+			      .ino = 1,
+			      .dev = 2,
+			      .file = true };
+	struct site_vma anon = { .tgid = 7, .gen = 1, .start = 0x600000, .end = 0x601000 };
+	struct site_ref s;
+	char buf[128];
+
+	site_resolver_init(&r);
+	strcpy(v.name, "prog");
+	site_resolver_add_vma(&r, &v);
+	site_resolver_add_vma(&r, &anon);
+	tap_is_int(site_resolve(&r, 7, 1, 0x555123, &s), 0, "address in a file mapping resolves");
+	tap_is_str(site_key(&s, buf, sizeof(buf)), "prog+0x1123",
+		   "object+file offset (kernel name without a path)");
+	tap_ok(site_resolve(&r, 7, 0, 0x555123, &s) < 0, "another exec generation does not match");
+	tap_ok(site_resolve(&r, 7, 1, 0x600010, &s) < 0 && !s.object,
+	       "anonymous mapping: no object");
+	tap_is_str(site_key(&s, buf, sizeof(buf)), "0x600010", "unresolved: raw address");
+	site_resolver_free(&r);
+}
+
+static void test_ids_and_keys(void)
+{
+	const char *f1[] = { "/p+0x10", "/p+0x20" }, *f2[] = { "/p+0x10", "/p+0x30" };
+	char a[16], b[16], c[16], id[256];
+	struct syncov_set s;
+	char *k;
+
+	syncov_thread_id("/p+0x100", "/p+0x200", f1, 2, a);
+	syncov_thread_id("/p+0x100", "/p+0x200", f1, 2, b);
+	syncov_thread_id("/p+0x100", "/p+0x200", f2, 2, c);
+	tap_is_str(a, b, "thread id: same inputs, same id");
+	tap_ok(strcmp(a, c) != 0, "thread id: other first actions, other id");
+	tap_is_int(strlen(a), 13, "thread id: T + 12 hex digits");
+	syncov_lock_id("/p+0x4040", CS_OBJ_MUTEX, "/p+0x10", id, sizeof(id));
+	tap_is_str(id, "/p+0x4040", "global lock: its object+offset");
+	syncov_lock_id(NULL, CS_OBJ_RWLOCK, "/p+0x10", id, sizeof(id));
+	tap_is_str(id, "rwlock@/p+0x10", "heap lock: kind@first-use site");
+
+	k = syncov_key_sp("/p+0x10", "/p+0x20");
+	tap_is_str(k, "sp /p+0x10 -> /p+0x20", "SP key");
+	syncov_set_init(&s);
+	syncov_set_add(&s, SYNCOV_SP, k, 2);
+	syncov_set_add(&s, SYNCOV_SP, k, 3); /* same task from another thread pair */
+	free(k);
+	k = syncov_key_hb(CS_HB_SIGNAL_WAKE, "/p+0x1", "/p+0x2", "cond@/p+0x1", "Ta", "Tb");
+	tap_is_str(k, "hb signal->wakeup /p+0x1 -> /p+0x2 obj cond@/p+0x1 threads Ta -> Tb",
+		   "HBPair key");
+	syncov_set_add(&s, SYNCOV_HBPAIR, k, 1);
+	free(k);
+	k = syncov_key_sync(CS_SYNC_BLOCKED, "/p+0x1");
+	syncov_set_add(&s, SYNCOV_SYNC, k, 1);
+	tap_is_str(k, "sync blocked /p+0x1", "Sync key");
+	free(k);
+	k = syncov_key_goodlock("/p+0x1", "/p+0x2", "/p+0x40", "/p+0x48", "Ta");
+	tap_is_str(k, "goodlock /p+0x1 -> /p+0x2 locks /p+0x40 -> /p+0x48 thread Ta",
+		   "GoodLock key");
+	syncov_set_add(&s, SYNCOV_GOODLOCK, k, 1);
+	free(k);
+	tap_is_int(s.n, 4, "same key merges");
+	tap_is_int(syncov_set_find(&s, "sp /p+0x10 -> /p+0x20")->hits, 5, "merged hits add up");
+	syncov_set_sort(&s);
+	tap_is_int(s.tasks[0].metric, SYNCOV_SP, "sorted by metric");
+	tap_is_int(syncov_set_count(&s, SYNCOV_SYNC), 1, "count per metric");
+	syncov_set_free(&s);
+}
+
+int main(void)
+{
+	tap_plan(36);
+	test_lockset();
+	test_thread_model();
+	test_sites();
+	test_ids_and_keys();
+	return tap_done();
+}

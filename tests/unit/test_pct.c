@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/* pct.c: priority order, change points at exactly their step, seeds. */
+#include <errno.h>
+
+#include "pct.h"
+#include "tap.h"
+
+static void test_depth1_priority_order(void)
+{
+	int violations = 0, top[3] = { 0, 0, 0 };
+
+	for (uint64_t seed = 0; seed < 30; seed++) {
+		struct pct p;
+		struct cs_rng sub;
+		uint32_t prio[3];
+
+		pct_init(&p, 1, 1000, seed);
+		for (uint32_t t = 0; t < 3; t++)
+			pct_thread_add(&p, t);
+		for (uint32_t t = 0; t < 3; t++)
+			prio[t] = pct_priority(&p, t);
+		top[prio[0] > prio[1] && prio[0] > prio[2] ? 0 : prio[1] > prio[2] ? 1 : 2]++;
+		cs_rng_seed(&sub, seed + 1000);
+		for (int s = 0; s < 1000; s++) {
+			uint32_t run[3], n = 0, want = 0;
+			int64_t got;
+
+			for (uint32_t t = 0; t < 3; t++)
+				if (cs_rng_chance(&sub, 0.6))
+					run[n++] = t;
+			if (!n)
+				continue;
+			for (uint32_t i = 0; i < n; i++)
+				if (!i || prio[run[i]] > prio[want])
+					want = run[i];
+			got = pct_pick(&p, run, n);
+			violations += got != (int64_t)want ||
+				      pct_priority(&p, (uint32_t)got) != prio[got];
+			pct_step(&p);
+		}
+		pct_free(&p);
+	}
+	tap_is_int(violations, 0, "d=1: always the highest-priority runnable thread (30 seeds)");
+	tap_ok(top[0] && top[1] && top[2], "d=1: priorities are a random permutation (%d/%d/%d)",
+	       top[0], top[1], top[2]);
+}
+
+/* Order of the initial priorities, highest first. */
+static void initial_order(struct pct *p, uint32_t n, uint32_t *order)
+{
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			if (pct_priority(p, order[j]) > pct_priority(p, order[i])) {
+				uint32_t x = order[i];
+
+				order[i] = order[j];
+				order[j] = x;
+			}
+}
+
+static void test_change_point(void)
+{
+	const uint32_t all[2] = { 0, 1 };
+	struct pct p;
+	uint32_t order[2];
+	uint64_t c;
+	int wrong = 0;
+
+	pct_init(&p, 2, 50, 7);
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	initial_order(&p, 2, order);
+	c = p.change[0];
+	tap_ok(p.nchange == 1 && c >= 1 && c <= 50, "d=2: one change point in [1, 50] (%llu)",
+	       (unsigned long long)c);
+	for (uint64_t step = 1; step <= 50; step++) {
+		int64_t t = pct_pick(&p, all, 2);
+		uint32_t want = step < c ? order[0] : order[1];
+
+		if (step == c && pct_pick(&p, all, 2) != t)
+			wrong++; /* re-evaluation must not demote again */
+		wrong += t != (int64_t)want;
+		pct_step(&p);
+	}
+	tap_is_int(wrong, 0, "d=2: the top thread runs until step %llu, then drops below the other",
+		   (unsigned long long)c);
+	tap_is_int(pct_priority(&p, order[0]), 1, "demoted thread has change-point priority 1 < d");
+	pct_free(&p);
+}
+
+static void test_depth3(void)
+{
+	const uint32_t all[3] = { 0, 1, 2 };
+	struct pct p;
+	uint32_t order[3];
+	int wrong = 0;
+
+	pct_init(&p, 3, 40, 12345);
+	for (uint32_t t = 0; t < 3; t++)
+		pct_thread_add(&p, t);
+	initial_order(&p, 3, order);
+	tap_ok(p.nchange == 2 && p.change[0] < p.change[1] && p.change[1] <= 40,
+	       "d=3: two distinct sorted change points (%llu, %llu)",
+	       (unsigned long long)p.change[0], (unsigned long long)p.change[1]);
+	for (uint64_t step = 1; step <= 40; step++) {
+		/* Before c1 the top runs; from c1 the second; from c2 the third
+		 * (the second drops to 2, still above the first at 1). */
+		uint32_t want = step < p.change[0]   ? order[0]
+				: step < p.change[1] ? order[1]
+						     : order[2];
+
+		wrong += pct_pick(&p, all, 3) != (int64_t)want;
+		pct_step(&p);
+	}
+	tap_is_int(wrong, 0, "d=3: each change point demotes exactly the running thread");
+	tap_ok(pct_priority(&p, order[1]) == 2 && pct_priority(&p, order[0]) == 1 &&
+		       pct_priority(&p, order[2]) >= 3,
+	       "d=3: change point i gives priority i");
+	pct_free(&p);
+}
+
+static void test_determinism(void)
+{
+	struct pct a, b;
+	int differ = 0, changes_differ = 0;
+	const uint32_t all[4] = { 0, 1, 2, 3 };
+
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		pct_init(&a, 4, 100, seed);
+		pct_init(&b, 4, 100, seed);
+		for (int s = 0; s < 100; s++) {
+			differ += pct_pick(&a, all, 4) != pct_pick(&b, all, 4);
+			pct_step(&a);
+			pct_step(&b);
+		}
+		pct_free(&a);
+		pct_free(&b);
+		pct_init(&b, 4, 100, seed + 1);
+		changes_differ += a.change[0] != b.change[0] || a.change[1] != b.change[1];
+	}
+	tap_is_int(differ, 0, "same seed: same change points, same picks");
+	tap_ok(changes_differ >= 15, "different seeds: different change points (%d/20)",
+	       changes_differ);
+	tap_ok(pct_init(&a, 0, 10, 1) == -EINVAL && pct_init(&a, 5, 3, 1) == -EINVAL &&
+		       pct_pick(&b, all, 0) == -1,
+	       "depth 0, more change points than steps, and an empty runnable set are refused");
+	pct_free(&b);
+}
+
+int main(void)
+{
+	tap_plan(11);
+	test_depth1_priority_order();
+	test_change_point();
+	test_depth3();
+	test_determinism();
+	return tap_done();
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reports on a campaign built through the store API: text, JSON fields,
+ * HTML with one inline SVG chart per metric and no external assets.
+ *
+ * Also the fixture maker for tests/host/report-merge.t (no root needed):
+ *   test_report.t --make-campaign DIR HASH   a finished 40-run campaign
+ *   test_report.t --make-killed DIR HASH     the same, then a writer
+ *                                            SIGKILLed in the middle of run 41
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "store.h"
+#include "tap.h"
+#include "util.h"
+
+#define FIXTURE_RUNS 40
+#define FAILING_RUN  30
+
+/*
+ * Metric "sp": 10 new tasks per run for runs 1..5, then nothing; with the
+ * campaign's saturation "5,0.1" the window ending at run 8 (y = 40 50 50 50
+ * 50) has slope 2 and the one ending at run 9 is flat: saturated at run 9.
+ * Metric "map": one new task per run, never saturated. 100 sp requirements
+ * are estimated, so sp is 50 % covered.
+ */
+static int make_campaign(const char *dir, const char *hash)
+{
+	struct store_campaign c = { .program = "/opt/bank",
+				    .binary_hash = (char *)hash,
+				    .args_json = "[\"--accounts\",\"4\"]",
+				    .strategy = "random",
+				    .config_json = "{\"noise\":\"sleep\"}",
+				    .metric = "sp",
+				    .saturation = "5,0.1",
+				    .seed = 1234,
+				    .host = "fixture-host",
+				    .kernel = "7.2.0",
+				    .created_ns = 1700000000000000000LL };
+	struct store_site sa = { .object = "/opt/bank",
+				 .offset = 0x1130,
+				 .function = "transfer",
+				 .file = "bank.c",
+				 .line = 42 };
+	struct store_site sb = { .object = "/opt/bank",
+				 .offset = 0x11a0,
+				 .function = "audit",
+				 .file = "bank.c",
+				 .line = 77 };
+	struct store *s;
+	int64_t run, sites[2];
+	char key[64];
+	int i, k;
+
+	if (store_create(dir, &c, &s))
+		return -1;
+	for (i = 0; i < 100; i++) {
+		snprintf(key, sizeof(key), "req%d", i);
+		store_add_requirement(s, "sp", key, "sp-estimate");
+	}
+	for (i = 1; i <= FIXTURE_RUNS; i++) {
+		struct store_run_info ri = { .seed = 1234 + i,
+					     .strategy_config_json = "{}",
+					     .started_ns = c.created_ns + i * 1000000000LL };
+		struct store_run_result res = { .outcome = "pass", .duration_ns = 250000000 };
+
+		if (store_begin_run(s, &ri, &run))
+			return -1;
+		sites[0] = store_add_site(s, &sa);
+		sites[1] = store_add_site(s, &sb);
+		for (k = 0; i <= 5 && k < 10; k++) {
+			snprintf(key, sizeof(key), "sp%d", (i - 1) * 10 + k);
+			store_cover_task(s, "sp", key, 1);
+		}
+		snprintf(key, sizeof(key), "@%lld>@%lld:%d", (long long)sites[0],
+			 (long long)sites[1], i);
+		store_cover_task(s, "map", key, 1);
+		if (i == 10 || i == 11)
+			store_record_warning(s, "race", "balance", sites, 2, "t1,t2", "{}");
+		if (i == 12)
+			store_record_warning(s, "race", "audit_count", sites + 1, 1, "t3", NULL);
+		if (i == FAILING_RUN) {
+			res.outcome = "deadlock";
+			res.summary = "deadlock: thread A holds L1 and waits for L2";
+			store_record_failure(s, "deadlock", res.summary,
+					     "thread A holds L1 (taken at transfer bank.c:42) ...",
+					     sites, 2);
+		}
+		if (store_end_run(s, &res))
+			return -1;
+	}
+	store_close(s);
+	return 0;
+}
+
+/* make_campaign, then a writer killed with run 41's transaction open. */
+static int make_killed(const char *dir, const char *hash)
+{
+	int status;
+	pid_t pid;
+
+	if (make_campaign(dir, hash))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		struct store_run_info ri = { .seed = 41 };
+		struct store *s;
+		char key[32];
+		int64_t run;
+		int i;
+
+		if (store_open(dir, false, &s) || store_begin_run(s, &ri, &run))
+			_exit(3);
+		for (i = 0; i < 5000; i++) {
+			snprintf(key, sizeof(key), "lost%d", i);
+			store_cover_task(s, "map", key, 1);
+		}
+		raise(SIGKILL);
+		_exit(4);
+	}
+	waitpid(pid, &status, 0);
+	return WIFSIGNALED(status) ? 0 : -1;
+}
+
+static char *render(const struct report *r, void (*fn)(const struct report *, FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fn(r, f);
+	fclose(f);
+	return buf;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+static void test_reports(const char *dir)
+{
+	struct report_options ro = { .dir = dir };
+	struct report *r = NULL;
+	struct store *s = NULL;
+	char *text, *json, *html, want[256];
+
+	tap_is_int(make_campaign(dir, "abc123"), 0, "fixture campaign built");
+	tap_is_int(store_open(dir, true, &s), 0, "open read-only");
+	tap_is_int(report_load(s, &ro, &r), 0, "report loads");
+	tap_is_int(report_failure_count(r), 1, "one failure");
+
+	text = render(r, report_write_text);
+	snprintf(want, sizeof(want), "replay: sudo concsched replay %s --run 30", dir);
+	tap_ok(strstr(text, want) != NULL, "text: exact replay command");
+	tap_ok(strstr(text, "runs:      40 (pass 39, deadlock 1)") != NULL, "text: outcomes");
+	tap_ok(strstr(text, "50 tasks of 100 estimated (50.0%), saturated at run 9") != NULL,
+	       "text: sp coverage, estimate, saturation point");
+	tap_ok(strstr(text, "[stopping metric]") != NULL, "text: stopping metric marked");
+	tap_ok(strstr(text, "map") && strstr(text, "40 tasks, not saturated (slope 1/run"),
+	       "text: map grows, not saturated");
+	tap_ok(strstr(text, "sites:  transfer bank.c:42, audit bank.c:77") != NULL,
+	       "text: failure sites as function file:line");
+	tap_ok(strstr(text, "race on balance: transfer bank.c:42, audit bank.c:77; threads t1,t2;"
+			    " locks {} (2 runs, first run 10)") != NULL,
+	       "text: warnings grouped over runs");
+	if (!tap_ok(strstr(text, "warnings:  2") != NULL, "text: two warning groups"))
+		tap_diag("%s", text);
+
+	json = render(r, report_write_json);
+	tap_ok(strstr(json, "\"schema\": \"concsched-report/1\"") != NULL, "json: schema");
+	tap_ok(strstr(json, "\"total\": 40") != NULL, "json: run total");
+	tap_ok(strstr(json, "\"deadlock\": 1") != NULL, "json: outcome counts");
+	tap_ok(strstr(json, "\"saturated_at_run\": 9") != NULL, "json: saturation point");
+	tap_is_int(count(json, "\"saturated_at_run\": null"), 1, "json: map has none");
+	tap_ok(strstr(json, "\"percent\": 50") != NULL, "json: percent of estimate");
+	snprintf(want, sizeof(want), "\"replay\": \"sudo concsched replay %s --run 30\"", dir);
+	tap_ok(strstr(json, want) != NULL, "json: replay command");
+	tap_ok(strstr(json, "\"function\": \"transfer\"") && strstr(json, "\"line\": 42"),
+	       "json: failure sites");
+	tap_is_int(count(json, "\"run\": "), 40 + 1, "json: run list and failure");
+
+	html = render(r, report_write_html);
+	tap_is_int(count(html, "<svg"), 2, "html: one <svg> per metric");
+	tap_is_int(count(html, "</svg>"), 2, "html: svgs closed");
+	tap_ok(strstr(html, "saturated at run 9</text>") != NULL,
+	       "html: saturation point on chart");
+	tap_is_int(count(html, "class=\"fail\""), 2, "html: failing run marked on both charts");
+	tap_ok(!strstr(html, "<script") && !strstr(html, "src=") && !strstr(html, "href=") &&
+		       !strstr(html, "@import"),
+	       "html: self-contained (no scripts or external assets)");
+	tap_ok(strstr(html, "sudo concsched replay") && strstr(html, "transfer bank.c:42"),
+	       "html: replay command and sites");
+	free(text);
+	free(json);
+	free(html);
+	report_free(r);
+	store_close(s);
+}
+
+static void test_killed(const char *dir)
+{
+	struct report_options ro = { .dir = dir };
+	struct report *r = NULL;
+	struct store *s = NULL;
+	char *json;
+
+	tap_is_int(make_killed(dir, "abc123"), 0, "campaign with a writer killed mid-run");
+	tap_is_int(store_open(dir, false, &s), 0, "open killed campaign");
+	tap_is_int(report_load(s, &ro, &r), 0, "report loads it");
+	json = r ? render(r, report_write_json) : xstrdup("");
+	tap_ok(strstr(json, "\"total\": 40") != NULL, "only the 40 committed runs");
+	free(json);
+	report_free(r);
+	store_close(s);
+}
+
+static void test_replay_quoting(void)
+{
+	char buf[256];
+
+	tap_is_str(report_replay_command("camp", 3, buf, sizeof(buf)),
+		   "sudo concsched replay camp --run 3", "plain dir unquoted");
+	tap_is_str(report_replay_command("my camp's", 12, buf, sizeof(buf)),
+		   "sudo concsched replay 'my camp'\\''s' --run 12", "dir with space and quote");
+}
+
+int main(int argc, char **argv)
+{
+	char tmp[] = "/tmp/cs-report-XXXXXX", dir[128], cmd[160];
+
+	if (argc == 4 && !strcmp(argv[1], "--make-campaign"))
+		return make_campaign(argv[2], argv[3]) ? 1 : 0;
+	if (argc == 4 && !strcmp(argv[1], "--make-killed"))
+		return make_killed(argv[2], argv[3]) ? 1 : 0;
+	if (!mkdtemp(tmp))
+		return 1;
+	tap_plan(33);
+	snprintf(dir, sizeof(dir), "%s/camp", tmp);
+	test_reports(dir);
+	snprintf(dir, sizeof(dir), "%s/killed", tmp);
+	test_killed(dir);
+	test_replay_quoting();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	if (system(cmd))
+		tap_diag("cannot remove %s", tmp);
+	return tap_done();
+}

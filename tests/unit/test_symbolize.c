@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolizer on live fixture processes: build/tests/programs/symfixture and
+ * its -nopie, -static, -stripped variants print the runtime addresses and
+ * source line ranges of their own functions and variables; every address
+ * must resolve to its own name, symfixture.c and a line in range, and the
+ * (object, offset) site must resolve the same way with no process.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+#include "tap.h"
+#include "util.h"
+
+#define NFIX 4
+
+struct fixture_sym {
+	char name[32];
+	uint64_t addr;
+	int first, last;
+};
+
+struct fixture {
+	pid_t pid;
+	int in_fd;
+	struct fixture_sym syms[4];
+	int nsyms;
+};
+
+static int fixture_start(const char *path, struct fixture *fx)
+{
+	int in[2], out[2];
+	char line[256];
+	FILE *f;
+
+	memset(fx, 0, sizeof(*fx));
+	if (pipe(in) || pipe(out))
+		return -errno;
+	fx->pid = fork();
+	if (fx->pid < 0)
+		return -errno;
+	if (fx->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(path, path, "--addrs", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	fx->in_fd = in[1];
+	f = fdopen(out[0], "r");
+	while (fgets(line, sizeof(line), f) && strncmp(line, "end", 3) && fx->nsyms < 4) {
+		struct fixture_sym *s = &fx->syms[fx->nsyms];
+		unsigned long long a;
+
+		if (sscanf(line, "%31s %llx %d %d", s->name, &a, &s->first, &s->last) == 4) {
+			s->addr = a;
+			fx->nsyms++;
+		}
+	}
+	fclose(f);
+	return fx->nsyms == 4 ? 0 : -EIO;
+}
+
+static void fixture_stop(struct fixture *fx)
+{
+	int st;
+
+	close(fx->in_fd);
+	waitpid(fx->pid, &st, 0);
+}
+
+static const char *base(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+
+	return b ? b + 1 : p;
+}
+
+/* 12 checks per variant. alpha_off: offset of sym_alpha in the plain PIE
+ * build, which strip must not move. */
+static void check_variant(const char *dir, const char *variant, uint64_t *alpha_off)
+{
+	bool stripped = strstr(variant, "stripped") != NULL;
+	char path[PATH_MAX + 64], buf[256];
+	struct fixture fx;
+	struct symbolizer *sz;
+	struct sym_site site, off_site;
+	int i, ok_lines = 1, ok_names = 1;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, variant);
+	if (fixture_start(path, &fx)) {
+		for (i = 0; i < 12; i++)
+			tap_ok(0, "%s: fixture starts (%s)", variant, path);
+		return;
+	}
+	sz = symbolizer_new(fx.pid);
+	tap_ok(sz != NULL, "%s: symbolizer reads maps", variant);
+	if (!sz) {
+		fixture_stop(&fx);
+		for (i = 0; i < 11; i++)
+			tap_ok(0, "%s: (no symbolizer)", variant);
+		return;
+	}
+	/* Functions: own name at +0, symfixture.c, line within the function. */
+	for (i = 0; i < 2; i++) {
+		struct fixture_sym *fs = &fx.syms[i];
+
+		if (symbolizer_resolve(sz, fs->addr + 4, &site)) {
+			ok_names = ok_lines = 0;
+			continue;
+		}
+		if (stripped) {
+			ok_names &= site.symbol == NULL;
+			ok_lines &= site.line == 0;
+			continue;
+		}
+		ok_names &= site.symbol && !strcmp(site.symbol, fs->name) && site.sym_offset == 4 &&
+			    site.is_func;
+		ok_lines &= site.file && !strcmp(base(site.file), "symfixture.c") &&
+			    site.line >= fs->first && site.line <= fs->last;
+		if (!ok_lines)
+			tap_diag("%s: %s -> %s:%d, want %d..%d", variant, fs->name, site.file,
+				 site.line, fs->first, fs->last);
+	}
+	tap_ok(ok_names, "%s: function addresses resolve to their own names%s", variant,
+	       stripped ? " (none: stripped)" : "");
+	tap_ok(ok_lines, "%s: file:line is symfixture.c within the function%s", variant,
+	       stripped ? " (none: stripped)" : "");
+
+	/* Variables: .data and .bss (&sym_table[10] = sym_table+80). */
+	symbolizer_resolve(sz, fx.syms[2].addr, &site);
+	tap_ok(stripped ? !site.symbol && site.object
+			: site.symbol && !strcmp(site.symbol, "sym_counter") && !site.is_func,
+	       "%s: .data variable resolves (%s)", variant, site.symbol);
+	symbolizer_resolve(sz, fx.syms[3].addr, &site);
+	tap_ok(stripped ? !site.symbol && site.object
+			: site.symbol && !strcmp(site.symbol, "sym_table") && site.sym_offset == 80,
+	       "%s: .bss variable resolves with offset (%s+%" PRIu64 ")", variant, site.symbol,
+	       site.sym_offset);
+
+	/* The site key: object is the fixture, offset round-trips. */
+	symbolizer_site(sz, fx.syms[0].addr, &site);
+	tap_is_str(base(site.object), variant, "%s: site object is the executable", variant);
+	tap_ok(symbolizer_runtime_addr(sz, site.object, site.offset) == fx.syms[0].addr,
+	       "%s: (object, offset) maps back to the runtime address", variant);
+	if (!strcmp(variant, "symfixture"))
+		*alpha_off = site.offset;
+	if (stripped)
+		tap_ok(site.offset == *alpha_off,
+		       "%s: stripping keeps the offset (0x%" PRIx64 " == 0x%" PRIx64 ")", variant,
+		       site.offset, *alpha_off);
+	else {
+		uint64_t lookup_off = 0;
+		int err = sym_lookup_function(path, "sym_alpha", &lookup_off, NULL);
+
+		tap_ok(!err && lookup_off == site.offset,
+		       "%s: symbol-table lookup gives the same offset (0x%" PRIx64 ")", variant,
+		       lookup_off);
+	}
+
+	/* No process: (object, offset) -> same symbol and line. */
+	tap_ok(sym_resolve_offset(site.object, site.offset + 4, &off_site) == 0 &&
+		       (stripped ? !off_site.symbol
+				 : off_site.symbol && !strcmp(off_site.symbol, "sym_alpha") &&
+					   off_site.line >= fx.syms[0].first &&
+					   off_site.line <= fx.syms[0].last),
+	       "%s: offline resolution of the site agrees", variant);
+
+	sym_site_format(&off_site, buf, sizeof(buf));
+	if (stripped) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "%s+0x%" PRIx64, variant, site.offset + 4);
+		tap_is_str(buf, want, "%s: format without symbols is object+offset", variant);
+	} else {
+		tap_ok(!strncmp(buf, "sym_alpha+0x4 (symfixture.c:", 28), "%s: format '%s'",
+		       variant, buf);
+	}
+
+	/* After exit, addresses seen while it lived still resolve. */
+	fixture_stop(&fx);
+	tap_ok(symbolizer_refresh(sz) == -ESRCH, "%s: refresh after exit reports -ESRCH", variant);
+	tap_ok(symbolizer_resolve(sz, fx.syms[1].addr, &site) == 0 && site.object &&
+		       (stripped || (site.symbol && !strcmp(site.symbol, "sym_beta"))),
+	       "%s: mappings are kept after the process exits", variant);
+	symbolizer_free(sz);
+}
+
+/* The test process itself: libc (a shared object without .symtab). */
+static void check_self_libc(void)
+{
+	struct symbolizer *sz = symbolizer_new(0);
+	struct sym_site site;
+	uint64_t off = 0;
+	const char *libc;
+	char buf[256];
+
+	symbolizer_resolve(sz, (uintptr_t)&pthread_mutex_lock, &site);
+	tap_ok(site.object && !strncmp(base(site.object), "libc.so", 7),
+	       "self: pthread_mutex_lock is in libc (%s)", site.object);
+	tap_is_str(site.symbol, "pthread_mutex_lock", "self: libc symbol from .dynsym");
+	libc = symbolizer_find_object(sz, "libc.so");
+	if (libc)
+		sym_lookup_function(libc, "pthread_mutex_lock", &off, NULL);
+	tap_ok(off && off == site.offset,
+	       "self: sym_lookup_function(libc) = resolved offset 0x%" PRIx64, off);
+	symbolizer_resolve(sz, (uintptr_t)&check_self_libc + 1, &site);
+	sym_site_format(&site, buf, sizeof(buf));
+	tap_ok(site.symbol && !strcmp(site.symbol, "check_self_libc") && site.file &&
+		       !strcmp(base(site.file), "test_symbolize.c"),
+	       "self: own static function '%s'", buf);
+	tap_ok(symbolizer_resolve(sz, 16, &site) == -ENOENT && !site.object,
+	       "self: unmapped address does not resolve");
+	sym_site_format(&site, buf, sizeof(buf));
+	tap_is_str(buf, "0x10", "self: unmapped address formats as hex");
+	symbolizer_free(sz);
+}
+
+int main(void)
+{
+	static const char *const variants[NFIX] = {
+		"symfixture",
+		"symfixture-nopie",
+		"symfixture-static",
+		"symfixture-stripped",
+	};
+	char dir[PATH_MAX];
+	uint64_t alpha_off = 0;
+	struct sym_site s;
+	int i;
+
+	tap_plan(NFIX * 12 + 6 + 2);
+	snprintf(dir, sizeof(dir), "%s/../programs", cs_self_dir());
+	for (i = 0; i < NFIX; i++)
+		check_variant(dir, variants[i], &alpha_off);
+	check_self_libc();
+	tap_ok(sym_resolve_offset("/nonexistent/x", 0, &s) == -ENOENT, "missing object: -ENOENT");
+	tap_ok(sym_resolve_offset("/proc/self/status", 0, &s) == -ENOEXEC, "non-ELF: -ENOEXEC");
+	sym_cache_flush();
+	return tap_done();
+}

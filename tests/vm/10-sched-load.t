@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# The scheduler loads, governs a program and unloads (issue 4, step a):
+# in one VM boot, sched_ext is `disabled` before, `enabled` with
+# root/ops = concsched while a 4-thread program runs to completion under
+# `concsched sched`, `disabled` after, and the exit info is printed. The
+# same boot runs a 64-thread target and checks the argument errors that
+# need a sched_ext kernel. The host part checks the no-sched_ext error.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/sched-lib.sh"
+need_vm
+plan 22
+
+work=$(mktemp -d /tmp/sched-load.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# ---- host: no sched_ext here (KERNEL.md), a clear error ----
+if [ -d /sys/kernel/sched_ext ]; then
+	skip "host has sched_ext" "host without sched_ext: exit 2"
+	skip "host has sched_ext" "host without sched_ext: says to use the VM"
+else
+	"$CS" sched -- "$PROGS/four_threads" >/dev/null 2>"$work/e"
+	is "$?" 2 "host without sched_ext: exit 2"
+	like "$(cat "$work/e")" "no sched_ext.*concsched vm" "host without sched_ext: says to use the VM"
+fi
+
+cat >"$work/guest.sh" <<EOF
+#!/bin/sh
+echo "== before"
+cat /sys/kernel/sched_ext/state
+echo "== four"
+"$CS" sched -- "$PROGS/four_threads" 2>&1
+echo "rc=\$?"
+echo "== after"
+cat /sys/kernel/sched_ext/state
+echo "== sixtyfour"
+"$CS" sched -- "$PROGS/threads" 64 2000 2>&1
+echo "rc=\$?"
+echo "== badwatchdog"
+"$CS" sched --watchdog-ms 4000 -- "$PROGS/four_threads" 2>&1
+echo "rc=\$?"
+echo "== missing"
+"$CS" sched -- /no/such/prog 2>&1
+echo "rc=\$?"
+echo "== end"
+cat /sys/kernel/sched_ext/state
+EOF
+chmod +x "$work/guest.sh"
+sched_vm "$work/guest.sh" "$work/out" "$work/err"
+is "$?" 0 "guest script ran"
+o=$work/out
+
+is "$(section "$o" before)" disabled "sched_ext disabled before"
+four=$(json_of "$o" four)
+is "$(section "$o" four | grep -c '^thread [0-3] tid')" 4 "four threads ran under the scheduler"
+like "$(section "$o" four)" "joined 4" "and were joined"
+like "$(section "$o" four)" "rc=0" "program and concsched exit 0"
+is "$(jget "$four" exit_code)" 0 "summary: exit code 0"
+is "$(jget "$four" sched_ext_state_during)" enabled "sched_ext enabled during the run"
+is "$(jget "$four" sched_ext_ops_during)" concsched "root/ops is concsched"
+ok "$([ "$(jget "$four" enqueues)" -gt 0 ] && [ "$(jget "$four" dispatches)" -gt 0 ]; echo $?)" \
+	"the scheduler enqueued and dispatched the target's threads"
+is "$(jget "$four" exit_kind)" 64 "exit kind 64 (unregistered)"
+is "$(jget "$four" ejected)" false "not ejected by the kernel"
+like "$(section "$o" four)" "scheduler exit: unregistered \(kind 64" "exit info printed"
+is "$(jget "$four" sched_ext_state_after)" disabled "disabled right after unload"
+is "$(section "$o" after)" disabled "sched_ext disabled after"
+
+six=$(json_of "$o" sixtyfour)
+like "$(section "$o" sixtyfour)" "threads 64 total 128000" "64-thread target: correct total"
+is "$(jget "$six" exit_code)" 0 "64-thread target exits 0"
+is "$(jget "$six" sched_ext_state_during)" enabled "64-thread target ran under sched_ext"
+
+like "$(section "$o" badwatchdog | tr '\n' ' ')" "watchdog 4000 ms must stay well under.*rc=2" \
+	"watchdog above timeout/2 rejected, exit 2"
+like "$(section "$o" missing)" "rc=2" "missing program: exit 2"
+is "$(section "$o" end)" disabled "guest ends with sched_ext disabled"
+[ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -20 "$work/err")"
+done_testing

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 400
+# Timed delay, yield, serial mode, the all-parked notification and the
+# watchdog (issue 4, step c), one VM boot:
+#  - --delay-at marker:1000: 50 delays, each stopped >= 1 ms from the probe
+#    (the bpf_timer deadline is absolute, probe timestamp + 1 ms) and late
+#    by at most the bounds docs/sched.md documents for TCG (p50 <= 1 ms,
+#    max <= 20 ms);
+#  - --yield-at: every call yields, the program finishes;
+#  - --serial fifo: workers start in creation order and never overlap;
+#    --serial random and --serial pct: the same seed gives the same order,
+#    (random) seeds differ, never overlap; without serial mode the same
+#    workers do overlap;
+#  - two threads parked at every marker(): released one at a time, only
+#    when the all-parked note says every runnable thread is parked;
+#  - --release never --watchdog-ms 300: each park ends after 300 ms by the
+#    watchdog, counted;
+#  - a run that times out with a thread parked: teardown releases it
+#    before the scheduler unloads.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/sched-lib.sh"
+need_vm
+plan 34
+
+work=$(mktemp -d /tmp/sched-delay.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cat >"$work/guest.sh" <<EOF
+#!/bin/sh
+echo "== delay"
+"$CS" sched --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
+echo "== yield"
+"$CS" sched --yield-at marker -- "$PROGS/marker_loop" 20 2 200 2>&1
+echo "== fifo"
+"$CS" sched --serial fifo --slice-us 200000 -- "$PROGS/serial_order" 4 2>&1
+for s in 1 1 2 3 4; do
+	echo "== random\$s"
+	"$CS" sched --serial random --seed \$s --slice-us 200000 -- "$PROGS/serial_order" 4 2>&1
+done
+for s in 5 5 6; do
+	echo "== pct\$s"
+	"$CS" sched --serial pct --seed \$s --slice-us 200000 -- "$PROGS/serial_order" 4 2>&1
+done
+echo "== parallel"
+"$CS" sched -- "$PROGS/serial_order" 4 20000 2>&1
+echo "== allparked"
+"$CS" sched --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
+echo "== teardown"
+"$CS" sched --park-at marker --release never --watchdog-ms 2000 --run-timeout-ms 600 -- "$PROGS/gap" 1 20 2>&1
+echo "rc=\$?"
+echo "== watchdog"
+"$CS" sched --park-at marker --release never --watchdog-ms 300 -- "$PROGS/gap" 2 20 2>&1
+EOF
+chmod +x "$work/guest.sh"
+sched_vm "$work/guest.sh" "$work/out" "$work/err"
+is "$?" 0 "guest script ran"
+o=$work/out
+
+j=$(json_of "$o" delay)
+is "$(jget "$j" delays)" 50 "50 delays"
+is "$(jsub "$j" delay_late_us n)" 50 "50 delays ended by their timer"
+is "$(jget "$j" watchdog_releases)" 0 "no delay hit the watchdog"
+ok "$(float_le 1000 "$(jsub "$j" stopped_us min)"; echo $?)" \
+	"no delay shorter than 1 ms (min $(jsub "$j" stopped_us min) us)"
+ok "$(float_le 0 "$(jsub "$j" delay_late_us min)"; echo $?)" "never early (min late $(jsub "$j" delay_late_us min) us)"
+ok "$(float_le "$(jsub "$j" delay_late_us p50)" 1000; echo $?)" "late p50 <= 1 ms ($(jsub "$j" delay_late_us p50) us)"
+ok "$(float_le "$(jsub "$j" delay_late_us max)" 20000; echo $?)" "late max <= 20 ms ($(jsub "$j" delay_late_us max) us)"
+diag "delay 1 ms: late us p50 $(jsub "$j" delay_late_us p50) p90 $(jsub "$j" delay_late_us p90) max $(jsub "$j" delay_late_us max)"
+
+j=$(json_of "$o" yield)
+is "$(jget "$j" yields)" 40 "40 yields (2 threads x 20 calls)"
+is "$(jget "$j" exit_code)" 0 "yielding program exits 0"
+
+like "$(section "$o" fifo)" "^order 1,2,3,4 overlap 0$" "serial fifo: creation order, no overlap"
+is "$(jget "$(json_of "$o" fifo)" exit_code)" 0 "serial fifo: exit 0"
+overlaps=$(for s in 1 2 3 4; do section "$o" "random$s"; done | grep '^order' | grep -vc ' overlap 0$')
+seeds1=$(awk '$0 == "== random1" { on = 1; next } /^== / { on = 0 } on && /^order/ { print $2 }' "$o")
+is "$(printf '%s\n' "$seeds1" | sort -u | wc -l)" 1 "serial random: seed 1 twice gives the same order ($(echo $seeds1))"
+is "$(printf '%s\n' "$seeds1" | wc -l)" 2 "both seed-1 runs reported"
+distinct=$(for s in 1 2 3 4; do awk -v n="== random$s" '$0 == n { on = 1; next } /^== / { on = 0 } on && /^order/ { print $2; exit }' "$o"; done | sort -u | wc -l)
+ok "$([ "$distinct" -ge 2 ]; echo $?)" "serial random: seeds 1-4 give $distinct distinct orders"
+is "$overlaps" 0 "serial random: no overlap"
+pct5=$(awk '$0 == "== pct5" { on = 1; next } /^== / { on = 0 } on && /^order/ { print $2 }' "$o")
+is "$(printf '%s\n' "$pct5" | sort -u | wc -l) $(printf '%s\n' "$pct5" | wc -l)" "1 2" \
+	"serial pct: seed 5 twice gives the same order ($(echo $pct5))"
+is "$(for s in 5 6; do section "$o" "pct$s"; done | grep '^order' | grep -vc ' overlap 0$')" 0 \
+	"serial pct: no overlap"
+par=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap \([0-9]*\)$/\1/p')
+ok "$([ "${par:-0}" -ge 1 ]; echo $?)" "without serial mode the workers overlap ($par)"
+
+j=$(json_of "$o" allparked)
+is "$(jget "$j" parks)" 20 "two threads parked at each of 10 markers"
+is "$(jget "$j" user_releases)" 20 "each released by the all-parked rule"
+ok "$([ "$(jget "$j" all_parked_notes)" -ge 10 ]; echo $?)" \
+	"all-parked notes arrived ($(jget "$j" all_parked_notes))"
+is "$(jget "$j" watchdog_releases)" 0 "no watchdog needed"
+is "$(jget "$j" exit_code)" 0 "exit 0"
+
+j=$(json_of "$o" teardown)
+is "$(jget "$j" timed_out)" true "teardown: the run timed out with a thread parked"
+is "$(jget "$j" releases) $(jget "$j" watchdog_releases)" "1 0" \
+	"teardown released the parked thread before unloading (not the watchdog)"
+like "$(section "$o" teardown)" "rc=1" "teardown: exit 1 (timeout)"
+is "$(jget "$j" sched_ext_state_after)" disabled "teardown: disabled after"
+
+j=$(json_of "$o" watchdog)
+is "$(jget "$j" parks)" 2 "watchdog: 2 parks"
+is "$(jget "$j" watchdog_releases)" 2 "both released by the watchdog"
+ok "$(float_le 300000 "$(jsub "$j" stopped_us min)"; echo $?)" "not before 300 ms ($(jsub "$j" stopped_us min) us)"
+ok "$(float_le "$(jsub "$j" stopped_us max)" 320000; echo $?)" "within 20 ms after ($(jsub "$j" stopped_us max) us)"
+like "$(section "$o" watchdog)" "rounds 2 zero 2 " "the parked worker ran no iteration before the watchdog"
+is "$(jget "$j" exit_code)" 0 "exit 0"
+[ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -20 "$work/err")"
+done_testing

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the scheduler VM tests (tests/vm/1*-sched-*.t, 2*-sched-*.t):
+# run one guest script per boot through `concsched vm`, then pick values
+# out of the `concsched sched` JSON lines it printed.
+
+# sched_vm SCRIPT OUT ERR: boot once, run SCRIPT (carried with the test
+# programs), stdout to OUT, stderr to ERR. Returns the guest status.
+sched_vm() {
+	"$CS" vm --timeout "${SCHED_VM_TIMEOUT:-400}" --carry "$PROGS" -- "$1" >"$2" 2>"$3"
+}
+
+# jget JSON KEY: the scalar value of "KEY" in a one-line JSON document.
+jget() {
+	printf '%s' "$1" | grep -o "\"$2\":[^,}]*" | head -1 | cut -d: -f2- | tr -d '"'
+}
+
+# jsub JSON OBJ KEY: KEY inside the nested object "OBJ":{...}.
+jsub() {
+	printf '%s' "$1" | grep -o "\"$2\":{[^}]*}" | head -1 | grep -o "\"$3\":[^,}]*" | cut -d: -f2-
+}
+
+# section FILE NAME: the lines between "== NAME" and the next "== ".
+section() {
+	awk -v n="== $2" '$0 == n { on = 1; next } /^== / { on = 0 } on' "$1"
+}
+
+# json_of FILE NAME: the JSON summary line of section NAME.
+json_of() {
+	section "$1" "$2" | grep '^{' | head -1
+}
+
+# float_le A B: A <= B for decimal numbers.
+float_le() {
+	awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Synchronization coverage of one run in a run-comparable form: the tasks
+ * the sync probes aggregated in their BPF maps — SP pairs <loc_last, loc>
+ * (ALGORITHMS.md §1), GoodLock*, HBPair* and Sync (§4) — with every raw
+ * address turned into a site "OBJECT+0xOFFSET" and every lock and thread
+ * into an abstract identity (§8), so the same task in two runs has the
+ * same key string.
+ *
+ * Sites: the probe records each mapping a site lives in (cs_sync_vmas:
+ * start, end, file offset, dev/inode), so an address becomes
+ * object+offset even after the process exited. The object's path comes
+ * from an inode table filled from paths we know (the target, its libc,
+ * /proc/PID/maps while it lives); an object never seen by path keeps the
+ * basename the kernel gave.
+ *
+ * Abstract locks: a lock in a file-backed data mapping (a global) is its
+ * object+offset; any other (heap, stack) is "KIND@first-use-site".
+ * Abstract threads: "main" for a main thread, else a hash of (creation
+ * site, start routine, sites of its first CS_THREAD_SIG_N actions).
+ */
+#ifndef CONCSCHED_COVERAGE_H
+#define CONCSCHED_COVERAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "concsched_abi.h"
+
+enum syncov_metric {
+	SYNCOV_SP = 0,
+	SYNCOV_GOODLOCK,
+	SYNCOV_HBPAIR,
+	SYNCOV_SYNC,
+	SYNCOV__COUNT,
+};
+const char *syncov_metric_name(unsigned metric); /* "sp", "goodlock", ... */
+
+/* ---- sites ------------------------------------------------------------ */
+
+struct site_vma {
+	uint32_t tgid, gen;
+	uint64_t start, end, pgoff, ino;
+	uint32_t dev;
+	bool file;
+	char name[CS_VMA_NAME_LEN];
+};
+
+struct site_inode {
+	uint64_t ino;
+	uint32_t dev;
+	char *path;
+};
+
+struct site_resolver {
+	struct site_vma *vmas;
+	size_t nvmas, capvmas;
+	struct site_inode *inodes;
+	size_t ninodes, capinodes;
+};
+
+/* A resolved address: object (path, or kernel basename) + file offset. */
+struct site_ref {
+	const char *object; /* NULL: not in a file mapping                 */
+	uint64_t offset;    /* file offset; the raw address if no object   */
+};
+
+void site_resolver_init(struct site_resolver *r);
+void site_resolver_free(struct site_resolver *r);
+/* Teach it a path (stat: dev/inode). Silently ignores missing files. */
+void site_resolver_add_path(struct site_resolver *r, const char *path);
+/* Every file mapped by pid right now. 0 or -errno (process gone). */
+int site_resolver_scan_pid(struct site_resolver *r, pid_t pid);
+/* Load the probe's mapping table (cs_sync_vmas fd). 0 or -errno. */
+int site_resolver_load_vmas(struct site_resolver *r, int vmas_fd);
+void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v);
+/* Resolve; returns 0, or -ENOENT (out->object NULL, offset = addr). */
+int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
+		 struct site_ref *out);
+/* "OBJECT+0xOFF", or "0xADDR" when unresolved. Returns buf. */
+char *site_key(const struct site_ref *s, char *buf, size_t len);
+
+/* ---- abstract identities ---------------------------------------------- */
+
+const char *syncov_obj_kind_name(unsigned kind); /* "mutex", ... */
+/* "T" + 12 hex digits over the site keys (pure: same inputs, same id). */
+void syncov_thread_id(const char *create_key, const char *start_key, const char *const *first_keys,
+		      size_t nfirst, char out[16]);
+/* Lock identity: object+offset of a global, else KIND@first-use-site. */
+void syncov_lock_id(const char *data_key, unsigned kind, const char *first_site_key, char *out,
+		    size_t len);
+
+/* ---- task sets ---------------------------------------------------------- */
+
+#define SYNCOV_MAX_SITES 2
+
+struct syncov_task {
+	unsigned metric;
+	char *key; /* the run-comparable identity     */
+	uint64_t hits;
+	char *sites[SYNCOV_MAX_SITES]; /* site keys the task mentions      */
+	unsigned nsites;
+	char *detail; /* kind/mode, lock and thread ids   */
+};
+
+struct syncov_set {
+	struct syncov_task *tasks;
+	size_t n, cap;
+};
+
+void syncov_set_init(struct syncov_set *s);
+void syncov_set_free(struct syncov_set *s);
+/* Add hits to the task with this key, creating it. */
+struct syncov_task *syncov_set_add(struct syncov_set *s, unsigned metric, const char *key,
+				   uint64_t hits);
+struct syncov_task *syncov_set_find(const struct syncov_set *s, const char *key);
+size_t syncov_set_count(const struct syncov_set *s, unsigned metric);
+/* Sort by metric, then key (stable output). */
+void syncov_set_sort(struct syncov_set *s);
+
+/* Task keys (pure). Site arguments are site keys; ids abstract ids. */
+char *syncov_key_sp(const char *site_last, const char *site);
+char *syncov_key_goodlock(const char *held_site, const char *req_site, const char *held_lock,
+			  const char *req_lock, const char *thread);
+char *syncov_key_hb(unsigned kind, const char *site1, const char *site2, const char *obj,
+		    const char *t1, const char *t2);
+char *syncov_key_sync(unsigned mode, const char *site);
+const char *syncov_hb_kind_name(unsigned kind);
+const char *syncov_sync_mode_name(unsigned mode);
+
+/* ---- one run's harvest ---------------------------------------------------- */
+
+struct sync_probes;
+
+/* Abstract id of each thread the probe saw (cs_sync_threads). */
+struct syncov_thread {
+	uint32_t tgid, gen, tid, parent_tid;
+	bool main, created, exited;
+	uint64_t create_site, start_routine;
+	char id[16];
+};
+
+struct syncov_run {
+	struct syncov_set tasks;
+	struct syncov_thread *threads;
+	size_t nthreads;
+	uint64_t internal_dropped; /* map entries from libc-internal sites */
+};
+
+/* A static target has no object boundary between the program and its
+ * libc: there a call made from a function in glibc's reserved namespace
+ * (name starting with '_', e.g. _dl_allocate_tls_init) is libc-internal.
+ * s is a return-address site. False for any other object. */
+bool syncov_static_internal(const char *static_object, const struct site_ref *s);
+
+/* Read every coverage map of the probes into run-comparable tasks.
+ * static_object: the static target (internal-call filter above), or NULL. */
+int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const char *static_object,
+		   struct syncov_run *out);
+void syncov_run_free(struct syncov_run *run);
+const struct syncov_thread *syncov_run_thread(const struct syncov_run *run, uint32_t tid);
+
+#endif

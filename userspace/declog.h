@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decision log: what the controller decided during one run, so `concsched
+ * replay DIR --run N` can make the same decisions again (issue 5, item 5).
+ * Decisions are keyed by the abstract thread (ALGORITHMS.md §8: creation
+ * site + first monitored actions, stable across runs, unlike TIDs) and the
+ * index of the event in that thread (its k-th monitored action), never by
+ * time, so a replay applies each decision at the same program point even
+ * when timing differs. Threads that share an abstract id are told apart by
+ * `instance`, their order of appearance among threads with that id.
+ *
+ * Encoding (little-endian, LEB128 varints, zigzag for signed values):
+ *   "CSDL" u8:version
+ *   varint seed, varint len + strategy config JSON bytes
+ *   varint nthreads, nthreads x (u64 abstract id, varint instance)
+ *   varint nentries, nentries x (varint thread index, varint event delta
+ *       from that thread's previous entry, u8 action, zigzag varint arg)
+ * Typical size: 3-5 bytes per decision.
+ */
+#ifndef CONCSCHED_DECLOG_H
+#define CONCSCHED_DECLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DECLOG_VERSION 1
+
+enum declog_action {
+	DECLOG_PARK = 1, /* park the thread before this event; arg unused */
+	DECLOG_RELEASE,	 /* release it (TSA/MAP release rule chose it); arg: rule */
+	DECLOG_DELAY_US, /* delay arg µs (sleep noise) */
+	DECLOG_YIELD,	 /* yield arg times */
+	DECLOG_PRIORITY, /* set priority to arg (PCT) */
+	DECLOG_ACTION_END
+};
+
+struct declog_entry {
+	uint64_t thread;   /* abstract thread id */
+	uint32_t instance; /* among threads with the same abstract id */
+	uint64_t event;	   /* per-thread event index */
+	enum declog_action action;
+	int64_t arg;
+};
+
+struct declog {
+	uint64_t seed;
+	char *config_json;	      /* the run's strategy configuration */
+	struct declog_entry *entries; /* in decision order */
+	size_t n, cap;
+	struct declog_entry *sorted; /* lookup copy, built by declog_lookup */
+};
+
+/* "park", "release", "delay", "yield", "priority". */
+const char *declog_action_name(enum declog_action a);
+
+void declog_init(struct declog *dl, uint64_t seed, const char *config_json);
+void declog_free(struct declog *dl);
+/* Append a decision. -EINVAL for an unknown action or when a thread's
+ * event index goes backwards (decisions are logged as they are made). */
+int declog_add(struct declog *dl, uint64_t thread, uint32_t instance, uint64_t event,
+	       enum declog_action action, int64_t arg);
+
+/* Encode into a malloc'd buffer. 0 or -errno. */
+int declog_encode(const struct declog *dl, uint8_t **buf, size_t *len);
+/* Decode; -EBADMSG on a truncated or corrupt log, -EPROTONOSUPPORT on a
+ * newer version. dl is initialised by the call; free with declog_free. */
+int declog_decode(const uint8_t *buf, size_t len, struct declog *dl);
+
+/* Decisions for (thread, instance) at `event`, in logged order: returns
+ * how many and points *first at the first of them (valid until the next
+ * declog_add or declog_free). 0 when none. */
+size_t declog_lookup(struct declog *dl, uint64_t thread, uint32_t instance, uint64_t event,
+		     const struct declog_entry **first);
+
+#endif

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Control of the scx_concsched scheduler (sched/scx_concsched.bpf.c):
+ * load it, share its policy maps with the probe objects, attach the fexit
+ * kicks, park / release / delay / yield threads, serial mode, priorities,
+ * read its notes and counters, and unload it printing the exit info.
+ *
+ * Lifecycle (STYLE.md, tools/sched_ext): sched_ctl_open() checks the kernel,
+ * loads and registers the scheduler; the caller shares maps into its probe
+ * objects before loading them (sched_ctl_share_maps), then attaches a kick
+ * to each loaded program that calls cs_sched_point (sched_ctl_attach_kick).
+ * Before detaching any probe, call sched_ctl_quiesce(): a thread parked
+ * inside a uprobe handler holds the uprobe SRCU read lock, so detaching
+ * first would wait for it (KERNEL.md Q3). sched_ctl_close() quiesces too.
+ */
+#ifndef CONCSCHED_SCHED_CTL_H
+#define CONCSCHED_SCHED_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <linux/types.h>
+
+#include "concsched_abi.h"
+
+struct bpf_object;
+struct bpf_program;
+struct sched_ctl;
+
+#define SCHED_CTL_TIMEOUT_MS_DFL  5000 /* ops.timeout_ms */
+#define SCHED_CTL_WATCHDOG_MS_DFL 1000
+
+struct sched_ctl_opts {
+	unsigned watchdog_ms; /* park bound; 0: 1000; must be <= timeout_ms/2 */
+	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 5000            */
+	unsigned slice_us;    /* target time slice; 0: 5000                  */
+	enum cs_serial_mode serial;
+	uint64_t seed;
+};
+
+/* Check the kernel (sched_ext present, kfuncs present, no other scheduler),
+ * load and register the scheduler. Prints one actionable line on failure.
+ * Returns 0, -ENOTSUP (kernel lacks sched_ext or too old), -EBUSY (another
+ * scheduler), or another -errno. */
+int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o);
+
+/* Make the four policy maps of bpf/sched_point.bpf.h in obj (opened, not
+ * yet loaded) use the scheduler's. 0 or -errno. */
+int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj);
+
+/* Attach the fexit kick to a loaded program that calls cs_sched_point. */
+int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog);
+
+/* Function point: uprobe on SYMBOL of BINARY for process pid (-1: all);
+ * its site is CS_SITE_FUNC_KEY(*index). The kick is attached on first use. */
+int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
+			uint32_t *index);
+
+/* If the controller dies, the kernel releases its files last-closed
+ * first; keep a dup of the scheduler's link above every other fd so the
+ * scheduler unregisters before the probe links are torn down (those wait
+ * for threads parked inside their handlers). Done by attach_kick and
+ * add_point; call it again after attaching anything else. */
+int sched_ctl_guard(struct sched_ctl *c);
+
+/* Decision points stop threads only while active. */
+int sched_ctl_set_active(struct sched_ctl *c, bool active);
+int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp);
+int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site);
+/* One-shot action for thread tid at its next decision point. */
+int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act, uint64_t delay_ns);
+int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio);
+int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed);
+/* Release one thread (tid 0: all parked). Returns threads released or -errno. */
+int sched_ctl_release(struct sched_ctl *c, uint32_t tid);
+/* Parked/delayed threads (up to max tids). Returns the count. */
+int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max);
+int sched_ctl_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out);
+/* Forget per-thread and per-site state (between runs). */
+void sched_ctl_reset(struct sched_ctl *c);
+
+/* Wait up to timeout_ms for scheduler notes; calls fn for each.
+ * Returns notes handled or -errno. */
+typedef void (*sched_note_fn)(const struct cs_sched_note *n, void *ctx);
+int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx);
+
+void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out);
+uint64_t sched_ctl_kicks(struct sched_ctl *c);
+/* The kernel ejected (or we unregistered) the scheduler. */
+bool sched_ctl_exited(struct sched_ctl *c);
+/* "scheduler exit: KIND (kind N, code C): reason: msg", once. */
+void sched_ctl_print_exit(struct sched_ctl *c, FILE *f);
+int sched_ctl_exit_kind(struct sched_ctl *c);
+
+/* Stop parking and release everyone; call before detaching probes. */
+void sched_ctl_quiesce(struct sched_ctl *c);
+/* Quiesce, detach points and kicks, unregister the scheduler. The exit
+ * info stays readable (sched_ctl_print_exit) until sched_ctl_close. */
+void sched_ctl_detach(struct sched_ctl *c);
+/* The kernel ended the scheduler before sched_ctl_detach unregistered it. */
+bool sched_ctl_ejected(struct sched_ctl *c);
+/* Detach if needed, print the exit info if the kernel ejected the
+ * scheduler (or --verbose), free. NULL is fine. */
+void sched_ctl_close(struct sched_ctl *c);
+
+/* /sys/kernel/sched_ext/state, or "absent". Static buffer. */
+const char *sched_ext_state(void);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The VM runner behind `concsched vm` and `run --vm` (docs/vm.md): boot the
+ * cached sched_ext kernel (tools/vm-kernel.sh) under qemu with a busybox
+ * initramfs that carries the command, its libraries and any files asked
+ * for at their host paths; stream the command's stdout and stderr back on
+ * two virtio-serial ports, its status on a third, the guest's /out as a
+ * tar on a fourth; bound it with a timeout; always tear qemu down.
+ */
+#ifndef CONCSCHED_VM_H
+#define CONCSCHED_VM_H
+
+#include <stdbool.h>
+
+/* Where the guest's output directory lives (exported as CONCSCHED_OUT). */
+#define VM_GUEST_OUT "/out"
+/* cmd_vm's status when the guest enforced --timeout (like timeout(1)). */
+#define VM_EXIT_TIMEOUT 124
+/* cmd_vm's status when the VM died under the command (panic, oops, qemu). */
+#define VM_EXIT_VM_DIED 125
+
+/* Lists are NULL-terminated; a NULL list is empty. */
+struct vm_opts {
+	char *const *argv;	  /* command and arguments */
+	unsigned timeout_s;	  /* command time limit in the guest; 0: none */
+	unsigned cpus;		  /* 0: 2 */
+	unsigned mem_mb;	  /* 0: 1024 */
+	const char *const *carry; /* host files/dirs copied to the same path */
+	const char *const *env;	  /* NAME=VALUE for the command */
+	const char *out_dir;	  /* host dir receiving the guest's /out; NULL: none */
+	const char *keep_log;	  /* copy the guest kernel log here; NULL: none */
+	const char *cwd;	  /* guest working directory; NULL: the host's cwd */
+	int stdout_fd;		  /* command stdout goes here; -1: STDOUT_FILENO */
+	int stderr_fd;		  /* command stderr goes here; -1: STDERR_FILENO */
+	bool show_log;		  /* print the kernel log even on success */
+};
+
+enum vm_outcome {
+	VM_EXITED,	/* the command finished; exit_code holds its status */
+	VM_TIMEOUT,	/* the command ran past timeout_s and was killed */
+	VM_DIED,	/* guest kernel panic/oops, or qemu died: reason says which */
+	VM_INTERRUPTED, /* SIGINT/SIGTERM/SIGHUP reached us; qemu was killed */
+};
+
+struct vm_result {
+	enum vm_outcome outcome;
+	int exit_code;			 /* VM_EXITED: 0-255, 128+N when killed by signal N */
+	int signal;			 /* VM_INTERRUPTED: the signal we received */
+	bool out_complete;		 /* the whole /out arrived (only with out_dir) */
+	char reason[256];		 /* VM_DIED / VM_TIMEOUT: one line */
+	char accel[8];			 /* "kvm" or "tcg" */
+	double boot_s;			 /* qemu start -> command start (host clock) */
+	double guest_boot_s;		 /* guest kernel start -> command start (guest uptime) */
+	double cmd_s;			 /* command start -> command end (guest clock) */
+	double total_s;			 /* vm_run() call -> return */
+	unsigned long long initrd_bytes; /* size of the initramfs handed to qemu */
+};
+
+/* Boot, run o->argv in the guest, collect. Returns 0 when the VM ran (even
+ * if the command failed, timed out or the guest died: see r->outcome), or
+ * -errno when it could not start (no kernel, no qemu, command not found,
+ * bad carry path; -EINTR: a signal came before qemu started): one actionable
+ * line already printed. qemu never outlives
+ * this call (nor the calling thread: PR_SET_PDEATHSIG). */
+int vm_run(const struct vm_opts *o, struct vm_result *r);
+
+/* KVM really works: the CPU has VMX/SVM, /dev/kvm opens, API version 12,
+ * KVM_CREATE_VM succeeds. $CONCSCHED_VM_ACCEL=kvm|tcg overrides. */
+bool vm_kvm_usable(void);
+
+/* The cached VM kernel to boot: its vmlinux when it has a PVH entry note
+ * (faster), else its vmlinuz; NULL with a "run: sudo make deps" line. */
+char *vm_kernel_path(void);
+
+#endif
