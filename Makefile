@@ -74,7 +74,7 @@ $(BUILD)/bpf/%.bpf.o: sched/%.bpf.c $(BUILD)/vmlinux.h $(wildcard bpf/*.h)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D) && $(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# bpftool 7.5 (libbpf 1.5) emits map->link, a field libbpf 1.4 lacks (KERNEL.md).
+# bpftool 7.5 (libbpf 1.5) emits map->link, a field libbpf 1.4 lacks (docs/kernel.md).
 $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D) && $(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf | sed '/map->link = /d' >$@
@@ -131,6 +131,7 @@ install: $(BUILD)/concsched
 	install -D -m 0755 $(BUILD)/concsched $(DESTDIR)$(PREFIX)/bin/concsched
 	install -D -m 0644 man/concsched.1 $(DESTDIR)$(PREFIX)/share/man/man1/concsched.1
 	install -D -m 0755 tools/vm-kernel.sh $(DESTDIR)$(PREFIX)/lib/concsched/vm-kernel.sh
+	install -D -m 0755 tools/vm-init.sh $(DESTDIR)$(PREFIX)/lib/concsched/vm-init.sh
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/concsched $(DESTDIR)$(PREFIX)/share/man/man1/concsched.1

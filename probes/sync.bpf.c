@@ -276,9 +276,12 @@ static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid
 	/* Wake the consumer only when the buffer fills up, or for the rare
 	 * events after which it must read /proc/PID/maps while the process
 	 * lives (new image, new process); it also polls on a short timeout.
-	 * A wakeup per event would add a context switch to every probe. */
+	 * A wakeup per event would add a context switch to every probe.
+	 * A thread parked at its point waits for the controller's decision:
+	 * that one must be read now. */
 	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
-	bpf_ringbuf_submit(e, avail > (1 << 20) || op == CS_OP_EXEC || op == CS_OP_FORK
+	bpf_ringbuf_submit(e, avail > (1 << 20) || op == CS_OP_EXEC || op == CS_OP_FORK ||
+					  (flags & CS_EV_PARKED)
 				      ? BPF_RB_FORCE_WAKEUP
 				      : BPF_RB_NO_WAKEUP);
 	stat_inc(CS_SSTAT_EVENTS);

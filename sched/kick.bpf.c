@@ -68,6 +68,7 @@ int cs_kick(void *ctx)
 	    state != CS_TS_YIELD_PENDING)
 		return 0;
 	__sync_fetch_and_add(&kicks, 1);
+	bpf_printk("CSX kick %d st %d cpu %d", tid, state, bpf_get_smp_processor_id());
 	scx_bpf_kick_cpu(bpf_get_smp_processor_id(), SCX_KICK_PREEMPT);
 	return 0;
 }

@@ -386,6 +386,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc) {
 		state = tc->state;
+		bpf_printk("CSX enq %d st %d fl %llx", tid, state, enq_flags);
 		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) &&
 		    cs_park(p, tc, enq_flags))
 			return;
@@ -498,6 +499,7 @@ static __always_inline void cs_dispatch_serial(s32 cpu)
 void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	bool serial = cs_serial() != CS_SERIAL_OFF;
+	if (prev) bpf_printk("CSX disp cpu %d prev %d own %d", cpu, prev->pid, serial_owner);
 
 	if (cs_dispatch_released(cpu, serial))
 		return;
@@ -524,6 +526,7 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 {
 	struct cs_task *ts;
 
+	bpf_printk("CSX quiesc %d fl %llx", p->pid, deq_flags);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (!ts || !ts->runnable)
 		return;
@@ -565,6 +568,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	__u32 tid = p->pid;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (tc) bpf_printk("CSX run %d st %d own %d", tid, tc->state, serial_owner);
 	cs_serial_running(p, tc);
 	if (!tc || !tc->release_ts)
 		return;
@@ -585,6 +589,9 @@ static __always_inline void cs_serial_token_drop(struct task_struct *p)
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 {
+	{ __u32 t = p->pid; struct cs_thread_ctl *tc = bpf_map_lookup_elem(&cs_thread_ctl, &t);
+	  if (tc) bpf_printk("CSX stop %d st %d r %d", t, tc->state, runnable);
+	  if (tc) bpf_printk("CSX stop2 %d slice %llu", t, p->scx.slice); }
 	/* Runnable with slice left: the core keeps it at the head of its
 	 * local DSQ (preempted by a higher class); it keeps the token. */
 	if (runnable && p->scx.slice) {

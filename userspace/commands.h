@@ -14,5 +14,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_sites(int argc, char **argv);
 int cmd_vm(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
 
 #endif

@@ -650,3 +650,33 @@ void syncov_run_free(struct syncov_run *run)
 	free(run->threads);
 	memset(run, 0, sizeof(*run));
 }
+
+/* ---- describing sites ----------------------------------------------------------- */
+
+/* Split "OBJECT+0xOFF" and symbolize it. */
+void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len)
+{
+	char obj[PATH_MAX];
+	const char *plus = strrchr(key, '+');
+	uint64_t off;
+
+	memset(ss, 0, sizeof(*ss));
+	snprintf(text, len, "%s", key);
+	if (!plus || strncmp(plus, "+0x", 3) || (size_t)(plus - key) >= sizeof(obj))
+		return;
+	memcpy(obj, key, plus - key);
+	obj[plus - key] = 0;
+	off = strtoull(plus + 3, NULL, 16);
+	if (obj[0] != '/' || sym_resolve_offset(obj, off, ss)) {
+		ss->object = NULL;
+		return;
+	}
+	/* Call sites are return addresses: the line is the call's, one byte
+	 * back. A function entry (a start routine) is taken as is. */
+	if (ss->symbol && ss->sym_offset > 0 && off > 0 &&
+	    sym_resolve_offset(obj, off - 1, ss) == 0)
+		ss->sym_offset++;
+	ss->object = ss->object ? ss->object : obj;
+	ss->offset = off;
+	sym_site_format(ss, text, len);
+}

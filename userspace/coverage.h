@@ -162,4 +162,11 @@ int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const 
 void syncov_run_free(struct syncov_run *run);
 const struct syncov_thread *syncov_run_thread(const struct syncov_run *run, uint32_t tid);
 
+/* Symbolize a site key "OBJECT+0xOFF": ss gets function, file:line (for a
+ * call site, the call's line: the return address minus one) and text the
+ * printable form "function+0xOFF (file:line)", or the key itself when the
+ * object cannot be read. ss->object is NULL when nothing resolved. */
+struct sym_site;
+void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len);
+
 #endif

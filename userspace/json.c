@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "json.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
 #include <math.h>
 
 void json_init(struct json *j, FILE *f, bool pretty)
@@ -128,4 +134,172 @@ void json_end(struct json *j)
 {
 	fputc('\n', j->f);
 	fflush(j->f);
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static void put_utf8(char *out, size_t *n, unsigned cp)
+{
+	if (cp < 0x80) {
+		out[(*n)++] = (char)cp;
+	} else if (cp < 0x800) {
+		out[(*n)++] = (char)(0xc0 | cp >> 6);
+		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
+	} else {
+		out[(*n)++] = (char)(0xe0 | cp >> 12);
+		out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[(*n)++] = (char)(0x80 | (cp & 0x3f));
+	}
+}
+
+char *json_parse_string(const char **pp)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	char *out;
+
+	if (*p != '"')
+		return NULL;
+	out = malloc(strlen(p) * 3 + 1);
+	if (!out)
+		return NULL;
+	for (p++; *p && *p != '"'; p++) {
+		if (*p != '\\') {
+			out[n++] = *p;
+			continue;
+		}
+		switch (*++p) {
+		case 'n': out[n++] = '\n'; break;
+		case 'r': out[n++] = '\r'; break;
+		case 't': out[n++] = '\t'; break;
+		case 'b': out[n++] = '\b'; break;
+		case 'f': out[n++] = '\f'; break;
+		case '"': case '\\': case '/': out[n++] = *p; break;
+		case 'u': {
+			unsigned cp = 0;
+			int i;
+
+			for (i = 1; i <= 4; i++) {
+				char c = p[i];
+
+				cp <<= 4;
+				if (c >= '0' && c <= '9')
+					cp |= (unsigned)(c - '0');
+				else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+					cp |= (unsigned)((c | 0x20) - 'a' + 10);
+				else
+					goto bad;
+			}
+			put_utf8(out, &n, cp);
+			p += 4;
+			break;
+		}
+		default:
+			goto bad;
+		}
+	}
+	if (*p != '"')
+		goto bad;
+	out[n] = 0;
+	*pp = p + 1;
+	return out;
+bad:
+	free(out);
+	return NULL;
+}
+
+int json_parse_string_array(const char *s, char ***out, size_t *n)
+{
+	const char *p = skip_ws(s);
+	char **v = NULL;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (*p++ != '[')
+		return -EINVAL;
+	p = skip_ws(p);
+	while (*p && *p != ']') {
+		char *str = json_parse_string(&p);
+
+		if (!str)
+			goto bad;
+		v = xrealloc(v, (k + 2) * sizeof(*v));
+		v[k++] = str;
+		v[k] = NULL;
+		p = skip_ws(p);
+		if (*p == ',')
+			p = skip_ws(p + 1);
+		else if (*p != ']')
+			goto bad;
+	}
+	if (*p != ']')
+		goto bad;
+	if (!v)
+		v = xcalloc(1, sizeof(*v));
+	*out = v;
+	*n = k;
+	return 0;
+bad:
+	while (k)
+		free(v[--k]);
+	free(v);
+	return -EINVAL;
+}
+
+/* Position of the value of a top-level key, or NULL. */
+static const char *find_value(const char *obj, const char *key)
+{
+	const char *p = skip_ws(obj);
+	int depth = 0;
+
+	if (*p != '{')
+		return NULL;
+	for (; *p; p++) {
+		if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		} else if (*p == '"') {
+			const char *q = p;
+			char *str = json_parse_string(&q);
+			bool hit;
+
+			if (!str)
+				return NULL;
+			q = skip_ws(q);
+			hit = depth == 1 && *q == ':' && !strcmp(str, key);
+			free(str);
+			if (hit)
+				return skip_ws(q + 1);
+			p = q - 1;
+		}
+	}
+	return NULL;
+}
+
+char *json_get_string(const char *obj, const char *key)
+{
+	const char *v = find_value(obj, key);
+
+	return v && *v == '"' ? json_parse_string(&v) : NULL;
+}
+
+int json_get_int(const char *obj, const char *key, int64_t *out)
+{
+	const char *v = find_value(obj, key);
+	char *end;
+
+	if (!v)
+		return -ENOENT;
+	errno = 0;
+	*out = strtoll(v, &end, 10);
+	return end == v || errno ? -ENOENT : 0;
 }

@@ -38,4 +38,19 @@ void json_end(struct json *j);
 /* Write s as a JSON string literal (with quotes). */
 void json_write_string(FILE *f, const char *s);
 
+/* ---- reading back what we wrote ----------------------------------------- */
+
+/* Parse a JSON string literal at *p (which must point at '"'): returns a
+ * malloc'd UTF-8 string and moves *p past the closing quote; NULL on a
+ * malformed literal. */
+char *json_parse_string(const char **p);
+/* A flat array of strings, e.g. a campaign's args: 0 or -EINVAL. */
+int json_parse_string_array(const char *s, char ***out, size_t *n);
+/* The string value of "key" at the top level of a flat object written by
+ * this writer (nested objects are skipped over); malloc'd, NULL if absent
+ * or not a string. */
+char *json_get_string(const char *obj, const char *key);
+/* Integer value of a top-level key; -ENOENT if absent or not a number. */
+int json_get_int(const char *obj, const char *key, int64_t *out);
+
 #endif

@@ -18,6 +18,8 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{ "run", cmd_run, "find concurrency bugs: repeat a program under steered interleavings" },
+	{ "replay", cmd_replay, "re-execute a recorded run of a campaign: replay DIR --run N" },
 	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },
 	{ "observe", cmd_observe, "run a program once under the sync probes: coverage + thread model" },
 	{ "report", cmd_report, "summarise a campaign directory (text, --json, --html FILE)" },
@@ -38,6 +40,9 @@ static void usage(FILE *f)
 	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
 	fprintf(f, "\nExamples:\n"
+		   "  sudo concsched run -- ./prog        # a campaign until coverage saturates\n"
+		   "  sudo concsched run --vm -- ./prog   # the same on a kernel without sched_ext\n"
+		   "  sudo concsched replay camp --run 7  # re-execute a failing run\n"
 		   "  sudo concsched doctor              # what works on this machine\n"
 		   "  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
 		   "  concsched report camp --html camp.html   # campaign summary + charts\n"

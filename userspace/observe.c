@@ -310,40 +310,12 @@ static uint64_t internal_calls(const struct observe *o)
 
 /* ---- report --------------------------------------------------------------------- */
 
-/* Split "OBJECT+0xOFF" and symbolize it. */
-static void site_describe(const char *key, struct sym_site *ss, char *text, size_t len)
-{
-	char obj[PATH_MAX];
-	const char *plus = strrchr(key, '+');
-	uint64_t off;
-
-	memset(ss, 0, sizeof(*ss));
-	snprintf(text, len, "%s", key);
-	if (!plus || strncmp(plus, "+0x", 3) || (size_t)(plus - key) >= sizeof(obj))
-		return;
-	memcpy(obj, key, plus - key);
-	obj[plus - key] = 0;
-	off = strtoull(plus + 3, NULL, 16);
-	if (obj[0] != '/' || sym_resolve_offset(obj, off, ss)) {
-		ss->object = NULL;
-		return;
-	}
-	/* Call sites are return addresses: the line is the call's, one byte
-	 * back. A function entry (a start routine) is taken as is. */
-	if (ss->symbol && ss->sym_offset > 0 && off > 0 &&
-	    sym_resolve_offset(obj, off - 1, ss) == 0)
-		ss->sym_offset++;
-	ss->object = ss->object ? ss->object : obj;
-	ss->offset = off;
-	sym_site_format(ss, text, len);
-}
-
 static void json_site(struct json *j, const char *name, const char *key)
 {
 	struct sym_site ss;
 	char text[1024];
 
-	site_describe(key, &ss, text, sizeof(text));
+	syncov_site_describe(key, &ss, text, sizeof(text));
 	json_obj_begin(j, name);
 	json_kv_str(j, "key", key);
 	json_kv_str(j, "text", text);
@@ -368,7 +340,7 @@ static char *addr_text(struct observe *o, const struct syncov_thread *t, uint64_
 	if (!addr)
 		return strcpy(buf, "-");
 	site_resolve(&o->res, t->tgid, t->gen, addr, &s);
-	site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
 	return buf;
 }
 
@@ -443,7 +415,7 @@ static void report_text(struct observe *o, FILE *f)
 			if (t->detail && m != SYNCOV_GOODLOCK)
 				fprintf(f, "%s ", t->detail);
 			for (s = 0; s < t->nsites; s++) {
-				site_describe(t->sites[s], &ss, a, sizeof(a));
+				syncov_site_describe(t->sites[s], &ss, a, sizeof(a));
 				fprintf(f, "%s%s", s ? " -> " : "", a);
 			}
 			if (m == SYNCOV_GOODLOCK && t->detail)

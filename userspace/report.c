@@ -59,6 +59,7 @@ struct report {
 	struct store *store;
 	struct store_campaign c;
 	char *dir;
+	bool replay_vm;
 	struct sat_config sat;
 	struct store_run *runs;
 	size_t nruns;
@@ -110,6 +111,18 @@ const char *report_replay_command(const char *dir, long run, char *buf, size_t l
 
 	shell_quote(dir, q, sizeof(q));
 	snprintf(buf, len, "sudo concsched replay %s --run %ld", q, run);
+	return buf;
+}
+
+static const char *replay_cmd(const struct report *r, long run, char *buf, size_t len)
+{
+	size_t n;
+
+	report_replay_command(r->dir, run, buf, len);
+	n = strlen(buf);
+	/* Plain reruns (strategy none) replay natively anywhere. */
+	if (r->replay_vm && !(r->c.strategy && !strcmp(r->c.strategy, "none")) && n + 6 < len)
+		strcpy(buf + n, " --vm");
 	return buf;
 }
 
@@ -269,6 +282,7 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 	*out = NULL;
 	r->store = s;
 	r->dir = xstrdup(opt->dir ? opt->dir : store_dir(s));
+	r->replay_vm = opt->replay_vm;
 	err = store_get_campaign(s, &r->c);
 	if (err)
 		goto fail;
@@ -440,7 +454,7 @@ void report_write_text(const struct report *r, FILE *f)
 			fputc('\n', f);
 		}
 		fprintf(f, "    replay: %s\n",
-			report_replay_command(r->dir, x->run, cmd, sizeof(cmd)));
+			replay_cmd(r, x->run, cmd, sizeof(cmd)));
 	}
 	fprintf(f, "warnings:  %zu\n", r->nwarnings);
 	for (i = 0; i < r->nwarnings; i++) {
@@ -594,7 +608,7 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "summary", x->summary);
 		json_kv_str(&j, "detail", x->detail);
 		json_sites(&j, x->sites, x->nsites);
-		json_kv_str(&j, "replay", report_replay_command(r->dir, x->run, cmd, sizeof(cmd)));
+		json_kv_str(&j, "replay", replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -773,7 +787,7 @@ static void html_failures(const struct report *r, FILE *f)
 		if (x->nsites)
 			html_sites(x->sites, x->nsites, f);
 		fprintf(f, "<p>Replay: <code class=\"replay\">");
-		html_escape(f, report_replay_command(r->dir, x->run, cmd, sizeof(cmd)));
+		html_escape(f, replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		fprintf(f, "</code></p></div>\n");
 	}
 }
@@ -955,6 +969,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.dir = argv[optind];
+	ro.replay_vm = access("/sys/kernel/sched_ext", F_OK) != 0;
 	if (open_for_report(ro.dir, &s))
 		return EXIT_USAGE;
 	if (report_load(s, &ro, &r)) {

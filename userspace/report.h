@@ -29,6 +29,9 @@ struct report_options {
 	/* Saturation rule; NULL = the campaign's own (--saturation given to
 	 * run), else the default 50 runs / 0.1. */
 	const struct sat_config *sat;
+	/* Replay commands get --vm: the machine that will replay has no
+	 * sched_ext (cmd_report: this one; run --vm: the host). */
+	bool replay_vm;
 };
 
 struct report;

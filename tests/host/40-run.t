@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# concsched run / replay on the host kernel: strategy none (probes only,
+# no sched_ext needed), the oracles, the store, saturation, --json,
+# --check/--expect-exit, a campaign killed with SIGKILL, and bad input.
+source "$(dirname "$0")/../lib.sh"
+need_root
+[ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 33
+T=$(mktemp -d /tmp/cs-run-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# --- a clean campaign: fixed number of runs -------------------------------
+"$CS" run -s none -n 5 -o "$T/fig2" -- "$PROGS/fig2" >"$T/out" 2>"$T/err"
+is "$?" 0 "5 passing runs: exit 0"
+"$CS" report "$T/fig2" --json >"$T/fig2.json"
+is "$(jget "$T/fig2.json" 'd["runs"]["total"]')" 5 "the store holds 5 runs"
+is "$(jget "$T/fig2.json" '[m["covered"] for m in d["metrics"] if m["name"]=="sp"][0]')" 3 \
+	"Figure 2: the 3 SP pairs one run shows"
+like "$(cat "$T/err")" 'runs: +5 \(pass 5\)' "final summary on stderr"
+is "$(cat "$T/out")" "" "nothing on stdout without --json"
+
+# --- --json ----------------------------------------------------------------
+"$CS" run -s none -n 2 --json -o "$T/js" -- "$PROGS/fig2" >"$T/js.out" 2>/dev/null
+is "$?" 0 "--json campaign exits 0"
+is "$(jget "$T/js.out" 'd["schema"]')" "concsched-report/1" "--json prints the report schema"
+
+# --- failures: exit code, --expect-exit, signal, --check -------------------
+"$CS" run -s none -n 3 -o "$T/false" -- /bin/false 2>"$T/err"
+is "$?" 1 "/bin/false: failure found, exit 1"
+like "$(cat "$T/err")" 'run 1: .*exit' "stops at the first failure with its summary"
+is "$("$CS" report "$T/false" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"]["total"])')" 1 \
+	"no --keep-going: one run"
+"$CS" run -s none -n 3 --expect-exit 1 -o "$T/false1" -- /bin/false 2>/dev/null
+is "$?" 0 "--expect-exit 1 makes /bin/false pass"
+"$CS" run -s none -n 3 --keep-going -o "$T/kg" -- /bin/false 2>/dev/null
+is "$?" 1 "--keep-going: exit 1"
+is "$("$CS" report "$T/kg" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"]["total"])')" 3 \
+	"--keep-going runs all 3"
+"$CS" run -s none -n 1 -o "$T/segv" -- /bin/sh -c 'kill -SEGV $$' 2>"$T/err"
+is "$?" 1 "a crashing target is a failure"
+like "$(cat "$T/err")" 'signal|SIGSEGV|Segmentation' "the fatal signal is named"
+"$CS" run -s none -n 2 --check 'test "$CONCSCHED_EXIT" = 0 && exit 3' -o "$T/check" \
+	-- "$PROGS/fig2" 2>"$T/err"
+is "$?" 1 "--check failing is a failure"
+like "$(cat "$T/err")" 'check' "the failure says the check failed"
+
+# --- deadlock oracle -------------------------------------------------------
+"$CS" run -s none -n 1 --run-timeout 2 -o "$T/dl" -- "$PROGS/deadlock" 2>"$T/err"
+is "$?" 1 "deadlocking target: exit 1"
+like "$(cat "$T/err")" 'deadlock: thread 0\.[12] .*holds .*taken at thread_[ab]\+0x[0-9a-f]+ \(deadlock\.c:(18|28)\).* waits for .*deadlock\.c:(20|30)' \
+	"the deadlock names the cycle with sites"
+like "$(cat "$T/err")" 'replay: sudo concsched replay .*/dl --run 1' "the summary gives the replay command"
+pgrep -f "$PROGS/deadlock" >/dev/null
+is "$?" 1 "the hung target was killed"
+"$CS" replay "$T/dl" --run 1 --run-timeout 2 >"$T/rep" 2>&1
+is "$?" 1 "replay of the deadlock fails again (exit 1)"
+like "$(cat "$T/rep")" 'failed again in 1 of 1' "replay counts the reproduction"
+
+# --- saturation stops an open-ended campaign -------------------------------
+"$CS" run -s none --saturation 5,0.5 -o "$T/sat" -- "$PROGS/fig2" 2>"$T/err"
+is "$?" 0 "open-ended campaign ends"
+like "$(cat "$T/err")" 'sp coverage saturated after [5-9] runs' "it stops at saturation of sp"
+
+# --- --time ----------------------------------------------------------------
+start=$(date +%s)
+"$CS" run -s none --time 2 -o "$T/time" -- "$PROGS/fig2" 2>/dev/null
+is "$?" 0 "--time campaign exits 0"
+el=$(( $(date +%s) - start ))
+ok $([ "$el" -le 20 ]; echo $?) "--time 2 stops it (took ${el}s)"
+
+# --- SIGKILL mid-campaign: the store stays readable, no probe left ---------
+"$CS" run -s none -n 100000 --keep-going -o "$T/killed" -- "$PROGS/fig2" >/dev/null 2>&1 &
+pid=$!
+sleep 3
+kill -9 $pid
+wait $pid 2>/dev/null
+"$CS" report "$T/killed" --json >"$T/killed.json" 2>/dev/null
+is "$?" 0 "report works on a campaign killed with SIGKILL"
+n=$(jget "$T/killed.json" 'd["runs"]["total"]')
+ok $([ "$n" -ge 1 ]; echo $?) "the killed campaign kept its committed runs ($n)"
+sleep 0.5
+left=$(bpftool link show 2>/dev/null | grep -c uprobe_multi)
+is "$left" 0 "no uprobe stays attached after the kill"
+
+# --- bad input -------------------------------------------------------------
+"$CS" run -s none -- /nonexistent/prog 2>"$T/err"
+is "$?" 2 "missing program: exit 2"
+"$CS" run -s bogus -- "$PROGS/fig2" 2>"$T/err"
+is "$?" 2 "unknown strategy: exit 2"
+if [ -d /sys/kernel/sched_ext ]; then
+	skip "kernel has sched_ext" "a steering strategy without sched_ext asks for --vm"
+else
+	"$CS" run -s random -n 1 -o "$T/nosched" -- "$PROGS/fig2" 2>"$T/err"
+	like "$?:$(cat "$T/err")" '^2:.*no sched_ext.*--vm' "a steering strategy without sched_ext asks for --vm"
+fi
+done_testing

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 900
+# concsched run under the sched_ext scheduler (in the VM): the bundled
+# example's bug is found by the default strategy, the seed 000 baselines
+# run, results land in the host's campaign directory, and a failure found
+# by random in serial mode fails again in at least 9 of 10 replays.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+BANK=$B/examples/bank
+[ -x "$BANK" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 14
+T=$(mktemp -d /tmp/cs-runvm-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# --- the README's campaign: default strategy finds the bank bug -----------
+"$CS" run --vm -n 100 -o "$T/bank" -- "$BANK" >"$T/out" 2>"$T/err"
+is "$?" 1 "run --vm on examples/bank finds a failure (exit 1)"
+like "$(cat "$T/err")" "assertion .*overdrawn.* failed in main at examples/bank.c:[0-9]+" \
+	"the failure is the bank's overdraft assertion, with its site"
+like "$(cat "$T/err")" "replay: sudo concsched replay $T/bank --run [0-9]+ --vm" \
+	"the replay command names the host directory and --vm"
+"$CS" report "$T/bank" --json >"$T/bank.json"
+is "$?" 1 "the campaign came back to the host (report exits 1: it has a failure)"
+is "$(jget "$T/bank.json" 'd["failures"][0]["kind"]')" assertion "stored failure kind"
+like "$(jget "$T/bank.json" 'd["campaign"]["kernel"]')" '\+deb' "it ran on the VM's sched_ext kernel"
+
+# --- the seed 000 baselines, in one VM ------------------------------------
+"$CS" vm -t 400 -C "$BANK" -- sh -c "
+for s in rnd-y:0.5 rnd-s10:0.2 rnd-s100:0.1 none; do
+	$CS run -s \$s -n 3 --keep-going -o /tmp/b-\$s -- $BANK >/dev/null 2>&1
+	echo \"\$s exit \$? runs \$($CS report /tmp/b-\$s --json 2>/dev/null | grep -c '\"seed\"')\"
+done" >"$T/baselines" 2>"$T/baselines.err"
+for s in rnd-y:0.5 rnd-s10:0.2 rnd-s100:0.1 none; do
+	like "$(grep "^$s " "$T/baselines")" "^$s exit [01] runs [1-9]" "baseline $s runs (exit 0 or 1)"
+done
+
+# --- replay: a failure found by random in serial mode ---------------------
+"$CS" run --vm --serial random -n 100 -o "$T/serial" -- "$BANK" >/dev/null 2>"$T/serr"
+is "$?" 1 "random in serial mode finds the bug"
+run=$("$CS" report "$T/serial" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["failures"][0]["run"])')
+"$CS" replay "$T/serial" --run "$run" --times 10 --vm >"$T/replay" 2>&1
+is "$?" 1 "replay exits 1: the failure came back"
+n=$(sed -n 's/.*failed again in \([0-9]*\) of 10 replays.*/\1/p' "$T/replay")
+diag "run $run failed again in ${n:-?} of 10 replays"
+ok $([ "${n:-0}" -ge 9 ]; echo $?) "failed again in at least 9 of 10 replays (${n:-?})"
+"$CS" replay "$T/serial" --run 999 --vm >/dev/null 2>"$T/err"
+is "$?" 2 "replay of a run that does not exist: exit 2"
+done_testing
