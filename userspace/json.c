@@ -136,6 +136,24 @@ void json_end(struct json *j)
 	fflush(j->f);
 }
 
+void json_mem_open(struct json_mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f) {
+		perror("open_memstream");
+		abort();
+	}
+	json_init(&m->j, m->f, false);
+}
+
+char *json_mem_close(struct json_mem *m)
+{
+	fclose(m->f);
+	return m->buf;
+}
+
 /* ---- reading ---------------------------------------------------------------- */
 
 static const char *skip_ws(const char *p)

@@ -38,6 +38,17 @@ void json_end(struct json *j);
 /* Write s as a JSON string literal (with quotes). */
 void json_write_string(FILE *f, const char *s);
 
+/* A document built in memory: json_mem_open, write with m.j, then
+ * json_mem_close returns the malloc'd text. */
+struct json_mem {
+	struct json j;
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+void json_mem_open(struct json_mem *m);
+char *json_mem_close(struct json_mem *m);
+
 /* ---- reading back what we wrote ----------------------------------------- */
 
 /* Parse a JSON string literal at *p (which must point at '"'): returns a

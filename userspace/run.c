@@ -295,23 +295,19 @@ static char *run_config_json(const struct run_opts *o, const struct noise_config
 {
 	static const char *const serial[] = { "off", "fifo", "random", "prio" };
 	char buf[256];
-	struct json j;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct json_mem m;
 
-	json_init(&j, f, false);
-	json_obj_begin(&j, NULL);
-	json_kv_str(&j, "strategy", o->strategy);
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_str(&m.j, "strategy", o->strategy);
 	if (nc) {
 		noise_config_format(nc, buf, sizeof(buf));
-		json_kv_str(&j, "noise", buf);
+		json_kv_str(&m.j, "noise", buf);
 	}
-	json_kv_str(&j, "serial", serial[o->serial]);
-	json_kv_uint(&j, "seed", seed);
-	json_obj_end(&j);
-	fclose(f);
-	return s;
+	json_kv_str(&m.j, "serial", serial[o->serial]);
+	json_kv_uint(&m.j, "seed", seed);
+	json_obj_end(&m.j);
+	return json_mem_close(&m);
 }
 
 static int parse_serial(const char *s, enum cs_serial_mode *m)
@@ -1176,46 +1172,39 @@ static int metric_index(const char *name)
 
 static char *args_json(char **argv, int argc)
 {
-	struct json j;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct json_mem m;
 	int i;
 
-	json_init(&j, f, false);
-	json_arr_begin(&j, NULL);
+	json_mem_open(&m);
+	json_arr_begin(&m.j, NULL);
 	for (i = 1; i < argc; i++)
-		json_kv_str(&j, NULL, argv[i]);
-	json_arr_end(&j);
-	fclose(f);
-	return s;
+		json_kv_str(&m.j, NULL, argv[i]);
+	json_arr_end(&m.j);
+	return json_mem_close(&m);
 }
 
 static char *campaign_config_json(const struct run_opts *o)
 {
 	static const char *const serial[] = { "off", "fifo", "random", "prio" };
 	char sat[48];
-	struct json j;
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct json_mem m;
+	struct json *j = &m.j;
 
-	json_init(&j, f, false);
-	json_obj_begin(&j, NULL);
-	json_kv_str(&j, "strategy", o->strategy);
-	json_kv_str(&j, "serial", serial[o->serial]);
-	json_kv_uint(&j, "runs", o->runs);
-	json_kv_dbl(&j, "time_s", o->time_s);
-	json_kv_dbl(&j, "run_timeout_s", o->run_timeout_s);
-	json_kv_bool(&j, "keep_going", o->keep_going);
-	json_kv_str(&j, "metric", o->metric);
-	json_kv_str(&j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
+	json_mem_open(&m);
+	json_obj_begin(j, NULL);
+	json_kv_str(j, "strategy", o->strategy);
+	json_kv_str(j, "serial", serial[o->serial]);
+	json_kv_uint(j, "runs", o->runs);
+	json_kv_dbl(j, "time_s", o->time_s);
+	json_kv_dbl(j, "run_timeout_s", o->run_timeout_s);
+	json_kv_bool(j, "keep_going", o->keep_going);
+	json_kv_str(j, "metric", o->metric);
+	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
 	if (o->expect_exit_set)
-		json_kv_int(&j, "expect_exit", o->expect_exit);
-	json_kv_str(&j, "check", o->check);
-	json_obj_end(&j);
-	fclose(f);
-	return s;
+		json_kv_int(j, "expect_exit", o->expect_exit);
+	json_kv_str(j, "check", o->check);
+	json_obj_end(j);
+	return json_mem_close(&m);
 }
 
 static void progress(struct campaign *c, bool final)
