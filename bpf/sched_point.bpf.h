@@ -16,20 +16,39 @@
  * parked threads: a release driven by another thread's event.
  *
  * Why a mark and not a direct action: a uprobe program (BPF_PROG_TYPE_KPROBE)
- * may not call any sched_ext kfunc (KERNEL.md Q3d). The kick happens in an
- * fexit program that sched_ctl attaches to *every* program that calls
- * cs_sched_point (sched/kick.bpf.c): it finds the current thread marked
- * and calls scx_bpf_kick_cpu(self, SCX_KICK_PREEMPT); the self-IPI preempts the
- * thread right there, still inside the uprobe handler, and the scheduler's
- * ops.enqueue parks it. So the thread executes no instruction past the
- * probe until released (KERNEL.md "How (a) actually works"). The request
- * lives in the thread's own entry, not in a per-CPU slot: a BPF program
- * can be preempted between the uprobe and its fexit, and another thread's
- * point on the same CPU must not consume the request.
+ * may not call any sched_ext kfunc (KERNEL.md Q3d). The program ends with
+ * cs_sched_commit(), after its event is out: if the point marked the
+ * thread, it disables preemption and calls cs_sched_kick_hook(), a tiny
+ * subprogram on which sched_ctl attaches the fexit kick (sched/kick.bpf.c,
+ * one per program that calls cs_sched_point). The kick calls
+ * scx_bpf_kick_cpu(self, SCX_KICK_PREEMPT); the self-IPI arrives at once but
+ * cannot preempt yet, so the thread is preempted at bpf_preempt_enable(),
+ * back in the uprobe program, still inside the uprobe handler, and the
+ * scheduler's ops.enqueue parks it. So the thread executes no instruction
+ * past the probe until released (KERNEL.md "How (a) actually works").
+ *
+ * Why not simply let the self-IPI preempt the thread inside the fexit
+ * program (the first design): the BPF trampoline guards every fexit
+ * program with a per-CPU recursion counter, held while the program runs.
+ * A thread parked inside the kick kept its CPU's counter taken, and the
+ * trampoline skipped the kick of every other thread that reached a point
+ * on that CPU until it was released ("recursion misses"): those threads
+ * returned CS_EV_PARKED and ran on. Serial mode hit this in most runs
+ * (docs/sched.md, "Serial mode and synchronous parks"). Preempted with
+ * preemption enabled again only in the uprobe program, which has no such
+ * counter, a parked thread holds nothing per-CPU of BPF's.
+ *
+ * The request lives in the thread's own entry, not in a per-CPU slot: a
+ * BPF program can be preempted between the point and the commit, and
+ * another thread's point on the same CPU must not consume the request.
  *
  * Contract for the probe programs:
  *  - call it at most once per probe hit, from the uprobe/uretprobe program
- *    whose BPF function name you give to sched_ctl (sched_ctl_attach_kick);
+ *    whose BPF program you give to sched_ctl (sched_ctl_attach_kick);
+ *  - end that program with cs_sched_commit() on every path that may have
+ *    called cs_sched_point, after the event is emitted (the park happens
+ *    there: an event emitted later would reach userspace only after the
+ *    release);
  *  - tid is the kernel tid (bpf_get_current_pid_tgid() & 0xffffffff);
  *    site the user address of the action (ABI: cs_event.site); op an
  *    enum cs_op; obj the lock/object address;
@@ -81,6 +100,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cs_sched_shared);
 } cs_sched_shared_map SEC(".maps");
+
+/* [cpu] = tid of the thread whose kick runs on that CPU (sched/kick.bpf.c
+ * writes it with preemption disabled, ops.enqueue consumes it): a marked
+ * thread parks only when its own kick preempts it, after its event. */
+#ifndef CS_SCHED_MAX_CPUS
+#define CS_SCHED_MAX_CPUS 1024
+#endif
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CS_SCHED_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cs_sched_kicking SEC(".maps");
 
 /* [0] = struct cs_sched_cfg */
 struct {
@@ -233,6 +265,44 @@ static __always_inline __u32 cs_sched_point(void *ctx, __u32 tid, __u64 site, __
 		tc->state = CS_TS_YIELD_PENDING;
 	}
 	return act == CS_ACT_PARK ? CS_EV_PARKED : CS_EV_DELAYED;
+}
+
+/* The attach point of the fexit kick (sched/kick.bpf.c, sched_ctl attaches
+ * it by this name). Called only with preemption disabled: the kick's
+ * self-IPI then cannot preempt the thread inside the fexit program, where
+ * the trampoline's per-CPU recursion counter would stay taken while it is
+ * parked. Not inlined: the trampoline needs a function to attach to; the
+ * asm keeps the call. */
+static __noinline __attribute__((unused)) int cs_sched_kick_hook(__u32 tid)
+{
+	asm volatile("" ::: "memory");
+	return tid != 0;
+}
+
+/* End of a program that called cs_sched_point: if the point marked this
+ * thread (park, delay, yield) or asked for a release, run the kick now.
+ * The thread is preempted in bpf_preempt_enable() below and ops.enqueue
+ * parks it; it resumes here once released. */
+static __always_inline void cs_sched_commit(void)
+{
+	struct cs_sched_cfg *cfg;
+	struct cs_thread_ctl *tc;
+	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 state;
+
+	cfg = bpf_map_lookup_elem(&cs_sched_cfg_map, &zero);
+	if (!cfg || !cfg->active)
+		return;
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (!tc)
+		return;
+	state = tc->state;
+	if (!tc->release_req && state != CS_TS_PARK_PENDING && state != CS_TS_DELAY_PENDING &&
+	    state != CS_TS_YIELD_PENDING)
+		return;
+	bpf_preempt_disable();
+	cs_sched_kick_hook(tid);
+	bpf_preempt_enable();
 }
 
 #endif /* CONCSCHED_SCHED_POINT_BPF_H */

@@ -751,8 +751,7 @@ static __always_inline bool spin_init_alias(struct cs_proc_key *pk, struct cs_sy
 	return !ls || !ls->holder_tid;
 }
 
-SEC("uprobe.multi")
-int cs_sync_enter(struct pt_regs *ctx)
+static __always_inline int sync_enter(struct pt_regs *ctx)
 {
 	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
 	__u64 id = bpf_get_current_pid_tgid(), site = 0, obj;
@@ -817,6 +816,16 @@ int cs_sync_enter(struct pt_regs *ctx)
 		enter_sem(ctx, &pk, t, tid, fn, obj, site);
 	else
 		enter_thread(ctx, &pk, t, tid, fn, ctx, site);
+	return 0;
+}
+
+SEC("uprobe.multi")
+int cs_sync_enter(struct pt_regs *ctx)
+{
+	sync_enter(ctx);
+	/* A point that marked this thread parks it here, after its event
+	 * is out (bpf/sched_point.bpf.h). */
+	cs_sched_commit();
 	return 0;
 }
 

@@ -4,12 +4,18 @@
  *
  * sched_ctl loads one copy of this object per BPF program that calls
  * cs_sched_point() (the synchronization uprobes, the scheduler's function
- * points) and attaches cs_kick as fexit to that program. When the point
- * marked the current thread (state *_PENDING in cs_thread_ctl) the fexit
- * calls scx_bpf_kick_cpu(self, SCX_KICK_PREEMPT). The self-IPI preempts the
- * thread at once, still inside the uprobe handler, so it executes no user
- * instruction past the probe; scx_concsched's ops.enqueue then parks it.
- * A uprobe program cannot do this itself: it may call no scx kfunc.
+ * points) and attaches cs_kick as fexit to that program's subprogram
+ * cs_sched_kick_hook(), which cs_sched_commit() calls at the end of the
+ * program with preemption disabled when the point marked the current
+ * thread (state *_PENDING in cs_thread_ctl). The fexit calls
+ * scx_bpf_kick_cpu(self, SCX_KICK_PREEMPT); the thread is preempted as soon
+ * as the probe program enables preemption again, still inside the uprobe
+ * handler, so it executes no user instruction past the probe;
+ * scx_concsched's ops.enqueue then parks it. A uprobe program cannot do
+ * this itself: it may call no scx kfunc. It must not be preempted in here:
+ * the trampoline's per-CPU recursion counter of this program would stay
+ * taken while the thread is parked, and the kick of every other thread on
+ * that CPU would be skipped (bpf/sched_point.bpf.h).
  *
  * It also carries out releases a CS_ACT_RELEASE point asked for (another
  * thread's event lets parked threads go): mark them released and kick
@@ -52,7 +58,7 @@ SEC("fexit")
 int cs_kick(void *ctx)
 {
 	struct cs_thread_ctl *tc;
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), release_tid;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), release_tid, cpu, *slot;
 	__u64 state;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
@@ -68,7 +74,11 @@ int cs_kick(void *ctx)
 	    state != CS_TS_YIELD_PENDING)
 		return 0;
 	__sync_fetch_and_add(&kicks, 1);
-	bpf_printk("CSX kick %d st %d cpu %d", tid, state, bpf_get_smp_processor_id());
-	scx_bpf_kick_cpu(bpf_get_smp_processor_id(), SCX_KICK_PREEMPT);
+	cpu = bpf_get_smp_processor_id();
+	slot = bpf_map_lookup_elem(&cs_sched_kicking, &cpu);
+	if (slot)
+		*slot = tid;
+	bpf_printk("CSX kick %d st %d", tid, state);
+	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	return 0;
 }

@@ -42,7 +42,7 @@ char _license[] SEC("license") = "GPL";
 #define CS_DSQ_PARKED				2
 #define CS_MAX_CPUS				256
 #define CS_WATCHDOG_DFL_NS			1000000000ULL
-#define CS_SLICE_DFL_NS				5000000ULL
+#define CS_SLICE_DFL_NS				100000ULL
 /* serial_owner value while a dispatch is claiming the token */
 #define CS_TOKEN_CLAIM	  0xffffffffULL
 #define CS_TOKEN_STALE_NS (100ULL * 1000 * 1000)
@@ -199,8 +199,10 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
 	struct cs_sched_shared *sh = cs_shared();
 	__u32 i = 0;
 
+	if (sh) bpf_printk("CSX chk %d parked %d runnable %d", parking_tid, sh->nr_parked, stats.nr_runnable);
 	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)stats.nr_runnable)
 		return;
+	bpf_printk("CSX NOTE");
 	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
 	if (!n) {
 		__sync_fetch_and_add(&stats.notes_dropped, 1);
@@ -245,6 +247,7 @@ static __always_inline bool cs_release_thread(struct cs_thread_ctl *tc, __u32 re
 	    bpf_ktime_get_ns() >= tc->deadline_ns &&
 	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
 		reason = CS_REL_DELAY;
+	bpf_printk("CSX release st %d reason %d", tc->state, reason);
 	if (!cs_release_mark(tc, reason))
 		return false;
 	if (reason == CS_REL_WATCHDOG) {
@@ -376,6 +379,26 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_
 	return cpu;
 }
 
+/* Is this enqueue the preemption by the thread's own kick? The kick
+ * (sched/kick.bpf.c) notes the tid in its CPU's cs_sched_kicking slot with
+ * preemption disabled, so the next enqueue of that thread on this CPU is
+ * the one the kick caused. A marked thread enqueued before it reached its
+ * kick (its slice ended between the point and the commit, where its event
+ * is not out yet) is not parked there: it queues like any thread, stays
+ * marked, and parks at its kick when it runs again. */
+static __always_inline bool cs_kicked_here(__u32 tid)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), *slot;
+
+	slot = bpf_map_lookup_elem(&cs_sched_kicking, &cpu);
+	if (!slot)
+		return true; /* more CPUs than slots: park as soon as enqueued */
+	if (*slot != tid)
+		return false;
+	*slot = 0;
+	return true;
+}
+
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct cs_thread_ctl *tc;
@@ -388,7 +411,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		state = tc->state;
 		bpf_printk("CSX enq %d st %d fl %llx", tid, state, enq_flags);
 		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) &&
-		    cs_park(p, tc, enq_flags))
+		    cs_kicked_here(tid) && cs_park(p, tc, enq_flags))
 			return;
 		if (state == CS_TS_PARKED || state == CS_TS_DELAYED || state == CS_TS_RELEASED) {
 			/* re-enqueue while parked (e.g. property change):
@@ -499,7 +522,6 @@ static __always_inline void cs_dispatch_serial(s32 cpu)
 void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
 	bool serial = cs_serial() != CS_SERIAL_OFF;
-	if (prev) bpf_printk("CSX disp cpu %d prev %d own %d", cpu, prev->pid, serial_owner);
 
 	if (cs_dispatch_released(cpu, serial))
 		return;
@@ -511,6 +533,13 @@ void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 		__sync_fetch_and_add(&stats.dispatches, 1);
 }
 
+/* nr_runnable counts target threads that are runnable: it goes down only
+ * when one sleeps (or leaves, cs_disable). The core also takes a task off
+ * its queue and puts it back for a property change (SCX_DEQ_SCHED_CHANGE,
+ * e.g. migrate_disable_switch() and migrate_enable() of a thread preempted
+ * inside a probe) or a migration, with ops.quiescent/ops.runnable around
+ * it; counting those made the all-parked note fire in between, while a
+ * marked thread was on its way to its park. */
 void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct cs_task *ts;
@@ -520,18 +549,21 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	ts->runnable = 1;
 	__sync_fetch_and_add(&stats.nr_runnable, 1);
+	bpf_printk("CSX runnable+ %d fl %llx n %d", p->pid, enq_flags, stats.nr_runnable);
 }
 
 void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 {
 	struct cs_task *ts;
 
-	bpf_printk("CSX quiesc %d fl %llx", p->pid, deq_flags);
+	if (!(deq_flags & SCX_DEQ_SLEEP))
+		return;
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (!ts || !ts->runnable)
 		return;
 	ts->runnable = 0;
 	__sync_fetch_and_sub(&stats.nr_runnable, 1);
+	bpf_printk("CSX runnable- %d fl %llx n %d", p->pid, deq_flags, stats.nr_runnable);
 	cs_check_all_parked(0);
 }
 
@@ -589,9 +621,6 @@ static __always_inline void cs_serial_token_drop(struct task_struct *p)
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 {
-	{ __u32 t = p->pid; struct cs_thread_ctl *tc = bpf_map_lookup_elem(&cs_thread_ctl, &t);
-	  if (tc) bpf_printk("CSX stop %d st %d r %d", t, tc->state, runnable);
-	  if (tc) bpf_printk("CSX stop2 %d slice %llu", t, p->scx.slice); }
 	/* Runnable with slice left: the core keeps it at the head of its
 	 * local DSQ (preempted by a higher class); it keeps the token. */
 	if (runnable && p->scx.slice) {
@@ -633,6 +662,7 @@ void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
 
 	__sync_fetch_and_sub(&stats.nr_threads, 1);
 	cs_serial_token_drop(p);
+	bpf_printk("CSX disable %d", p->pid);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (ts && ts->runnable) {
 		ts->runnable = 0;
@@ -709,6 +739,7 @@ int cs_release(struct cs_release_args *args)
 	struct cs_thread_ctl *tc;
 	__u32 tid = args->tid;
 
+	bpf_printk("CSX user release tid %d", tid);
 	if (tid) {
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 		if (tc && cs_release_thread(tc, rc.reason))
@@ -731,5 +762,6 @@ int cs_func_point(struct pt_regs *ctx)
 
 	cs_sched_point(ctx, (__u32)id, CS_SITE_FUNC_KEY(bpf_get_attach_cookie(ctx)), CS_OP_NONE,
 		       PT_REGS_PARM1(ctx));
+	cs_sched_commit();
 	return 0;
 }

@@ -612,6 +612,52 @@ int sync_probes_stats(struct sync_probes *sp, uint64_t out[CS_SSTAT__COUNT])
 	return 0;
 }
 
+/* Empty a hash map (keys of key_size bytes). */
+static void map_empty(struct bpf_map *m)
+{
+	size_t ksz = bpf_map__key_size(m);
+	char key[64];
+
+	if (ksz > sizeof(key))
+		return;
+	/* Always take the first key: the previous one is gone. */
+	while (bpf_map__get_next_key(m, NULL, key, ksz) == 0)
+		if (bpf_map__delete_elem(m, key, ksz, 0))
+			break;
+}
+
+int sync_probes_reset(struct sync_probes *sp)
+{
+	static const char *const per_run[] = {
+		"cs_sync_tracked", "cs_sync_threads", "cs_sync_locks", "cs_sync_pthreads",
+		"cs_sync_sp",	   "cs_sync_goodlock", "cs_sync_hb",	"cs_sync_sync",
+		"cs_sync_vmas",
+	};
+	struct bpf_map *m;
+	size_t i;
+	void *zero;
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 k;
+
+	if (!sp->skel)
+		return -EINVAL;
+	sync_probes_detach(sp);
+	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
+		m = bpf_object__find_map_by_name(sp->skel->obj, per_run[i]);
+		if (m)
+			map_empty(m);
+	}
+	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_stats");
+	if (m && ncpu > 0) {
+		zero = xcalloc((size_t)ncpu, bpf_map__value_size(m));
+		for (k = 0; k < bpf_map__max_entries(m); k++)
+			bpf_map__update_elem(m, &k, sizeof(k), zero,
+					     (size_t)ncpu * bpf_map__value_size(m), 0);
+		free(zero);
+	}
+	return 0;
+}
+
 int sync_probes_map_fd(struct sync_probes *sp, const char *name)
 {
 	struct bpf_map *m = bpf_object__find_map_by_name(sp->skel->obj, name);

@@ -111,6 +111,9 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 /* Destroy every link (uprobes unregistered). Safe to call twice. */
 void sync_probes_detach(struct sync_probes *sp);
 void sync_probes_close(struct sync_probes *sp);
+/* Detach and empty every per-run map (threads, locks, coverage, mappings,
+ * counters) so the loaded object serves the next run. 0 or -errno. */
+int sync_probes_reset(struct sync_probes *sp);
 /* Sum of the per-CPU counters, indexed by enum cs_sync_stat. */
 int sync_probes_stats(struct sync_probes *sp, uint64_t out[CS_SSTAT__COUNT]);
 /* Map fds for consumers (ring buffer, coverage maps). */

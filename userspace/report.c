@@ -15,7 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "commands.h"
+#include "declog.h"
 #include "json.h"
 #include "oracle.h"
 #include "util.h"
@@ -48,6 +51,7 @@ struct report_metric {
 	char *name;
 	int64_t covered;
 	int64_t estimated; /* requirements, 0 when none were estimated */
+	int64_t covered_estimated; /* covered tasks that were estimated */
 	bool stop;	   /* the campaign's stopping metric */
 	struct store_series_point *pts;
 	size_t npts;
@@ -65,6 +69,9 @@ struct report {
 	size_t nruns;
 	size_t outcomes[OUTCOME_COUNT + 1]; /* last: unknown names */
 	double total_s;
+	/* How the runs' logged releases were chosen (tsa: enum tsa_rule). */
+	uint64_t rules[5];
+	bool has_rules;
 	struct report_metric *metrics;
 	size_t nmetrics;
 	struct report_failure *failures;
@@ -230,6 +237,57 @@ static int collect_warning(const struct store_warning *w, void *arg)
 	return 0;
 }
 
+/* Seed 000 Table 4: covered tasks that were also estimated. */
+static int64_t count_covered_estimated(struct store *s, const char *metric)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(store_sqlite(s),
+			       "SELECT count(*) FROM tasks t JOIN requirements q"
+			       " ON t.metric = q.metric AND t.key = q.key WHERE t.metric = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, metric, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Release rules from every run's decision log (strategies that log
+ * DECLOG_RELEASE with the rule in arg: tsa, tsa-h). */
+static void count_rules(struct report *r)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->nruns; i++) {
+		void *blob = NULL;
+		size_t len = 0;
+		char *out = NULL, *err = NULL;
+		struct declog dl;
+
+		if (store_load_run_blobs(r->store, r->runs[i].index, &blob, &len, &out, &err) ||
+		    !blob || declog_decode(blob, len, &dl)) {
+			free(blob);
+			free(out);
+			free(err);
+			continue;
+		}
+		for (k = 0; k < dl.n; k++) {
+			if (dl.entries[k].action != DECLOG_RELEASE || dl.entries[k].arg < 1 ||
+			    dl.entries[k].arg > 4)
+				continue;
+			r->rules[dl.entries[k].arg]++;
+			r->has_rules = true;
+		}
+		declog_free(&dl);
+		free(blob);
+		free(out);
+		free(err);
+	}
+}
+
 static int load_metric(struct report *r, const char *name, struct report_metric *m)
 {
 	double *x, *y;
@@ -243,6 +301,8 @@ static int load_metric(struct report *r, const char *name, struct report_metric 
 	m->estimated = store_count_requirements(r->store, name);
 	if (m->covered < 0 || m->estimated < 0)
 		return -EIO;
+	if (m->estimated)
+		m->covered_estimated = count_covered_estimated(r->store, name);
 	m->stop = r->c.metric && !strcmp(r->c.metric, name);
 	err = store_coverage_series(r->store, name, &m->pts, &m->npts);
 	if (err)
@@ -294,6 +354,8 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 	if (err)
 		goto fail;
 	count_outcomes(r);
+	if (r->c.strategy && !strncmp(r->c.strategy, "tsa", 3))
+		count_rules(r);
 	err = store_metrics(s, &names, &n);
 	if (err)
 		goto fail;
@@ -438,7 +500,19 @@ void report_write_text(const struct report *r, FILE *f)
 		fprintf(f, ", ");
 		text_saturation(r, m, f);
 		fprintf(f, "%s\n", m->stop ? " [stopping metric]" : "");
+		if (m->estimated)
+			fprintf(f,
+				"  %-12s estimation: %lld estimated, %lld covered of them, %lld false "
+				"positives (never covered), %lld false negatives (not estimated)\n",
+				"", (long long)m->estimated, (long long)m->covered_estimated,
+				(long long)(m->estimated - m->covered_estimated),
+				(long long)(m->covered - m->covered_estimated));
 	}
+	if (r->has_rules)
+		fprintf(f,
+			"releases:  rule 1 %llu, rule 2 %llu, rule 3 %llu, random %llu\n",
+			(unsigned long long)r->rules[1], (unsigned long long)r->rules[2],
+			(unsigned long long)r->rules[3], (unsigned long long)r->rules[4]);
 	fprintf(f, "failures:  %zu\n", r->nfailures);
 	for (i = 0; i < r->nfailures; i++) {
 		const struct report_failure *x = &r->failures[i];
@@ -553,6 +627,9 @@ static void json_metric(const struct report *r, const struct report_metric *m, s
 	if (m->estimated) {
 		json_kv_int(j, "estimated", m->estimated);
 		json_kv_dbl(j, "percent", 100.0 * (double)m->covered / (double)m->estimated);
+		json_kv_int(j, "covered_estimated", m->covered_estimated);
+		json_kv_int(j, "false_positives", m->estimated - m->covered_estimated);
+		json_kv_int(j, "false_negatives", m->covered - m->covered_estimated);
 	} else {
 		json_kv_null(j, "estimated");
 		json_kv_null(j, "percent");
@@ -598,6 +675,16 @@ void report_write_json(const struct report *r, FILE *f)
 	for (i = 0; i < r->nmetrics; i++)
 		json_metric(r, &r->metrics[i], &j);
 	json_arr_end(&j);
+	if (r->has_rules) {
+		json_obj_begin(&j, "releases");
+		json_kv_uint(&j, "rule1", r->rules[1]);
+		json_kv_uint(&j, "rule2", r->rules[2]);
+		json_kv_uint(&j, "rule3", r->rules[3]);
+		json_kv_uint(&j, "random", r->rules[4]);
+		json_obj_end(&j);
+	} else {
+		json_kv_null(&j, "releases");
+	}
 	json_arr_begin(&j, "failures");
 	for (i = 0; i < r->nfailures; i++) {
 		const struct report_failure *x = &r->failures[i];

@@ -47,105 +47,11 @@
 #include "thread_model.h"
 #include "util.h"
 #include "vm.h"
+#include "run_int.h"
 
 #include "sync.skel.h"
 
-#define RUN_MAX_ACTIONS	     100000
-#define RUN_DEFAULT_CAP	     1000
-#define RUN_DEFAULT_TIMEOUT  30.0
-#define RUN_OUTPUT_MAX	     (4u << 20) /* captured bytes kept per stream */
-#define RUN_MAX_THREADS	     4096
-#define RUN_MAX_DELAYS	     4096
-
-enum strategy_kind { STRAT_NONE, STRAT_NOISE, STRAT_RANDOM };
-
 static const char *const metric_names[] = { "sp", "goodlock", "hbpair", "sync" };
-
-struct run_opts {
-	const char *strategy;
-	enum strategy_kind kind;
-	struct noise_config noise; /* STRAT_NOISE */
-	uint64_t runs;		   /* 0: until saturation (cap RUN_DEFAULT_CAP) */
-	double time_s;
-	double run_timeout_s;
-	uint64_t seed;
-	bool seed_set;
-	enum cs_serial_mode serial;
-	bool keep_going;
-	const char *out;
-	bool json;
-	const char *metric;
-	struct sat_config sat;
-	const char *sat_spec;
-	bool expect_exit_set;
-	int expect_exit;
-	const char *check;
-	const char *user;
-	bool vm;
-	unsigned vm_cpus;
-	char **argv;
-	int argc;
-};
-
-/* One target thread as the controller sees it while the run goes. */
-struct rthread {
-	uint32_t tid;
-	char path[48];	   /* creation path: "0" main, "0.1" its first child... */
-	uint64_t id;	   /* fnv1a64(path): the decision log's abstract thread */
-	uint32_t ncreated; /* children created so far (their path suffix) */
-	uint64_t points;   /* decision points reached (the log's event index) */
-};
-
-struct delay {
-	uint32_t tid;
-	uint64_t due_ns;
-};
-
-/* Everything about the run in flight. */
-struct onerun {
-	const struct run_opts *o;
-	struct target_info *ti;
-	struct sync_runtime *rt;
-	bool steer;
-	struct sched_ctl *ctl;
-	struct policy *pol;
-	struct sync_probes sp;
-	struct site_resolver res;
-	struct thread_model tm;
-	struct launch l;
-	bool launched;
-	uint64_t seed;
-	/* steering */
-	struct noise_run noise;
-	bool noise_on;
-	struct declog *replay; /* decisions to re-apply, NULL: decide */
-	struct declog log;     /* decisions made */
-	struct rthread *threads;
-	size_t nthreads;
-	struct delay delays[RUN_MAX_DELAYS];
-	size_t ndelays;
-	uint32_t halted[64];
-	size_t nhalted;
-	uint64_t *lock_threads; /* obj -> first tid, to tell shared locks */
-	size_t nlock_threads;
-	uint64_t decisions, injected;
-	/* serial mode: the controller picks who runs at every all-parked note */
-	bool serial_ctl;
-	struct ring_buffer *rb;
-	struct cs_rng rng;
-	struct { struct rthread *t; uint64_t k; } *waiting;
-	size_t nwaiting;
-	size_t cursor;		/* replay: next logged release */
-	uint64_t last_pick_ns;
-	/* outcome */
-	int out_fd, err_fd;
-	bool timed_out;
-	uint64_t t0, t1;
-	int64_t started_ns;
-	struct syncov_run cov;
-	char deadlock[4096];
-	bool has_deadlock;
-};
 
 static volatile sig_atomic_t run_stop;
 
@@ -172,8 +78,10 @@ static void usage(FILE *f)
 		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
-		"  -s, --strategy NAME   none | random (default) | rnd-y:P | rnd-s10:P | rnd-s100:P\n"
-		"                        | a noise configuration (docs/strategies.md)\n"
+		"  -s, --strategy NAME   random (default) | tsa | tsa-h | rnd-y:P | rnd-s10:P |\n"
+		"                        rnd-s100:P | a noise configuration (docs/strategies.md)\n"
+		"                        | none (plain reruns under the probes, any kernel)\n"
+		"      --estimate-runs K tsa: observed runs that estimate the SP requirements (1)\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"      --time SEC        stop after SEC seconds\n"
@@ -200,6 +108,7 @@ static void usage(FILE *f)
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # plain reruns (baseline)\n"
+		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
 		"  sudo concsched run --serial random --check './verify out.txt' -- ./mytest\n"
 		"  concsched report camp --html camp.html\n"
 		"  sudo concsched replay camp --run 17\n\n"
@@ -267,10 +176,14 @@ static int parse_strategy(struct run_opts *o)
 		o->kind = STRAT_RANDOM;
 		return 0;
 	}
-	if (!strcmp(o->strategy, "tsa") || !strcmp(o->strategy, "map") ||
-	    !strcmp(o->strategy, "pct") || !strcmp(o->strategy, "ga")) {
-		cs_err("--strategy %s: not in this version of run (use none, random, rnd-y:P, "
-		       "rnd-s10:P, rnd-s100:P or a noise configuration)",
+	if (!strcmp(o->strategy, "tsa") || !strcmp(o->strategy, "tsa-h")) {
+		o->kind = o->strategy[3] ? STRAT_TSA_H : STRAT_TSA;
+		return 0;
+	}
+	if (!strcmp(o->strategy, "map") || !strcmp(o->strategy, "pct") ||
+	    !strcmp(o->strategy, "ga")) {
+		cs_err("--strategy %s: not in this version of run (use none, random, tsa, tsa-h, "
+		       "rnd-y:P, rnd-s10:P, rnd-s100:P or a noise configuration)",
 		       o->strategy);
 		return -EINVAL;
 	}
@@ -368,7 +281,14 @@ static struct rthread *thread_add(struct onerun *r, uint32_t tid, const char *pa
 	t->tid = tid;
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+	if (r->tsa)
+		tsa_hook_thread(r, t);
 	return t;
+}
+
+struct rthread *run_thread_find(struct onerun *r, uint32_t tid)
+{
+	return thread_find(r, tid);
 }
 
 /* The thread of an event: the main thread is "0", a thread created by P
@@ -490,6 +410,22 @@ static void apply(struct onerun *r, struct rthread *t, enum declog_action act, i
 	policy_release(r->pol, t->tid);
 }
 
+void run_release(struct onerun *r, struct rthread *t, enum declog_action why, int64_t arg)
+{
+	declog_add(&r->log, t->id, 0, t->points ? t->points - 1 : 0, why, arg);
+	policy_release(r->pol, t->tid);
+}
+
+static bool is_lock_request(uint16_t op)
+{
+	return op == CS_OP_LOCK_REQ || op == CS_OP_RDLOCK_REQ || op == CS_OP_WRLOCK_REQ;
+}
+
+static bool tsa_kind(enum strategy_kind k)
+{
+	return k == STRAT_TSA || k == STRAT_TSA_H;
+}
+
 /* A thread is parked at a decision point: decide and (later) release. */
 static void on_parked(struct onerun *r, const struct cs_event *e)
 {
@@ -506,6 +442,24 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	}
 	k = t->points++;
 	r->decisions++;
+	if (r->replay && tsa_kind(r->o->kind)) {
+		/* A point the engine paused at has its release logged: wait
+		 * for the all-parked note; any other point proceeded. */
+		if (declog_lookup(r->replay, t->id, 0, k, &d)) {
+			r->waiting = xrealloc(r->waiting, (r->nwaiting + 1) * sizeof(*r->waiting));
+			r->waiting[r->nwaiting].t = t;
+			r->waiting[r->nwaiting].k = k;
+			r->nwaiting++;
+		} else {
+			policy_release(r->pol, t->tid);
+		}
+		return;
+	}
+	if (r->tsa) {
+		if (!is_lock_request(e->op) || !tsa_hook_parked(r, e, t))
+			policy_release(r->pol, t->tid);
+		return;
+	}
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path, k);
 	if (r->serial_ctl) {
@@ -632,8 +586,12 @@ static void on_all_parked(struct policy *p, const struct policy_note *n, void *c
 	struct onerun *r = ctx;
 	size_t i;
 
-	if (r->serial_ctl) {
+	if (r->serial_ctl || (r->replay && tsa_kind(r->o->kind))) {
 		serial_pick(r, n);
+		return;
+	}
+	if (r->tsa) {
+		tsa_hook_all_parked(r, n);
 		return;
 	}
 	/* Every runnable thread is stopped: the halted ones have waited until
@@ -668,6 +626,7 @@ static int on_event(void *ctx, void *data, size_t len)
 {
 	struct onerun *r = ctx;
 	const struct cs_event *e = data;
+	struct rthread *t;
 
 	if (len < sizeof(*e))
 		return 0;
@@ -676,12 +635,19 @@ static int on_event(void *ctx, void *data, size_t len)
 	tmodel_add_event(&r->tm, e);
 	if (e->op == CS_OP_CREATE)
 		thread_created(r, e);
-	else
-		thread_of(r, e->tid, e->pid);
+	t = thread_of(r, e->tid, e->pid);
+	if (r->tsa && t)
+		tsa_hook_event(r, e, t);
 	/* Return events repeat the entry's flags: react to the entry only. */
 	if (r->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op))
 		on_parked(r, e);
 	return 0;
+}
+
+void run_refresh_vmas(struct onerun *r)
+{
+	r->res.nvmas = 0;
+	site_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
 }
 
 /* The deadlock report at a timeout: who holds what, who waits where. */
@@ -731,7 +697,7 @@ static void analyze_deadlock(struct onerun *r)
 	if (!n)
 		return;
 	ring_buffer__consume(r->rb);
-	site_resolver_load_vmas(&r->res, sync_probes_map_fd(&r->sp, "cs_sync_vmas"));
+	run_refresh_vmas(r);
 	dt = xcalloc(n, sizeof(*dt));
 	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
 	names = xcalloc(n, sizeof(*names));
@@ -787,7 +753,7 @@ static int run_loop(struct onerun *r)
 	uint64_t deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
 	int err;
 
-	rb = ring_buffer__new(sync_probes_map_fd(&r->sp, "cs_sync_events"), on_event, r, NULL);
+	rb = ring_buffer__new(sync_probes_map_fd(r->sp, "cs_sync_events"), on_event, r, NULL);
 	if (!rb) {
 		err = -errno;
 		cs_err("cannot open the event ring buffer: %s", strerror(-err));
@@ -865,6 +831,63 @@ static int share_maps(struct bpf_object *obj, void *arg)
 	return sched_ctl_share_maps(arg, obj);
 }
 
+void run_session_close(struct run_session *s)
+{
+	if (s->ctl)
+		sched_ctl_quiesce(s->ctl);
+	if (s->sp_open)
+		sync_probes_close(&s->sp);
+	policy_free(s->pol);
+	sched_ctl_close(s->ctl);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The scheduler and the probe object stay loaded for the whole campaign
+ * (loading them costs ~1.5 s per run under TCG); each run gets fresh maps,
+ * its own uprobe links and its own site policy. */
+static int session_prepare(struct run_session *s, struct onerun *r)
+{
+	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED };
+	struct sched_ctl_opts so = { 0 };
+	int err;
+
+	if (s->ctl && sched_ctl_exited(s->ctl)) {
+		/* The kernel ejected it (printed): start over. */
+		sched_ctl_print_exit(s->ctl, stderr);
+		run_session_close(s);
+	}
+	if (r->steer && !s->ctl) {
+		so.serial = r->o->serial;
+		so.seed = r->seed;
+		r->tm_sched = now_ns();
+		err = sched_ctl_open(&s->ctl, &so);
+		r->tm_sched = now_ns() - r->tm_sched;
+		if (err)
+			return err;
+		s->pol = policy_new_sched(s->ctl);
+		if (s->sp_open) { /* loaded without the scheduler's maps */
+			sync_probes_close(&s->sp);
+			s->sp_open = false;
+		}
+	}
+	if (s->ctl)
+		sched_ctl_reset(s->ctl);
+	if (s->sp_open)
+		return sync_probes_reset(&s->sp);
+	if (s->ctl) {
+		po.before_load = share_maps;
+		po.before_load_arg = s->ctl;
+	}
+	r->tm_probes = now_ns();
+	err = sync_probes_open(&s->sp, &po);
+	r->tm_probes = now_ns() - r->tm_probes;
+	if (err)
+		return err;
+	s->sp_open = true;
+	s->kicked = false;
+	return 0;
+}
+
 static int capture_fd(const char *name)
 {
 	int fd = memfd_create(name, MFD_CLOEXEC);
@@ -901,8 +924,6 @@ static char *read_capture(int fd, size_t *len)
 
 static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 {
-	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED };
-	struct sched_ctl_opts so = { 0 };
 	struct launch_opts lo = { 0 };
 	int err;
 
@@ -911,20 +932,14 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	seen_pid(NULL, 0);
 	r->serial_ctl = r->steer && r->o->serial != CS_SERIAL_OFF;
 	cs_rng_seed(&r->rng, r->seed ^ 0x73657269616cULL);
-	if (r->steer) {
-		so.serial = r->o->serial;
-		so.seed = r->seed;
-		err = sched_ctl_open(&r->ctl, &so);
-		if (err)
-			return err;
-		r->pol = policy_new_sched(r->ctl);
-		policy_on_all_parked(r->pol, on_all_parked, r);
-		po.before_load = share_maps;
-		po.before_load_arg = r->ctl;
-	}
-	err = sync_probes_open(&r->sp, &po);
+	err = session_prepare(r->sess, r);
 	if (err)
 		return err;
+	r->sp = &r->sess->sp;
+	r->ctl = r->sess->ctl;
+	r->pol = r->sess->pol;
+	if (r->pol)
+		policy_on_all_parked(r->pol, on_all_parked, r);
 	r->out_fd = capture_fd("concsched-stdout");
 	r->err_fd = capture_fd("concsched-stderr");
 	if (r->out_fd < 0 || r->err_fd < 0)
@@ -945,9 +960,11 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		return err;
 	}
 	r->launched = true;
-	err = sync_probes_track(&r->sp, r->l.pid);
+	r->tm_attach = now_ns();
+	err = sync_probes_track(r->sp, r->l.pid);
 	if (!err)
-		err = sync_probes_attach(&r->sp, r->rt, r->l.pid);
+		err = sync_probes_attach(r->sp, r->rt, r->l.pid);
+	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
 		return err;
 	site_resolver_add_path(&r->res, r->rt->object);
@@ -956,16 +973,19 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (r->steer) {
 		size_t i;
 
-		err = sched_ctl_attach_kick(r->ctl, r->sp.skel->progs.cs_sync_enter);
-		if (!err)
-			err = sched_ctl_guard(r->ctl);
-		if (err)
-			return err;
+		if (!r->sess->kicked) {
+			err = sched_ctl_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_enter);
+			if (!err)
+				err = sched_ctl_guard(r->ctl);
+			if (err)
+				return err;
+			r->sess->kicked = true;
+		}
 		/* Every decision point parks; the controller decides and
 		 * releases (on_parked). */
 		for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
 			err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0, 0);
-		if (!err && r->o->serial != CS_SERIAL_OFF)
+		if (!err)
 			err = policy_serialize(r->pol, r->o->serial, r->seed);
 		if (!err)
 			err = sched_ctl_set_active(r->ctl, true);
@@ -977,17 +997,15 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	return 0;
 }
 
-static void onerun_cleanup(struct onerun *r)
+void onerun_cleanup(struct onerun *r)
 {
 	if (r->launched && !r->l.reaped)
 		launch_kill(&r->l);
 	if (r->ctl)
 		sched_ctl_quiesce(r->ctl);
-	sync_probes_detach(&r->sp);
+	if (r->sp)
+		sync_probes_detach(r->sp);
 	syncov_run_free(&r->cov);
-	sync_probes_close(&r->sp);
-	policy_free(r->pol);
-	sched_ctl_close(r->ctl);
 	tmodel_free(&r->tm);
 	site_resolver_free(&r->res);
 	declog_free(&r->log);
@@ -1013,9 +1031,13 @@ static int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	err = run_loop(r);
 	if (err)
 		return err;
-	sync_probes_detach(&r->sp);
-	site_resolver_load_vmas(&r->res, sync_probes_map_fd(&r->sp, "cs_sync_vmas"));
-	syncov_harvest(&r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
+	r->tm_harvest = now_ns();
+	sync_probes_detach(r->sp);
+	run_refresh_vmas(r);
+	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
+	r->tm_harvest = now_ns() - r->tm_harvest;
+	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
+		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
 	return 0;
 }
 
@@ -1081,6 +1103,22 @@ static int64_t site_id(struct store *st, const char *key)
 	return store_add_site(st, &ss);
 }
 
+int64_t run_store_site(struct store *st, const char *key)
+{
+	return site_id(st, key);
+}
+
+int64_t run_site_id(struct campaign *c, struct onerun *r, uint32_t tgid, uint32_t gen,
+		    uint64_t addr)
+{
+	struct site_ref s;
+	char key[PATH_MAX + 32];
+
+	if (site_resolve(&r->res, tgid, gen, addr, &s) || !s.object)
+		return 0;
+	return site_id(c->st, site_key(&s, key, sizeof(key)));
+}
+
 /* A coverage key with every site replaced by its "@N" reference; a lock
  * identity "KIND@SITE" becomes "KIND:@N" ('@' is reserved for refs). */
 static char *store_key(struct store *st, const char *key)
@@ -1140,25 +1178,6 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 
 /* ---- campaign ---------------------------------------------------------------------------------- */
 
-struct campaign {
-	struct run_opts *o;
-	struct target_info ti;
-	struct sync_runtime rt;
-	struct store *st;
-	uid_t uid;
-	gid_t gid;
-	bool drop;
-	bool steer;
-	uint64_t t0;
-	int64_t nruns;
-	size_t failures;
-	double *x[SYNCOV__COUNT], *y[SYNCOV__COUNT];
-	size_t npts;
-	bool saturated;
-	struct sat_result sat;
-	int metric;
-	bool tty;
-};
 
 static int metric_index(const char *name)
 {
@@ -1347,6 +1366,7 @@ static int campaign_run_one(struct campaign *c)
 	r.o = o;
 	r.ti = &c->ti;
 	r.rt = &c->rt;
+	r.sess = &c->sess;
 	r.steer = c->steer;
 	r.seed = cs_rng_derive(o->seed, (uint64_t)c->nruns + 1);
 	if (o->kind == STRAT_RANDOM) {
@@ -1357,14 +1377,18 @@ static int campaign_run_one(struct campaign *c)
 	} else {
 		nc = o->noise;
 	}
-	r.noise_on = o->kind != STRAT_NONE;
+	r.noise_on = o->kind == STRAT_NOISE || o->kind == STRAT_RANDOM;
 	if (r.noise_on)
 		noise_run_begin(&r.noise, &nc, r.seed);
 	cfg = run_config_json(o, r.noise_on ? &nc : NULL, r.seed);
 	declog_init(&r.log, r.seed, cfg);
 	ri.seed = r.seed;
 	ri.strategy_config_json = cfg;
+	if (c->tsa)
+		tsa_strat_run_begin(c, &r);
 	err = onerun_do(&r, c->uid, c->gid, c->drop);
+	if (c->tsa)
+		tsa_strat_run_end(c, &r);
 	if (err) {
 		onerun_cleanup(&r);
 		free(cfg);
@@ -1392,6 +1416,18 @@ static int campaign_run_one(struct campaign *c)
 	series_add(c);
 	progress(c, false);
 	return err;
+}
+
+int run_observe_once(struct campaign *c, struct onerun *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = c->o;
+	r->ti = &c->ti;
+	r->rt = &c->rt;
+	r->sess = &c->sess;
+	r->steer = false;
+	declog_init(&r->log, 0, NULL);
+	return onerun_do(r, c->uid, c->gid, c->drop);
 }
 
 static bool campaign_done(struct campaign *c)
@@ -1525,6 +1561,13 @@ static int run_campaign(struct run_opts *o)
 			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
 			c.ti.path, o->strategy, o->seed,
 			o->serial != CS_SERIAL_OFF ? ", serial" : "");
+	if (c.o->kind == STRAT_TSA || c.o->kind == STRAT_TSA_H) {
+		err = tsa_strat_campaign_begin(&c);
+		if (err) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
 	c.t0 = now_ns();
 	while (!campaign_done(&c)) {
 		err = campaign_run_one(&c);
@@ -1547,6 +1590,9 @@ static int run_campaign(struct run_opts *o)
 		ret = c.failures ? 1 : run_stop ? 128 + run_stop : 0;
 	}
 out:
+	if (c.tsa)
+		tsa_strat_campaign_end(&c);
+	run_session_close(&c.sess);
 	store_close(c.st);
 	for (m = 0; m < SYNCOV__COUNT; m++) {
 		free(c.x[m]);
@@ -1705,7 +1751,7 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 static int parse_run_args(struct run_opts *o, int argc, char **argv)
 {
 	enum { O_TIME = 256, O_RUN_TIMEOUT, O_SEED, O_SERIAL, O_KEEP, O_JSON, O_METRIC, O_SAT,
-	       O_EXPECT, O_CHECK, O_USER, O_VM, O_VM_CPUS };
+	       O_EXPECT, O_CHECK, O_USER, O_VM, O_VM_CPUS, O_EST };
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "runs", required_argument, NULL, 'n' },
@@ -1723,6 +1769,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "user", required_argument, NULL, O_USER },
 		{ "vm", no_argument, NULL, O_VM },
 		{ "vm-cpus", required_argument, NULL, O_VM_CPUS },
+		{ "estimate-runs", required_argument, NULL, O_EST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1733,6 +1780,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->metric = "sp";
 	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
 	o->vm_cpus = 2;
+	o->estimate_runs = 1;
 	sat_config_default(&o->sat);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+s:n:o:h", opts, NULL)) != -1) {
@@ -1815,6 +1863,13 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 				return -EINVAL;
 			}
 			o->vm_cpus = (unsigned)v;
+			break;
+		case O_EST:
+			if (parse_u64(optarg, &v) || !v || v > 1000) {
+				cs_err("--estimate-runs %s: 1-1000", optarg);
+				return -EINVAL;
+			}
+			o->estimate_runs = (unsigned)v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1987,7 +2042,9 @@ int cmd_replay(int argc, char **argv)
 		o.argv[i + 1] = args[i];
 	o.argc = (int)nargs + 1;
 	o.strategy = camp.strategy;
-	o.kind = !strcmp(camp.strategy, "none") ? STRAT_NONE : STRAT_NOISE;
+	o.kind = !strcmp(camp.strategy, "none")	   ? STRAT_NONE
+		 : !strncmp(camp.strategy, "tsa", 3) ? STRAT_TSA
+						      : STRAT_NOISE;
 	serial = json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}",
 				 "serial");
 	if (serial && parse_serial(serial, &o.serial))
@@ -2035,6 +2092,7 @@ int cmd_replay(int argc, char **argv)
 		r.o = &o;
 		r.ti = &c.ti;
 		r.rt = &c.rt;
+		r.sess = &c.sess;
 		r.steer = c.steer;
 		r.seed = dl.seed;
 		r.replay = &dl;
@@ -2087,6 +2145,7 @@ out_json:
 		       ro.run, sr.outcome, failed, k);
 	}
 out:
+	run_session_close(&c.sess);
 	for (i = 0; i < nargs; i++)
 		free(args[i]);
 	free(args);

@@ -32,6 +32,7 @@ static const char *const shared_map_names[] = {
 	"cs_site_policy",
 	"cs_sched_cfg_map",
 	"cs_sched_shared_map",
+	"cs_sched_kicking",
 };
 
 struct sched_ctl {
@@ -284,8 +285,46 @@ int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj)
 	return 0;
 }
 
+/* The subprogram of bpf/sched_point.bpf.h that cs_sched_commit() calls
+ * with preemption disabled: the kick's fexit attaches to it. */
+#define SCHED_CTL_KICK_HOOK "cs_sched_kick_hook"
+
+/* Does the loaded program contain the kick hook (it calls cs_sched_commit)? */
+static bool prog_has_kick_hook(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	struct bpf_func_info fi[64];
+	__u32 len = sizeof(info), i, n;
+	struct btf *btf;
+	bool found = false;
+
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.btf_id ||
+	    !info.nr_func_info)
+		return false;
+	n = info.nr_func_info < 64 ? info.nr_func_info : 64;
+	memset(&info, 0, sizeof(info));
+	info.nr_func_info = n;
+	info.func_info_rec_size = sizeof(fi[0]);
+	info.func_info = (__u64)(unsigned long)fi;
+	len = sizeof(info);
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return false;
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	if (!btf)
+		return false;
+	for (i = 0; i < n && !found; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, fi[i].type_id);
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+		found = name && strcmp(name, SCHED_CTL_KICK_HOOK) == 0;
+	}
+	btf__free(btf);
+	return found;
+}
+
 int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 {
+	const char *target = SCHED_CTL_KICK_HOOK;
 	struct kick_bpf *k;
 	int err;
 
@@ -293,14 +332,21 @@ int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 		cs_err("too many probe programs to kick (max %d)", SCHED_CTL_MAX_KICKS);
 		return -E2BIG;
 	}
+	/* A program without cs_sched_commit() gets the kick on its exit (the
+	 * first design): it works, but a thread parked inside that fexit
+	 * blocks the kicks of the other threads on its CPU. */
+	if (!prog_has_kick_hook(prog)) {
+		target = bpf_program__name(prog);
+		cs_debug("kick: %s does not call cs_sched_commit(); kicking on its exit",
+			 target);
+	}
 	k = kick_bpf__open();
 	if (!k)
 		return -errno;
 	err = sched_ctl_share_maps(c, k->obj);
 	if (err)
 		goto fail;
-	err = bpf_program__set_attach_target(k->progs.cs_kick, bpf_program__fd(prog),
-					     bpf_program__name(prog));
+	err = bpf_program__set_attach_target(k->progs.cs_kick, bpf_program__fd(prog), target);
 	if (err)
 		goto fail;
 	err = kick_bpf__load(k);
@@ -612,8 +658,14 @@ void sched_ctl_detach(struct sched_ctl *c)
 		bpf_link__destroy(c->points[i]);
 	c->nr_points = 0;
 	c->kicks_total = sched_ctl_kicks(c);
-	for (i = 0; i < c->nr_kicks; i++)
+	for (i = 0; i < c->nr_kicks; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (!bpf_prog_get_info_by_fd(bpf_program__fd(c->kicks[i]->progs.cs_kick), &info, &len))
+			cs_debug("kick %d: recursion misses %llu", i, (unsigned long long)info.recursion_misses);
 		kick_bpf__destroy(c->kicks[i]);
+	}
 	c->nr_kicks = 0;
 	/* Unregistering waits for the kernel's disable work, so the exit
 	 * info is filled in when this returns. */
