@@ -145,3 +145,11 @@ format:
 	clang-format -i $(FMT_SRCS)
 format-check:
 	clang-format --dry-run -Werror $(FMT_SRCS)
+
+# The seed 000 study (docs/studies/tsa.md, tools/study/tsa.sh): campaigns of
+# tsa, tsa-h and the RND baselines on tests/programs/study_*, ~40 minutes in
+# the VM. Not part of `make test`. STUDY_N, STUDY_R, STUDY_R_BEST,
+# STUDY_SUBJECTS, STUDY_STRATEGIES override the design.
+.PHONY: study-tsa
+study-tsa: $(BUILD)/concsched $(patsubst %.c,$(BUILD)/%,$(wildcard tests/programs/study_*.c))
+	$(Q)tools/study/tsa.sh $(BUILD)/study-tsa

@@ -42,7 +42,7 @@ char _license[] SEC("license") = "GPL";
 #define CS_DSQ_PARKED				2
 #define CS_MAX_CPUS				256
 #define CS_WATCHDOG_DFL_NS			1000000000ULL
-#define CS_SLICE_DFL_NS				100000ULL
+#define CS_SLICE_DFL_NS				5000000ULL
 /* serial_owner value while a dispatch is claiming the token */
 #define CS_TOKEN_CLAIM	  0xffffffffULL
 #define CS_TOKEN_STALE_NS (100ULL * 1000 * 1000)

@@ -1162,9 +1162,14 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 		char key[PATH_MAX + 32];
 		int64_t id;
 
-		if (!t->nactions || !t->actions[t->nactions - 1].site)
+		size_t a = t->nactions;
+
+		/* Its last synchronization with a site (exit has none). */
+		while (a > 0 && (!t->actions[a - 1].site || t->actions[a - 1].op == CS_OP_EXIT))
+			a--;
+		if (!a)
 			continue;
-		site_resolve(&r->res, t->tgid, t->gen, t->actions[t->nactions - 1].site, &s);
+		site_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
 		if (!s.object)
 			continue;
 		id = site_id(st, site_key(&s, key, sizeof(key)));

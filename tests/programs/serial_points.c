@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * serial_points THREADS CALLS [WORK_US] — THREADS workers (at most 16)
+ * each call point() CALLS times (at most 1000). A step is what a worker
+ * runs after a point() call, up to its next call (or its exit): it logs
+ * itself and busy-works WORK_US microseconds (default 100).
+ *
+ * Parked at every point() call in serial mode (concsched sched --serial
+ * MODE --park-at point, release all-parked: the longest-parked thread
+ * goes) the workers take turns, one step each: the log is a round robin.
+ * A park that did not happen lets a worker run two steps in a row.
+ * Prints "marker 0x..." (point's address), "steps N overlap K breaks B"
+ * (K: steps during which another worker was inside its own step; B: steps
+ * whose worker is not the one THREADS steps earlier) and "order ..." (the
+ * worker of every step, one hex digit each).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define MAX_THREADS 16
+#define MAX_CALLS   1000
+
+static atomic_int nsteps, inside, overlap;
+static int calls, work_us;
+static unsigned char step_worker[MAX_THREADS * MAX_CALLS];
+
+__attribute__((noinline)) void point(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *worker(void *arg)
+{
+	int id = (int)(long)arg;
+
+	for (int c = 0; c < calls; c++) {
+		long long t;
+
+		point();
+		if (atomic_fetch_add(&inside, 1) != 0)
+			atomic_fetch_add(&overlap, 1);
+		step_worker[atomic_fetch_add(&nsteps, 1)] = (unsigned char)id;
+		t = now_ns();
+		while (now_ns() - t < work_us * 1000LL)
+			;
+		atomic_fetch_sub(&inside, 1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 4, breaks = 0, s;
+	pthread_t t[MAX_THREADS];
+
+	calls = argc > 2 ? atoi(argv[2]) : 10;
+	work_us = argc > 3 ? atoi(argv[3]) : 100;
+	if (n < 1 || n > MAX_THREADS || calls < 1 || calls > MAX_CALLS || work_us < 0) {
+		fprintf(stderr, "usage: serial_points THREADS(1-16) CALLS(1-1000) [WORK_US]\n");
+		return 2;
+	}
+	printf("marker %p\n", (void *)point);
+	fflush(stdout);
+	for (long i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	for (s = n; s < nsteps; s++)
+		if (step_worker[s] != step_worker[s - n])
+			breaks++;
+	printf("steps %d overlap %d breaks %d\norder ", atomic_load(&nsteps), atomic_load(&overlap),
+	       breaks);
+	for (s = 0; s < nsteps; s++)
+		printf("%x", step_worker[s]);
+	printf("\n");
+	return 0;
+}
