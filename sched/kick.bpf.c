@@ -74,11 +74,12 @@ int cs_kick(void *ctx)
 	    state != CS_TS_YIELD_PENDING)
 		return 0;
 	__sync_fetch_and_add(&kicks, 1);
+	/* Tell ops.enqueue that the preemption coming is this kick's
+	 * (preemption is off until the probe program's commit ends). */
 	cpu = bpf_get_smp_processor_id();
 	slot = bpf_map_lookup_elem(&cs_sched_kicking, &cpu);
 	if (slot)
 		*slot = tid;
-	bpf_printk("CSX kick %d st %d", tid, state);
 	scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	return 0;
 }

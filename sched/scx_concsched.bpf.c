@@ -199,10 +199,8 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
 	struct cs_sched_shared *sh = cs_shared();
 	__u32 i = 0;
 
-	if (sh) bpf_printk("CSX chk %d parked %d runnable %d", parking_tid, sh->nr_parked, stats.nr_runnable);
 	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)stats.nr_runnable)
 		return;
-	bpf_printk("CSX NOTE");
 	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
 	if (!n) {
 		__sync_fetch_and_add(&stats.notes_dropped, 1);
@@ -247,7 +245,6 @@ static __always_inline bool cs_release_thread(struct cs_thread_ctl *tc, __u32 re
 	    bpf_ktime_get_ns() >= tc->deadline_ns &&
 	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
 		reason = CS_REL_DELAY;
-	bpf_printk("CSX release st %d reason %d", tc->state, reason);
 	if (!cs_release_mark(tc, reason))
 		return false;
 	if (reason == CS_REL_WATCHDOG) {
@@ -404,14 +401,17 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 	struct cs_thread_ctl *tc;
 	__u32 tid = p->pid;
 	__u64 state;
+	bool kicked;
 
 	__sync_fetch_and_add(&stats.enqueues, 1);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc) {
 		state = tc->state;
-		bpf_printk("CSX enq %d st %d fl %llx", tid, state, enq_flags);
-		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) &&
-		    cs_kicked_here(tid) && cs_park(p, tc, enq_flags))
+		/* Consumed whatever the state: a yield, or a park a release
+		 * cancelled after the kick, must not leave the slot set. */
+		kicked = cs_kicked_here(tid);
+		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) && kicked &&
+		    cs_park(p, tc, enq_flags))
 			return;
 		if (state == CS_TS_PARKED || state == CS_TS_DELAYED || state == CS_TS_RELEASED) {
 			/* re-enqueue while parked (e.g. property change):
@@ -549,7 +549,6 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 		return;
 	ts->runnable = 1;
 	__sync_fetch_and_add(&stats.nr_runnable, 1);
-	bpf_printk("CSX runnable+ %d fl %llx n %d", p->pid, enq_flags, stats.nr_runnable);
 }
 
 void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
@@ -563,7 +562,6 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 		return;
 	ts->runnable = 0;
 	__sync_fetch_and_sub(&stats.nr_runnable, 1);
-	bpf_printk("CSX runnable- %d fl %llx n %d", p->pid, deq_flags, stats.nr_runnable);
 	cs_check_all_parked(0);
 }
 
@@ -600,7 +598,6 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	__u32 tid = p->pid;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-	if (tc) bpf_printk("CSX run %d st %d own %d", tid, tc->state, serial_owner);
 	cs_serial_running(p, tc);
 	if (!tc || !tc->release_ts)
 		return;
@@ -662,7 +659,6 @@ void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
 
 	__sync_fetch_and_sub(&stats.nr_threads, 1);
 	cs_serial_token_drop(p);
-	bpf_printk("CSX disable %d", p->pid);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (ts && ts->runnable) {
 		ts->runnable = 0;
@@ -739,7 +735,6 @@ int cs_release(struct cs_release_args *args)
 	struct cs_thread_ctl *tc;
 	__u32 tid = args->tid;
 
-	bpf_printk("CSX user release tid %d", tid);
 	if (tid) {
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 		if (tc && cs_release_thread(tc, rc.reason))

@@ -28,11 +28,8 @@
 
 /* The maps bpf/sched_point.bpf.h defines in every object that includes it. */
 static const char *const shared_map_names[] = {
-	"cs_thread_ctl",
-	"cs_site_policy",
-	"cs_sched_cfg_map",
-	"cs_sched_shared_map",
-	"cs_sched_kicking",
+	"cs_thread_ctl",       "cs_site_policy",   "cs_sched_cfg_map",
+	"cs_sched_shared_map", "cs_sched_kicking",
 };
 
 struct sched_ctl {
@@ -293,32 +290,31 @@ int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj)
 static bool prog_has_kick_hook(struct bpf_program *prog)
 {
 	struct bpf_prog_info info = { 0 };
-	struct bpf_func_info fi[64];
+	struct bpf_func_info *fi;
 	__u32 len = sizeof(info), i, n;
-	struct btf *btf;
+	struct btf *btf = NULL;
 	bool found = false;
 
 	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.btf_id ||
 	    !info.nr_func_info)
 		return false;
-	n = info.nr_func_info < 64 ? info.nr_func_info : 64;
+	n = info.nr_func_info;
+	fi = xcalloc(n, sizeof(*fi));
 	memset(&info, 0, sizeof(info));
 	info.nr_func_info = n;
-	info.func_info_rec_size = sizeof(fi[0]);
+	info.func_info_rec_size = sizeof(*fi);
 	info.func_info = (__u64)(unsigned long)fi;
 	len = sizeof(info);
-	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
-		return false;
-	btf = btf__load_from_kernel_by_id(info.btf_id);
-	if (!btf)
-		return false;
-	for (i = 0; i < n && !found; i++) {
+	if (!bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		btf = btf__load_from_kernel_by_id(info.btf_id);
+	for (i = 0; btf && i < n && !found; i++) {
 		const struct btf_type *t = btf__type_by_id(btf, fi[i].type_id);
 		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
 
 		found = name && strcmp(name, SCHED_CTL_KICK_HOOK) == 0;
 	}
 	btf__free(btf);
+	free(fi);
 	return found;
 }
 
@@ -337,8 +333,7 @@ int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 	 * blocks the kicks of the other threads on its CPU. */
 	if (!prog_has_kick_hook(prog)) {
 		target = bpf_program__name(prog);
-		cs_debug("kick: %s does not call cs_sched_commit(); kicking on its exit",
-			 target);
+		cs_debug("kick: %s does not call cs_sched_commit(); kicking on its exit", target);
 	}
 	k = kick_bpf__open();
 	if (!k)
@@ -542,9 +537,14 @@ static void map_clear(struct bpf_map *m, size_t key_size)
 void sched_ctl_reset(struct sched_ctl *c)
 {
 	struct cs_sched_cfg cfg;
+	__u32 cpu, zero = 0;
 
 	map_clear(c->skel->maps.cs_site_policy, sizeof(__u64));
 	map_clear(c->skel->maps.cs_thread_ctl, sizeof(__u32));
+	/* A kick slot left by a park that never happened (an array: zero it). */
+	for (cpu = 0; cpu < c->skel->rodata->nr_cpus; cpu++)
+		bpf_map__update_elem(c->skel->maps.cs_sched_kicking, &cpu, sizeof(cpu), &zero,
+				     sizeof(zero), 0);
 	sched_cfg_read(c, &cfg);
 	cfg.points = 0;
 	sched_cfg_write(c, &cfg);
@@ -662,8 +662,13 @@ void sched_ctl_detach(struct sched_ctl *c)
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
 
-		if (!bpf_prog_get_info_by_fd(bpf_program__fd(c->kicks[i]->progs.cs_kick), &info, &len))
-			cs_debug("kick %d: recursion misses %llu", i, (unsigned long long)info.recursion_misses);
+		/* A kick the trampoline skipped is a park that did not happen
+		 * (bpf/sched_point.bpf.h): worth a debug line. */
+		if (!bpf_prog_get_info_by_fd(bpf_program__fd(c->kicks[i]->progs.cs_kick), &info,
+					     &len) &&
+		    info.recursion_misses)
+			cs_debug("kick %d: %llu kicks skipped by the trampoline (recursion misses)",
+				 i, (unsigned long long)info.recursion_misses);
 		kick_bpf__destroy(c->kicks[i]);
 	}
 	c->nr_kicks = 0;
