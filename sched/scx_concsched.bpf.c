@@ -755,8 +755,21 @@ int cs_func_point(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 
+	/* Not preemptible inside: its frame is on the per-CPU private stack
+	 * (see cs_sync_enter in probes/sync.bpf.c). */
+	bpf_preempt_disable();
 	cs_sched_point(ctx, (__u32)id, CS_SITE_FUNC_KEY(bpf_get_attach_cookie(ctx)), CS_OP_NONE,
 		       PT_REGS_PARM1(ctx));
+	bpf_preempt_enable();
+	return 0;
+}
+
+/* Its park, after it on the same function (sched_ctl_add_point): never
+ * inside cs_func_point, whose frame is on the per-CPU private stack (see
+ * cs_sync_commit in probes/sync.bpf.c). */
+SEC("uprobe")
+int cs_func_commit(struct pt_regs *ctx)
+{
 	cs_sched_commit();
 	return 0;
 }

@@ -550,6 +550,18 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 	eo.offsets = offs;
 	eo.cookies = cookies;
 	eo.cnt = n;
+	/* Before the entry program: a uprobe runs its consumers newest
+	 * first, and the park must come after the entry's mark and event. */
+	if (sp->opts.commit) {
+		snprintf(what, sizeof(what), "park uprobes to %d pthread functions in %s", n,
+			 rt->object);
+		err = add_link(sp,
+			       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_commit, pid,
+								rt->object, NULL, &eo),
+			       what);
+		if (err)
+			return err;
+	}
 	snprintf(what, sizeof(what), "uprobes to %d pthread functions in %s", n, rt->object);
 	err = add_link(sp,
 		       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid,

@@ -82,6 +82,9 @@ struct sync_probe_opts {
 	uint64_t cgroup_id; /* CS_SCOPE_ALL filter, 0: any             */
 	uint32_t cgroup_level;
 	size_t ringbuf_bytes; /* 0: default (8 MiB)                      */
+	/* Also attach cs_sync_commit, the program that parks a thread its
+	 * point marked (needed when the scheduler steers; a cost otherwise). */
+	bool commit;
 	/* Called between open and load, e.g. to share the scheduler's maps
 	 * (bpf_map__reuse_fd on cs_thread_ctl, cs_sched_cfg_map, ...). */
 	int (*before_load)(struct bpf_object *obj, void *arg);

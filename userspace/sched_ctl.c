@@ -371,25 +371,35 @@ int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const 
 	struct bpf_link *l;
 	int err;
 
-	if (c->nr_points >= SCHED_CTL_MAX_POINTS) {
-		cs_err("too many function points (max %d)", SCHED_CTL_MAX_POINTS);
-		return -E2BIG;
-	}
 	if (!c->point_kick) {
-		err = sched_ctl_attach_kick(c, c->skel->progs.cs_func_point);
+		err = sched_ctl_attach_kick(c, c->skel->progs.cs_func_commit);
 		if (err)
 			return err;
 		c->point_kick = true;
 	}
+	if (c->nr_points + 1 >= SCHED_CTL_MAX_POINTS) {
+		cs_err("too many function points (max %d)", SCHED_CTL_MAX_POINTS / 2);
+		return -E2BIG;
+	}
+	/* Two links per point; its index counts points, not links. */
 	uo.func_name = symbol;
-	uo.bpf_cookie = (__u64)c->nr_points;
+	uo.bpf_cookie = (__u64)(c->nr_points / 2);
+	/* The commit first: the kernel runs a uprobe's consumers newest
+	 * first, so cs_func_point marks and cs_func_commit then parks. */
+	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_commit, pid, binary, 0, &uo);
+	if (!l) {
+		err = -errno;
+		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
+		return err;
+	}
+	c->points[c->nr_points++] = l;
 	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_point, pid, binary, 0, &uo);
 	if (!l) {
 		err = -errno;
 		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
 		return err;
 	}
-	*index = (uint32_t)c->nr_points;
+	*index = (uint32_t)(c->nr_points / 2);
 	c->points[c->nr_points++] = l;
 	sched_ctl_guard(c);
 	return 0;
