@@ -16,21 +16,39 @@
  * shared heap block by its allocation site. access_bare is an empty
  * program for the benchmark's baseline.
  *
- * It does not decide anything (no pause, no delay: decision points are the
- * scheduler side's), does not follow fs/gs-relative operands (the site
- * finder never selects them) and does not tell stack from heap (userspace
- * does, from the recorded stack pointer).
+ * Two output modes, chosen before load:
+ *  - record_events (concsched sites --shared): struct cs_access_event in
+ *    access_events, batched;
+ *  - run_events (concsched run --access, strategy map): a struct cs_event
+ *    (op CS_OP_READ / CS_OP_WRITE / CS_OP_RW) in cs_sync_events, the ring
+ *    buffer of the synchronization probes whose fd userspace shares before
+ *    load, so accesses and synchronization of one thread arrive in program
+ *    order in one stream. The access is then a decision point of the
+ *    scheduler: cs_sched_point() (bpf/sched_point.bpf.h, maps shared with
+ *    the scheduler) may park the thread right here, before the access
+ *    executes; userspace attaches the fexit kick to access_hit. Layout of
+ *    such an event: obj = effective address, site = probe address, arg =
+ *    user stack pointer, seq = the site's index in the decode table (the
+ *    cookie), nlocks = size | CS_ACC_* flags << 8, gen = 0.
+ *
+ * It does not follow fs/gs-relative operands (the site finder never
+ * selects them) and does not tell stack from heap (userspace does, from
+ * the recorded stack pointer).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
 #include "concsched_abi.h"
+#include "sched_point.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 /* Whether to write ring-buffer events (else only per-site counters). */
 const volatile bool record_events = true;
+/* Whether to write struct cs_event into cs_sync_events and call the
+ * scheduler's decision point (concsched run). */
+const volatile bool run_events = false;
 
 /* max_entries of access_sites and site_hits are set by userspace to the
  * number of sites before load. */
@@ -59,6 +77,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } access_events SEC(".maps");
+
+/* The synchronization probes' ring buffer (probes/sync.bpf.c): userspace
+ * reuses its fd in run_events mode, else shrinks it to one page. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20);
+} cs_sync_events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -113,6 +138,49 @@ static __always_inline __u64 access_reg(const struct access_regs *g, __u8 reg)
 	return g->r[reg];
 }
 
+/* run_events mode: the access as a thread-model event, and a decision
+ * point (may mark the thread for a park; access_hit commits it). */
+static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u32 idx,
+					     const struct cs_access_site *site, __u64 ip, __u64 ea)
+{
+	__u32 tid = (__u32)id, flags;
+	struct cs_event *e;
+	__u64 avail;
+	__u16 op;
+
+	if ((site->flags & (CS_ACC_READ | CS_ACC_WRITE)) == (CS_ACC_READ | CS_ACC_WRITE))
+		op = CS_OP_RW;
+	else if (site->flags & CS_ACC_WRITE)
+		op = CS_OP_WRITE;
+	else
+		op = CS_OP_READ;
+	flags = cs_sched_point(ctx, tid, ip, op, ea);
+	e = bpf_ringbuf_reserve(&cs_sync_events, sizeof(*e), 0);
+	if (!e) {
+		access_stat(CS_ASTAT_DROPPED);
+		return;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->obj = ea;
+	e->site = ip;
+	e->arg = ctx->sp;
+	e->pid = id >> 32;
+	e->tid = tid;
+	e->seq = idx;
+	e->op = op;
+	e->flags = (__u16)flags;
+	e->cpu = bpf_get_smp_processor_id();
+	e->nlocks = (__u32)site->size | (__u32)site->flags << 8;
+	e->gen = 0;
+	e->pad = 0;
+	/* As the sync probes: batch, but a parked thread's event (the
+	 * controller must decide now) and a filling buffer wake it. */
+	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(e, avail > (1 << 20) || (flags & CS_EV_PARKED) ? BPF_RB_FORCE_WAKEUP
+									: BPF_RB_NO_WAKEUP);
+	access_stat(CS_ASTAT_EVENTS);
+}
+
 SEC("uprobe.multi")
 int access_hit(struct pt_regs *ctx)
 {
@@ -143,6 +211,13 @@ int access_hit(struct pt_regs *ctx)
 	hits = bpf_map_lookup_elem(&site_hits, &idx);
 	if (hits)
 		__sync_fetch_and_add(hits, 1);
+	if (run_events) {
+		access_run_event(ctx, id, idx, site, ip, ea);
+		/* A point that marked this thread parks it here, after its
+		 * event is out and before the access executes. */
+		cs_sched_commit();
+		return 0;
+	}
 	if (!record_events)
 		return 0;
 	e = bpf_ringbuf_reserve(&access_events, sizeof(*e), 0);

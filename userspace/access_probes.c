@@ -140,16 +140,9 @@ static void access_attach_allocs(struct access_probes *ap, const char *object, p
 	ap->allocs_tracked = true;
 }
 
-int access_probes_open(struct access_probes *ap, const struct site_set *set, pid_t pid,
+int access_probes_load(struct access_probes *ap, const struct site_set *set,
 		       const struct access_probes_opts *opts)
 {
-	libbpf_print_fn_t old_print;
-	unsigned long *offs = NULL;
-	__u64 *cookies = NULL;
-	__u32 tgid = (__u32)pid;
-	__u8 one = 1;
-	size_t i, j;
-	uint64_t t0;
 	int err;
 
 	memset(ap, 0, sizeof(*ap));
@@ -166,10 +159,28 @@ int access_probes_open(struct access_probes *ap, const struct site_set *set, pid
 		return err;
 	}
 	ap->skel->rodata->record_events = !opts || opts->record_events;
+	ap->skel->rodata->run_events = opts && opts->run_events;
 	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
 	bpf_map__set_max_entries(ap->skel->maps.site_hits, (__u32)set->n);
-	if (opts && opts->ringbuf_bytes)
-		bpf_map__set_max_entries(ap->skel->maps.access_events, opts->ringbuf_bytes);
+	if (opts && opts->run_events) {
+		/* Events go to the sync probes' ring buffer. */
+		bpf_map__set_max_entries(ap->skel->maps.access_events, 4096);
+		err = bpf_map__reuse_fd(ap->skel->maps.cs_sync_events, opts->sync_events_fd);
+		if (err) {
+			cs_err("cannot share the event ring buffer with the access probes: %s",
+			       strerror(-err));
+			goto fail;
+		}
+	} else {
+		bpf_map__set_max_entries(ap->skel->maps.cs_sync_events, 4096);
+		if (opts && opts->ringbuf_bytes)
+			bpf_map__set_max_entries(ap->skel->maps.access_events, opts->ringbuf_bytes);
+	}
+	if (opts && opts->before_load) {
+		err = opts->before_load(ap->skel->obj, opts->before_load_arg);
+		if (err)
+			goto fail;
+	}
 	err = access_bpf__load(ap->skel);
 	if (err) {
 		cs_err("cannot load the access probe BPF program: %s%s", strerror(-err),
@@ -177,29 +188,68 @@ int access_probes_open(struct access_probes *ap, const struct site_set *set, pid
 		goto fail;
 	}
 	err = access_fill_sites(ap);
-	if (!err &&
-	    bpf_map_update_elem(bpf_map__fd(ap->skel->maps.access_tgids), &tgid, &one, BPF_ANY))
-		err = -errno;
 	if (err) {
 		cs_err("cannot fill the access site table: %s", strerror(-err));
 		goto fail;
 	}
+	if (opts && opts->alloc_object)
+		ap->alloc_object = xstrdup(opts->alloc_object);
 	ap->attached_site = xcalloc(set->n, sizeof(*ap->attached_site));
+	return 0;
+fail:
+	access_probes_close(ap);
+	return err;
+}
+
+int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
+{
+	const struct site_set *set = ap->set;
+	libbpf_print_fn_t old_print;
+	unsigned long *offs = NULL;
+	__u64 *cookies = NULL;
+	__u32 tgid = (__u32)pid;
+	__u8 one = 1;
+	size_t i, j, k;
+	uint64_t t0;
+	int err;
+
+	if (bpf_map_update_elem(bpf_map__fd(ap->skel->maps.access_tgids), &tgid, &one, BPF_ANY)) {
+		err = -errno;
+		cs_err("cannot record the target process for the access probes: %s",
+		       strerror(-err));
+		return err;
+	}
+	ap->pid = pid;
+	ap->attached = 0;
+	ap->attach_err = 0;
+	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	offs = xcalloc(set->n, sizeof(*offs));
 	cookies = xcalloc(set->n, sizeof(*cookies));
 	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
 	if (cs_verbose)
 		libbpf_set_print(old_print);
 	t0 = now_ns();
-	/* site_find appends object by object, so each object is one run. */
+	/* site_find appends object by object, so each object is one run;
+	 * within it, each run of selected sites is one range. */
 	for (i = 0; i < set->n; i = j) {
 		for (j = i; j < set->n && set->sites[j].object == set->sites[i].object; j++)
 			;
-		access_attach_range(ap, set->sites[i].object, pid, i, j, offs, cookies);
+		for (k = i; k < j;) {
+			size_t e;
+
+			if (mask && !mask[k]) {
+				k++;
+				continue;
+			}
+			for (e = k; e < j && (!mask || mask[e]); e++)
+				;
+			access_attach_range(ap, set->sites[i].object, pid, k, e, offs, cookies);
+			k = e;
+		}
 	}
 	ap->attach_ns = now_ns() - t0;
-	if (opts && opts->alloc_object && !ap->attach_err)
-		access_attach_allocs(ap, opts->alloc_object, pid);
+	if (ap->alloc_object && !ap->attach_err)
+		access_attach_allocs(ap, ap->alloc_object, pid);
 	libbpf_set_print(old_print);
 	free(offs);
 	free(cookies);
@@ -208,12 +258,77 @@ int access_probes_open(struct access_probes *ap, const struct site_set *set, pid
 		cs_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux 6.6+ "
 		       "and root)",
 		       set->n, strerror(-err));
-		goto fail;
+		return err;
 	}
 	return 0;
-fail:
-	access_probes_close(ap);
+}
+
+int access_probes_open(struct access_probes *ap, const struct site_set *set, pid_t pid,
+		       const struct access_probes_opts *opts)
+{
+	int err = access_probes_load(ap, set, opts);
+
+	if (err)
+		return err;
+	err = access_probes_attach(ap, pid, NULL);
+	if (err)
+		access_probes_close(ap);
 	return err;
+}
+
+static void access_map_empty(struct bpf_map *m)
+{
+	char *next = xcalloc(1, bpf_map__key_size(m));
+	int fd = bpf_map__fd(m);
+
+	while (bpf_map_get_next_key(fd, NULL, next) == 0) {
+		if (bpf_map_delete_elem(fd, next))
+			break;
+	}
+	free(next);
+}
+
+static void access_array_zero(struct bpf_map *m, bool percpu)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(m);
+	size_t vsz = bpf_map__value_size(m) * (percpu && ncpu > 0 ? (size_t)ncpu : 1);
+	void *zero = xcalloc(1, vsz);
+	__u32 k;
+
+	for (k = 0; k < bpf_map__max_entries(m); k++)
+		bpf_map_update_elem(fd, &k, zero, BPF_ANY);
+	free(zero);
+}
+
+void access_probes_detach(struct access_probes *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nlinks; i++)
+		bpf_link__destroy(ap->links[i]);
+	free(ap->links);
+	ap->links = NULL;
+	ap->nlinks = 0;
+	ap->allocs_tracked = false;
+}
+
+void access_probes_reset(struct access_probes *ap)
+{
+	access_probes_detach(ap);
+	ap->pid = 0;
+	if (!ap->skel)
+		return;
+	access_map_empty(ap->skel->maps.access_tgids);
+	access_map_empty(ap->skel->maps.alloc_pending);
+	access_array_zero(ap->skel->maps.site_hits, false);
+	access_array_zero(ap->skel->maps.access_stats, true);
+	ap->nevents = 0;
+	ap->nallocs = 0;
+}
+
+int access_probes_alloc_fd(struct access_probes *ap)
+{
+	return ap->skel ? bpf_map__fd(ap->skel->maps.alloc_events) : -EINVAL;
 }
 
 static int access_on_event(void *ctx, void *data, size_t len)
@@ -298,6 +413,7 @@ void access_probes_close(struct access_probes *ap)
 		bpf_link__destroy(ap->links[i]);
 	ring_buffer__free(ap->rb);
 	access_bpf__destroy(ap->skel);
+	free(ap->alloc_object);
 	free(ap->links);
 	free(ap->attached_site);
 	free(ap->events);

@@ -47,7 +47,11 @@ struct access_probes {
 	size_t attached;    /* sites with a live uprobe */
 	uint64_t attach_ns; /* wall time of all attach calls */
 	int attach_err;	    /* -errno that stopped attaching (not a refusal) */
+	char *alloc_object; /* copy of opts->alloc_object */
+	pid_t pid;	    /* attached for, 0: none */
 };
+
+struct bpf_object;
 
 struct access_probes_opts {
 	bool record_events;	/* ring buffer on (else counters only) */
@@ -55,15 +59,41 @@ struct access_probes_opts {
 	/* Object whose malloc/calloc/realloc to follow (access_alloc_object());
 	 * NULL: heap blocks are named by their first access only. */
 	const char *alloc_object;
+	/* concsched run: write struct cs_event into the sync probes' ring
+	 * buffer (sync_events_fd, required) and make every access a decision
+	 * point of the scheduler (probes/access.bpf.c); record_events is
+	 * then ignored. */
+	bool run_events;
+	int sync_events_fd;
+	/* Called between open and load (share the scheduler's maps). */
+	int (*before_load)(struct bpf_object *obj, void *arg);
+	void *before_load_arg;
 };
 
 /* Load, fill the decode table, attach every site of SET for PID (tgid;
  * also the only tgid whose hits count). Sites the kernel refuses (it
  * cannot probe some instructions) are left out by bisection: ap->attached
  * tells how many are live. 0 or -errno (printed, one line). SET must
- * outlive AP. */
+ * outlive AP. Same as access_probes_load + access_probes_attach. */
 int access_probes_open(struct access_probes *ap, const struct site_set *set, pid_t pid,
 		       const struct access_probes_opts *opts);
+/* The session form (concsched run: loaded once, attached per run): load
+ * with the whole decode table of SET (cookie i = set->sites[i]), nothing
+ * attached. 0 or -errno (printed). */
+int access_probes_load(struct access_probes *ap, const struct site_set *set,
+		       const struct access_probes_opts *opts);
+/* Attach the sites i with mask[i] (NULL: all) for PID and follow its
+ * allocator (opts->alloc_object of the load). Updates attached,
+ * attached_site and attach_ns. 0 or -errno (printed). */
+int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
+/* Destroy the links only (counters stay readable). */
+void access_probes_detach(struct access_probes *ap);
+/* Destroy the links, forget the target process and empty the per-run
+ * state (pending allocations, hit counters, statistics, collected
+ * events); the loaded object serves the next attach. */
+void access_probes_reset(struct access_probes *ap);
+/* Fd of the allocation ring buffer (struct cs_alloc_event). */
+int access_probes_alloc_fd(struct access_probes *ap);
 /* The object the program's malloc comes from: PROG itself when it defines
  * malloc (static, or its own allocator), else the libc.so.6 it would load.
  * malloc'd path or NULL. */

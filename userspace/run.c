@@ -33,6 +33,7 @@
 #include "declog.h"
 #include "json.h"
 #include "launcher.h"
+#include "metrics.h"
 #include "noise.h"
 #include "oracle.h"
 #include "policy.h"
@@ -49,6 +50,7 @@
 #include "vm.h"
 #include "run_int.h"
 
+#include "access.skel.h"
 #include "sync.skel.h"
 
 static const char *const metric_names[] = { "sp", "goodlock", "hbpair", "sync" };
@@ -78,10 +80,21 @@ static void usage(FILE *f)
 		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
-		"  -s, --strategy NAME   random (default) | tsa | tsa-h | rnd-y:P | rnd-s10:P |\n"
-		"                        rnd-s100:P | a noise configuration (docs/strategies.md)\n"
-		"                        | none (plain reruns under the probes, any kernel)\n"
-		"      --estimate-runs K tsa: observed runs that estimate the SP requirements (1)\n"
+		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | rnd-y:P |\n"
+		"                        rnd-s10:P | rnd-s100:P | a noise configuration\n"
+		"                        (docs/strategies.md) | none (plain reruns under the\n"
+		"                        probes, any kernel)\n"
+		"      --estimate-runs K tsa, --access: observed runs before the campaign that\n"
+		"                        estimate the SP requirements / find shared variables (1)\n"
+		"      --access          also probe memory accesses: the estimation runs probe every\n"
+		"                        candidate site, later runs only the sites that touched\n"
+		"                        variables two threads share; adds the lp, concurpairs,\n"
+		"                        avio*, hbpair*, goodlock*, eraser*, goldilock-sc, fpair\n"
+		"                        and map metrics and race warnings (map implies it)\n"
+		"      --sites-include GLOB  candidate access sites: functions or source files\n"
+		"                        matching GLOB (repeatable; default all)\n"
+		"      --sites-exclude GLOB  drop functions or source files matching GLOB\n"
+		"      --sites-object LIB    also probe the accesses of shared object LIB\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"      --time SEC        stop after SEC seconds\n"
@@ -93,7 +106,9 @@ static void usage(FILE *f)
 		"  -o, --out DIR         campaign directory (default: concsched-PROG-DATE-TIME)\n"
 		"      --json            final summary as JSON on stdout (concsched-report/1)\n"
 		"      --metric NAME     metric whose saturation ends the campaign: sp (default),\n"
-		"                        goodlock, hbpair, sync\n"
+		"                        goodlock, hbpair, sync; with --access also lp,\n"
+		"                        concurpairs, avio*, hbpair*, goodlock*, eraser*,\n"
+		"                        goldilock-sc, fpair, map\n"
 		"      --saturation W,T  window and slope threshold (default 50,0.1; 120s,0.1)\n"
 		"      --expect-exit N   the exit status of a good run (default 0)\n"
 		"      --check CMD       shell command after each run; non-zero means failure\n"
@@ -109,6 +124,8 @@ static void usage(FILE *f)
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # plain reruns (baseline)\n"
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
+		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed 001)\n"
+		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- ./mytest\n"
 		"  sudo concsched run --serial random --check './verify out.txt' -- ./mytest\n"
 		"  concsched report camp --html camp.html\n"
 		"  sudo concsched replay camp --run 17\n\n"
@@ -180,10 +197,14 @@ static int parse_strategy(struct run_opts *o)
 		o->kind = o->strategy[3] ? STRAT_TSA_H : STRAT_TSA;
 		return 0;
 	}
-	if (!strcmp(o->strategy, "map") || !strcmp(o->strategy, "pct") ||
-	    !strcmp(o->strategy, "ga")) {
+	if (!strcmp(o->strategy, "map")) {
+		o->kind = STRAT_MAP;
+		o->access = true;
+		return 0;
+	}
+	if (!strcmp(o->strategy, "pct") || !strcmp(o->strategy, "ga")) {
 		cs_err("--strategy %s: not in this version of run (use none, random, tsa, tsa-h, "
-		       "rnd-y:P, rnd-s10:P, rnd-s100:P or a noise configuration)",
+		       "map, rnd-y:P, rnd-s10:P, rnd-s100:P or a noise configuration)",
 		       o->strategy);
 		return -EINVAL;
 	}
@@ -203,9 +224,10 @@ static int parse_strategy(struct run_opts *o)
 }
 
 /* The run's concrete configuration: stored with the run and in its log. */
-static char *run_config_json(const struct run_opts *o, const struct noise_config *nc,
+static char *run_config_json(const struct campaign *c, const struct noise_config *nc,
 			     uint64_t seed)
 {
+	const struct run_opts *o = c->o;
 	static const char *const serial[] = { "off", "fifo", "random", "prio" };
 	char buf[256];
 	struct json_mem m;
@@ -219,6 +241,7 @@ static char *run_config_json(const struct run_opts *o, const struct noise_config
 	}
 	json_kv_str(&m.j, "serial", serial[o->serial]);
 	json_kv_uint(&m.j, "seed", seed);
+	access_run_config_json(c, &m.j);
 	json_obj_end(&m.j);
 	return json_mem_close(&m);
 }
@@ -283,6 +306,8 @@ static struct rthread *thread_add(struct onerun *r, uint32_t tid, const char *pa
 	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
 	if (r->tsa)
 		tsa_hook_thread(r, t);
+	if (r->acc)
+		access_hook_thread(r, t);
 	return t;
 }
 
@@ -442,6 +467,10 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	}
 	k = t->points++;
 	r->decisions++;
+	if (r->replay && r->o->kind == STRAT_MAP) {
+		map_replay_parked(r, t, k);
+		return;
+	}
 	if (r->replay && tsa_kind(r->o->kind)) {
 		/* A point the engine paused at has its release logged: wait
 		 * for the all-parked note; any other point proceeded. */
@@ -458,6 +487,19 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	if (r->tsa) {
 		if (!is_lock_request(e->op) || !tsa_hook_parked(r, e, t))
 			policy_release(r->pol, t->tid);
+		return;
+	}
+	if (r->o->kind == STRAT_MAP) {
+		switch (cov_op_is_access(e->op) ? map_hook_parked(r, e, t) : MAP_HOOK_PASS) {
+		case MAP_HOOK_KEEP:
+			break;
+		case MAP_HOOK_PROCEED: /* logged: replay keeps the order of decisions */
+			run_release(r, t, DECLOG_RELEASE, MAP_REL_PROCEED);
+			break;
+		default:
+			policy_release(r->pol, t->tid);
+			break;
+		}
 		return;
 	}
 	if (cs_verbose > 1)
@@ -581,17 +623,104 @@ static void serial_pick(struct onerun *r, const struct policy_note *n)
 	r->waiting[pick] = r->waiting[--r->nwaiting];
 }
 
+/* Replay of a map run. Every decision at an access was logged in the
+ * order it was made; the replay lets each logged point go in that order,
+ * one at a time: the next one only once the thread released before it
+ * has shown another event (its access executed), 2 ms have passed, or
+ * every runnable thread is parked. A point the log does not know goes at
+ * once; when the run diverges (the next logged point never comes), an
+ * all-parked note skips ahead to the first logged point a thread waits at. */
+#define MAP_REPLAY_CONFIRM_NS 2000000ULL
+
+static void map_replay_release(struct onerun *r, size_t i)
+{
+	struct rthread *t = r->waiting[i].t;
+
+	declog_add(&r->log, t->id, 0, r->waiting[i].k, DECLOG_RELEASE, 0);
+	r->rp_inflight = t->tid;
+	r->last_pick_ns = now_ns();
+	policy_release(r->pol, t->tid);
+	r->waiting[i] = r->waiting[--r->nwaiting];
+}
+
+void map_replay_advance(struct onerun *r)
+{
+	size_t i;
+
+	while (r->cursor < r->replay->n) {
+		const struct declog_entry *want = &r->replay->entries[r->cursor];
+
+		if (r->rp_inflight && now_ns() - r->last_pick_ns < MAP_REPLAY_CONFIRM_NS)
+			return;
+		r->rp_inflight = 0;
+		for (i = 0; i < r->nwaiting; i++)
+			if (r->waiting[i].t->id == want->thread && r->waiting[i].k == want->event)
+				break;
+		if (i == r->nwaiting)
+			return;
+		r->cursor++;
+		map_replay_release(r, i);
+	}
+}
+
+void map_replay_parked(struct onerun *r, struct rthread *t, uint64_t k)
+{
+	const struct declog_entry *d;
+
+	if (!declog_lookup(r->replay, t->id, 0, k, &d)) {
+		policy_release(r->pol, t->tid);
+		return;
+	}
+	r->waiting = xrealloc(r->waiting, (r->nwaiting + 1) * sizeof(*r->waiting));
+	r->waiting[r->nwaiting].t = t;
+	r->waiting[r->nwaiting].k = k;
+	r->nwaiting++;
+	map_replay_advance(r);
+}
+
+static void map_replay_all_parked(struct onerun *r, const struct policy_note *n)
+{
+	size_t i, e;
+
+	if (n->ts_ns <= r->last_pick_ns)
+		return;
+	ring_buffer__consume(r->rb);
+	r->rp_inflight = 0;
+	map_replay_advance(r);
+	if (!r->nwaiting || n->ts_ns <= r->last_pick_ns)
+		return;
+	/* Stuck: the next logged point is not coming. */
+	for (e = r->cursor; e < r->replay->n; e++)
+		for (i = 0; i < r->nwaiting; i++)
+			if (r->waiting[i].t->id == r->replay->entries[e].thread &&
+			    r->waiting[i].k == r->replay->entries[e].event) {
+				r->cursor = e + 1;
+				map_replay_release(r, i);
+				map_replay_advance(r);
+				return;
+			}
+	map_replay_release(r, 0);
+}
+
 static void on_all_parked(struct policy *p, const struct policy_note *n, void *ctx)
 {
 	struct onerun *r = ctx;
 	size_t i;
 
+	if (r->replay && r->o->kind == STRAT_MAP) {
+		map_replay_all_parked(r, n);
+		return;
+	}
 	if (r->serial_ctl || (r->replay && tsa_kind(r->o->kind))) {
 		serial_pick(r, n);
 		return;
 	}
 	if (r->tsa) {
 		tsa_hook_all_parked(r, n);
+		return;
+	}
+	if (r->o->kind == STRAT_MAP) {
+		map_hook_all_parked(r, n);
 		return;
 	}
 	/* Every runnable thread is stopped: the halted ones have waited until
@@ -630,6 +759,22 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
+	if (r->rp_inflight && e->tid == r->rp_inflight) {
+		/* Replay of map: the thread released last has moved on. */
+		r->rp_inflight = 0;
+		if (r->nwaiting)
+			map_replay_advance(r);
+	}
+	if (cov_op_is_access(e->op)) {
+		/* From the access probes (probes/access.bpf.c): not part of
+		 * the thread model, a decision point when parked. */
+		t = thread_of(r, e->tid, e->pid);
+		if (r->acc && t)
+			access_hook_event(r, e, t);
+		if (r->steer && (e->flags & CS_EV_PARKED))
+			on_parked(r, e);
+		return 0;
+	}
 	if (!seen_pid(r, e->pid) || e->op == CS_OP_EXEC)
 		site_resolver_scan_pid(&r->res, e->pid);
 	tmodel_add_event(&r->tm, e);
@@ -638,6 +783,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	t = thread_of(r, e->tid, e->pid);
 	if (r->tsa && t)
 		tsa_hook_event(r, e, t);
+	if (r->acc && t)
+		access_hook_event(r, e, t);
 	/* Return events repeat the entry's flags: react to the entry only. */
 	if (r->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op))
 		on_parked(r, e);
@@ -765,6 +912,7 @@ static int run_loop(struct onerun *r)
 		ring_buffer__free(rb);
 		return err;
 	}
+	access_hook_launched(r);
 	r->t0 = now_ns();
 	deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
 	for (;;) {
@@ -782,7 +930,10 @@ static int run_loop(struct onerun *r)
 		 * happen there), the others on events and delays. */
 		if (r->serial_ctl)
 			policy_poll(r->pol, 5);
-		err = ring_buffer__poll(rb, r->serial_ctl ? 0 : r->steer ? next_delay_ms(r) : 20);
+		err = ring_buffer__poll(rb, r->serial_ctl		     ? 0
+					    : r->replay && r->nwaiting ? 1
+								       : access_poll_ms(r, r->steer ? next_delay_ms(r)
+												   : 20));
 		/* Most events come without a wakeup (the probe batches them). */
 		if (err >= 0)
 			err = ring_buffer__consume(rb);
@@ -790,6 +941,9 @@ static int run_loop(struct onerun *r)
 			cs_err("reading events: %s", strerror(-err));
 			break;
 		}
+		access_hook_tick(r);
+		if (r->replay && r->o->kind == STRAT_MAP && r->nwaiting)
+			map_replay_advance(r);
 		if (r->steer) {
 			delays_due(r, false);
 			policy_poll(r->pol, 0);
@@ -833,13 +987,51 @@ static int share_maps(struct bpf_object *obj, void *arg)
 
 void run_session_close(struct run_session *s)
 {
+	const struct site_set *aset = s->aset;
+	const char *aprog = s->aprog;
+
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
+	if (s->ap_open)
+		access_probes_close(&s->ap);
 	if (s->sp_open)
 		sync_probes_close(&s->sp);
 	policy_free(s->pol);
 	sched_ctl_close(s->ctl);
 	memset(s, 0, sizeof(*s));
+	s->aset = aset;
+	s->aprog = aprog;
+}
+
+static int share_maps_ap(struct bpf_object *obj, void *arg)
+{
+	struct run_session *s = arg;
+
+	return s->ctl ? sched_ctl_share_maps(s->ctl, obj) : 0;
+}
+
+/* The access probe object, loaded once with the whole candidate table,
+ * writing into the sync probes' ring buffer. */
+static int session_access(struct run_session *s)
+{
+	struct access_probes_opts ao = { .run_events = true };
+	char *alloc;
+	int err;
+
+	if (s->ap_open || !s->aset)
+		return 0;
+	alloc = access_alloc_object(s->aprog);
+	ao.alloc_object = alloc;
+	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
+	ao.before_load = share_maps_ap;
+	ao.before_load_arg = s;
+	err = access_probes_load(&s->ap, s->aset, &ao);
+	free(alloc);
+	if (err)
+		return err;
+	s->ap_open = true;
+	s->ap_kicked = false;
+	return 0;
 }
 
 /* The scheduler and the probe object stay loaded for the whole campaign
@@ -856,7 +1048,7 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 		sched_ctl_print_exit(s->ctl, stderr);
 		run_session_close(s);
 	}
-	if (r->steer && !s->ctl) {
+	if ((r->steer || s->want_sched) && !s->ctl) {
 		so.serial = r->o->serial;
 		so.seed = r->seed;
 		r->tm_sched = now_ns();
@@ -865,27 +1057,37 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 		if (err)
 			return err;
 		s->pol = policy_new_sched(s->ctl);
-		if (s->sp_open) { /* loaded without the scheduler's maps */
+		if (s->ap_open) { /* loaded without the scheduler's maps */
+			access_probes_close(&s->ap);
+			s->ap_open = false;
+		}
+		if (s->sp_open) {
 			sync_probes_close(&s->sp);
 			s->sp_open = false;
 		}
 	}
 	if (s->ctl)
 		sched_ctl_reset(s->ctl);
-	if (s->sp_open)
-		return sync_probes_reset(&s->sp);
+	if (s->ap_open)
+		access_probes_reset(&s->ap);
+	if (s->sp_open) {
+		err = sync_probes_reset(&s->sp);
+		return err ? err : session_access(s);
+	}
 	if (s->ctl) {
 		po.before_load = share_maps;
 		po.before_load_arg = s->ctl;
+		po.commit = true;
 	}
 	r->tm_probes = now_ns();
 	err = sync_probes_open(&s->sp, &po);
+	if (!err) {
+		s->sp_open = true;
+		s->kicked = false;
+		err = session_access(s);
+	}
 	r->tm_probes = now_ns() - r->tm_probes;
-	if (err)
-		return err;
-	s->sp_open = true;
-	s->kicked = false;
-	return 0;
+	return err;
 }
 
 static int capture_fd(const char *name)
@@ -970,11 +1172,25 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	site_resolver_add_path(&r->res, r->rt->object);
 	site_resolver_add_path(&r->res, r->rt->ldso);
 	site_resolver_add_path(&r->res, r->ti->path);
+	if (r->access_on && r->sess->ap_open) {
+		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+		if (err)
+			return err;
+		if (r->steer && !r->sess->ap_kicked) {
+			err = sched_ctl_attach_kick(r->ctl, r->sess->ap.skel->progs.access_hit);
+			if (err)
+				return err;
+			r->sess->ap_kicked = true;
+		}
+		if (r->ctl)
+			sched_ctl_guard(r->ctl);
+	}
 	if (r->steer) {
+		static const uint16_t access_ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };
 		size_t i;
 
 		if (!r->sess->kicked) {
-			err = sched_ctl_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_enter);
+			err = sched_ctl_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_commit);
 			if (!err)
 				err = sched_ctl_guard(r->ctl);
 			if (err)
@@ -982,9 +1198,16 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 			r->sess->kicked = true;
 		}
 		/* Every decision point parks; the controller decides and
-		 * releases (on_parked). */
-		for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
-			err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0, 0);
+		 * releases (on_parked). Under map the decision points are
+		 * the accesses (run_map.c). */
+		if (r->o->kind == STRAT_MAP)
+			for (i = 0; i < ARRAY_SIZE(access_ops) && !err && r->access_on; i++)
+				err = policy_park_site(r->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0,
+						       0);
+		else
+			for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
+				err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0,
+						       0);
 		if (!err)
 			err = policy_serialize(r->pol, r->o->serial, r->seed);
 		if (!err)
@@ -1003,8 +1226,11 @@ void onerun_cleanup(struct onerun *r)
 		launch_kill(&r->l);
 	if (r->ctl)
 		sched_ctl_quiesce(r->ctl);
+	if (r->sess && r->sess->ap_open)
+		access_probes_reset(&r->sess->ap);
 	if (r->sp)
 		sync_probes_detach(r->sp);
+	access_run_free(r);
 	syncov_run_free(&r->cov);
 	tmodel_free(&r->tm);
 	site_resolver_free(&r->res);
@@ -1032,6 +1258,8 @@ static int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (err)
 		return err;
 	r->tm_harvest = now_ns();
+	if (r->sess->ap_open) /* not reset: its counters are read at commit */
+		access_probes_detach(&r->sess->ap);
 	sync_probes_detach(r->sp);
 	run_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
@@ -1184,6 +1412,7 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 /* ---- campaign ---------------------------------------------------------------------------------- */
 
 
+/* 0..3: a sync probe metric; SYNCOV__COUNT: a metric of --access. */
 static int metric_index(const char *name)
 {
 	size_t i;
@@ -1191,6 +1420,8 @@ static int metric_index(const char *name)
 	for (i = 0; i < ARRAY_SIZE(metric_names); i++)
 		if (!strcmp(metric_names[i], name))
 			return (int)i;
+	if (cov_metric_parse(name) >= 0)
+		return SYNCOV__COUNT;
 	return -1;
 }
 
@@ -1224,6 +1455,9 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_bool(j, "keep_going", o->keep_going);
 	json_kv_str(j, "metric", o->metric);
 	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
+	json_kv_bool(j, "access", o->access);
+	if (o->access)
+		json_kv_uint(j, "estimate_runs", o->estimate_runs);
 	if (o->expect_exit_set)
 		json_kv_int(j, "expect_exit", o->expect_exit);
 	json_kv_str(j, "check", o->check);
@@ -1303,6 +1537,7 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 		store_cover_task(c->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);
 	}
+	access_run_commit(c, r);
 	if (outcome_is_failure(v.outcome)) {
 		size_t ns = failure_sites(c->st, r, sites, ARRAY_SIZE(sites));
 
@@ -1346,11 +1581,14 @@ static void series_add(struct campaign *c)
 {
 	size_t m;
 
-	for (m = 0; m < SYNCOV__COUNT; m++) {
+	for (m = 0; m <= SYNCOV__COUNT; m++) {
+		if (m == SYNCOV__COUNT && c->metric != SYNCOV__COUNT)
+			break;
 		c->x[m] = xrealloc(c->x[m], (c->npts + 1) * sizeof(double));
 		c->y[m] = xrealloc(c->y[m], (c->npts + 1) * sizeof(double));
 		c->x[m][c->npts] = c->o->sat.by_time ? (now_ns() - c->t0) / 1e9 : (double)c->nruns;
-		c->y[m][c->npts] = (double)store_count_tasks(c->st, metric_names[m]);
+		c->y[m][c->npts] = (double)store_count_tasks(
+			c->st, m < SYNCOV__COUNT ? metric_names[m] : c->o->metric);
 	}
 	c->npts++;
 	sat_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
@@ -1385,12 +1623,14 @@ static int campaign_run_one(struct campaign *c)
 	r.noise_on = o->kind == STRAT_NOISE || o->kind == STRAT_RANDOM;
 	if (r.noise_on)
 		noise_run_begin(&r.noise, &nc, r.seed);
-	cfg = run_config_json(o, r.noise_on ? &nc : NULL, r.seed);
+	cfg = run_config_json(c, r.noise_on ? &nc : NULL, r.seed);
 	declog_init(&r.log, r.seed, cfg);
 	ri.seed = r.seed;
 	ri.strategy_config_json = cfg;
 	if (c->tsa)
 		tsa_strat_run_begin(c, &r);
+	if (c->acc)
+		access_run_begin(c, &r, false);
 	err = onerun_do(&r, c->uid, c->gid, c->drop);
 	if (c->tsa)
 		tsa_strat_run_end(c, &r);
@@ -1432,6 +1672,20 @@ int run_observe_once(struct campaign *c, struct onerun *r)
 	r->sess = &c->sess;
 	r->steer = false;
 	declog_init(&r->log, 0, NULL);
+	return onerun_do(r, c->uid, c->gid, c->drop);
+}
+
+int run_observe_access(struct campaign *c, struct onerun *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = c->o;
+	r->ti = &c->ti;
+	r->rt = &c->rt;
+	r->sess = &c->sess;
+	r->steer = false;
+	r->seed = cs_rng_derive(c->o->seed, 0);
+	declog_init(&r->log, 0, NULL);
+	access_run_begin(c, r, true);
 	return onerun_do(r, c->uid, c->gid, c->drop);
 }
 
@@ -1521,6 +1775,7 @@ static int run_campaign(struct run_opts *o)
 	size_t m;
 
 	c.steer = o->kind != STRAT_NONE;
+	c.sess.want_sched = c.steer;
 	c.metric = metric_index(o->metric);
 	c.tty = isatty(STDERR_FILENO) && !getenv("CONCSCHED_VM");
 	err = target_inspect(o->argv[0], &c.ti);
@@ -1566,6 +1821,13 @@ static int run_campaign(struct run_opts *o)
 			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
 			c.ti.path, o->strategy, o->seed,
 			o->serial != CS_SERIAL_OFF ? ", serial" : "");
+	if (o->access) {
+		err = access_campaign_begin(&c);
+		if (err) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (c.o->kind == STRAT_TSA || c.o->kind == STRAT_TSA_H) {
 		err = tsa_strat_campaign_begin(&c);
 		if (err) {
@@ -1598,8 +1860,9 @@ out:
 	if (c.tsa)
 		tsa_strat_campaign_end(&c);
 	run_session_close(&c.sess);
+	access_campaign_end(&c);
 	store_close(c.st);
-	for (m = 0; m < SYNCOV__COUNT; m++) {
+	for (m = 0; m <= SYNCOV__COUNT; m++) {
 		free(c.x[m]);
 		free(c.y[m]);
 	}
@@ -1689,7 +1952,8 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	struct target_info ti;
 	char **gargv;
 	char *out_alloc = NULL;
-	const char *carry[2] = { NULL, NULL };
+	const char **carry;
+	size_t k, nc = 1;
 	int i, n = 0, ret;
 	unsigned timeout = 0;
 
@@ -1728,7 +1992,12 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	gargv[n++] = ti.path;
 	for (i = 1; i < o->argc; i++)
 		gargv[n++] = o->argv[i];
+	carry = xcalloc(o->nsite_objects + 2, sizeof(*carry));
 	carry[0] = ti.path;
+	/* --sites-object given as a path must exist in the guest too. */
+	for (k = 0; k < o->nsite_objects; k++)
+		if (strchr(o->site_objects[k], '/'))
+			carry[nc++] = o->site_objects[k];
 	if (o->time_s > 0)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 2 + 60);
 	fprintf(stderr, "concsched: running the campaign in the sched_ext VM (%s)\n",
@@ -1738,6 +2007,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 		fprintf(stderr, "concsched: campaign stored in %s (concsched report %s)\n", o->out,
 			o->out);
 	free(gargv);
+	free(carry);
 	free(out_alloc);
 	return ret;
 }
@@ -1753,10 +2023,17 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 	return 0;
 }
 
+static void push_str(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
 static int parse_run_args(struct run_opts *o, int argc, char **argv)
 {
 	enum { O_TIME = 256, O_RUN_TIMEOUT, O_SEED, O_SERIAL, O_KEEP, O_JSON, O_METRIC, O_SAT,
-	       O_EXPECT, O_CHECK, O_USER, O_VM, O_VM_CPUS, O_EST };
+	       O_EXPECT, O_CHECK, O_USER, O_VM, O_VM_CPUS, O_EST, O_ACCESS, O_SINC, O_SEXC,
+	       O_SOBJ };
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "runs", required_argument, NULL, 'n' },
@@ -1775,11 +2052,15 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "vm", no_argument, NULL, O_VM },
 		{ "vm-cpus", required_argument, NULL, O_VM_CPUS },
 		{ "estimate-runs", required_argument, NULL, O_EST },
+		{ "access", no_argument, NULL, O_ACCESS },
+		{ "sites-include", required_argument, NULL, O_SINC },
+		{ "sites-exclude", required_argument, NULL, O_SEXC },
+		{ "sites-object", required_argument, NULL, O_SOBJ },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
-	int c;
+	int c, err;
 
 	o->strategy = "random";
 	o->metric = "sp";
@@ -1831,10 +2112,25 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_METRIC:
 			if (metric_index(optarg) < 0) {
-				cs_err("--metric %s: use sp, goodlock, hbpair or sync", optarg);
+				cs_err("--metric %s: use sp, goodlock, hbpair or sync (with --access "
+				       "also lp, concurpairs, avio*, hbpair*, goodlock*, eraser*, "
+				       "goldilock-sc, fpair, map)",
+				       optarg);
 				return -EINVAL;
 			}
 			o->metric = optarg;
+			break;
+		case O_ACCESS:
+			o->access = true;
+			break;
+		case O_SINC:
+			push_str(&o->sites.include, &o->sites.ninclude, optarg);
+			break;
+		case O_SEXC:
+			push_str(&o->sites.exclude, &o->sites.nexclude, optarg);
+			break;
+		case O_SOBJ:
+			push_str(&o->site_objects, &o->nsite_objects, optarg);
 			break;
 		case O_SAT:
 			if (sat_parse(optarg, &o->sat)) {
@@ -1895,7 +2191,23 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 
 		o->sat_spec = sat_format(&o->sat, def, sizeof(def));
 	}
-	return parse_strategy(o);
+	err = parse_strategy(o);
+	if (err)
+		return err;
+	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
+		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
+		       "--access (or --strategy map)");
+		return -EINVAL;
+	}
+	if (metric_index(o->metric) == SYNCOV__COUNT && !o->access) {
+		cs_err("--metric %s is a metric of memory accesses: add --access", o->metric);
+		return -EINVAL;
+	}
+	if (o->kind == STRAT_MAP && o->serial != CS_SERIAL_OFF) {
+		cs_err("--serial does not combine with --strategy map (map picks who runs)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -1904,11 +2216,14 @@ int cmd_run(int argc, char **argv)
 	int err;
 
 	err = parse_run_args(&o, argc, argv);
-	if (err)
-		return err > 0 ? 0 : EXIT_USAGE;
-	if (o.vm)
-		return run_vm(&o, argc, argv);
-	return run_campaign(&o);
+	if (!err)
+		err = o.vm ? run_vm(&o, argc, argv) : run_campaign(&o);
+	else
+		err = err > 0 ? 0 : EXIT_USAGE;
+	free(o.sites.include);
+	free(o.sites.exclude);
+	free(o.site_objects);
+	return err;
 }
 
 /* ---- replay ---------------------------------------------------------------------------------------- */
@@ -2049,6 +2364,7 @@ int cmd_replay(int argc, char **argv)
 	o.strategy = camp.strategy;
 	o.kind = !strcmp(camp.strategy, "none")	   ? STRAT_NONE
 		 : !strncmp(camp.strategy, "tsa", 3) ? STRAT_TSA
+		 : !strcmp(camp.strategy, "map")     ? STRAT_MAP
 						      : STRAT_NOISE;
 	serial = json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}",
 				 "serial");
@@ -2075,6 +2391,9 @@ int cmd_replay(int argc, char **argv)
 			"differ",
 			c.ti.path, c.ti.hash, camp.binary_hash);
 	o.argv[0] = c.ti.path;
+	/* The access sites the run probed (--access, map). */
+	if (access_replay_setup(&c, sr.strategy_config_json))
+		goto out;
 	libbpf_set_print(NULL);
 	run_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
@@ -2101,6 +2420,10 @@ int cmd_replay(int argc, char **argv)
 		r.steer = c.steer;
 		r.seed = dl.seed;
 		r.replay = &dl;
+		if (c.acc) {
+			r.access_on = true;
+			r.access_mask = access_replay_mask(&c);
+		}
 		declog_init(&r.log, dl.seed, dl.config_json);
 		err = onerun_do(&r, c.uid, c.gid, c.drop);
 		if (err) {
@@ -2151,6 +2474,7 @@ out_json:
 	}
 out:
 	run_session_close(&c.sess);
+	access_campaign_end(&c);
 	for (i = 0; i < nargs; i++)
 		free(args[i]);
 	free(args);

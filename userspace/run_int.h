@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "access_probes.h"
 #include "coverage.h"
 #include "declog.h"
 #include "launcher.h"
@@ -19,6 +20,7 @@
 #include "probes.h"
 #include "rng.h"
 #include "saturation.h"
+#include "site_finder.h"
 #include "target.h"
 #include "thread_model.h"
 
@@ -27,6 +29,9 @@ struct sched_ctl;
 struct store;
 struct tsa_run;
 struct tsa_campaign;
+struct access_run;
+struct access_campaign;
+struct json;
 
 #define RUN_MAX_ACTIONS	     100000
 #define RUN_DEFAULT_CAP	     1000
@@ -35,7 +40,7 @@ struct tsa_campaign;
 #define RUN_MAX_THREADS	     4096
 #define RUN_MAX_DELAYS	     4096
 
-enum strategy_kind { STRAT_NONE, STRAT_NOISE, STRAT_RANDOM, STRAT_TSA, STRAT_TSA_H };
+enum strategy_kind { STRAT_NONE, STRAT_NOISE, STRAT_RANDOM, STRAT_TSA, STRAT_TSA_H, STRAT_MAP };
 
 struct run_opts {
 	const char *strategy;
@@ -59,7 +64,11 @@ struct run_opts {
 	const char *user;
 	bool vm;
 	unsigned vm_cpus;
-	unsigned estimate_runs; /* tsa: observed runs before testing */
+	unsigned estimate_runs; /* tsa, --access: observed runs before testing */
+	bool access;		/* memory-access sites (--access, map) */
+	struct site_filter sites; /* --sites-include / --sites-exclude */
+	const char **site_objects; /* --sites-object */
+	size_t nsite_objects;
 	char **argv;
 	int argc;
 };
@@ -71,6 +80,7 @@ struct rthread {
 	uint64_t id;	   /* fnv1a64(path): the decision log's abstract thread */
 	uint32_t ncreated; /* children created so far (their path suffix) */
 	uint64_t points;   /* decision points reached (the log's event index) */
+	uint32_t cid;	   /* campaign-wide thread id (run_map.c), 0 unless --access */
 };
 
 struct delay {
@@ -85,6 +95,13 @@ struct run_session {
 	struct sched_ctl *ctl;
 	struct policy *pol;
 	bool kicked; /* the fexit kick is on sp's entry program */
+	bool want_sched; /* load the scheduler even for observed runs */
+	/* access probes: loaded with the whole candidate table aset */
+	const struct site_set *aset;
+	const char *aprog; /* whose allocator the access probes follow */
+	struct access_probes ap;
+	bool ap_open;
+	bool ap_kicked;
 };
 void run_session_close(struct run_session *s);
 
@@ -124,8 +141,12 @@ struct onerun {
 	struct { struct rthread *t; uint64_t k; } *waiting;
 	size_t nwaiting;
 	size_t cursor;		/* replay: next logged release */
+	uint32_t rp_inflight;	/* replay of map: tid released last, until it moves on */
 	uint64_t last_pick_ns;
 	struct tsa_run *tsa; /* strategy tsa/tsa-h, NULL otherwise */
+	struct access_run *acc; /* --access metrics and strategy map (run_map.c) */
+	bool access_on;		/* attach the access probes */
+	const bool *access_mask; /* ... on these sites of sess->aset (NULL: all) */
 	uint64_t tm_sched, tm_probes, tm_attach, tm_harvest; /* setup costs (ns) */
 	/* outcome */
 	int out_fd, err_fd;
@@ -149,7 +170,7 @@ struct campaign {
 	uint64_t t0;
 	int64_t nruns;
 	size_t failures;
-	double *x[SYNCOV__COUNT], *y[SYNCOV__COUNT];
+	double *x[SYNCOV__COUNT + 1], *y[SYNCOV__COUNT + 1]; /* + --metric of --access */
 	size_t npts;
 	bool saturated;
 	struct sat_result sat;
@@ -157,6 +178,7 @@ struct campaign {
 	bool tty;
 	struct run_session sess;
 	struct tsa_campaign *tsa; /* strategy tsa/tsa-h */
+	struct access_campaign *acc; /* --access, map */
 };
 
 /* run.c services for strategies */
@@ -169,6 +191,9 @@ int64_t run_store_site(struct store *st, const char *key);
 /* One run of the campaign's target with probes only (no scheduler). The
  * caller reads r->tm / r->cov, then calls onerun_cleanup. */
 int run_observe_once(struct campaign *c, struct onerun *r);
+/* The same with the access probes on every candidate site and the
+ * estimation's access state (run_map.c). */
+int run_observe_access(struct campaign *c, struct onerun *r);
 void onerun_cleanup(struct onerun *r);
 /* Reload the probe's mapping table into r->res (sites resolve after it). */
 void run_refresh_vmas(struct onerun *r);
@@ -184,5 +209,34 @@ void tsa_hook_event(struct onerun *r, const struct cs_event *e, struct rthread *
 /* A thread parked at a lock request: true when the engine keeps it. */
 bool tsa_hook_parked(struct onerun *r, const struct cs_event *e, struct rthread *t);
 void tsa_hook_all_parked(struct onerun *r, const struct policy_note *n);
+
+/* run_map.c: --access (sites, estimation, metrics) and strategy map */
+int access_campaign_begin(struct campaign *c);
+void access_campaign_end(struct campaign *c);
+void access_run_begin(struct campaign *c, struct onerun *r, bool estimate);
+void access_run_commit(struct campaign *c, struct onerun *r);
+void access_run_free(struct onerun *r);
+void access_run_config_json(const struct campaign *c, struct json *j);
+int access_replay_setup(struct campaign *c, const char *run_config_json);
+const bool *access_replay_mask(const struct campaign *c);
+void access_hook_launched(struct onerun *r);
+void access_hook_tick(struct onerun *r);
+/* The event loop's poll timeout while released accesses await confirmation. */
+int access_poll_ms(struct onerun *r, int ms);
+void access_hook_thread(struct onerun *r, struct rthread *t);
+void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthread *t);
+/* A thread parked at an access under map: PASS (not a decision: release),
+ * PROCEED (release and log) or KEEP (the engine keeps it). */
+enum { MAP_HOOK_PASS = 0, MAP_HOOK_PROCEED, MAP_HOOK_KEEP };
+int map_hook_parked(struct onerun *r, const struct cs_event *e, struct rthread *t);
+/* DECLOG_RELEASE args of map: enum map_release_why (0-2), then these. */
+#define MAP_REL_REEVAL	3 /* a kept thread re-evaluated to PROCEED */
+#define MAP_REL_PROCEED 4 /* released at once at its point */
+void map_replay_parked(struct onerun *r, struct rthread *t, uint64_t k);
+void map_replay_advance(struct onerun *r);
+void map_hook_all_parked(struct onerun *r, const struct policy_note *n);
+/* "0-3,7": indexes of a site mask, and back (-EINVAL). */
+char *access_mask_format(const bool *mask, size_t n);
+int access_mask_parse(const char *s, bool *mask, size_t n);
 
 #endif

@@ -401,7 +401,7 @@ def analyze(a):
             cand = {k: v for k, v in st.items() if family(k)[0] == fam and v["saturated"]}
             if cand:
                 k = max(cand, key=lambda k: (cand[k]["sat_cov_mean"], -cand[k]["sat_time_mean"]))
-                row.append(satcell(k.split(":")[1], cand[k]))
+                row.append(satcell("P=" + k.split(":")[1], cand[k]))
                 rs["table3"][fam] = k
             else:
                 row.append("-")
@@ -409,6 +409,73 @@ def analyze(a):
         for t in ("tsa-h", "tsa"):
             row.append(satcell("", st.get(t)))
         P("| " + " | ".join(row) + " |")
+    P("")
+
+    # ---- Table 3b: how soon tsa reaches what the best random configuration has after N runs
+    P("## Table 3b: runs and seconds for tsa to reach the best random configuration's coverage")
+    P("")
+    P("Target = the best random configuration's mean coverage after %d runs. For tsa and tsa-h: "
+      "the first run at which their mean cumulative curve reaches it, and the mean campaign "
+      "seconds at that run; for the random configuration, its own seconds at run %d." % (
+          n_runs, n_runs))
+    P("")
+    P("| subject | best random | target | its seconds at run %d | TSA reaches it at run | "
+      "TSA seconds | TSA-h run | TSA-h seconds |" % n_runs)
+    P("|---|---|---|---|---|---|---|---|")
+
+    def reach(camps, curve, target):
+        for k, v in enumerate(curve, 1):
+            if v is not None and v >= target:
+                ts = [c["series"][k - 1][1] for c in camps if len(c["series"]) >= k]
+                return k, mean(ts)
+        return None, None
+
+    for subj, rs in res["subjects"].items():
+        st = rs["strategies"]
+        best = rs.get("best_random")
+        if not best:
+            continue
+        b = st[best]
+        target = b["covered_mean"]
+        bsec = mean([c["series"][-1][1] for c in data[subj][best]])
+        row = [subj, best, fmt(target), fmt(bsec)]
+        rs["reach"] = {"target": target, "best_seconds": bsec}
+        for t in ("tsa", "tsa-h"):
+            if t in st:
+                k, sec = reach(data[subj][t], st[t]["mean_curve"], target)
+                rs["reach"][t] = [k, sec]
+                row += [fmt(k), fmt(sec)]
+            else:
+                row += ["-", "-"]
+        P("| " + " | ".join(row) + " |")
+    P("")
+
+    # ---- Figure 4 as a table: mean cumulative coverage by run
+    marks = sorted(set([1, 2, 3, 5] + list(range(0, n_runs + 1, max(1, n_runs // 4)))[1:] +
+                       [n_runs]))
+    marks = [m for m in marks if 1 <= m <= n_runs]
+    P("## Figure 4 as a table: mean covered SP requirements by run")
+    P("")
+    P("tsa, tsa-h, and per random technique the mean over its five probabilities "
+      "(and the best configuration).")
+    P("")
+    P("| subject | strategy | " + " | ".join("run %d" % m for m in marks) + " |")
+    P("|---|---|" + "---|" * len(marks))
+    for subj, rs in res["subjects"].items():
+        st = rs["strategies"]
+        rows = []
+        for t in ("tsa", "tsa-h"):
+            if t in st:
+                rows.append((t, st[t]["mean_curve"]))
+        for fam in FAMILIES:
+            cs_ = [v["mean_curve"] for k, v in st.items() if family(k)[0] == fam]
+            if cs_:
+                rows.append((fam + " (mean of P)", [mean([c[i] for c in cs_])
+                                                    for i in range(n_runs)]))
+        if rs.get("best_random"):
+            rows.append(("best: " + rs["best_random"], st[rs["best_random"]]["mean_curve"]))
+        for name, curve in rows:
+            P("| %s | %s | " % (subj, name) + " | ".join(fmt(curve[m - 1]) for m in marks) + " |")
     P("")
 
     # ---- Table 4 / 5
