@@ -139,7 +139,7 @@ static __always_inline __u64 access_reg(const struct access_regs *g, __u8 reg)
 }
 
 /* run_events mode: the access as a thread-model event, and a decision
- * point (may mark the thread for a park; access_hit commits it). */
+ * point (may mark the thread for a park; access_commit parks it). */
 static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u32 idx,
 					     const struct cs_access_site *site, __u64 ip, __u64 ea)
 {
@@ -181,8 +181,7 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	access_stat(CS_ASTAT_EVENTS);
 }
 
-SEC("uprobe.multi")
-int access_hit(struct pt_regs *ctx)
+static __always_inline int access_hit_body(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), ip, ea, *hits;
 	__u32 tgid = id >> 32, idx;
@@ -212,10 +211,9 @@ int access_hit(struct pt_regs *ctx)
 	if (hits)
 		__sync_fetch_and_add(hits, 1);
 	if (run_events) {
+		/* A point that marked this thread parks in access_commit,
+		 * after its event is out and before the access executes. */
 		access_run_event(ctx, id, idx, site, ip, ea);
-		/* A point that marked this thread parks it here, after its
-		 * event is out and before the access executes. */
-		cs_sched_commit();
 		return 0;
 	}
 	if (!record_events)
@@ -237,6 +235,31 @@ int access_hit(struct pt_regs *ctx)
 	e->cpu = (__u16)bpf_get_smp_processor_id();
 	bpf_ringbuf_submit(e, 0);
 	access_stat(CS_ASTAT_EVENTS);
+	return 0;
+}
+
+/* The frame of access_hit (the register copy alone is 160 bytes) lives on
+ * the per-CPU BPF private stack, which the next thread to hit a probe on
+ * that CPU reuses: a thread must never be preempted inside it (guest oopses,
+ * docs/kernel.md "parking inside a BPF program"; probes/sync.bpf.c has the
+ * same rule). So the body runs with preemption disabled ... */
+SEC("uprobe.multi")
+int access_hit(struct pt_regs *ctx)
+{
+	bpf_preempt_disable();
+	access_hit_body(ctx);
+	bpf_preempt_enable();
+	return 0;
+}
+
+/* ... and the park is a program of its own with a tiny frame on the
+ * thread's kernel stack, attached to the same sites before access_hit so
+ * that it runs after it (uprobe consumers run newest first;
+ * userspace/access_probes.c). Only concsched run attaches it. */
+SEC("uprobe.multi")
+int access_commit(struct pt_regs *ctx)
+{
+	cs_sched_commit();
 	return 0;
 }
 

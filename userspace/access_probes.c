@@ -37,8 +37,9 @@ static void access_attach_range(struct access_probes *ap, const char *path, pid_
 				size_t hi, unsigned long *offs, __u64 *cookies)
 {
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
-	struct bpf_link *link;
+	struct bpf_link *link, *commit;
 	size_t i, mid;
+	int saved;
 
 	if (lo >= hi || ap->attach_err)
 		return;
@@ -49,9 +50,24 @@ static void access_attach_range(struct access_probes *ap, const char *path, pid_
 	o.offsets = offs;
 	o.cookies = cookies;
 	o.cnt = hi - lo;
-	link = bpf_program__attach_uprobe_multi(ap->skel->progs.access_hit, pid, path, NULL, &o);
+	/* The park program first: uprobe consumers run newest first, so it
+	 * runs after access_hit has emitted the event (probes/access.bpf.c). */
+	commit = NULL;
+	if (ap->run_events)
+		commit = bpf_program__attach_uprobe_multi(ap->skel->progs.access_commit, pid, path,
+							  NULL, &o);
+	link = !ap->run_events || commit ? bpf_program__attach_uprobe_multi(
+						   ap->skel->progs.access_hit, pid, path, NULL, &o)
+					 : NULL;
+	if (!link && commit) {
+		saved = errno;
+		bpf_link__destroy(commit);
+		errno = saved;
+	}
 	if (link) {
-		ap->links = xrealloc(ap->links, (ap->nlinks + 1) * sizeof(*ap->links));
+		ap->links = xrealloc(ap->links, (ap->nlinks + 2) * sizeof(*ap->links));
+		if (commit)
+			ap->links[ap->nlinks++] = commit;
 		ap->links[ap->nlinks++] = link;
 		for (i = lo; i < hi; i++)
 			ap->attached_site[i] = true;
@@ -160,6 +176,7 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	}
 	ap->skel->rodata->record_events = !opts || opts->record_events;
 	ap->skel->rodata->run_events = opts && opts->run_events;
+	ap->run_events = opts && opts->run_events;
 	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
 	bpf_map__set_max_entries(ap->skel->maps.site_hits, (__u32)set->n);
 	if (opts && opts->run_events) {

@@ -49,6 +49,7 @@ struct access_probes {
 	int attach_err;	    /* -errno that stopped attaching (not a refusal) */
 	char *alloc_object; /* copy of opts->alloc_object */
 	pid_t pid;	    /* attached for, 0: none */
+	bool run_events;    /* concsched run: access_commit attached too */
 };
 
 struct bpf_object;

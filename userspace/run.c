@@ -1177,7 +1177,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		if (err)
 			return err;
 		if (r->steer && !r->sess->ap_kicked) {
-			err = sched_ctl_attach_kick(r->ctl, r->sess->ap.skel->progs.access_hit);
+			err = sched_ctl_attach_kick(r->ctl, r->sess->ap.skel->progs.access_commit);
 			if (err)
 				return err;
 			r->sess->ap_kicked = true;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# concsched run --access on the host kernel (strategy none: no sched_ext):
+# the estimation run finds the shared variables and reports candidate,
+# shared and attached sites with the attach time; an unprotected counter
+# yields a race warning (a warning, not a failure: exit 0), the same
+# counter under a mutex none; every access metric, MAP included, is in the
+# report JSON with the estimated MAP domain as requirements; site filters;
+# replay of an --access run; bad option combinations.
+source "$(dirname "$0")/../lib.sh"
+need_root
+P=$PROGS/counter
+[ -x "$P" ] && [ -x "$PROGS/accesses" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 25
+T=$(mktemp -d /tmp/cs-access-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+metric() { jget "$1" "[m for m in d['metrics'] if m['name']=='$2'][0]['$3']"; }
+
+# --- the unprotected counter ---------------------------------------------
+"$CS" run -s none --access -n 3 -o "$T/racy" -- "$P" racy 50 >"$T/out" 2>"$T/err"
+is "$?" 0 "racy counter: a race is a warning, not a failure (exit 0)"
+like "$(cat "$T/err")" 'access: [0-9]+ candidate sites, [0-9]+ attached in [0-9.]+ ms; [0-9]+ accesses in 1 estimation run \(0 dropped\); [0-9]+ shared variables?, [1-9][0-9]* sites? on them' \
+	"estimation: candidate, attached and shared sites, attach time"
+like "$(cat "$T/err")" 'map: domain estimate [1-9][0-9]* \([0-9]+ after happens-before pruning\), [1-9][0-9]* stored as requirements' \
+	"MAP domain estimated and stored"
+like "$(cat "$T/err")" 'access: [1-9][0-9]* sites attached per run' "later runs probe the shared sites"
+"$CS" report "$T/racy" --json >"$T/racy.json"
+is "$(jget "$T/racy.json" 'd["runs"]["total"]')" 3 "3 runs stored (the estimation run is not one)"
+is "$(jget "$T/racy.json" 'd["failures"] and 1 or 0')" 0 "no failure"
+is "$(jget "$T/racy.json" 'len([w for w in d["warnings"] if w["kind"]=="race" and w["variable"]=="counter"]) > 0')" True \
+	"race warning on counter"
+is "$(jget "$T/racy.json" '[w for w in d["warnings"] if w["variable"]=="counter"][0]["sites"][0]["function"]')" counter_inc \
+	"the warning names the racing site's function"
+like "$(jget "$T/racy.json" '[w for w in d["warnings"] if w["variable"]=="counter"][0]["threads"]')" \
+	'^0\.[12] (reads|writes), 0\.[12] (reads|writes)$' "both threads by creation path, with their access"
+like "$(jget "$T/racy.json" '[w for w in d["warnings"] if w["variable"]=="counter"][0]["locks"]')" '^\{\}, \{\}$' \
+	"no lock held on either side"
+like "$("$CS" report "$T/racy")" 'race on counter: counter_inc .*counter\.c:[0-9]+' "text report shows the race"
+for m in map lp concurpairs 'avio*' 'hbpair*' 'eraser*' goldilock-sc fpair; do
+	[ "$(metric "$T/racy.json" "$m" covered)" -gt 0 ] 2>/dev/null || { echo "# $m missing"; bad=1; }
+done
+ok ${bad:-0} "every access metric has tasks in the report JSON"
+like "$(metric "$T/racy.json" map estimated)" '^[1-9][0-9]*$' "map: estimated domain = requirements"
+is "$(metric "$T/racy.json" map false_negatives)" 0 "every covered MAP task was in the estimated domain"
+keys=$(sqlite3 "$T/racy/campaign.db" "select key from tasks where metric='map' limit 1" 2>/dev/null)
+if command -v sqlite3 >/dev/null; then
+	like "$keys" '^p[0-9]+ v@[0-9]+( v@[0-9]+)?( @[0-9]+)+$' "MAP task keys use store site references"
+else
+	skip "sqlite3 missing" "MAP task keys use store site references"
+fi
+
+# --- the locked counter -------------------------------------------------------
+"$CS" run -s none --access -n 3 -o "$T/locked" -- "$P" locked 50 >/dev/null 2>&1
+is "$?" 0 "locked counter: exit 0"
+"$CS" report "$T/locked" --json >"$T/locked.json"
+is "$(jget "$T/locked.json" 'len(d["warnings"])')" 0 "locked counter: no warning"
+like "$(metric "$T/locked.json" 'eraser*' covered)" '^[1-9]' "locked counter: Eraser* tasks recorded"
+
+# --- filters, --metric, replay ---------------------------------------------------
+"$CS" run -s none --access --sites-include counter_inc -n 2 -o "$T/inc" -- "$P" racy 20 2>"$T/err" >/dev/null
+is "$?" 0 "--sites-include runs"
+like "$(cat "$T/err")" 'access: 2 candidate sites, 2 attached' "--sites-include counter_inc: its load and store are the candidates"
+"$CS" run -s none --access --metric map --saturation 3,0.5 -o "$T/sat" -- "$P" racy 20 2>"$T/err" >/dev/null
+like "$(cat "$T/err")" 'map coverage saturated after [0-9]+ runs' "--metric map: a campaign ends when MAP coverage saturates"
+"$CS" replay "$T/racy" --run 2 >"$T/rep" 2>&1
+is "$?" 0 "an --access run replays (it passed: exit 0)"
+"$CS" run -s none --access -n 1 -o "$T/acc" -- "$PROGS/accesses" 20 >/dev/null 2>&1
+"$CS" report "$T/acc" --json >"$T/acc.json"
+is "$(jget "$T/acc.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
+	"acc_array,acc_counter,acc_written" \
+	"accesses: plain stores and counter++ race; atomics, reads and stacks do not"
+"$CS" run -s none --sites-include 'x*' -n 1 -o "$T/bad1" -- "$P" racy 2>"$T/err"
+is "$?" 2 "--sites-include without --access: usage error"
+"$CS" run -s none --metric map -n 1 -o "$T/bad2" -- "$P" racy 2>"$T/err"
+is "$?" 2 "--metric map without --access: usage error"
+done_testing

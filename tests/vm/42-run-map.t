@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 600
+# Strategy map (MAPTest's testexecute, seed 001) under the scheduler in the
+# VM: the log4j NullAppender bug ported to C (tests/programs/null_appender.c:
+# reader checks a pointer for NULL then dereferences it, writer sets it to
+# NULL; only reader:R, writer:W, reader:R crashes) is found by map in fewer
+# runs than by plain reruns (strategy none); both numbers go to the diag
+# (docs/metrics.md records them). The map run replays.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+P=$PROGS/null_appender
+[ -x "$P" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 9
+T=$(mktemp -d /tmp/cs-map-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+NONE_RUNS=60
+first_failure() { # run index of the first failure, or "none"
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['failures']; print(min(x['run'] for x in f) if f else 'none')" "$1"
+}
+
+"$CS" run --vm -s map -n 30 -o "$T/map" -- "$P" >/dev/null 2>"$T/err"
+is "$?" 1 "map finds the NullAppender crash (exit 1)"
+like "$(cat "$T/err")" 'access: [0-9]+ candidate sites, [0-9]+ attached in [0-9.]+ ms; .*[1-9][0-9]* sites? on them' \
+	"shared-variable estimation announced"
+like "$(cat "$T/err")" 'steering accesses to [1-9][0-9]* variables?' "map steers the shared variable"
+"$CS" report "$T/map" --json >"$T/map.json"
+map_n=$(first_failure "$T/map.json")
+like "$map_n" '^[0-9]+$' "map: failure at run $map_n"
+like "$("$CS" report "$T/map")" 'signal: killed by SIGSEGV' "the failure is the NULL dereference"
+
+"$CS" run --vm -s none -n $NONE_RUNS --keep-going -o "$T/none" -- "$P" >/dev/null 2>&1
+"$CS" report "$T/none" --json >"$T/none.json"
+none_n=$(first_failure "$T/none.json")
+diag "NullAppender: map found it at run $map_n; none: first failure ${none_n} (of $NONE_RUNS runs)"
+if [ "$none_n" = none ]; then
+	ok 0 "map ($map_n runs) beats none (no failure in $NONE_RUNS runs)"
+else
+	ok $([ "$map_n" -lt "$none_n" ]; echo $?) "map ($map_n runs) beats none (first failure at run $none_n)"
+fi
+
+# Replay: the logged decisions are re-applied in their order.
+"$CS" replay "$T/map" --run "$map_n" --times 5 --vm >"$T/rep" 2>&1
+is "$?" 1 "the failing map run replays and fails again"
+like "$(cat "$T/rep")" 'failed again in [1-5] of 5 replays' "replay reproduces it ($(grep -o 'in [0-9] of 5' "$T/rep"))"
+like "$(grep -m1 '^replay 1/5' "$T/rep")" 'recorded decisions applied' "decisions applied"
+done_testing
