@@ -46,6 +46,10 @@ void report_write_text(const struct report *r, FILE *f);
 void report_write_json(const struct report *r, FILE *f);
 void report_write_html(const struct report *r, FILE *f);
 
+/* A task key with every store site reference "@N" replaced by
+ * "function (file:line)" (or "object+0xoff"); malloc'd. */
+char *report_task_text(struct store *s, const char *key);
+
 /* "sudo concsched replay 'DIR' --run N" into buf. */
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len);
 

@@ -101,7 +101,8 @@ static void usage(FILE *f)
 		"      --run-timeout SEC a run longer than this is a hang (default %g)\n"
 		"      --seed N          campaign seed (default: random, recorded)\n"
 		"      --serial MODE     off (default) | fifo | random: one target thread at a\n"
-		"                        time, next one by the scheduler's seeded rule\n"
+		"                        time; at each point where all are parked the oldest\n"
+		"                        (fifo) or a seeded random one (random) goes on\n"
 		"      --keep-going      do not stop at the first failure\n"
 		"  -o, --out DIR         campaign directory (default: concsched-PROG-DATE-TIME)\n"
 		"      --json            final summary as JSON on stdout (concsched-report/1)\n"
@@ -570,10 +571,10 @@ static int cmp_waiting_path(const void *a, const void *b)
 	return strcmp((*x)->path, (*y)->path);
 }
 
-/* Serial mode: every runnable thread is parked; release one. The choice
- * is seeded and made among the waiting threads in creation-path order, so
- * it does not depend on tids or timing; a replay releases the thread the
- * log names at the point the log names. */
+/* Serial mode: every runnable thread is parked; release one: with fifo the
+ * first waiting thread in creation-path order, with random a seeded choice
+ * among them in that order, so it does not depend on tids or timing; a
+ * replay releases the thread the log names at the point the log names. */
 static void serial_pick(struct onerun *r, const struct policy_note *n)
 {
 	const struct declog_entry *want = NULL;
@@ -611,7 +612,10 @@ static void serial_pick(struct onerun *r, const struct policy_note *n)
 		for (i = 0; i < r->nwaiting; i++)
 			order[i] = r->waiting[i].t;
 		qsort(order, r->nwaiting, sizeof(*order), cmp_waiting_path);
-		chosen = order[cs_rng_below(&r->rng, r->nwaiting)];
+		/* fifo: the oldest thread (first in creation-path order) runs
+		 * until it blocks, ends or waits for a younger one; random: a
+		 * seeded choice. Either way no tid or timing enters. */
+		chosen = order[r->o->serial == CS_SERIAL_FIFO ? 0 : cs_rng_below(&r->rng, r->nwaiting)];
 		for (i = 0; i < r->nwaiting; i++)
 			if (r->waiting[i].t == chosen)
 				pick = i;

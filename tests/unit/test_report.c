@@ -158,6 +158,17 @@ static void test_reports(const char *dir)
 	tap_is_int(make_campaign(dir, "abc123"), 0, "fixture campaign built");
 	tap_is_int(store_open(dir, true, &s), 0, "open read-only");
 	tap_is_int(report_load(s, &ro, &r), 0, "report loads");
+	{
+		char *t = report_task_text(s, "@1>@2:3");
+
+		tap_is_str(t, "transfer (bank.c:42)>audit (bank.c:77):3",
+			   "task text: site references resolved");
+		free(t);
+		t = report_task_text(s, "p3 v@999 f@1 @2 x@ 7");
+		tap_is_str(t, "p3 v=@999 f=transfer audit (bank.c:77) x@ 7",
+			   "task text: named refs, unknown site and bare '@'");
+		free(t);
+	}
 	tap_is_int(report_failure_count(r), 1, "one failure");
 
 	text = render(r, report_write_text);
@@ -245,7 +256,7 @@ int main(int argc, char **argv)
 		return make_killed(argv[2], argv[3]) ? 1 : 0;
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(33);
+	tap_plan(35);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);
