@@ -1778,7 +1778,8 @@ static int run_campaign(struct run_opts *o)
 	int err, ret = EXIT_USAGE;
 	size_t m;
 
-	c.steer = o->kind != STRAT_NONE;
+	/* none + serial: the serial schedule (fixed or seeded) alone steers */
+	c.steer = o->kind != STRAT_NONE || o->serial != CS_SERIAL_OFF;
 	c.sess.want_sched = c.steer;
 	c.metric = metric_index(o->metric);
 	c.tty = isatty(STDERR_FILENO) && !getenv("CONCSCHED_VM");
@@ -2385,7 +2386,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (ro.run_timeout_s > 0)
 		o.run_timeout_s = ro.run_timeout_s;
-	c.steer = o.kind != STRAT_NONE;
+	c.steer = o.kind != STRAT_NONE || o.serial != CS_SERIAL_OFF;
 	if (target_inspect(o.argv[0], &c.ti) || check_environment(&c) ||
 	    sync_runtime_for_exec(&c.ti, &c.rt) ||
 	    launch_resolve_user(NULL, &c.uid, &c.gid, &c.drop))

@@ -297,6 +297,15 @@ static int obj_offset_to_vaddr(const struct sym_object *o, uint64_t off, uint64_
 			return 0;
 		}
 	}
+	/* Not in the file: the .bss offsets obj_vaddr_to_offset makes up. */
+	for (i = 0; i < o->nsegs; i++) {
+		const struct sym_segment *s = &o->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->memsz) {
+			*vaddr = s->vaddr + (off - s->offset);
+			return 0;
+		}
+	}
 	return -ENOENT;
 }
 

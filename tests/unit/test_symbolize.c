@@ -149,6 +149,15 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 			: site.symbol && !strcmp(site.symbol, "sym_table") && site.sym_offset == 80,
 	       "%s: .bss variable resolves with offset (%s+%" PRIu64 ")", variant, site.symbol,
 	       site.sym_offset);
+	{ /* A stored .bss site (object, made-up file offset) resolves back. */
+		struct sym_site back = { 0 };
+		int rc = site.object ? sym_resolve_offset(site.object, site.offset, &back) : -1;
+
+		tap_ok(rc == 0 && back.vaddr == site.vaddr &&
+			       (stripped || (back.symbol && !strcmp(back.symbol, "sym_table"))),
+		       "%s: .bss (object, offset) resolves back to the variable (%s)", variant,
+		       back.symbol ? back.symbol : "no symbol");
+	}
 
 	/* The site key: object is the fixture, offset round-trips. */
 	symbolizer_site(sz, fx.syms[0].addr, &site);
@@ -241,7 +250,7 @@ int main(void)
 	struct sym_site s;
 	int i;
 
-	tap_plan(NFIX * 12 + 6 + 2);
+	tap_plan(NFIX * 13 + 6 + 2);
 	snprintf(dir, sizeof(dir), "%s/../programs", cs_self_dir());
 	for (i = 0; i < NFIX; i++)
 		check_variant(dir, variants[i], &alpha_off);

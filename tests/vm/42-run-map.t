@@ -6,13 +6,17 @@
 # reader checks a pointer for NULL then dereferences it, writer sets it to
 # NULL; only reader:R, writer:W, reader:R crashes) is found by map in fewer
 # runs than by plain reruns (strategy none); both numbers go to the diag
-# (docs/metrics.md records them). The map run replays.
+# (docs/metrics.md records them). The map run replays. And the exact MAP
+# tasks of a fixed schedule: with --serial fifo the reader (thread 0.1, the
+# older one) runs to its end before the writer, in every run, so MAP holds
+# exactly p1 (R then W) for each of the reader's two reads of threshold and
+# p2 (W then R) for `severe`, written by the reader and read by main.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/null_appender
 [ -x "$P" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 9
+plan 13
 T=$(mktemp -d /tmp/cs-map-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 NONE_RUNS=60
@@ -39,6 +43,30 @@ if [ "$none_n" = none ]; then
 else
 	ok $([ "$map_n" -lt "$none_n" ]; echo $?) "map ($map_n runs) beats none (first failure at run $none_n)"
 fi
+
+# A fixed schedule (--serial fifo, no other steering): exact MAP tasks.
+"$CS" run --vm --serial fifo -s none --access -n 3 -o "$T/fifo" -- "$P" >/dev/null 2>"$T/err"
+is "$?" 0 "serial fifo: the reader runs first, no crash"
+src=$(dirname "$0")/../programs/null_appender.c
+line() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
+r1=$(line 'read 1: th == null') r2=$(line 'read 2: th dereferenced') w=$(line 'threshold = t;')
+sv=$(line 'severe = is_as') pr=$(line 'printf("severe')
+want=$(printf '%s\n' \
+	"1 3 p1 v=threshold is_as_severe_as_threshold (null_appender.c:$r1) set_threshold (null_appender.c:$w)" \
+	"1 3 p1 v=threshold is_as_severe_as_threshold (null_appender.c:$r2) set_threshold (null_appender.c:$w)" \
+	"1 3 p2 v=severe reader (null_appender.c:$sv) main (null_appender.c:$pr)" | sort)
+"$CS" report "$T/fifo" --tasks map --json >"$T/fifo-map.json"
+got=$(python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+for t in d["tasks"]:
+    print(t["first_run"], t["hits"], re.sub(r"\+0x[0-9a-f]+ ", " ", t["text"]))' "$T/fifo-map.json" | sort)
+is "$got" "$want" "serial fifo: exactly the MAP tasks of reader-then-writer, in each of the 3 runs"
+like "$("$CS" report "$T/fifo" --tasks map)" 'p1 v=threshold is_as_severe_as_threshold\+0x[0-9a-f]+ \(null_appender\.c:'"$r1"'\)' \
+	"report --tasks map: text with function+offset (file:line)"
+"$CS" report "$T/fifo" --tasks no-such-metric >/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" "^2:.*no metric 'no-such-metric' in this campaign \(it has: .*map" \
+	"report --tasks with an unknown metric: exit 2, the metrics it has"
 
 # Replay: the logged decisions are re-applied in their order.
 "$CS" replay "$T/map" --run "$map_n" --times 5 --vm >"$T/rep" 2>&1
