@@ -177,7 +177,7 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	 * controller must decide now) and a filling buffer wake it. */
 	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(e, avail > (1 << 20) || (flags & CS_EV_PARKED) ? BPF_RB_FORCE_WAKEUP
-									: BPF_RB_NO_WAKEUP);
+									  : BPF_RB_NO_WAKEUP);
 	access_stat(CS_ASTAT_EVENTS);
 }
 

@@ -51,9 +51,9 @@ struct report_warning {
 struct report_metric {
 	char *name;
 	int64_t covered;
-	int64_t estimated; /* requirements, 0 when none were estimated */
+	int64_t estimated;	   /* requirements, 0 when none were estimated */
 	int64_t covered_estimated; /* covered tasks that were estimated */
-	bool stop;	   /* the campaign's stopping metric */
+	bool stop;		   /* the campaign's stopping metric */
 	struct store_series_point *pts;
 	size_t npts;
 	struct sat_result sat;
@@ -503,15 +503,15 @@ void report_write_text(const struct report *r, FILE *f)
 		fprintf(f, "%s\n", m->stop ? " [stopping metric]" : "");
 		if (m->estimated)
 			fprintf(f,
-				"  %-12s estimation: %lld estimated, %lld covered of them, %lld false "
+				"  %-12s estimation: %lld estimated, %lld covered of them, %lld "
+				"false "
 				"positives (never covered), %lld false negatives (not estimated)\n",
 				"", (long long)m->estimated, (long long)m->covered_estimated,
 				(long long)(m->estimated - m->covered_estimated),
 				(long long)(m->covered - m->covered_estimated));
 	}
 	if (r->has_rules)
-		fprintf(f,
-			"releases:  rule 1 %llu, rule 2 %llu, rule 3 %llu, random %llu\n",
+		fprintf(f, "releases:  rule 1 %llu, rule 2 %llu, rule 3 %llu, random %llu\n",
 			(unsigned long long)r->rules[1], (unsigned long long)r->rules[2],
 			(unsigned long long)r->rules[3], (unsigned long long)r->rules[4]);
 	fprintf(f, "failures:  %zu\n", r->nfailures);
@@ -528,8 +528,7 @@ void report_write_text(const struct report *r, FILE *f)
 			text_sites(x->sites, x->nsites, f);
 			fputc('\n', f);
 		}
-		fprintf(f, "    replay: %s\n",
-			replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		fprintf(f, "    replay: %s\n", replay_cmd(r, x->run, cmd, sizeof(cmd)));
 	}
 	fprintf(f, "warnings:  %zu\n", r->nwarnings);
 	for (i = 0; i < r->nwarnings; i++) {
@@ -980,13 +979,15 @@ static void tasks_site_text(struct store *s, int64_t id, bool named, char **out,
 		sym_site_format(&ss, buf, sizeof(buf));
 	} else {
 		obj = strrchr(site.object, '/') ? strrchr(site.object, '/') + 1 : site.object;
-		file = site.file && strrchr(site.file, '/') ? strrchr(site.file, '/') + 1 : site.file;
+		file = site.file && strrchr(site.file, '/') ? strrchr(site.file, '/') + 1
+							    : site.file;
 		if (site.function && file && site.line)
 			snprintf(buf, sizeof(buf), "%s (%s:%d)", site.function, file, site.line);
 		else if (site.function)
 			snprintf(buf, sizeof(buf), "%s", site.function);
 		else
-			snprintf(buf, sizeof(buf), "%s+0x%llx", obj, (unsigned long long)site.offset);
+			snprintf(buf, sizeof(buf), "%s+0x%llx", obj,
+				 (unsigned long long)site.offset);
 	}
 	l = strlen(buf);
 	if (*n + l + 1 > *cap) {
@@ -1053,8 +1054,8 @@ static int tasks_one(const struct store_task *t, void *arg)
 		json_kv_uint(x->j, "hits", t->hits);
 		json_obj_end(x->j);
 	} else {
-		fprintf(x->f, "%6lld %8llu  %s\n", (long long)t->first_run, (unsigned long long)t->hits,
-			text);
+		fprintf(x->f, "%6lld %8llu  %s\n", (long long)t->first_run,
+			(unsigned long long)t->hits, text);
 	}
 	free(text);
 	x->n++;
@@ -1078,8 +1079,8 @@ static int report_tasks(struct store *s, const char *metric, bool json, FILE *f)
 			size_t off = 0;
 
 			for (i = 0; i < nnames && off < sizeof(list) - 1; i++)
-				off += snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-						names[i]);
+				off += snprintf(list + off, sizeof(list) - off, "%s%s",
+						i ? ", " : "", names[i]);
 			cs_err("no metric '%s' in this campaign (it has: %s)", metric,
 			       nnames ? list : "none");
 			store_strings_free(names, nnames);

@@ -86,7 +86,8 @@ static void usage(FILE *f)
 		"                        probes, any kernel)\n"
 		"      --estimate-runs K tsa, --access: observed runs before the campaign that\n"
 		"                        estimate the SP requirements / find shared variables (1)\n"
-		"      --access          also probe memory accesses: the estimation runs probe every\n"
+		"      --access          also probe memory accesses: the estimation runs probe "
+		"every\n"
 		"                        candidate site, later runs only the sites that touched\n"
 		"                        variables two threads share; adds the lp, concurpairs,\n"
 		"                        avio*, hbpair*, goodlock*, eraser*, goldilock-sc, fpair\n"
@@ -120,13 +121,16 @@ static void usage(FILE *f)
 		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
-		"  sudo concsched run -- ./mytest                  # random noise until saturation\n"
+		"  sudo concsched run -- ./mytest                  # random noise until "
+		"saturation\n"
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # plain reruns (baseline)\n"
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
-		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed 001)\n"
-		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- ./mytest\n"
+		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
+		"001)\n"
+		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- "
+		"./mytest\n"
 		"  sudo concsched run --serial random --check './verify out.txt' -- ./mytest\n"
 		"  concsched report camp --html camp.html\n"
 		"  sudo concsched replay camp --run 17\n\n"
@@ -225,8 +229,7 @@ static int parse_strategy(struct run_opts *o)
 }
 
 /* The run's concrete configuration: stored with the run and in its log. */
-static char *run_config_json(const struct campaign *c, const struct noise_config *nc,
-			     uint64_t seed)
+static char *run_config_json(const struct campaign *c, const struct noise_config *nc, uint64_t seed)
 {
 	const struct run_opts *o = c->o;
 	static const char *const serial[] = { "off", "fifo", "random", "prio" };
@@ -268,8 +271,9 @@ static int parse_serial(const char *s, enum cs_serial_mode *m)
  * says "parked here" (pthread_create/join park at entry but report only on
  * return, so they are not steered). */
 static const uint16_t park_ops[] = {
-	CS_OP_LOCK_REQ,	     CS_OP_RDLOCK_REQ,	 CS_OP_WRLOCK_REQ, CS_OP_COND_WAIT, CS_OP_COND_SIGNAL,
-	CS_OP_COND_BROADCAST, CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,   CS_OP_BARRIER,
+	CS_OP_LOCK_REQ,	    CS_OP_RDLOCK_REQ,  CS_OP_WRLOCK_REQ,
+	CS_OP_COND_WAIT,    CS_OP_COND_SIGNAL, CS_OP_COND_BROADCAST,
+	CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,    CS_OP_BARRIER,
 };
 
 static bool is_park_op(uint16_t op)
@@ -504,7 +508,8 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 		return;
 	}
 	if (cs_verbose > 1)
-		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path, k);
+		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
+			 k);
 	if (r->serial_ctl) {
 		size_t i;
 
@@ -615,7 +620,8 @@ static void serial_pick(struct onerun *r, const struct policy_note *n)
 		/* fifo: the oldest thread (first in creation-path order) runs
 		 * until it blocks, ends or waits for a younger one; random: a
 		 * seeded choice. Either way no tid or timing enters. */
-		chosen = order[r->o->serial == CS_SERIAL_FIFO ? 0 : cs_rng_below(&r->rng, r->nwaiting)];
+		chosen = order[r->o->serial == CS_SERIAL_FIFO ? 0
+							      : cs_rng_below(&r->rng, r->nwaiting)];
 		for (i = 0; i < r->nwaiting; i++)
 			if (r->waiting[i].t == chosen)
 				pick = i;
@@ -842,7 +848,7 @@ static void analyze_deadlock(struct onerun *r)
 {
 	struct dl_thread *dt;
 	struct dl_held *held;
-	char (*names)[64], (*texts)[512];
+	char(*names)[64], (*texts)[512];
 	size_t i, j, n = r->tm.nthreads, nh = 0, nt = 0, blocked = 0;
 
 	if (!n)
@@ -865,7 +871,8 @@ static void analyze_deadlock(struct onerun *r)
 			size_t a;
 
 			held[nh].lock = t->held[j];
-			held[nh].lock_name = lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
+			held[nh].lock_name =
+				lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
 			held[nh].site = NULL;
 			for (a = t->nactions; a-- > 0;) {
 				const struct tm_action *x = &t->actions[a];
@@ -885,8 +892,10 @@ static void analyze_deadlock(struct onerun *r)
 		     last->op == CS_OP_WRLOCK_REQ)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
-			dt[i].waits_name = lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
-			dt[i].wait_site = action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
+			dt[i].waits_name =
+				lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
+			dt[i].wait_site =
+				action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
 			blocked++;
 		}
 	}
@@ -934,10 +943,11 @@ static int run_loop(struct onerun *r)
 		 * happen there), the others on events and delays. */
 		if (r->serial_ctl)
 			policy_poll(r->pol, 5);
-		err = ring_buffer__poll(rb, r->serial_ctl		     ? 0
-					    : r->replay && r->nwaiting ? 1
-								       : access_poll_ms(r, r->steer ? next_delay_ms(r)
-												   : 20));
+		err = ring_buffer__poll(
+			rb, r->serial_ctl ? 0
+			    : r->replay && r->nwaiting
+				    ? 1
+				    : access_poll_ms(r, r->steer ? next_delay_ms(r) : 20));
 		/* Most events come without a wakeup (the probe batches them). */
 		if (err >= 0)
 			err = ring_buffer__consume(rb);
@@ -1413,8 +1423,8 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 	return n;
 }
 
-/* ---- campaign ---------------------------------------------------------------------------------- */
-
+/* ---- campaign ----------------------------------------------------------------------------------
+ */
 
 /* 0..3: a sync probe metric; SYNCOV__COUNT: a metric of --access. */
 static int metric_index(const char *name)
@@ -1519,8 +1529,8 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	out = read_capture(r->out_fd, &out_len);
 	err = read_capture(r->err_fd, &err_len);
 	if (c->o->check && !r->timed_out)
-		check_status = run_check(c->o, index, r->l.status, c->uid, c->gid, c->drop,
-					 r->out_fd);
+		check_status =
+			run_check(c->o, index, r->l.status, c->uid, c->gid, c->drop, r->out_fd);
 	in.wait_status = r->l.status;
 	in.timed_out = r->timed_out;
 	in.expect_exit_set = c->o->expect_exit_set;
@@ -1552,7 +1562,7 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	declog_encode(&r->log, &blob, &blob_len);
 	res.outcome = outcome_name(v.outcome);
 	res.summary = v.summary;
-	res.exit_status = r->timed_out ? -1
+	res.exit_status = r->timed_out		   ? -1
 			  : WIFEXITED(r->l.status) ? WEXITSTATUS(r->l.status)
 						   : -1;
 	res.signal = !r->timed_out && WIFSIGNALED(r->l.status) ? WTERMSIG(r->l.status) : 0;
@@ -1821,8 +1831,7 @@ static int run_campaign(struct run_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (!o->json || c.tty)
-		fprintf(stderr,
-			"concsched: campaign %s: %s, strategy %s, seed %" PRIu64 "%s\n",
+		fprintf(stderr, "concsched: campaign %s: %s, strategy %s, seed %" PRIu64 "%s\n",
 			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
 			c.ti.path, o->strategy, o->seed,
 			o->serial != CS_SERIAL_OFF ? ", serial" : "");
@@ -1849,8 +1858,9 @@ static int run_campaign(struct run_opts *o)
 	progress(&c, true);
 	if (err < 0 && err != -EINTR) {
 		ret = EXIT_USAGE;
-		fprintf(stderr, "concsched: campaign stopped by an error after %" PRId64
-				" runs; what ran is in %s\n",
+		fprintf(stderr,
+			"concsched: campaign stopped by an error after %" PRId64
+			" runs; what ran is in %s\n",
 			c.nruns, o->out);
 	} else {
 		if (run_stop)
@@ -1875,7 +1885,8 @@ out:
 	return ret;
 }
 
-/* ---- --vm ------------------------------------------------------------------------------------- */
+/* ---- --vm -------------------------------------------------------------------------------------
+ */
 
 /* Run `concsched ARGV...` in the VM with the guest's /out received into
  * a temporary directory next to host_out, then move /out/SUB there. */
@@ -1930,9 +1941,9 @@ static int run_in_vm(char **guest_argv, const char *host_out, const char *sub,
 			rmdir(tmp);
 		}
 		if (getenv("SUDO_UID")) {
-			char *cmd = xasprintf("chown -R %s:%s '%s'", getenv("SUDO_UID"),
-					      getenv("SUDO_GID") ? getenv("SUDO_GID") : "",
-					      host_out);
+			char *cmd =
+				xasprintf("chown -R %s:%s '%s'", getenv("SUDO_UID"),
+					  getenv("SUDO_GID") ? getenv("SUDO_GID") : "", host_out);
 			if (system(cmd))
 				cs_warn("cannot hand %s to the sudo user", host_out);
 			free(cmd);
@@ -2017,7 +2028,8 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	return ret;
 }
 
-/* ---- options ----------------------------------------------------------------------------------- */
+/* ---- options -----------------------------------------------------------------------------------
+ */
 
 static int parse_seconds(const char *opt, const char *s, double *out)
 {
@@ -2036,9 +2048,26 @@ static void push_str(const char ***v, size_t *n, const char *s)
 
 static int parse_run_args(struct run_opts *o, int argc, char **argv)
 {
-	enum { O_TIME = 256, O_RUN_TIMEOUT, O_SEED, O_SERIAL, O_KEEP, O_JSON, O_METRIC, O_SAT,
-	       O_EXPECT, O_CHECK, O_USER, O_VM, O_VM_CPUS, O_EST, O_ACCESS, O_SINC, O_SEXC,
-	       O_SOBJ };
+	enum {
+		O_TIME = 256,
+		O_RUN_TIMEOUT,
+		O_SEED,
+		O_SERIAL,
+		O_KEEP,
+		O_JSON,
+		O_METRIC,
+		O_SAT,
+		O_EXPECT,
+		O_CHECK,
+		O_USER,
+		O_VM,
+		O_VM_CPUS,
+		O_EST,
+		O_ACCESS,
+		O_SINC,
+		O_SEXC,
+		O_SOBJ
+	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
 		{ "runs", required_argument, NULL, 'n' },
@@ -2117,7 +2146,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_METRIC:
 			if (metric_index(optarg) < 0) {
-				cs_err("--metric %s: use sp, goodlock, hbpair or sync (with --access "
+				cs_err("--metric %s: use sp, goodlock, hbpair or sync (with "
+				       "--access "
 				       "also lp, concurpairs, avio*, hbpair*, goodlock*, eraser*, "
 				       "goldilock-sc, fpair, map)",
 				       optarg);
@@ -2231,7 +2261,8 @@ int cmd_run(int argc, char **argv)
 	return err;
 }
 
-/* ---- replay ---------------------------------------------------------------------------------------- */
+/* ---- replay
+ * ---------------------------------------------------------------------------------------- */
 
 struct replay_opts {
 	const char *dir;
@@ -2241,8 +2272,7 @@ struct replay_opts {
 	bool json, vm;
 };
 
-static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
-			const char *program)
+static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv, const char *program)
 {
 	const char *carry[3] = { ro->dir, program, NULL };
 	char **gargv = xcalloc((size_t)argc + 2, sizeof(*gargv));
@@ -2367,12 +2397,12 @@ int cmd_replay(int argc, char **argv)
 		o.argv[i + 1] = args[i];
 	o.argc = (int)nargs + 1;
 	o.strategy = camp.strategy;
-	o.kind = !strcmp(camp.strategy, "none")	   ? STRAT_NONE
+	o.kind = !strcmp(camp.strategy, "none")	     ? STRAT_NONE
 		 : !strncmp(camp.strategy, "tsa", 3) ? STRAT_TSA
 		 : !strcmp(camp.strategy, "map")     ? STRAT_MAP
-						      : STRAT_NOISE;
-	serial = json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}",
-				 "serial");
+						     : STRAT_NOISE;
+	serial =
+		json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}", "serial");
 	if (serial && parse_serial(serial, &o.serial))
 		o.serial = CS_SERIAL_OFF;
 	o.run_timeout_s = RUN_DEFAULT_TIMEOUT;

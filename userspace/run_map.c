@@ -81,15 +81,15 @@ struct access_campaign {
 	struct site_set set; /* candidates (cookie i = set.sites[i]) */
 	bool *shared_site;   /* the sites later runs probe */
 	size_t nshared_sites;
-	int64_t *site_id;   /* per candidate: store site id, 0 not yet */
-	int64_t *func_id;   /* per candidate: store site of its function, -1 none */
+	int64_t *site_id; /* per candidate: store site id, 0 not yet */
+	int64_t *func_id; /* per candidate: store site of its function, -1 none */
 	struct acc_var *vars;
 	size_t nvars;
 	struct cov_u64map var_index; /* var id -> index in vars */
 	size_t nshared_vars;
-	size_t nsteer; /* shared variables map steers (acc_var.steer) */
+	size_t nsteer;			/* shared variables map steers (acc_var.steer) */
 	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
-	char **paths; /* campaign thread id -> creation path */
+	char **paths;			/* campaign thread id -> creation path */
 	uint32_t npaths;
 	/* estimation */
 	unsigned est_runs;
@@ -400,8 +400,9 @@ static int collect_sites(struct campaign *c, struct access_campaign *ac)
 	}
 	if (!ac->set.n) {
 		cs_err("--access: %s has no memory-access sites%s", c->ti.path,
-		       o->sites.ninclude || o->sites.nexclude ? " that pass --sites-include/-exclude"
-							     : "");
+		       o->sites.ninclude || o->sites.nexclude
+			       ? " that pass --sites-include/-exclude"
+			       : "");
 		return -ENOENT;
 	}
 	return 0;
@@ -674,8 +675,8 @@ static uint32_t cb_func(void *ctx, uint64_t addr)
 	if (slot)
 		return (uint32_t)(*slot - 1);
 	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
-	    s.object[0] == '/' && s.offset &&
-	    !sym_resolve_offset(s.object, s.offset - 1, &ss) && ss.symbol && ss.is_func)
+	    s.object[0] == '/' && s.offset && !sym_resolve_offset(s.object, s.offset - 1, &ss) &&
+	    ss.symbol && ss.is_func)
 		id = key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
@@ -704,13 +705,15 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 	return (uint32_t)id;
 }
 
-/* ---- feeding ---------------------------------------------------------------------------------- */
+/* ---- feeding ----------------------------------------------------------------------------------
+ */
 
 static void order_add(struct access_campaign *ac, const struct cov_event *ev)
 {
 	if (ac->norder == ac->caporder) {
 		ac->caporder = ac->caporder ? ac->caporder * 2 : 1024;
-		ac->order_events = xrealloc(ac->order_events, ac->caporder * sizeof(*ac->order_events));
+		ac->order_events =
+			xrealloc(ac->order_events, ac->caporder * sizeof(*ac->order_events));
 	}
 	ac->order_events[ac->norder++] = *ev;
 }
@@ -836,7 +839,8 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct rthr
 	return true;
 }
 
-/* ---- campaign: estimation ---------------------------------------------------------------------- */
+/* ---- campaign: estimation ----------------------------------------------------------------------
+ */
 
 static bool precedes(void *order, uint32_t s, uint32_t t)
 {
@@ -877,9 +881,10 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 				if (o == v->writes[w]) /* two threads at one site */
 					v->steer = site_multi(ac, o);
 				else
-					v->steer = !order ||
-						   (!map_site_order_precedes(order, v->writes[w], o) &&
-						    !map_site_order_precedes(order, o, v->writes[w]));
+					v->steer =
+						!order ||
+						(!map_site_order_precedes(order, v->writes[w], o) &&
+						 !map_site_order_precedes(order, o, v->writes[w]));
 			}
 		}
 		ac->nsteer += v->steer;
@@ -890,8 +895,7 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 	}
 	cov_taskset_init(&keys);
 	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
-		ac->domain_hb = map_domain_estimate(vs, n, order ? precedes : NULL, order,
-						    &keys);
+		ac->domain_hb = map_domain_estimate(vs, n, order ? precedes : NULL, order, &keys);
 		if (keys.count <= ACCESS_MAX_REQUIREMENTS)
 			for (i = 0; i < keys.count; i++) {
 				char *k = stable_key(ac, keys.keys[i]);
@@ -1003,12 +1007,13 @@ int access_campaign_begin(struct campaign *c)
 	if (!c->o->json || c->tty) {
 		fprintf(stderr,
 			"concsched: access: %zu candidate sites, %zu attached in %.1f ms; %" PRIu64
-			" accesses in %u estimation run%s (%" PRIu64 " dropped); %zu shared variable%s, "
+			" accesses in %u estimation run%s (%" PRIu64
+			" dropped); %zu shared variable%s, "
 			"%zu site%s on them (probed from now on)\n",
 			ac->set.n, ac->est_attached, ac->est_attach_ns / 1e6 / ac->est_runs,
-			ac->est_accesses, ac->est_runs, ac->est_runs == 1 ? "" : "s", ac->est_dropped,
-			ac->nshared_vars, ac->nshared_vars == 1 ? "" : "s", ac->nshared_sites,
-			ac->nshared_sites == 1 ? "" : "s");
+			ac->est_accesses, ac->est_runs, ac->est_runs == 1 ? "" : "s",
+			ac->est_dropped, ac->nshared_vars, ac->nshared_vars == 1 ? "" : "s",
+			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s");
 		fprintf(stderr,
 			"concsched: map: domain estimate %" PRIu64 " (%" PRIu64
 			" after happens-before pruning), %zu stored as requirements%s",
@@ -1034,11 +1039,12 @@ void access_campaign_end(struct campaign *c)
 		const struct map_strategy_stats *s = map_strategy_stats(ac->eng);
 
 		fprintf(stderr,
-			"concsched: map: %zu covered patterns; targets %" PRIu64 " started, %" PRIu64
-			" completed, %" PRIu64 " abandoned; %" PRIu64 " pauses, %" PRIu64
-			" waits for an access in flight; releases: at once %" PRIu64 ", eager %" PRIu64
-			", random %" PRIu64 ", no target %" PRIu64 ", re-evaluated %" PRIu64
-			", %" PRIu64 " forced (watchdog)\n",
+			"concsched: map: %zu covered patterns; targets %" PRIu64
+			" started, %" PRIu64 " completed, %" PRIu64 " abandoned; %" PRIu64
+			" pauses, %" PRIu64
+			" waits for an access in flight; releases: at once %" PRIu64
+			", eager %" PRIu64 ", random %" PRIu64 ", no target %" PRIu64
+			", re-evaluated %" PRIu64 ", %" PRIu64 " forced (watchdog)\n",
 			cov_taskset_count(map_strategy_covered(ac->eng)), s->targets_started,
 			s->targets_completed, s->targets_abandoned, s->pauses, ac->deferred,
 			ac->rel[MAP_REL_PROCEED], ac->rel[0], ac->rel[1], ac->rel[2],
@@ -1046,10 +1052,11 @@ void access_campaign_end(struct campaign *c)
 	}
 	if (ac->nshared_sites && (!c->o->json || c->tty) && c->nruns)
 		fprintf(stderr,
-			"concsched: access: %zu sites attached per run (%.2f ms on average), %" PRIu64
-			" accesses (%" PRIu64 " dropped), %" PRIu64 " race/lock-order warnings\n",
-			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns, ac->accesses,
-			ac->dropped, ac->warnings);
+			"concsched: access: %zu sites attached per run (%.2f ms on average), "
+			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
+			" race/lock-order warnings\n",
+			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
+			ac->accesses, ac->dropped, ac->warnings);
 	map_strategy_free(ac->eng);
 	for (i = 0; i < ac->nvars; i++) {
 		free(ac->vars[i].reads);
@@ -1081,7 +1088,8 @@ void access_campaign_end(struct campaign *c)
 	c->sess.aset = NULL;
 }
 
-/* ---- runs ------------------------------------------------------------------------------------------ */
+/* ---- runs
+ * ------------------------------------------------------------------------------------------ */
 
 /* Estimation (estimate) or test run: per-run state, the site mask. */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
@@ -1283,8 +1291,8 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthrea
 	}
 	if (!access_event(r, e, t, &ev, &split)) {
 		if (cs_verbose > 2)
-			cs_debug("access: thread %s site %u addr 0x%" PRIx64 ": no variable", t->path,
-				 e->seq, (uint64_t)e->obj);
+			cs_debug("access: thread %s site %u addr 0x%" PRIx64 ": no variable",
+				 t->path, e->seq, (uint64_t)e->obj);
 		return;
 	}
 	if (cs_verbose > 2)
@@ -1334,7 +1342,8 @@ int map_hook_parked(struct onerun *r, const struct cs_event *e, struct rthread *
 	}
 	if (cs_verbose > 1)
 		cs_debug("map: thread %s @%u v%u op %u: %s", t->path, ev.site, ev.obj, ev.op,
-			 map_is_paused(ac->eng, t->cid) ? "pause" : "wait (same variable in flight)");
+			 map_is_paused(ac->eng, t->cid) ? "pause"
+							: "wait (same variable in flight)");
 	h->held = true;
 	h->split = split;
 	h->hev = ev;
@@ -1393,7 +1402,8 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 		for (i = 0; i < ts->count; i++) {
 			char *k = stable_key(ac, ts->keys[i]);
 
-			store_cover_task(c->st, cov_metric_name((enum cov_metric)m), k, ts->hits[i]);
+			store_cover_task(c->st, cov_metric_name((enum cov_metric)m), k,
+					 ts->hits[i]);
 			free(k);
 		}
 	}
