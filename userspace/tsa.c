@@ -1003,11 +1003,24 @@ static uint32_t pick_release(struct tsa_engine *e, const uint32_t *cand, uint32_
 		return cand[cs_rng_below(&e->rng, n)];
 	}
 	/* Rule 3: the action whose site has the fewest uncovered requirements
-	 * has the least to gain from staying paused. */
-	for (uint32_t i = 1; i < n; i++)
-		if (tsa_site_uncovered(e, e->threads[cand[i]].site) <
-		    tsa_site_uncovered(e, e->threads[cand[best]].site))
+	 * has the least to gain from staying paused. Ties (seed 000 leaves
+	 * them open) go to a seeded choice among the tied actions: with a
+	 * fixed tie-break, once rules 1 and 2 are spent every run replays the
+	 * same releases and coverage stops growing whatever the seed
+	 * (docs/studies/tsa.md, "Why tsa loses on hashset"). */
+	uint32_t ties = 1;
+
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t ui = tsa_site_uncovered(e, e->threads[cand[i]].site);
+		uint32_t ub = tsa_site_uncovered(e, e->threads[cand[best]].site);
+
+		if (ui < ub) {
 			best = i;
+			ties = 1;
+		} else if (ui == ub && cs_rng_below(&e->rng, ++ties) == 0) {
+			best = i; /* reservoir sampling: each tied one 1/ties */
+		}
+	}
 	*rule = TSA_RULE_3;
 	return cand[best];
 }

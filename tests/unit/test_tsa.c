@@ -423,6 +423,46 @@ static void test_tsa_h(void)
 	tsa_pairset_free(&r);
 }
 
+/* Rule 3 ties: two paused actions whose sites have one uncovered
+ * requirement each (and one with two, never picked) -- the tie goes to a
+ * seeded choice, so both win over seeds and a seed always picks the same. */
+static void test_rule3_ties(void)
+{
+	struct tsa_pairset r;
+	int picked[3] = { 0, 0, 0 }, same = 0;
+
+	tsa_pairset_init(&r);
+	tsa_pairset_add(&r, 1, 9, TSA_PAIR_ESTIMATED);
+	tsa_pairset_add(&r, 2, 9, TSA_PAIR_ESTIMATED);
+	tsa_pairset_add(&r, 3, 9, TSA_PAIR_ESTIMATED);
+	tsa_pairset_add(&r, 3, 8, TSA_PAIR_ESTIMATED);
+	for (uint64_t seed = 0; seed < 64; seed++) {
+		uint32_t first = UINT32_MAX;
+
+		for (int k = 0; k < 2; k++) {
+			struct tsa_engine *e = tsa_engine_new(&r, true);
+			struct tsa_release rel;
+
+			tsa_run_begin(e, seed);
+			tsa_before_lock(e, 0, 3, 0x3000);
+			tsa_before_lock(e, 1, 1, 0x1000);
+			tsa_before_lock(e, 2, 2, 0x2000);
+			if (!tsa_choose_release(e, &rel) && rel.rule == TSA_RULE_3) {
+				if (!k)
+					picked[rel.thread]++, first = rel.thread;
+				else
+					same += rel.thread == first;
+			}
+			tsa_engine_free(e);
+		}
+	}
+	tap_ok(picked[0] == 0 && picked[1] + picked[2] == 64 && picked[1] > 10 && picked[2] > 10,
+	       "rule 3: never the site with 2 uncovered; the tie is seeded (%d / %d over 64 seeds)",
+	       picked[1], picked[2]);
+	tap_is_int(same, 64, "rule 3: the same seed breaks the tie the same way");
+	tsa_pairset_free(&r);
+}
+
 /* Lines 10-12: an action whose site is in no uncovered pair still pauses
  * when a paused action waits for the same lock. */
 static void test_same_lock_pause(void)
@@ -601,7 +641,7 @@ static void test_campaigns(void)
 
 int main(void)
 {
-	tap_plan(47);
+	tap_plan(49);
 	test_figure2_estimate();
 	test_ac1();
 	test_ac2_ac3();
@@ -610,6 +650,7 @@ int main(void)
 	test_example1();
 	test_example2();
 	test_tsa_h();
+	test_rule3_ties();
 	test_same_lock_pause();
 	test_pause_sites();
 	test_campaigns();
