@@ -158,18 +158,24 @@ cleanup:
 	return err;
 }
 
-static int copy_failures(struct merge_ctx *m, int64_t src_run, int64_t dst_run)
+/* A run's failures or warnings: the rows of the source run (SELECT id and
+ * ncols columns, bound to ?1 = run) go in with the destination run as ?1
+ * and the columns as ?2.., each followed by its site list. */
+struct row_copy {
+	const char *select, *insert; /* the rows */
+	int ncols;		     /* columns after id */
+	const char *site_select, *site_insert;
+};
+
+static int copy_rows_with_sites(struct merge_ctx *m, const struct row_copy *rc, int64_t src_run,
+				int64_t dst_run)
 {
 	sqlite3_stmt *q = NULL, *ins = NULL;
 	int64_t id;
 	int err = 0;
 
-	if (sqlite3_prepare_v2(m->sdb,
-			       "SELECT id, kind, summary, detail FROM failures WHERE run = ?1", -1,
-			       &q, NULL) ||
-	    sqlite3_prepare_v2(
-		    m->ddb, "INSERT INTO failures(run, kind, summary, detail) VALUES(?1,?2,?3,?4)",
-		    -1, &ins, NULL)) {
+	if (sqlite3_prepare_v2(m->sdb, rc->select, -1, &q, NULL) ||
+	    sqlite3_prepare_v2(m->ddb, rc->insert, -1, &ins, NULL)) {
 		err = -EIO;
 		goto cleanup;
 	}
@@ -177,17 +183,14 @@ static int copy_failures(struct merge_ctx *m, int64_t src_run, int64_t dst_run)
 	while (!err && sqlite3_step(q) == SQLITE_ROW) {
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, dst_run);
-		sqlite3_bind_value(ins, 2, sqlite3_column_value(q, 1));
-		sqlite3_bind_value(ins, 3, sqlite3_column_value(q, 2));
-		sqlite3_bind_value(ins, 4, sqlite3_column_value(q, 3));
+		for (int c = 1; c <= rc->ncols; c++)
+			sqlite3_bind_value(ins, c + 1, sqlite3_column_value(q, c));
 		err = sql_ok(sqlite3_step(ins));
 		if (err)
 			break;
 		id = sqlite3_last_insert_rowid(m->ddb);
-		err = copy_site_list(
-			m, "SELECT pos, site FROM failure_sites WHERE failure = ?1",
-			"INSERT INTO failure_sites(failure, pos, site) VALUES(?1,?2,?3)",
-			sqlite3_column_int64(q, 0), id);
+		err = copy_site_list(m, rc->site_select, rc->site_insert,
+				     sqlite3_column_int64(q, 0), id);
 	}
 cleanup:
 	sqlite3_finalize(q);
@@ -195,45 +198,22 @@ cleanup:
 	return err;
 }
 
-static int copy_warnings(struct merge_ctx *m, int64_t src_run, int64_t dst_run)
-{
-	sqlite3_stmt *q = NULL, *ins = NULL;
-	int64_t id;
-	int err = 0;
+static const struct row_copy copy_failures = {
+	.select = "SELECT id, kind, summary, detail FROM failures WHERE run = ?1",
+	.insert = "INSERT INTO failures(run, kind, summary, detail) VALUES(?1,?2,?3,?4)",
+	.ncols = 3,
+	.site_select = "SELECT pos, site FROM failure_sites WHERE failure = ?1",
+	.site_insert = "INSERT INTO failure_sites(failure, pos, site) VALUES(?1,?2,?3)",
+};
 
-	if (sqlite3_prepare_v2(
-		    m->sdb,
-		    "SELECT id, kind, variable, threads, locks FROM warnings WHERE run = ?1", -1,
-		    &q, NULL) ||
-	    sqlite3_prepare_v2(m->ddb,
-			       "INSERT INTO warnings(run, kind, variable, threads, locks)"
-			       " VALUES(?1,?2,?3,?4,?5)",
-			       -1, &ins, NULL)) {
-		err = -EIO;
-		goto cleanup;
-	}
-	sqlite3_bind_int64(q, 1, src_run);
-	while (!err && sqlite3_step(q) == SQLITE_ROW) {
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, dst_run);
-		sqlite3_bind_value(ins, 2, sqlite3_column_value(q, 1));
-		sqlite3_bind_value(ins, 3, sqlite3_column_value(q, 2));
-		sqlite3_bind_value(ins, 4, sqlite3_column_value(q, 3));
-		sqlite3_bind_value(ins, 5, sqlite3_column_value(q, 4));
-		err = sql_ok(sqlite3_step(ins));
-		if (err)
-			break;
-		id = sqlite3_last_insert_rowid(m->ddb);
-		err = copy_site_list(
-			m, "SELECT pos, site FROM warning_sites WHERE warning = ?1",
-			"INSERT INTO warning_sites(warning, pos, site) VALUES(?1,?2,?3)",
-			sqlite3_column_int64(q, 0), id);
-	}
-cleanup:
-	sqlite3_finalize(q);
-	sqlite3_finalize(ins);
-	return err;
-}
+static const struct row_copy copy_warnings = {
+	.select = "SELECT id, kind, variable, threads, locks FROM warnings WHERE run = ?1",
+	.insert =
+		"INSERT INTO warnings(run, kind, variable, threads, locks) VALUES(?1,?2,?3,?4,?5)",
+	.ncols = 4,
+	.site_select = "SELECT pos, site FROM warning_sites WHERE warning = ?1",
+	.site_insert = "INSERT INTO warning_sites(warning, pos, site) VALUES(?1,?2,?3)",
+};
 
 static int insert_run(struct merge_ctx *m, sqlite3_stmt *row, int64_t *dst_idx)
 {
@@ -286,9 +266,9 @@ static int merge_runs(struct merge_ctx *m)
 		}
 		err = insert_run(m, st, &dst_idx);
 		if (!err)
-			err = copy_failures(m, src_idx, dst_idx);
+			err = copy_rows_with_sites(m, &copy_failures, src_idx, dst_idx);
 		if (!err)
-			err = copy_warnings(m, src_idx, dst_idx);
+			err = copy_rows_with_sites(m, &copy_warnings, src_idx, dst_idx);
 		id_map_set(&m->runs, src_idx, dst_idx);
 		m->added++;
 	}
