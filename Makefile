@@ -87,7 +87,7 @@ $(BUILD)/concsched: $(USR_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) tests/tap.h
+$(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) tests/tap.h tests/tap_taskset.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 

@@ -55,6 +55,20 @@ bool cov_op_releases(unsigned op)
 	return op == CS_OP_UNLOCK || op == CS_OP_RWUNLOCK || op == CS_OP_SPIN_UNLOCK;
 }
 
+/* Happens-before edges on a synchronization object: the releasing side
+ * (unlock, signal, broadcast, post) and the acquiring side (a lock, a
+ * wakeup from a condition wait, a completed semaphore wait). */
+bool cov_op_sync_releases(unsigned op)
+{
+	return cov_op_releases(op) || op == CS_OP_COND_SIGNAL || op == CS_OP_COND_BROADCAST ||
+	       op == CS_OP_SEM_POST;
+}
+
+bool cov_op_sync_acquires(unsigned op)
+{
+	return cov_op_acquires(op) || op == CS_OP_COND_WAKE || op == CS_OP_SEM_WAIT;
+}
+
 static bool op_is_lock_request(unsigned op)
 {
 	return op == CS_OP_LOCK_REQ || op == CS_OP_RDLOCK_REQ || op == CS_OP_WRLOCK_REQ;
@@ -778,26 +792,17 @@ static void feed_hbpair(struct cov_metrics *m, const struct cov_event *ev)
 {
 	uint64_t *p;
 
-	switch (ev->op) {
-	case CS_OP_UNLOCK:
-	case CS_OP_RWUNLOCK:
-	case CS_OP_SPIN_UNLOCK:
-	case CS_OP_COND_SIGNAL:
-	case CS_OP_COND_BROADCAST:
-	case CS_OP_SEM_POST:
+	if (cov_op_sync_releases(ev->op)) {
 		*cov_u64map_put(&m->release_last, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
 		return;
-	case CS_OP_LOCK:
-	case CS_OP_TRYLOCK_OK:
-	case CS_OP_RDLOCK:
-	case CS_OP_WRLOCK:
-	case CS_OP_SPIN_LOCK:
-	case CS_OP_COND_WAKE:
-	case CS_OP_SEM_WAIT:
+	}
+	if (cov_op_sync_acquires(ev->op)) {
 		p = cov_u64map_get(&m->release_last, ev->obj);
 		if (p)
 			hb_task(m, *p, ev, 'l');
 		return;
+	}
+	switch (ev->op) {
 	case CS_OP_CREATE:
 		*cov_u64map_put(&m->create_site, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
 		return;

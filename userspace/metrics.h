@@ -55,6 +55,9 @@ bool cov_op_reads(unsigned op);	 /* READ or RW */
 bool cov_op_writes(unsigned op); /* WRITE or RW */
 bool cov_op_acquires(unsigned op);
 bool cov_op_releases(unsigned op);
+/* Sync edges: unlock/signal/broadcast/post release; lock/cond wake/sem wait acquire. */
+bool cov_op_sync_releases(unsigned op);
+bool cov_op_sync_acquires(unsigned op);
 
 void cov_lockset_clear(struct cov_lockset *ls);
 bool cov_lockset_has(const struct cov_lockset *ls, uint32_t id);

@@ -174,24 +174,15 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 {
 	uint32_t o = GLS_SYNC | ev->obj;
 
-	switch (ev->op) {
-	case CS_OP_LOCK:
-	case CS_OP_TRYLOCK_OK:
-	case CS_OP_RDLOCK:
-	case CS_OP_WRLOCK:
-	case CS_OP_SPIN_LOCK:
-	case CS_OP_COND_WAKE:
-	case CS_OP_SEM_WAIT:
+	if (cov_op_sync_acquires(ev->op)) {
 		sync_acquire(rd, ev->thread, o);
 		return true;
-	case CS_OP_UNLOCK:
-	case CS_OP_RWUNLOCK:
-	case CS_OP_SPIN_UNLOCK:
-	case CS_OP_COND_SIGNAL:
-	case CS_OP_COND_BROADCAST:
-	case CS_OP_SEM_POST:
+	}
+	if (cov_op_sync_releases(ev->op)) {
 		sync_release(rd, ev->thread, o);
 		return true;
+	}
+	switch (ev->op) {
 	case CS_OP_BARRIER:
 		sync_release(rd, ev->thread, o);
 		sync_acquire(rd, ev->thread, o);

@@ -12,7 +12,7 @@
 
 #include "map_patterns.h"
 #include "rng.h"
-#include "tap.h"
+#include "tap_taskset.h"
 #include "util.h"
 
 #define TA 1
@@ -33,24 +33,13 @@ static int set_is(const struct cov_taskset *ts, const char *const *want, size_t 
 static int set_is(const struct cov_taskset *ts, const char *const *want, size_t n, const char *fmt,
 		  ...)
 {
-	bool ok = ts->count == n;
 	char what[160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	for (size_t i = 0; i < n; i++)
-		if (!cov_taskset_has(ts, want[i]))
-			ok = false;
-	tap_ok(ok, "%s", what);
-	if (!ok) {
-		for (size_t i = 0; i < ts->count; i++)
-			tap_diag("  got  %s", ts->keys[i]);
-		for (size_t i = 0; i < n; i++)
-			tap_diag("  want %s", want[i]);
-	}
-	return ok;
+	return tap_taskset_is(ts, want, n, what);
 }
 
 /* The trace of pattern id: step j by thread a/b on x/y at site j+1. */

@@ -13,7 +13,7 @@
 #include "json.h"
 #include "metrics.h"
 #include "races.h"
-#include "tap.h"
+#include "tap_taskset.h"
 #include "util.h"
 
 static struct cov_event_conv conv;
@@ -82,20 +82,7 @@ static const struct cov_taskset *tasks(enum cov_metric m)
 
 static int set_is(enum cov_metric m, const char *const *want, size_t n, const char *what)
 {
-	const struct cov_taskset *ts = tasks(m);
-	bool ok = ts->count == n;
-
-	for (size_t i = 0; i < n; i++)
-		if (!cov_taskset_has(ts, want[i]))
-			ok = false;
-	tap_ok(ok, "%s", what);
-	if (!ok) {
-		for (size_t i = 0; i < ts->count; i++)
-			tap_diag("  got  %s", ts->keys[i]);
-		for (size_t i = 0; i < n; i++)
-			tap_diag("  want %s", want[i]);
-	}
-	return ok;
+	return tap_taskset_is(tasks(m), want, n, what);
 }
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE };
