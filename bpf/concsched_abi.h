@@ -18,10 +18,10 @@
 /* Operation of one observed action (ALGORITHMS.md notation). */
 enum cs_op {
 	CS_OP_NONE = 0,
-	CS_OP_LOCK_REQ,        /* mutex_lock entry (request)                */
-	CS_OP_LOCK,            /* mutex acquired (lock/timedlock returned 0) */
-	CS_OP_TRYLOCK_OK,      /* trylock acquired                           */
-	CS_OP_TRYLOCK_FAIL,    /* trylock/timedlock did not acquire          */
+	CS_OP_LOCK_REQ,	    /* mutex_lock entry (request)                */
+	CS_OP_LOCK,	    /* mutex acquired (lock/timedlock returned 0) */
+	CS_OP_TRYLOCK_OK,   /* trylock acquired                           */
+	CS_OP_TRYLOCK_FAIL, /* trylock/timedlock did not acquire          */
 	CS_OP_UNLOCK,
 	CS_OP_RDLOCK_REQ,
 	CS_OP_RDLOCK,
@@ -30,49 +30,49 @@ enum cs_op {
 	CS_OP_RWUNLOCK,
 	CS_OP_SPIN_LOCK,
 	CS_OP_SPIN_UNLOCK,
-	CS_OP_COND_WAIT,       /* entry: releases the mutex                  */
-	CS_OP_COND_WAKE,       /* return: reacquired the mutex               */
+	CS_OP_COND_WAIT, /* entry: releases the mutex                  */
+	CS_OP_COND_WAKE, /* return: reacquired the mutex               */
 	CS_OP_COND_SIGNAL,
 	CS_OP_COND_BROADCAST,
 	CS_OP_SEM_WAIT_REQ,
-	CS_OP_SEM_WAIT,        /* sem_wait/trywait/timedwait succeeded       */
+	CS_OP_SEM_WAIT, /* sem_wait/trywait/timedwait succeeded       */
 	CS_OP_SEM_POST,
 	CS_OP_BARRIER,
-	CS_OP_CREATE,          /* pthread_create returned; obj = new thread  */
-	CS_OP_START,           /* first event of a new thread                */
-	CS_OP_JOIN,            /* pthread_join returned; obj = joined thread */
-	CS_OP_EXIT,            /* thread exit                                */
-	CS_OP_READ,            /* memory access sites (access probes)        */
+	CS_OP_CREATE, /* pthread_create returned; obj = new thread  */
+	CS_OP_START,  /* first event of a new thread                */
+	CS_OP_JOIN,   /* pthread_join returned; obj = joined thread */
+	CS_OP_EXIT,   /* thread exit                                */
+	CS_OP_READ,   /* memory access sites (access probes)        */
 	CS_OP_WRITE,
-	CS_OP_RW,              /* read-modify-write (lock prefix, xchg)      */
-	CS_OP_FORK,            /* a tracked process forked; obj = child pid  */
-	CS_OP_EXEC,            /* a tracked process exec'd (new image)       */
+	CS_OP_RW,   /* read-modify-write (lock prefix, xchg)      */
+	CS_OP_FORK, /* a tracked process forked; obj = child pid  */
+	CS_OP_EXEC, /* a tracked process exec'd (new image)       */
 	CS_OP__COUNT,
 };
 
 /* Flags on an event. */
-#define CS_EV_BLOCKED  (1u << 0) /* the lock had to wait (was held)        */
-#define CS_EV_PARKED   (1u << 1) /* the scheduler parked the thread here   */
-#define CS_EV_DELAYED  (1u << 2) /* a delay/yield was injected here        */
-#define CS_EV_LIBC     (1u << 3) /* called from inside libc (internal use) */
+#define CS_EV_BLOCKED (1u << 0) /* the lock had to wait (was held)        */
+#define CS_EV_PARKED  (1u << 1) /* the scheduler parked the thread here   */
+#define CS_EV_DELAYED (1u << 2) /* a delay/yield was injected here        */
+#define CS_EV_LIBC    (1u << 3) /* called from inside libc (internal use) */
 
 /* One thread-model event. site is the user return address of the call
  * (the call site in the program) or the instruction address for memory
  * access sites; userspace turns it into object+offset. */
 struct cs_event {
-	__u64 ts_ns;   /* bpf_ktime_get_ns()                                  */
-	__u64 obj;     /* lock / cond / sem / barrier / memory address / tid  */
-	__u64 site;    /* user address of the action                          */
-	__u64 arg;     /* op-specific: start routine (CREATE), size (access),
-			* wait start ts (LOCK: time blocked = ts - arg)       */
-	__u32 pid;     /* tgid                                                */
+	__u64 ts_ns; /* bpf_ktime_get_ns()                                  */
+	__u64 obj;   /* lock / cond / sem / barrier / memory address / tid  */
+	__u64 site;  /* user address of the action                          */
+	__u64 arg;   /* op-specific: start routine (CREATE), size (access),
+		      * wait start ts (LOCK: time blocked = ts - arg)       */
+	__u32 pid;   /* tgid                                                */
 	__u32 tid;
-	__u32 seq;     /* per-thread event index (replay keys on it)          */
-	__u16 op;      /* enum cs_op                                          */
-	__u16 flags;   /* CS_EV_*                                             */
+	__u32 seq;   /* per-thread event index (replay keys on it)          */
+	__u16 op;    /* enum cs_op                                          */
+	__u16 flags; /* CS_EV_*                                             */
 	__u32 cpu;
-	__u32 nlocks;  /* locks held after the action (lockset size)          */
-	__u32 gen;     /* exec generation of pid (struct cs_proc_key)         */
+	__u32 nlocks; /* locks held after the action (lockset size)          */
+	__u32 gen;    /* exec generation of pid (struct cs_proc_key)         */
 	__u32 pad;
 };
 
@@ -82,18 +82,39 @@ struct cs_event {
  * cs_sync_enter and cs_sync_exit. */
 enum cs_sync_fn {
 	CS_FN_NONE = 0,
-	CS_FN_MUTEX_LOCK, CS_FN_MUTEX_TRYLOCK, CS_FN_MUTEX_TIMEDLOCK,
-	CS_FN_MUTEX_CLOCKLOCK, CS_FN_MUTEX_UNLOCK,
-	CS_FN_RW_RDLOCK, CS_FN_RW_TRYRDLOCK, CS_FN_RW_TIMEDRDLOCK, CS_FN_RW_CLOCKRDLOCK,
-	CS_FN_RW_WRLOCK, CS_FN_RW_TRYWRLOCK, CS_FN_RW_TIMEDWRLOCK, CS_FN_RW_CLOCKWRLOCK,
+	CS_FN_MUTEX_LOCK,
+	CS_FN_MUTEX_TRYLOCK,
+	CS_FN_MUTEX_TIMEDLOCK,
+	CS_FN_MUTEX_CLOCKLOCK,
+	CS_FN_MUTEX_UNLOCK,
+	CS_FN_RW_RDLOCK,
+	CS_FN_RW_TRYRDLOCK,
+	CS_FN_RW_TIMEDRDLOCK,
+	CS_FN_RW_CLOCKRDLOCK,
+	CS_FN_RW_WRLOCK,
+	CS_FN_RW_TRYWRLOCK,
+	CS_FN_RW_TIMEDWRLOCK,
+	CS_FN_RW_CLOCKWRLOCK,
 	CS_FN_RW_UNLOCK,
-	CS_FN_SPIN_LOCK, CS_FN_SPIN_TRYLOCK, CS_FN_SPIN_UNLOCK,
-	CS_FN_COND_WAIT, CS_FN_COND_TIMEDWAIT, CS_FN_COND_CLOCKWAIT,
-	CS_FN_COND_SIGNAL, CS_FN_COND_BROADCAST,
-	CS_FN_SEM_WAIT, CS_FN_SEM_TRYWAIT, CS_FN_SEM_TIMEDWAIT, CS_FN_SEM_CLOCKWAIT,
+	CS_FN_SPIN_LOCK,
+	CS_FN_SPIN_TRYLOCK,
+	CS_FN_SPIN_UNLOCK,
+	CS_FN_COND_WAIT,
+	CS_FN_COND_TIMEDWAIT,
+	CS_FN_COND_CLOCKWAIT,
+	CS_FN_COND_SIGNAL,
+	CS_FN_COND_BROADCAST,
+	CS_FN_SEM_WAIT,
+	CS_FN_SEM_TRYWAIT,
+	CS_FN_SEM_TIMEDWAIT,
+	CS_FN_SEM_CLOCKWAIT,
 	CS_FN_SEM_POST,
 	CS_FN_BARRIER_WAIT,
-	CS_FN_CREATE, CS_FN_JOIN, CS_FN_TRYJOIN, CS_FN_TIMEDJOIN, CS_FN_CLOCKJOIN,
+	CS_FN_CREATE,
+	CS_FN_JOIN,
+	CS_FN_TRYJOIN,
+	CS_FN_TIMEDJOIN,
+	CS_FN_CLOCKJOIN,
 	CS_FN_EXIT,
 	/* Not an entry: the success return of a function whose entry cannot
 	 * carry a uprobe (glibc's pthread_spin_lock starts lock-prefixed). */
@@ -103,19 +124,26 @@ enum cs_sync_fn {
 
 /* Kind of synchronization object (abstract lock identity, §8 "type"). */
 enum cs_obj_kind {
-	CS_OBJ_NONE = 0, CS_OBJ_MUTEX, CS_OBJ_RWLOCK, CS_OBJ_SPIN, CS_OBJ_COND,
-	CS_OBJ_SEM, CS_OBJ_BARRIER, CS_OBJ_THREAD, CS_OBJ__COUNT,
+	CS_OBJ_NONE = 0,
+	CS_OBJ_MUTEX,
+	CS_OBJ_RWLOCK,
+	CS_OBJ_SPIN,
+	CS_OBJ_COND,
+	CS_OBJ_SEM,
+	CS_OBJ_BARRIER,
+	CS_OBJ_THREAD,
+	CS_OBJ__COUNT,
 };
 
 /* Which processes the sync probes record (rodata cs_sync_scope). */
 enum cs_sync_scope {
 	CS_SCOPE_TRACKED = 0, /* tgids in cs_sync_tracked (+ forks if follow) */
-	CS_SCOPE_ALL,         /* every process, filtered by comm / cgroup     */
+	CS_SCOPE_ALL,	      /* every process, filtered by comm / cgroup     */
 };
 
-#define CS_LOCKSET_MAX   8 /* locks one thread can hold that we track     */
-#define CS_THREAD_SIG_N  8 /* first action sites kept per thread (§8)     */
-#define CS_VMA_NAME_LEN  64
+#define CS_LOCKSET_MAX	8 /* locks one thread can hold that we track     */
+#define CS_THREAD_SIG_N 8 /* first action sites kept per thread (§8)     */
+#define CS_VMA_NAME_LEN 64
 
 /* Per-process key prefix: tgid plus its exec generation, because an exec
  * reuses the tgid with a new address space. */
@@ -126,21 +154,21 @@ struct cs_proc_key {
 
 /* cs_sync_tracked value: tgid -> generation and flags. */
 struct cs_proc {
-	__u32 gen;   /* bumped on every exec of this tgid                    */
+	__u32 gen; /* bumped on every exec of this tgid                    */
 	__u32 flags;
 };
 
 struct cs_held_lock {
 	__u64 lock;
-	__u64 site;  /* where it was acquired                                 */
-	__u32 mode;  /* 1 read (rwlock reader), 0 exclusive                   */
+	__u64 site; /* where it was acquired                                 */
+	__u32 mode; /* 1 read (rwlock reader), 0 exclusive                   */
 	__u32 pad;
 };
 
 /* The call in flight on a thread, from entry to return. */
 struct cs_pending {
 	__u64 obj;
-	__u64 arg;   /* cond_wait: mutex; create: start routine               */
+	__u64 arg; /* cond_wait: mutex; create: start routine               */
 	__u64 site;
 	__u64 ts;
 	__u32 fn;    /* enum cs_sync_fn; 0: none                              */
@@ -151,25 +179,25 @@ struct cs_pending {
 struct cs_sync_thread {
 	__u32 tgid;
 	__u32 gen;
-	__u32 parent_tid;   /* creating thread; 0: not seen created           */
-	__u32 seq;          /* events emitted so far                          */
-	__u64 create_site;  /* pthread_create call site; 0: main/pre-existing */
+	__u32 parent_tid;  /* creating thread; 0: not seen created           */
+	__u32 seq;	   /* events emitted so far                          */
+	__u64 create_site; /* pthread_create call site; 0: main/pre-existing */
 	__u64 start_routine;
 	__u64 pthread_self; /* pthread_t (the thread pointer, fsbase)         */
 	__u64 exit_site;    /* pthread_exit call site, if called              */
 	__u64 start_ts, exit_ts;
-	__u32 flags;        /* CS_THR_*                                       */
-	__u32 nfirst;       /* valid entries in first_sites                   */
+	__u32 flags;  /* CS_THR_*                                       */
+	__u32 nfirst; /* valid entries in first_sites                   */
 	__u64 first_sites[CS_THREAD_SIG_N];
-	__u32 nheld;        /* lockset size (<= CS_LOCKSET_MAX)               */
-	__u32 overflow;     /* acquisitions not recorded: lockset full         */
+	__u32 nheld;	/* lockset size (<= CS_LOCKSET_MAX)               */
+	__u32 overflow; /* acquisitions not recorded: lockset full         */
 	struct cs_held_lock held[CS_LOCKSET_MAX];
 	struct cs_pending pending;
 	/* pthread_create in flight, apart from `pending`: libc may lock
 	 * internally inside it (static binaries) before the clone. */
 	__u64 create_site_pending, create_start_pending;
 	__u64 vma_start, vma_end; /* cache: last site's mapping              */
-	__u32 vma_internal;       /* that mapping is libc/ld.so              */
+	__u32 vma_internal;	  /* that mapping is libc/ld.so              */
 	__u32 pad;
 };
 #define CS_THR_MAIN    (1u << 0)
@@ -182,16 +210,16 @@ struct cs_lock_key {
 	__u64 addr;
 };
 struct cs_lock_state {
-	__u64 first_site;   /* first action on it (abstract identity, §8)     */
-	__u64 last_site;    /* loc_last: site of the latest lock action       */
-	__u64 holder_site;  /* where the current holder (writer) acquired it  */
-	__u64 rel_site;     /* latest unlock / post / signal site             */
+	__u64 first_site;  /* first action on it (abstract identity, §8)     */
+	__u64 last_site;   /* loc_last: site of the latest lock action       */
+	__u64 holder_site; /* where the current holder (writer) acquired it  */
+	__u64 rel_site;	   /* latest unlock / post / signal site             */
 	__u64 rel_ts;
 	__u32 last_tid;
-	__u32 holder_tid;   /* exclusive holder; 0 none                       */
+	__u32 holder_tid; /* exclusive holder; 0 none                       */
 	__u32 rel_tid;
-	__u32 readers;      /* rwlock readers holding it                      */
-	__u32 kind;         /* enum cs_obj_kind                               */
+	__u32 readers; /* rwlock readers holding it                      */
+	__u32 kind;    /* enum cs_obj_kind                               */
 	__u32 pad;
 };
 
@@ -258,10 +286,10 @@ struct cs_vma_key {
 };
 struct cs_vma {
 	__u64 end;
-	__u64 pgoff;   /* file offset of start, bytes                         */
+	__u64 pgoff; /* file offset of start, bytes                         */
 	__u64 ino;
-	__u32 dev;     /* kernel dev_t: major << 20 | minor                  */
-	__u32 file;    /* 0: anonymous mapping                                */
+	__u32 dev;		    /* kernel dev_t: major << 20 | minor                  */
+	__u32 file;		    /* 0: anonymous mapping                                */
 	char name[CS_VMA_NAME_LEN]; /* file's basename (dentry name)          */
 };
 
@@ -291,9 +319,9 @@ enum cs_sync_stat {
 /* What a decision point does to the thread that reached it. */
 enum cs_action {
 	CS_ACT_NONE = 0,
-	CS_ACT_PARK,  /* stop before the probed instruction until released   */
-	CS_ACT_DELAY, /* stop for delay_ns from the probe's timestamp         */
-	CS_ACT_YIELD, /* preempt now, go to the back of the run queue         */
+	CS_ACT_PARK,	/* stop before the probed instruction until released   */
+	CS_ACT_DELAY,	/* stop for delay_ns from the probe's timestamp         */
+	CS_ACT_YIELD,	/* preempt now, go to the back of the run queue         */
 	CS_ACT_RELEASE, /* site policy only: the thread runs on and releases
 			 * cs_site_policy.release_tid (0: every parked one)  */
 };
@@ -306,8 +334,8 @@ enum cs_tstate {
 	CS_TS_PARK_PENDING,
 	CS_TS_DELAY_PENDING,
 	CS_TS_YIELD_PENDING,
-	CS_TS_PARKED,   /* in the PARKED DSQ until released                  */
-	CS_TS_DELAYED,  /* in the PARKED DSQ until its timer fires           */
+	CS_TS_PARKED,	/* in the PARKED DSQ until released                  */
+	CS_TS_DELAYED,	/* in the PARKED DSQ until its timer fires           */
 	CS_TS_RELEASED, /* released, on its way back to its own CPU          */
 };
 
@@ -315,31 +343,31 @@ enum cs_tstate {
  * task enters SCHED_EXT and by the probe side on first point. Userspace
  * writes next_action/next_delay_ns/prio; BPF owns the rest. */
 struct cs_thread_ctl {
-	__u64 state;         /* enum cs_tstate (64-bit: BPF v1 atomics)       */
+	__u64 state;	     /* enum cs_tstate (64-bit: BPF v1 atomics)       */
 	__u32 next_action;   /* one-shot action at the thread's next point   */
-	__u32 ordinal;       /* n-th thread to enter the scheduler (from 1)   */
+	__u32 ordinal;	     /* n-th thread to enter the scheduler (from 1)   */
 	__u64 next_delay_ns; /* delay for next_action == CS_ACT_DELAY         */
-	__u32 pid;           /* tgid                                          */
-	__u32 cpu;           /* CPU the thread is parked on (pinned there)    */
-	__u32 prio;          /* serial mode CS_SERIAL_PRIO: higher runs first */
-	__u32 park_gen;      /* bumped per park; stale timers compare it      */
-	__u64 probe_ts;      /* bpf_ktime_get_ns() at the point               */
-	__u64 park_ts;       /* when ops.enqueue parked it                    */
+	__u32 pid;	     /* tgid                                          */
+	__u32 cpu;	     /* CPU the thread is parked on (pinned there)    */
+	__u32 prio;	     /* serial mode CS_SERIAL_PRIO: higher runs first */
+	__u32 park_gen;	     /* bumped per park; stale timers compare it      */
+	__u64 probe_ts;	     /* bpf_ktime_get_ns() at the point               */
+	__u64 park_ts;	     /* when ops.enqueue parked it                    */
 	__u64 deadline_ns;   /* delay end, absolute CLOCK_MONOTONIC           */
-	__u64 site;          /* site of the point it stopped at               */
-	__u64 obj;           /* object of that point (lock address, ...)      */
-	__u16 op;            /* enum cs_op of that point                      */
-	__u16 action;        /* enum cs_action being applied                  */
-	__u32 points;        /* decision points this thread reached           */
+	__u64 site;	     /* site of the point it stopped at               */
+	__u64 obj;	     /* object of that point (lock address, ...)      */
+	__u16 op;	     /* enum cs_op of that point                      */
+	__u16 action;	     /* enum cs_action being applied                  */
+	__u32 points;	     /* decision points this thread reached           */
 	__u64 nparks, ndelays, nyields, nwatchdog; /* per-thread counters     */
-	__u64 park_ns_total; /* time spent parked/delayed                     */
-	__u64 release_ts;    /* when it was released (0: not yet)             */
+	__u64 park_ns_total;  /* time spent parked/delayed                     */
+	__u64 release_ts;     /* when it was released (0: not yet)             */
 	__u32 release_reason; /* enum cs_release_reason                      */
-	__u32 nenq;          /* times it entered the shared run queue         */
-	__u64 park_ip;       /* user instruction pointer when parked: the
-			      * probed address if the park was synchronous    */
-	__u32 release_req;   /* it reached a CS_ACT_RELEASE point: its fexit
-			      * kick releases release_req_tid (0: all)        */
+	__u32 nenq;	      /* times it entered the shared run queue         */
+	__u64 park_ip;	      /* user instruction pointer when parked: the
+			       * probed address if the park was synchronous    */
+	__u32 release_req;    /* it reached a CS_ACT_RELEASE point: its fexit
+			       * kick releases release_req_tid (0: all)        */
 	__u32 release_req_tid;
 };
 
@@ -347,15 +375,15 @@ struct cs_thread_ctl {
  * CS_SITE_OP_KEY(op) so one entry can cover every site of an operation
  * (e.g. every pthread_mutex_lock). Sites of function points (uprobes on a
  * symbol, sched_ctl_add_point) are CS_SITE_FUNC_KEY(index). */
-#define CS_SITE_OP_KEY(op)     ((1ULL << 62) | (__u64)(op))
-#define CS_SITE_FUNC_KEY(idx)  ((1ULL << 63) | (__u64)(idx))
+#define CS_SITE_OP_KEY(op)    ((1ULL << 62) | (__u64)(op))
+#define CS_SITE_FUNC_KEY(idx) ((1ULL << 63) | (__u64)(idx))
 struct cs_site_policy {
-	__u32 action;   /* enum cs_action                                     */
-	__u32 tid;      /* only this thread; 0 = any                          */
-	__u64 delay_ns; /* CS_ACT_DELAY                                       */
-	__u64 skip;     /* let the first `skip` hits pass                     */
-	__u64 count;    /* then act on this many hits; 0 = every hit          */
-	__u64 hits;     /* hits so far (BPF increments)                       */
+	__u32 action;	   /* enum cs_action                                     */
+	__u32 tid;	   /* only this thread; 0 = any                          */
+	__u64 delay_ns;	   /* CS_ACT_DELAY                                       */
+	__u64 skip;	   /* let the first `skip` hits pass                     */
+	__u64 count;	   /* then act on this many hits; 0 = every hit          */
+	__u64 hits;	   /* hits so far (BPF increments)                       */
 	__u32 release_tid; /* CS_ACT_RELEASE: whom to release; 0 = all parked */
 	__u32 pad;
 };
@@ -365,64 +393,64 @@ struct cs_site_policy {
 struct cs_sched_shared {
 	__s64 nr_parked;      /* parked or delayed right now                  */
 	__s64 nr_released;    /* released, not yet back on their CPU          */
-	__u64 releases;       /* every release                                */
+	__u64 releases;	      /* every release                                */
 	__u64 event_releases; /* releases by CS_ACT_RELEASE points            */
 };
 
 /* Next-thread selection in serial mode. */
 enum cs_serial_mode {
 	CS_SERIAL_OFF = 0,
-	CS_SERIAL_FIFO,   /* order of becoming runnable                       */
+	CS_SERIAL_FIFO,	  /* order of becoming runnable                       */
 	CS_SERIAL_RANDOM, /* uniformly among the runnable, seeded             */
-	CS_SERIAL_PRIO,   /* highest cs_thread_ctl.prio first (PCT)           */
+	CS_SERIAL_PRIO,	  /* highest cs_thread_ctl.prio first (PCT)           */
 };
 
 /* Global configuration, one element of cs_sched_cfg_map. */
 struct cs_sched_cfg {
-	__u32 active;      /* 0: points never stop threads (teardown, observe) */
-	__u32 serial;      /* enum cs_serial_mode                              */
+	__u32 active;	   /* 0: points never stop threads (teardown, observe) */
+	__u32 serial;	   /* enum cs_serial_mode                              */
 	__u64 watchdog_ns; /* no park/delay lasts longer; 0 = default 1 s      */
-	__u64 seed;        /* CS_SERIAL_RANDOM                                 */
-	__u64 slice_ns;    /* time slice of target threads; 0 = default        */
-	__u64 points;      /* decision points seen (BPF increments)            */
+	__u64 seed;	   /* CS_SERIAL_RANDOM                                 */
+	__u64 slice_ns;	   /* time slice of target threads; 0 = default        */
+	__u64 points;	   /* decision points seen (BPF increments)            */
 };
 
 /* Scheduler -> userspace notifications (ring buffer cs_sched_notes). */
 enum cs_note_kind {
 	CS_NOTE_ALL_PARKED = 1, /* every runnable target thread is parked     */
-	CS_NOTE_RESUMED,        /* a parked/delayed thread ran again          */
+	CS_NOTE_RESUMED,	/* a parked/delayed thread ran again          */
 };
 /* Why a parked thread was let go (cs_thread_ctl.release_reason). */
 enum cs_release_reason {
 	CS_REL_NONE = 0,
-	CS_REL_USER,     /* sched_ctl_release (SEC("syscall") program)        */
-	CS_REL_DELAY,    /* its delay timer fired                             */
+	CS_REL_USER,	 /* sched_ctl_release (SEC("syscall") program)        */
+	CS_REL_DELAY,	 /* its delay timer fired                             */
 	CS_REL_WATCHDOG, /* the park outlived cs_sched_cfg.watchdog_ns        */
 	CS_REL_TEARDOWN, /* release-all before detach/unload                  */
-	CS_REL_EVENT,    /* another thread reached a CS_ACT_RELEASE point     */
+	CS_REL_EVENT,	 /* another thread reached a CS_ACT_RELEASE point     */
 };
 #define CS_NOTE_MAX_TIDS 64
 struct cs_sched_note {
 	__u64 ts_ns;
-	__u32 kind;        /* enum cs_note_kind                               */
-	__u32 tid;         /* RESUMED: the thread                             */
-	__u32 reason;      /* RESUMED: enum cs_release_reason                 */
-	__u32 nr_parked;   /* ALL_PARKED: parked threads (first 64 in tids)   */
-	__u32 nr_threads;  /* target threads known to the scheduler          */
+	__u32 kind;	  /* enum cs_note_kind                               */
+	__u32 tid;	  /* RESUMED: the thread                             */
+	__u32 reason;	  /* RESUMED: enum cs_release_reason                 */
+	__u32 nr_parked;  /* ALL_PARKED: parked threads (first 64 in tids)   */
+	__u32 nr_threads; /* target threads known to the scheduler          */
 	__u32 nr_runnable;
-	__u64 parked_ns;   /* RESUMED: from the probe's timestamp to running  */
-	__u64 late_ns;     /* RESUMED: running - release (USER/WATCHDOG) or
-			    * running - deadline (DELAY); signed as __s64     */
-	__u64 site;        /* RESUMED: where it was stopped                   */
-	__u64 park_ip;     /* RESUMED: user IP while it was stopped           */
-	__u64 to_park_ns;  /* RESUMED: from the probe's timestamp to the park */
+	__u64 parked_ns;  /* RESUMED: from the probe's timestamp to running  */
+	__u64 late_ns;	  /* RESUMED: running - release (USER/WATCHDOG) or
+			   * running - deadline (DELAY); signed as __s64     */
+	__u64 site;	  /* RESUMED: where it was stopped                   */
+	__u64 park_ip;	  /* RESUMED: user IP while it was stopped           */
+	__u64 to_park_ns; /* RESUMED: from the probe's timestamp to the park */
 	__u32 tids[CS_NOTE_MAX_TIDS];
 };
 
 /* BPF_PROG_RUN context of the SEC("syscall") release program. */
 struct cs_release_args {
-	__u32 tid;      /* 0: every parked/delayed thread                     */
-	__u32 reason;   /* enum cs_release_reason                             */
+	__u32 tid;	/* 0: every parked/delayed thread                     */
+	__u32 reason;	/* enum cs_release_reason                             */
 	__u32 released; /* out: threads released                              */
 	__u32 pad;
 };
@@ -434,11 +462,14 @@ struct cs_sched_stats {
 	__u64 delay_err_ns_total; /* sum of (unpark time - deadline)        */
 	__u64 delay_err_ns_max;
 	__u64 nr_threads, nr_runnable, nr_parked; /* current values          */
-	__u64 serial_preempts; /* serial mode: a thread found running without
-				* the token was sent back to the queue          */
-	__u64 prio_preempts;   /* CS_SERIAL_PRIO: a higher-priority thread
-				* became runnable and preempted the owner       */
-	__u64 event_releases;  /* releases by CS_ACT_RELEASE points          */
+	__u64 serial_preempts;			  /* serial mode: a thread found running without
+						   * the token was sent back to the queue          */
+	__u64 prio_preempts;			  /* CS_SERIAL_PRIO: a higher-priority thread
+						   * became runnable and preempted the owner       */
+	__u64 event_releases;			  /* releases by CS_ACT_RELEASE points          */
+	__u64 release_rekicks;			  /* a released thread was still off its CPU
+						   * CS_RELEASE_RETRY_NS later: its CPU was
+						   * kicked again (a lost wakeup, counted)      */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */
@@ -446,10 +477,27 @@ struct cs_sched_stats {
 /* Register numbers are the __u64 slot of each register in the x86-64
  * struct pt_regs, so both sides name registers the same way. */
 enum cs_reg {
-	CS_REG_R15 = 0, CS_REG_R14, CS_REG_R13, CS_REG_R12, CS_REG_BP, CS_REG_BX,
-	CS_REG_R11, CS_REG_R10, CS_REG_R9, CS_REG_R8, CS_REG_AX, CS_REG_CX,
-	CS_REG_DX, CS_REG_SI, CS_REG_DI, CS_REG_ORIG_AX, CS_REG_IP, CS_REG_CS,
-	CS_REG_FLAGS, CS_REG_SP, CS_REG_SS,
+	CS_REG_R15 = 0,
+	CS_REG_R14,
+	CS_REG_R13,
+	CS_REG_R12,
+	CS_REG_BP,
+	CS_REG_BX,
+	CS_REG_R11,
+	CS_REG_R10,
+	CS_REG_R9,
+	CS_REG_R8,
+	CS_REG_AX,
+	CS_REG_CX,
+	CS_REG_DX,
+	CS_REG_SI,
+	CS_REG_DI,
+	CS_REG_ORIG_AX,
+	CS_REG_IP,
+	CS_REG_CS,
+	CS_REG_FLAGS,
+	CS_REG_SP,
+	CS_REG_SS,
 	CS_REG_NONE = 0xff,
 };
 
@@ -464,24 +512,24 @@ enum cs_reg {
  * ea = instruction address + disp. */
 struct cs_access_site {
 	__s64 disp;
-	__u8 base;   /* enum cs_reg, CS_REG_NONE */
-	__u8 index;  /* enum cs_reg, CS_REG_NONE */
-	__u8 scale;  /* 1, 2, 4, 8 */
-	__u8 size;   /* bytes accessed, 0: unknown */
-	__u8 flags;  /* CS_ACC_* */
+	__u8 base;  /* enum cs_reg, CS_REG_NONE */
+	__u8 index; /* enum cs_reg, CS_REG_NONE */
+	__u8 scale; /* 1, 2, 4, 8 */
+	__u8 size;  /* bytes accessed, 0: unknown */
+	__u8 flags; /* CS_ACC_* */
 	__u8 pad[3];
 };
 
 /* One executed access (ring buffer "access_events"). */
 struct cs_access_event {
-	__u64 ts_ns;  /* bpf_ktime_get_ns()                                  */
-	__u64 addr;   /* effective address                                   */
-	__u64 ip;     /* runtime address of the instruction                  */
-	__u64 sp;     /* user stack pointer (tells thread-stack addresses)   */
-	__u32 pid;    /* tgid                                                */
+	__u64 ts_ns; /* bpf_ktime_get_ns()                                  */
+	__u64 addr;  /* effective address                                   */
+	__u64 ip;    /* runtime address of the instruction                  */
+	__u64 sp;    /* user stack pointer (tells thread-stack addresses)   */
+	__u32 pid;   /* tgid                                                */
 	__u32 tid;
-	__u32 site;   /* cookie: index into the site table                   */
-	__u8 flags;   /* CS_ACC_* of the site (R/W/both, lock)               */
+	__u32 site; /* cookie: index into the site table                   */
+	__u8 flags; /* CS_ACC_* of the site (R/W/both, lock)               */
 	__u8 size;
 	__u16 cpu;
 };
@@ -507,11 +555,11 @@ struct cs_alloc_event {
 
 /* access_stats array map slots (per-CPU counters). */
 enum cs_access_stat {
-	CS_ASTAT_HITS = 0,   /* probe ran for a target thread                 */
-	CS_ASTAT_EVENTS,     /* events written to the ring buffer             */
-	CS_ASTAT_DROPPED,    /* ring buffer full: event lost                  */
-	CS_ASTAT_FILTERED,   /* hit in a process that is not a target         */
-	CS_ASTAT_ALLOCS,     /* heap allocations recorded                     */
+	CS_ASTAT_HITS = 0,	/* probe ran for a target thread                 */
+	CS_ASTAT_EVENTS,	/* events written to the ring buffer             */
+	CS_ASTAT_DROPPED,	/* ring buffer full: event lost                  */
+	CS_ASTAT_FILTERED,	/* hit in a process that is not a target         */
+	CS_ASTAT_ALLOCS,	/* heap allocations recorded                     */
 	CS_ASTAT_ALLOC_DROPPED, /* alloc ring buffer full                     */
 	CS_ASTAT__COUNT,
 };

@@ -41,7 +41,7 @@ static void *teller(void *arg)
 	long amount = (long)arg;
 
 	if (read_balance() >= amount) /* check ... */
-		debit(amount);         /* ... then act: not atomic */
+		debit(amount);	      /* ... then act: not atomic */
 	return NULL;
 }
 

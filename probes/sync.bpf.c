@@ -281,7 +281,7 @@ static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid
 	 * that one must be read now. */
 	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
 	bpf_ringbuf_submit(e, avail > (1 << 20) || op == CS_OP_EXEC || op == CS_OP_FORK ||
-					  (flags & CS_EV_PARKED)
+					      (flags & CS_EV_PARKED)
 				      ? BPF_RB_FORCE_WAKEUP
 				      : BPF_RB_NO_WAKEUP);
 	stat_inc(CS_SSTAT_EVENTS);

@@ -46,6 +46,8 @@ char _license[] SEC("license") = "GPL";
 /* serial_owner value while a dispatch is claiming the token */
 #define CS_TOKEN_CLAIM	  0xffffffffULL
 #define CS_TOKEN_STALE_NS (100ULL * 1000 * 1000)
+/* how often a released thread not yet home is checked (cs_release_thread) */
+#define CS_RELEASE_RETRY_NS (5ULL * 1000 * 1000)
 
 const volatile __u32 nr_cpus = 1; /* set by userspace before load */
 
@@ -58,6 +60,7 @@ __u64 serial_owner_ts;	 /* when it took the token or last started running */
 __u32 serial_owner_prio; /* CS_SERIAL_PRIO: priority of the running owner */
 __s32 serial_owner_cpu;
 __u64 serial_owner_running; /* the owner is on a CPU right now */
+__u64 token_wanted;	    /* a released thread's dispatch found the token taken */
 
 /* Exit info copied in ops.exit, printed by userspace (sched_ctl_print_exit). */
 struct {
@@ -71,6 +74,8 @@ struct cs_park_timer {
 	struct bpf_timer timer;
 	__u32 tid;
 	__u32 gen;
+	__u32 retry; /* armed by a release: only checks the thread got home */
+	__u32 pad;
 };
 
 struct {
@@ -235,42 +240,27 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
 	__sync_fetch_and_add(&stats.notes, 1);
 }
 
-/* Release and wake the thread's CPU; its dispatch moves it home
- * (cs_release_mark in bpf/sched_point.bpf.h does the state change). */
-static __always_inline bool cs_release_thread(struct cs_thread_ctl *tc, __u32 reason)
+/* Is a released thread's wait a lost wakeup? Its CPU is idle and nothing
+ * should stop that CPU's dispatch from taking it home: no serial token, or
+ * one that is free or stale (cs_dispatch_serial takes a stale one back). */
+static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc, __u64 now)
 {
-	__u64 from = tc->state;
+	const struct cpumask *idle;
+	__u64 owner = serial_owner;
+	bool cpu_idle;
 
-	if (reason == CS_REL_WATCHDOG && from == CS_TS_DELAYED &&
-	    bpf_ktime_get_ns() >= tc->deadline_ns &&
-	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
-		reason = CS_REL_DELAY;
-	if (!cs_release_mark(tc, reason))
+	if (cs_serial() != CS_SERIAL_OFF && owner != 0 &&
+	    (serial_owner_running || now - serial_owner_ts < CS_TOKEN_STALE_NS))
 		return false;
-	if (reason == CS_REL_WATCHDOG) {
-		tc->nwatchdog++;
-		__sync_fetch_and_add(&stats.watchdog, 1);
-	}
-	scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
-	return true;
+	idle = scx_bpf_get_idle_cpumask();
+	cpu_idle = bpf_cpumask_test_cpu(tc->cpu, idle);
+	scx_bpf_put_idle_cpumask(idle);
+	return cpu_idle;
 }
 
-static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
-{
-	struct cs_thread_ctl *tc;
-	__u32 tid = t->tid;
+static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t);
 
-	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-	if (!tc || tc->park_gen != t->gen)
-		return 0;
-	if (tc->state == CS_TS_DELAYED && bpf_ktime_get_ns() >= tc->deadline_ns)
-		cs_release_thread(tc, CS_REL_DELAY);
-	else
-		cs_release_thread(tc, CS_REL_WATCHDOG);
-	return 0;
-}
-
-static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline)
+static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline, __u32 retry)
 {
 	struct cs_park_timer *t, init = {};
 
@@ -286,7 +276,68 @@ static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline)
 	}
 	t->tid = tid;
 	t->gen = gen;
+	t->retry = retry;
 	bpf_timer_start(&t->timer, deadline, BPF_F_TIMER_ABS);
+}
+
+/* Release and wake the thread's CPU; its dispatch moves it home
+ * (cs_release_mark in bpf/sched_point.bpf.h does the state change). The
+ * park's timer then checks every CS_RELEASE_RETRY_NS that it got there: a
+ * kick that lands while that CPU's dispatch is already failing (the token
+ * claimed by another CPU's dispatch for a moment) is lost, and the thread
+ * would wait for the next unrelated wakeup (measured: up to the 1 s
+ * watchdog of the threads parked behind it). */
+static __always_inline bool cs_release_thread(__u32 tid, struct cs_thread_ctl *tc, __u32 reason)
+{
+	__u64 from = tc->state;
+
+	if (reason == CS_REL_WATCHDOG && from == CS_TS_DELAYED &&
+	    bpf_ktime_get_ns() >= tc->deadline_ns &&
+	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
+		reason = CS_REL_DELAY;
+	if (!cs_release_mark(tc, reason))
+		return false;
+	if (reason == CS_REL_WATCHDOG) {
+		tc->nwatchdog++;
+		__sync_fetch_and_add(&stats.watchdog, 1);
+	}
+	scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
+	if (tc->state == CS_TS_RELEASED)
+		cs_arm_timer(tid, tc->park_gen, bpf_ktime_get_ns() + CS_RELEASE_RETRY_NS, 1);
+	return true;
+}
+
+/* A park's timer: its delay ended or its watchdog fired; once released,
+ * the retry that the thread reached its CPU. It may run while the thread
+ * parks again (a new generation, the timer re-armed, retry cleared):
+ * generation and kind are read first, and a release needs its time due. */
+static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = t->tid, gen = t->gen, retry = t->retry;
+	__u64 now = bpf_ktime_get_ns(), state;
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (!tc || tc->park_gen != gen)
+		return 0;
+	state = tc->state;
+	if (retry) {
+		/* Home (RUN), or parked again: done. */
+		if (state != CS_TS_RELEASED)
+			return 0;
+		if (cs_release_stuck(tc, now)) {
+			__sync_fetch_and_add(&stats.release_rekicks, 1);
+			scx_bpf_kick_cpu(tc->cpu, SCX_KICK_IDLE);
+		}
+		bpf_timer_start(&t->timer, CS_RELEASE_RETRY_NS, 0);
+		return 0;
+	}
+	if (state == CS_TS_DELAYED && now >= tc->deadline_ns)
+		cs_release_thread(tid, tc, CS_REL_DELAY);
+	else if ((state == CS_TS_PARKED || state == CS_TS_DELAYED) &&
+		 now >= tc->probe_ts + cs_watchdog_ns())
+		cs_release_thread(tid, tc, CS_REL_WATCHDOG);
+	return 0;
 }
 
 /* ops.enqueue of a thread its point marked: park it until released, its
@@ -326,7 +377,7 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	if (sh)
 		__sync_fetch_and_add(&sh->nr_parked, 1);
 	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(), enq_flags);
-	cs_arm_timer(tid, gen, deadline);
+	cs_arm_timer(tid, gen, deadline, 0);
 	cs_check_all_parked(tid);
 	return true;
 }
@@ -433,6 +484,37 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
 }
 
+/* Serial mode: a dispatch that claimed the token and found nothing to run
+ * gives it back. A released thread's dispatch on another CPU that found the
+ * token claimed meanwhile said so (token_wanted, cs_take_token) and may be
+ * going idle: wake the other CPUs so theirs runs again. Not this one: its
+ * own dispatch just ran (kicking itself would loop). */
+static __always_inline void cs_token_return(s32 self)
+{
+	__u32 i;
+
+	serial_owner = 0;
+	if (!__sync_lock_test_and_set(&token_wanted, 0))
+		return;
+	for (i = 0; i < CS_MAX_CPUS; i++) {
+		if (i >= nr_cpus)
+			break;
+		if (i != self)
+			scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
+	}
+}
+
+/* Take the free token for tid. On failure leave word first, then try once
+ * more: either this try sees the token free, or the holder's
+ * cs_token_return sees the word (both are full barriers). */
+static __always_inline bool cs_take_token(__u64 tid)
+{
+	if (__sync_val_compare_and_swap(&serial_owner, 0, tid) == 0)
+		return true;
+	__sync_lock_test_and_set(&token_wanted, 1);
+	return __sync_val_compare_and_swap(&serial_owner, 0, tid) == 0;
+}
+
 /* Move released threads pinned to this CPU home. Returns true if one was
  * moved (in serial mode only one may run). */
 static __always_inline bool cs_dispatch_released(s32 cpu, bool serial)
@@ -452,7 +534,7 @@ static __always_inline bool cs_dispatch_released(s32 cpu, bool serial)
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 		if (!tc || tc->state != CS_TS_RELEASED || scx_bpf_task_cpu(p) != cpu)
 			continue;
-		if (serial && __sync_val_compare_and_swap(&serial_owner, 0, tid) != 0)
+		if (serial && !cs_take_token(tid))
 			break;
 		if (serial) {
 			serial_owner_ts = bpf_ktime_get_ns();
@@ -464,7 +546,7 @@ static __always_inline bool cs_dispatch_released(s32 cpu, bool serial)
 			__sync_fetch_and_add(&stats.dispatches, 1);
 			moved = true;
 		} else if (serial) {
-			serial_owner = 0;
+			cs_token_return(cpu);
 		}
 		if (serial && moved)
 			break;
@@ -511,10 +593,10 @@ static __always_inline void cs_dispatch_serial(s32 cpu)
 			if (dst != SCX_DSQ_LOCAL)
 				scx_bpf_kick_cpu(tcpu, SCX_KICK_IDLE);
 		} else {
-			serial_owner = 0;
+			cs_token_return(cpu);
 		}
 	} else {
-		serial_owner = 0;
+		cs_token_return(cpu);
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 }
@@ -722,7 +804,7 @@ struct cs_release_ctx {
 static long cs_release_each(struct bpf_map *map, __u32 *tid, struct cs_thread_ctl *tc,
 			    struct cs_release_ctx *rc)
 {
-	if (cs_release_thread(tc, rc->reason))
+	if (cs_release_thread(*tid, tc, rc->reason))
 		rc->released++;
 	return 0;
 }
@@ -737,7 +819,7 @@ int cs_release(struct cs_release_args *args)
 
 	if (tid) {
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-		if (tc && cs_release_thread(tc, rc.reason))
+		if (tc && cs_release_thread(tid, tc, rc.reason))
 			rc.released = 1;
 	} else {
 		bpf_for_each_map_elem(&cs_thread_ctl, cs_release_each, &rc, 0);

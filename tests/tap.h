@@ -51,32 +51,31 @@ static inline void tap_skip(const char *reason, const char *what)
 	printf("ok %d - %s # SKIP %s\n", ++tap_n, what, reason);
 }
 
-#define tap_is_int(got, want, ...)                                                  \
-	({                                                                          \
-		long long _g = (long long)(got), _w = (long long)(want);            \
-		int _r = tap_ok(_g == _w, __VA_ARGS__);                             \
-		if (!_r)                                                            \
-			tap_diag("  got %lld, want %lld", _g, _w);                  \
-		_r;                                                                 \
+#define tap_is_int(got, want, ...)                                                                 \
+	({                                                                                         \
+		long long _g = (long long)(got), _w = (long long)(want);                           \
+		int _r = tap_ok(_g == _w, __VA_ARGS__);                                            \
+		if (!_r)                                                                           \
+			tap_diag("  got %lld, want %lld", _g, _w);                                 \
+		_r;                                                                                \
 	})
 
-#define tap_is_dbl(got, want, eps, ...)                                             \
-	({                                                                          \
-		double _g = (got), _w = (want);                                     \
-		int _r = tap_ok(_g - _w <= (eps) && _w - _g <= (eps), __VA_ARGS__); \
-		if (!_r)                                                            \
-			tap_diag("  got %.9g, want %.9g", _g, _w);                  \
-		_r;                                                                 \
+#define tap_is_dbl(got, want, eps, ...)                                                            \
+	({                                                                                         \
+		double _g = (got), _w = (want);                                                    \
+		int _r = tap_ok(_g - _w <= (eps) && _w - _g <= (eps), __VA_ARGS__);                \
+		if (!_r)                                                                           \
+			tap_diag("  got %.9g, want %.9g", _g, _w);                                 \
+		_r;                                                                                \
 	})
 
-#define tap_is_str(got, want, ...)                                                  \
-	({                                                                          \
-		const char *_g = (got), *_w = (want);                               \
-		int _r = tap_ok(_g && _w && !strcmp(_g, _w), __VA_ARGS__);          \
-		if (!_r)                                                            \
-			tap_diag("  got '%s', want '%s'", _g ? _g : "(null)",       \
-				 _w ? _w : "(null)");                               \
-		_r;                                                                 \
+#define tap_is_str(got, want, ...)                                                                 \
+	({                                                                                         \
+		const char *_g = (got), *_w = (want);                                              \
+		int _r = tap_ok(_g && _w && !strcmp(_g, _w), __VA_ARGS__);                         \
+		if (!_r)                                                                           \
+			tap_diag("  got '%s', want '%s'", _g ? _g : "(null)", _w ? _w : "(null)"); \
+		_r;                                                                                \
 	})
 
 static inline int tap_done(void)

@@ -121,7 +121,8 @@ static void print_text(const struct doctor_report *r)
 	snprintf(buf, sizeof(buf), "%s", r->vm_kernel ? r->vm_kernel_version : "not cached");
 	line("VM kernel", r->vm_kernel, buf);
 	line("qemu", r->qemu, r->qemu ? "qemu-system-x86_64" : "missing");
-	line("KVM", r->kvm, r->kvm ? "hardware KVM usable" : "not usable: the VM runs under TCG (slower)");
+	line("KVM", r->kvm,
+	     r->kvm ? "hardware KVM usable" : "not usable: the VM runs under TCG (slower)");
 
 	if (!r->privileged)
 		printf("problem: no BPF privileges: run as root (sudo concsched ...)\n");
@@ -178,12 +179,13 @@ static void print_json(const struct doctor_report *r)
 
 static void doctor_usage(FILE *f)
 {
-	fprintf(f, "Usage: concsched doctor [--json]\n\n"
-		   "Check kernel, BPF, privileges and the VM, and say how concsched can run here.\n"
-		   "Exit status 0 when 'concsched run' works (natively or with --vm), 1 otherwise.\n\n"
-		   "Examples:\n"
-		   "  sudo concsched doctor\n"
-		   "  sudo concsched doctor --json | jq .run_vm\n");
+	fprintf(f,
+		"Usage: concsched doctor [--json]\n\n"
+		"Check kernel, BPF, privileges and the VM, and say how concsched can run here.\n"
+		"Exit status 0 when 'concsched run' works (natively or with --vm), 1 otherwise.\n\n"
+		"Examples:\n"
+		"  sudo concsched doctor\n"
+		"  sudo concsched doctor --json | jq .run_vm\n");
 }
 
 int cmd_doctor(int argc, char **argv)

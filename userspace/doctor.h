@@ -17,7 +17,7 @@ struct doctor_report {
 	char vm_kernel_version[64];
 	bool qemu, kvm;
 	bool native_ok; /* run works on this kernel */
-	bool vm_ok;     /* run works through --vm */
+	bool vm_ok;	/* run works through --vm */
 	bool observe_ok;
 };
 

@@ -24,11 +24,21 @@ void json_write_string(FILE *f, const char *s)
 	fputc('"', f);
 	for (; *p; p++) {
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
 		default:
 			if (*p < 0x20)
 				fprintf(f, "\\u%04x", *p);
@@ -83,10 +93,22 @@ static void close_(struct json *j, char c)
 	fputc(c, j->f);
 }
 
-void json_obj_begin(struct json *j, const char *k) { open(j, k, '{'); }
-void json_obj_end(struct json *j) { close_(j, '}'); }
-void json_arr_begin(struct json *j, const char *k) { open(j, k, '['); }
-void json_arr_end(struct json *j) { close_(j, ']'); }
+void json_obj_begin(struct json *j, const char *k)
+{
+	open(j, k, '{');
+}
+void json_obj_end(struct json *j)
+{
+	close_(j, '}');
+}
+void json_arr_begin(struct json *j, const char *k)
+{
+	open(j, k, '[');
+}
+void json_arr_end(struct json *j)
+{
+	close_(j, ']');
+}
 
 void json_kv_str(struct json *j, const char *k, const char *v)
 {
@@ -194,12 +216,26 @@ char *json_parse_string(const char **pp)
 			continue;
 		}
 		switch (*++p) {
-		case 'n': out[n++] = '\n'; break;
-		case 'r': out[n++] = '\r'; break;
-		case 't': out[n++] = '\t'; break;
-		case 'b': out[n++] = '\b'; break;
-		case 'f': out[n++] = '\f'; break;
-		case '"': case '\\': case '/': out[n++] = *p; break;
+		case 'n':
+			out[n++] = '\n';
+			break;
+		case 'r':
+			out[n++] = '\r';
+			break;
+		case 't':
+			out[n++] = '\t';
+			break;
+		case 'b':
+			out[n++] = '\b';
+			break;
+		case 'f':
+			out[n++] = '\f';
+			break;
+		case '"':
+		case '\\':
+		case '/':
+			out[n++] = *p;
+			break;
 		case 'u': {
 			unsigned cp = 0;
 			int i;

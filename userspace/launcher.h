@@ -18,23 +18,23 @@
 #endif
 
 struct launch_opts {
-	char *const *argv;   /* argv[0] is the resolved program path */
-	bool sched_ext;      /* switch to SCHED_EXT before exec */
-	bool drop_privs;     /* setgid/setuid to uid/gid below before exec */
+	char *const *argv; /* argv[0] is the resolved program path */
+	bool sched_ext;	   /* switch to SCHED_EXT before exec */
+	bool drop_privs;   /* setgid/setuid to uid/gid below before exec */
 	uid_t uid;
 	gid_t gid;
-	int stdin_fd;        /* -1: inherit */
-	int stdout_fd;       /* -1: inherit */
-	int stderr_fd;       /* -1: inherit */
-	const char *cwd;     /* NULL: inherit */
+	int stdin_fd;	 /* -1: inherit */
+	int stdout_fd;	 /* -1: inherit */
+	int stderr_fd;	 /* -1: inherit */
+	const char *cwd; /* NULL: inherit */
 };
 
 struct launch {
-	pid_t pid;           /* also the process group id */
-	int gate_fd;         /* write end; closed by launch_release() */
-	int err_fd;          /* read end of the exec-error pipe */
+	pid_t pid;   /* also the process group id */
+	int gate_fd; /* write end; closed by launch_release() */
+	int err_fd;  /* read end of the exec-error pipe */
 	bool reaped;
-	int status;          /* wait status once reaped */
+	int status; /* wait status once reaped */
 };
 
 /* The user to run the target as: --user NAME|UID, else SUDO_UID/SUDO_GID,

@@ -20,14 +20,18 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "find concurrency bugs: repeat a program under steered interleavings" },
 	{ "replay", cmd_replay, "re-execute a recorded run of a campaign: replay DIR --run N" },
-	{ "estimate", cmd_estimate, "estimate a program's synchronization-pair requirements (seed 000)" },
+	{ "estimate", cmd_estimate,
+	  "estimate a program's synchronization-pair requirements (seed 000)" },
 	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },
-	{ "observe", cmd_observe, "run a program once under the sync probes: coverage + thread model" },
+	{ "observe", cmd_observe,
+	  "run a program once under the sync probes: coverage + thread model" },
 	{ "report", cmd_report, "summarise a campaign directory (text, --json, --html FILE)" },
 	{ "merge", cmd_merge, "combine campaigns of the same program: merge A B -o C" },
-	{ "sites", cmd_sites, "list memory-access sites of a program; --shared: find shared variables" },
+	{ "sites", cmd_sites,
+	  "list memory-access sites of a program; --shared: find shared variables" },
 	{ "vm", cmd_vm, "run a command in a qemu VM with a sched_ext kernel" },
-	{ "sched", cmd_sched, "run a program once under the scheduler with a manual park/delay policy" },
+	{ "sched", cmd_sched,
+	  "run a program once under the scheduler with a manual park/delay policy" },
 };
 
 static void usage(FILE *f)
@@ -40,18 +44,20 @@ static void usage(FILE *f)
 		   "Commands:\n");
 	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-	fprintf(f, "\nExamples:\n"
-		   "  sudo concsched run -- ./prog        # a campaign until coverage saturates\n"
-		   "  sudo concsched run --vm -- ./prog   # the same on a kernel without sched_ext\n"
-		   "  sudo concsched replay camp --run 7  # re-execute a failing run\n"
-		   "  sudo concsched doctor              # what works on this machine\n"
-		   "  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
-		   "  concsched report camp --html camp.html   # campaign summary + charts\n"
-		   "  concsched merge host1/camp host2/camp -o all   # pool campaigns\n"
-		   "  concsched sites ./prog             # load/store sites per function\n"
-		   "  concsched vm -- uname -r           # a command under the sched_ext VM kernel\n"
-		   "  sudo concsched sched --park-at f -- ./prog   # park threads at f()\n"
-		   "\n'concsched COMMAND --help' describes each command; man concsched has the rest.\n");
+	fprintf(f,
+		"\nExamples:\n"
+		"  sudo concsched run -- ./prog        # a campaign until coverage saturates\n"
+		"  sudo concsched run --vm -- ./prog   # the same on a kernel without sched_ext\n"
+		"  sudo concsched replay camp --run 7  # re-execute a failing run\n"
+		"  sudo concsched doctor              # what works on this machine\n"
+		"  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
+		"  concsched report camp --html camp.html   # campaign summary + charts\n"
+		"  concsched merge host1/camp host2/camp -o all   # pool campaigns\n"
+		"  concsched sites ./prog             # load/store sites per function\n"
+		"  concsched vm -- uname -r           # a command under the sched_ext VM kernel\n"
+		"  sudo concsched sched --park-at f -- ./prog   # park threads at f()\n"
+		"\n'concsched COMMAND --help' describes each command; man concsched has the "
+		"rest.\n");
 }
 
 int main(int argc, char **argv)

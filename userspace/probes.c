@@ -641,9 +641,9 @@ static void map_empty(struct bpf_map *m)
 int sync_probes_reset(struct sync_probes *sp)
 {
 	static const char *const per_run[] = {
-		"cs_sync_tracked", "cs_sync_threads", "cs_sync_locks", "cs_sync_pthreads",
-		"cs_sync_sp",	   "cs_sync_goodlock", "cs_sync_hb",	"cs_sync_sync",
-		"cs_sync_vmas",
+		"cs_sync_tracked",  "cs_sync_threads", "cs_sync_locks",
+		"cs_sync_pthreads", "cs_sync_sp",      "cs_sync_goodlock",
+		"cs_sync_hb",	    "cs_sync_sync",    "cs_sync_vmas",
 	};
 	struct bpf_map *m;
 	size_t i;

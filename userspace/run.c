@@ -979,11 +979,12 @@ static int run_loop(struct onerun *r)
 		delays_due(r, true);
 		sched_ctl_stats(r->ctl, &ss);
 		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
-			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes",
+			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
+			 "%llu rekicks",
 			 (r->t1 - r->t0) / 1e9, r->decisions, r->injected,
 			 (unsigned long long)ss.parks, (unsigned long long)ss.releases,
 			 (unsigned long long)ss.delays, (unsigned long long)ss.watchdog,
-			 (unsigned long long)ss.notes);
+			 (unsigned long long)ss.notes, (unsigned long long)ss.release_rekicks);
 		sched_ctl_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);

@@ -33,12 +33,12 @@ struct access_run;
 struct access_campaign;
 struct json;
 
-#define RUN_MAX_ACTIONS	     100000
-#define RUN_DEFAULT_CAP	     1000
-#define RUN_DEFAULT_TIMEOUT  30.0
-#define RUN_OUTPUT_MAX	     (4u << 20) /* captured bytes kept per stream */
-#define RUN_MAX_THREADS	     4096
-#define RUN_MAX_DELAYS	     4096
+#define RUN_MAX_ACTIONS	    100000
+#define RUN_DEFAULT_CAP	    1000
+#define RUN_DEFAULT_TIMEOUT 30.0
+#define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
+#define RUN_MAX_THREADS	    4096
+#define RUN_MAX_DELAYS	    4096
 
 enum strategy_kind { STRAT_NONE, STRAT_NOISE, STRAT_RANDOM, STRAT_TSA, STRAT_TSA_H, STRAT_MAP };
 
@@ -64,9 +64,9 @@ struct run_opts {
 	const char *user;
 	bool vm;
 	unsigned vm_cpus;
-	unsigned estimate_runs; /* tsa, --access: observed runs before testing */
-	bool access;		/* memory-access sites (--access, map) */
-	struct site_filter sites; /* --sites-include / --sites-exclude */
+	unsigned estimate_runs;	   /* tsa, --access: observed runs before testing */
+	bool access;		   /* memory-access sites (--access, map) */
+	struct site_filter sites;  /* --sites-include / --sites-exclude */
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
 	char **argv;
@@ -94,7 +94,7 @@ struct run_session {
 	bool sp_open;
 	struct sched_ctl *ctl;
 	struct policy *pol;
-	bool kicked; /* the fexit kick is on sp's entry program */
+	bool kicked;	 /* the fexit kick is on sp's entry program */
 	bool want_sched; /* load the scheduler even for observed runs */
 	/* access probes: loaded with the whole candidate table aset */
 	const struct site_set *aset;
@@ -112,7 +112,7 @@ struct onerun {
 	struct sync_runtime *rt;
 	bool steer;
 	struct run_session *sess;
-	struct sched_ctl *ctl;	/* sess->ctl when steering */
+	struct sched_ctl *ctl; /* sess->ctl when steering */
 	struct policy *pol;
 	struct sync_probes *sp; /* &sess->sp */
 	struct site_resolver res;
@@ -138,14 +138,17 @@ struct onerun {
 	bool serial_ctl;
 	struct ring_buffer *rb;
 	struct cs_rng rng;
-	struct { struct rthread *t; uint64_t k; } *waiting;
+	struct {
+		struct rthread *t;
+		uint64_t k;
+	} * waiting;
 	size_t nwaiting;
-	size_t cursor;		/* replay: next logged release */
-	uint32_t rp_inflight;	/* replay of map: tid released last, until it moves on */
+	size_t cursor;	      /* replay: next logged release */
+	uint32_t rp_inflight; /* replay of map: tid released last, until it moves on */
 	uint64_t last_pick_ns;
-	struct tsa_run *tsa; /* strategy tsa/tsa-h, NULL otherwise */
-	struct access_run *acc; /* --access metrics and strategy map (run_map.c) */
-	bool access_on;		/* attach the access probes */
+	struct tsa_run *tsa;	 /* strategy tsa/tsa-h, NULL otherwise */
+	struct access_run *acc;	 /* --access metrics and strategy map (run_map.c) */
+	bool access_on;		 /* attach the access probes */
 	const bool *access_mask; /* ... on these sites of sess->aset (NULL: all) */
 	uint64_t tm_sched, tm_probes, tm_attach, tm_harvest; /* setup costs (ns) */
 	/* outcome */
@@ -177,7 +180,7 @@ struct campaign {
 	int metric;
 	bool tty;
 	struct run_session sess;
-	struct tsa_campaign *tsa; /* strategy tsa/tsa-h */
+	struct tsa_campaign *tsa;    /* strategy tsa/tsa-h */
 	struct access_campaign *acc; /* --access, map */
 };
 

@@ -194,9 +194,10 @@ int tsa_strat_campaign_begin(struct campaign *c)
 			"concsched: tsa: %" PRIu64 " SP requirements from %u observed run%s "
 			"(%" PRIu64 " lock actions; AC1 kept %" PRIu64 "; AC2/AC3/AC4 rejected "
 			"%" PRIu64 "/%" PRIu64 "/%" PRIu64 ")\n",
-			tc->st.requirements, c->o->estimate_runs, c->o->estimate_runs == 1 ? "" : "s",
-			tc->st.lock_actions, tc->st.accepted_ac1, tc->st.rejected_ac2,
-			tc->st.rejected_ac3, tc->st.rejected_ac4);
+			tc->st.requirements, c->o->estimate_runs,
+			c->o->estimate_runs == 1 ? "" : "s", tc->st.lock_actions,
+			tc->st.accepted_ac1, tc->st.rejected_ac2, tc->st.rejected_ac3,
+			tc->st.rejected_ac4);
 	return 0;
 }
 
@@ -388,23 +389,22 @@ static int64_t table_site_of(void *ctx, const char *key)
 
 static void estimate_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: concsched estimate [OPTIONS] -- PROG [ARGS...]\n\n"
-		"Run PROG under the synchronization probes (no scheduling: any kernel with\n"
-		"uprobes) and estimate its synchronization-pair (SP) requirements as seed 000\n"
-		"does: from the thread model of the observed run(s), every pair of lock sites\n"
-		"<p, q> that AC1 (same thread, q right after p) or AC2-AC4 (different threads,\n"
-		"not protected by a common lock, not ordered by thread creation) allows.\n"
-		"This is what `run --strategy tsa` steers towards.\n\n"
-		"Options:\n"
-		"      --estimate-runs K  observed runs whose estimates are united (default 1)\n"
-		"      --run-timeout SEC  per-run timeout (default 30)\n"
-		"      --json             machine-readable output\n"
-		"  -h, --help             this text\n\n"
-		"Examples:\n"
-		"  sudo concsched estimate -- ./mytest\n"
-		"  sudo concsched estimate --estimate-runs 5 --json -- ./mytest 4\n\n"
-		"Exit status: 0, or 2 on a usage or environment error.\n");
+	fprintf(f, "Usage: concsched estimate [OPTIONS] -- PROG [ARGS...]\n\n"
+		   "Run PROG under the synchronization probes (no scheduling: any kernel with\n"
+		   "uprobes) and estimate its synchronization-pair (SP) requirements as seed 000\n"
+		   "does: from the thread model of the observed run(s), every pair of lock sites\n"
+		   "<p, q> that AC1 (same thread, q right after p) or AC2-AC4 (different threads,\n"
+		   "not protected by a common lock, not ordered by thread creation) allows.\n"
+		   "This is what `run --strategy tsa` steers towards.\n\n"
+		   "Options:\n"
+		   "      --estimate-runs K  observed runs whose estimates are united (default 1)\n"
+		   "      --run-timeout SEC  per-run timeout (default 30)\n"
+		   "      --json             machine-readable output\n"
+		   "  -h, --help             this text\n\n"
+		   "Examples:\n"
+		   "  sudo concsched estimate -- ./mytest\n"
+		   "  sudo concsched estimate --estimate-runs 5 --json -- ./mytest 4\n\n"
+		   "Exit status: 0, or 2 on a usage or environment error.\n");
 }
 
 static void describe(const char *key, char *buf, size_t len)
@@ -452,7 +452,8 @@ int cmd_estimate(int argc, char **argv)
 			break;
 		case O_TIMEOUT:
 			if (parse_double(optarg, &o.run_timeout_s) || o.run_timeout_s <= 0) {
-				cs_err("--run-timeout %s: not a positive number of seconds", optarg);
+				cs_err("--run-timeout %s: not a positive number of seconds",
+				       optarg);
 				return EXIT_USAGE;
 			}
 			break;

@@ -13,11 +13,11 @@
 
 struct target_info {
 	char path[PATH_MAX]; /* absolute, symlinks resolved */
-	bool is_static;      /* no PT_INTERP: probe its own pthread copy */
-	bool is_pie;         /* ET_DYN */
+	bool is_static;	     /* no PT_INTERP: probe its own pthread copy */
+	bool is_pie;	     /* ET_DYN */
 	bool has_symtab;     /* false: stripped, sites as object+offset */
 	bool has_debuginfo;  /* .debug_info present: file:line available */
-	char hash[17];       /* content hash (identifies "the same program") */
+	char hash[17];	     /* content hash (identifies "the same program") */
 };
 
 /* Resolve NAME like execvp does (PATH search when it has no '/') and check

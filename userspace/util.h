@@ -23,7 +23,7 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-uint64_t now_ns(void);          /* CLOCK_MONOTONIC */
+uint64_t now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t now_realtime_ns(void); /* CLOCK_REALTIME */
 
 /* Strict number parsing: whole string, in range. 0 or -EINVAL/-ERANGE. */

@@ -67,7 +67,8 @@ int main(void)
 	o = opts(touch);
 	tap_is_int(launch_prepare(&o, &l), 0, "prepare forks a gated child");
 	usleep(100000);
-	tap_ok(access("/tmp/concsched-launch-test", F_OK) != 0, "child does not run before the gate opens");
+	tap_ok(access("/tmp/concsched-launch-test", F_OK) != 0,
+	       "child does not run before the gate opens");
 	tap_is_int(launch_release(&l, "sh"), 0, "release execs");
 	launch_wait(&l, 0);
 	tap_ok(access("/tmp/concsched-launch-test", F_OK) == 0, "child ran after the gate opened");
@@ -77,11 +78,13 @@ int main(void)
 	launch_prepare(&o, &l);
 	launch_release(&l, "sh");
 	r = launch_wait(&l, 5000);
-	tap_ok(r == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 3, "exit status 3 is reported");
+	tap_ok(r == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 3,
+	       "exit status 3 is reported");
 
 	o = opts(missing);
 	launch_prepare(&o, &l);
-	tap_is_int(launch_release(&l, "/nonexistent/prog"), -ENOENT, "exec failure returns -ENOENT");
+	tap_is_int(launch_release(&l, "/nonexistent/prog"), -ENOENT,
+		   "exec failure returns -ENOENT");
 
 	o = opts(sleeper);
 	launch_prepare(&o, &l);

@@ -19,7 +19,8 @@ int main(int argc, char **argv)
 
 	tap_plan(12);
 	tap_is_int(target_inspect("/nonexistent/prog", &ti), -ENOENT, "missing file is ENOENT");
-	tap_is_int(target_inspect("no-such-prog-in-path-xyz", &ti), -ENOENT, "missing in PATH is ENOENT");
+	tap_is_int(target_inspect("no-such-prog-in-path-xyz", &ti), -ENOENT,
+		   "missing in PATH is ENOENT");
 	tap_is_int(target_inspect("/tmp", &ti), -EISDIR, "a directory is rejected");
 
 	f = fopen(script, "w");

@@ -64,8 +64,9 @@ int main(void)
 	tap_is_str(cs_cache_dir(), "/home/u/.cache/concsched", "then ~/.cache");
 
 	s = json_of(fill_nested);
-	tap_is_str(s, "{\"s\":\"a\\\"b\\\\c\\nd\\u0001\",\"a\":[-3,18446744073709551615,{}],"
-		      "\"t\":true,\"n\":null,\"d\":0.5,\"z\":null}",
+	tap_is_str(s,
+		   "{\"s\":\"a\\\"b\\\\c\\nd\\u0001\",\"a\":[-3,18446744073709551615,{}],"
+		   "\"t\":true,\"n\":null,\"d\":0.5,\"z\":null}",
 		   "json nests, escapes and separates");
 	free(s);
 	tap_is_int(fnv1a64("a", 1, FNV1A64_INIT), 0xaf63dc4c8601ec8cULL, "fnv1a64 of 'a'");
