@@ -59,8 +59,10 @@ __u64 serial_owner;	 /* tid allowed to run in serial mode, 0: free */
 __u64 serial_owner_ts;	 /* when it took the token or last started running */
 __u32 serial_owner_prio; /* CS_SERIAL_PRIO: priority of the running owner */
 __s32 serial_owner_cpu;
-__u64 serial_owner_running; /* the owner is on a CPU right now */
-__u64 token_wanted;	    /* a released thread's dispatch found the token taken */
+__u64 serial_owner_running;   /* the owner is on a CPU right now */
+__u64 serial_owner_preempted; /* the owner was preempted with slice left: it
+			       * waits at the head of its CPU's local DSQ */
+__u64 token_wanted;	      /* a released thread's dispatch found the token taken */
 
 /* Exit info copied in ops.exit, printed by userspace (sched_ctl_print_exit). */
 struct {
@@ -250,7 +252,8 @@ static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc, __u64 now
 	bool cpu_idle;
 
 	if (cs_serial() != CS_SERIAL_OFF && owner != 0 &&
-	    (serial_owner_running || now - serial_owner_ts < CS_TOKEN_STALE_NS))
+	    (serial_owner_running || serial_owner_preempted ||
+	     now - serial_owner_ts < CS_TOKEN_STALE_NS))
 		return false;
 	idle = scx_bpf_get_idle_cpumask();
 	cpu_idle = bpf_cpumask_test_cpu(tc->cpu, idle);
@@ -373,6 +376,14 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 		tc->nparks++;
 		__sync_fetch_and_add(&stats.parks, 1);
 	}
+	/* Parked holding the token (its kick preempted it with slice
+	 * left): let it go, or nothing else could run. */
+	if (serial_owner == tid) {
+		serial_owner_running = 0;
+		serial_owner_preempted = 0;
+		if (__sync_val_compare_and_swap(&serial_owner, tid, 0) == tid)
+			cs_kick_all();
+	}
 	sh = cs_shared();
 	if (sh)
 		__sync_fetch_and_add(&sh->nr_parked, 1);
@@ -456,6 +467,15 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 
 	__sync_fetch_and_add(&stats.enqueues, 1);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	/* The token holder taken off its CPU's queue and back (a property
+	 * change, a migration) between its dispatch or preemption and its
+	 * run: it still holds the token, so it goes back to run next. */
+	if (serial_owner == tid && cs_serial() != CS_SERIAL_OFF &&
+	    (!tc || tc->state == CS_TS_RUN)) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(), enq_flags | SCX_ENQ_HEAD);
+		__sync_fetch_and_add(&stats.dispatches, 1);
+		return;
+	}
 	if (tc) {
 		state = tc->state;
 		/* Consumed whatever the state: a yield, or a park a release
@@ -570,7 +590,8 @@ static __always_inline void cs_dispatch_serial(s32 cpu)
 		 * CS_TOKEN_STALE_NS (it left the queue without stopping)
 		 * would stall the target: take it back. If the holder
 		 * runs again, cs_serial_running() sends it to the queue. */
-		if (serial_owner_running || now - serial_owner_ts < CS_TOKEN_STALE_NS ||
+		if (serial_owner_running || serial_owner_preempted ||
+		    now - serial_owner_ts < CS_TOKEN_STALE_NS ||
 		    __sync_val_compare_and_swap(&serial_owner, owner, CS_TOKEN_CLAIM) != owner)
 			return;
 		__sync_fetch_and_add(&stats.serial_preempts, 1);
@@ -660,6 +681,7 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 	if (owner == 0 || owner == tid) {
 		serial_owner_ts = bpf_ktime_get_ns();
 		serial_owner_running = 1;
+		serial_owner_preempted = 0;
 		serial_owner_prio = tc ? tc->prio : 0;
 		serial_owner_cpu = scx_bpf_task_cpu(p);
 		return;
@@ -694,6 +716,7 @@ static __always_inline void cs_serial_token_drop(struct task_struct *p)
 	if (serial_owner != tid)
 		return;
 	serial_owner_running = 0;
+	serial_owner_preempted = 0;
 	if (__sync_val_compare_and_swap(&serial_owner, tid, 0) == tid)
 		cs_kick_all();
 }
@@ -701,10 +724,14 @@ static __always_inline void cs_serial_token_drop(struct task_struct *p)
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 {
 	/* Runnable with slice left: the core keeps it at the head of its
-	 * local DSQ (preempted by a higher class); it keeps the token. */
+	 * local DSQ (preempted by a higher class); it keeps the token, and
+	 * no other CPU takes it as stale meanwhile, however long the higher
+	 * class runs (measured: a controller busy for 100 ms in the VM let
+	 * a second worker start early, and the seeded order changed). */
 	if (runnable && p->scx.slice) {
 		if (serial_owner == (__u64)p->pid) {
 			serial_owner_running = 0;
+			serial_owner_preempted = 1;
 			serial_owner_ts = bpf_ktime_get_ns();
 		}
 		return;
