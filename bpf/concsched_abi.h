@@ -203,6 +203,7 @@ struct cs_sync_thread {
 #define CS_THR_MAIN    (1u << 0)
 #define CS_THR_EXITED  (1u << 1)
 #define CS_THR_CREATED (1u << 2) /* its pthread_create was observed      */
+#define CS_THR_STALE   (1u << 3) /* its process exec'd: state of the old image */
 
 /* cs_sync_locks key/value: per synchronization object state. */
 struct cs_lock_key {

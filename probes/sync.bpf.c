@@ -751,6 +751,32 @@ static __always_inline bool spin_init_alias(struct cs_proc_key *pk, struct cs_sy
 	return !ls || !ls->holder_tid;
 }
 
+/* The calling thread's state, in scope. A thread already known in this
+ * image is in scope (its state exists only for a tracked process, and the
+ * maps are emptied together between runs): one hash lookup, not two, on
+ * every event (each costs ~100 ns on the development host, docs/perf.md).
+ * Otherwise the process decides, and the thread starts afresh. */
+static __always_inline struct cs_sync_thread *thread_in_scope(__u32 tid, __u32 tgid,
+							      struct cs_proc_key *pk)
+{
+	struct cs_sync_thread *t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+	struct cs_proc *proc;
+
+	if (t && t->tgid == tgid && !(t->flags & (CS_THR_EXITED | CS_THR_STALE))) {
+		pk->tgid = tgid;
+		pk->gen = t->gen;
+		return t;
+	}
+	proc = proc_in_scope(tgid);
+	if (!proc) {
+		stat_inc(CS_SSTAT_OUT_OF_SCOPE);
+		return NULL;
+	}
+	pk->tgid = tgid;
+	pk->gen = proc->gen;
+	return thread_get(tid, tgid, pk->gen);
+}
+
 static __always_inline int sync_enter(struct pt_regs *ctx)
 {
 	__u32 fn = (__u32)bpf_get_attach_cookie(ctx);
@@ -758,21 +784,13 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 	__u32 tgid = id >> 32, tid = (__u32)id, kind;
 	struct cs_sync_thread *t;
 	struct cs_proc_key pk;
-	struct cs_proc *proc;
 
-	proc = proc_in_scope(tgid);
-	if (!proc) {
-		stat_inc(CS_SSTAT_OUT_OF_SCOPE);
+	t = thread_in_scope(tid, tgid, &pk);
+	if (!t)
 		return 0;
-	}
 	/* At function entry the return address is on top of the stack: it
 	 * is the call site, the "site" of the action. */
 	if (bpf_probe_read_user(&site, sizeof(site), (void *)PT_REGS_SP(ctx)))
-		return 0;
-	pk.tgid = tgid;
-	pk.gen = proc->gen;
-	t = thread_get(tid, tgid, pk.gen);
-	if (!t)
 		return 0;
 	if (site_is_internal(t, &pk, site)) {
 		stat_inc(CS_SSTAT_INTERNAL);
@@ -1016,10 +1034,17 @@ int BPF_PROG(cs_sync_exec, struct task_struct *task)
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	struct cs_proc *proc;
 
+	struct cs_sync_thread *t;
+
 	proc = bpf_map_lookup_elem(&cs_sync_tracked, &tgid);
 	if (!proc)
 		return 0;
 	proc->gen++;
+	/* The thread that exec'd keeps its tid (the leader's): its state
+	 * belongs to the old image, and thread_in_scope must not take it. */
+	t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+	if (t && t->tgid == tgid)
+		t->flags |= CS_THR_STALE;
 	emit(NULL, tgid, tid, proc->gen, CS_OP_EXEC, tgid, 0, 0, 0);
 	return 0;
 }
