@@ -11,7 +11,7 @@ Q=$ROOT/tests/host/observe_tasks.py
 for p in fig2 forkexec ticker; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 29
+plan 32
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -59,6 +59,15 @@ is "$("$Q" "$tmp/fe.json" get metrics.sp.count)" 0 "fork+exec without --follow-f
 is "$("$Q" "$tmp/ff.json" get metrics.sp.count)/$("$Q" "$tmp/ff.json" get metrics.hbpair.count)" "3/5" \
 	"fork+exec with --follow-forks: the exec'd child's Figure 2 tasks"
 like "$("$Q" "$tmp/ff.json" threads | tr '\n' ' ')" 'created L[0-9]+ fn:thread1' "--follow-forks: child sites symbolized"
+
+# Exec in the same process after a lock: the exec'ing thread's state is
+# the old image's; the new image's actions resolve in the new image.
+"$CS" observe --json -o "$tmp/le.json" -- "$PROGS/lockexec" "$PROGS/fig2" 2>/dev/null
+is "$?" 0 "lock then exec: exit 0"
+is "$("$Q" "$tmp/le.json" get metrics.sp.count)/$("$Q" "$tmp/le.json" get metrics.hbpair.count)" "3/5" \
+	"lock then exec: the new image's Figure 2 tasks"
+like "$("$Q" "$tmp/le.json" threads | tr '\n' ' ')" 'created L[0-9]+ fn:thread1 created L[0-9]+ fn:thread2' \
+	"lock then exec: the new image's sites symbolized in it"
 
 # -p PID: attach to a running process, return when it exits.
 "$PROGS/ticker" 15 & tp=$!
