@@ -327,12 +327,14 @@ static __always_inline bool cs_release_thread(__u32 tid, struct cs_thread_ctl *t
 /* A park's timer: its delay ended or its watchdog fired; once released,
  * the retry that the thread reached its CPU. It may run while the thread
  * parks again (a new generation, the timer re-armed, retry cleared):
- * generation and kind are read first, and a release needs its time due. */
+ * generation and kind are read first, and a release needs its time due;
+ * a timer early by this CPU's clock is re-armed for then, never dropped
+ * (a thread left parked for good: measured once in CI). */
 static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 {
 	struct cs_thread_ctl *tc;
 	__u32 tid = t->tid, gen = t->gen, retry = t->retry;
-	__u64 now = bpf_ktime_get_ns(), state;
+	__u64 now = bpf_ktime_get_ns(), state, bound;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (!tc || tc->park_gen != gen)
@@ -349,11 +351,18 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 		bpf_timer_start(&t->timer, CS_RELEASE_RETRY_NS, 0);
 		return 0;
 	}
+	if (state != CS_TS_PARKED && state != CS_TS_DELAYED)
+		return 0;
+	bound = tc->probe_ts + cs_watchdog_ns();
 	if (state == CS_TS_DELAYED && now >= tc->deadline_ns)
 		cs_release_thread(tid, tc, CS_REL_DELAY);
-	else if ((state == CS_TS_PARKED || state == CS_TS_DELAYED) &&
-		 now >= tc->probe_ts + cs_watchdog_ns())
+	else if (now >= bound)
 		cs_release_thread(tid, tc, CS_REL_WATCHDOG);
+	else /* not due by this CPU's clock (vCPU clocks differ): soon */
+		bpf_timer_start(&t->timer,
+				state == CS_TS_DELAYED && tc->deadline_ns < bound ? tc->deadline_ns
+										  : bound,
+				BPF_F_TIMER_ABS);
 	return 0;
 }
 
@@ -744,6 +753,8 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	if (tc && (tc->state == CS_TS_PARK_PENDING || tc->state == CS_TS_DELAY_PENDING)) {
 		if (serial_owner == tid) {
 			serial_owner_running = 0;
+			/* preempted before its kick: it runs again first */
+			serial_owner_preempted = runnable && p->scx.slice;
 			serial_owner_ts = bpf_ktime_get_ns();
 		}
 		return;
@@ -763,11 +774,8 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	}
 	/* Off its CPU but not runnable: a sleep (ops.quiescent with
 	 * SCX_DEQ_SLEEP drops the token) or a property change of the running
-	 * thread (migrate_disable_switch() when the kick preempts it inside
-	 * its probe), after which it is queued again at once: it keeps the
-	 * token until it parks (cs_park) or queues (cs_enqueue). Dropping it
-	 * here let the next thread run and park before this one, and the
-	 * seeded order changed (1 run in 40). */
+	 * thread, after which it is queued again at once (cs_enqueue puts a
+	 * holder back at the head of its CPU's queue): not a sleep. */
 	if (!runnable) {
 		if (serial_owner == (__u64)p->pid) {
 			serial_owner_running = 0;
