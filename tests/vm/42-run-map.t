@@ -45,7 +45,11 @@ else
 fi
 
 # A fixed schedule (--serial fifo, no other steering): exact MAP tasks.
-"$CS" run --vm --serial fifo -s none --access -n 3 -o "$T/fifo" -- "$P" >/dev/null 2>"$T/err"
+# Three estimation runs: one estimation run in about 35 records only 3 of
+# its 8-11 accesses and misses `severe` as shared (docs/run.md, known
+# limits; measured the same before and after the 2026-11-23 scheduler
+# changes). The tasks of the 3 steered runs are what this checks.
+"$CS" run --vm --serial fifo -s none --access --estimate-runs 3 -n 3 -o "$T/fifo" -- "$P" >/dev/null 2>"$T/err"
 is "$?" 0 "serial fifo: the reader runs first, no crash"
 src=$(dirname "$0")/../programs/null_appender.c
 line() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
