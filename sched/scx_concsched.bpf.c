@@ -158,14 +158,16 @@ static __always_inline __u64 cs_rand_key(struct cs_thread_ctl *tc)
 	return x ^ (x >> 31);
 }
 
-static __always_inline void cs_kick_all(void)
+/* Wake every idle CPU but except (-1: none) so its dispatch runs. */
+static __always_inline void cs_kick_idle_cpus(s32 except)
 {
 	__u32 i;
 
 	for (i = 0; i < CS_MAX_CPUS; i++) {
 		if (i >= nr_cpus)
 			break;
-		scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
+		if ((s32)i != except)
+			scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
 	}
 }
 
@@ -179,7 +181,7 @@ static __always_inline void cs_serial_token_drop(struct task_struct *p)
 	serial_owner_running = 0;
 	serial_owner_preempted = 0;
 	if (__sync_val_compare_and_swap(&serial_owner, tid, 0) == tid)
-		cs_kick_all();
+		cs_kick_idle_cpus(-1);
 }
 
 static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thread_ctl *tc,
@@ -532,17 +534,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
  * own dispatch just ran (kicking itself would loop). */
 static __always_inline void cs_token_return(s32 self)
 {
-	__u32 i;
-
 	serial_owner = 0;
-	if (!__sync_lock_test_and_set(&token_wanted, 0))
-		return;
-	for (i = 0; i < CS_MAX_CPUS; i++) {
-		if (i >= nr_cpus)
-			break;
-		if (i != self)
-			scx_bpf_kick_cpu(i, SCX_KICK_IDLE);
-	}
+	if (__sync_lock_test_and_set(&token_wanted, 0))
+		cs_kick_idle_cpus(self);
 }
 
 /* Take the free token for tid. On failure leave word first, then try once
