@@ -36,9 +36,13 @@ BPF_CFLAGS := -g -O2 -target bpf $(ARCH_DEF) -I$(BUILD) -Ibpf -Wall -Werror \
 BPF_SRCS   := $(wildcard probes/*.bpf.c sched/*.bpf.c)
 BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS      := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
-USR_SRCS   := $(wildcard userspace/*.c)
+# userspace/: one folder per responsibility (docs/DESIGN.md "Layout"); the
+# unit tests and benchmarks link everything but the command-line folder.
+USR_DIRS   := lib vm kernel coverage strategies campaign cli
+USR_SRCS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.c))
+USR_HDRS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.h))
 USR_OBJS   := $(patsubst userspace/%.c,$(BUILD)/obj/%.o,$(USR_SRCS))
-LIB_OBJS   := $(filter-out $(BUILD)/obj/main.o,$(USR_OBJS))
+LIB_OBJS   := $(filter-out $(BUILD)/obj/cli/%,$(USR_OBJS))
 UNIT_SRCS  := $(wildcard tests/unit/*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
 PROG_SRCS  := $(wildcard tests/programs/*.c examples/*.c)
@@ -79,7 +83,7 @@ $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)mkdir -p $(@D) && $(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf | sed '/map->link = /d' >$@
 
-$(BUILD)/obj/%.o: userspace/%.c $(SKELS) $(wildcard userspace/*.h bpf/*.h)
+$(BUILD)/obj/%.o: userspace/%.c $(SKELS) $(USR_HDRS) $(wildcard bpf/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) -c $< -o $@
 
@@ -140,7 +144,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*.c userspace/*.h tests/*.h tests/unit/*.c tests/programs/*.c examples/*.c tools/bench/*.c)
+FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*/*.c userspace/*/*.h tests/*.h tests/unit/*.c tests/programs/*.c examples/*.c tools/bench/*.c)
 format:
 	clang-format -i $(FMT_SRCS)
 format-check:

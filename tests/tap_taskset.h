@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "metrics.h"
+#include "coverage/metrics.h"
 #include "tap.h"
 
 static int tap_taskset_is(const struct cov_taskset *ts, const char *const *want, size_t n,

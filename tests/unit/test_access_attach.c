@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "access_probes.h"
-#include "symbolize.h"
+#include "kernel/access_probes.h"
+#include "kernel/symbolize.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 int main(void)
 {

@@ -4,9 +4,9 @@
  * table, abstract ids and task keys (run-comparable). */
 #include <string.h>
 
-#include "coverage.h"
+#include "coverage/coverage.h"
 #include "tap.h"
-#include "thread_model.h"
+#include "coverage/thread_model.h"
 
 static struct cs_event ev(uint32_t tid, uint32_t seq, unsigned op, uint64_t obj, uint64_t site,
 			  uint64_t arg)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "declog.h"
+#include "lib/declog.h"
 #include "tap.h"
 
 static int same_entries(const struct declog *a, const struct declog *b)

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ga.h"
+#include "strategies/ga.h"
 #include "tap.h"
 
 static const struct ga_gene_spec bits[10] = {

@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <utime.h>
 
-#include "initramfs.h"
+#include "vm/initramfs.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static void check_normalize(void)
 {

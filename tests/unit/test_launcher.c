@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "launcher.h"
+#include "kernel/launcher.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Processes of group pgid that are not zombies (a killed orphan may stay a
  * zombie until init reaps it; that is not a survivor). */

@@ -10,10 +10,10 @@
  */
 #include <stdarg.h>
 
-#include "map_patterns.h"
-#include "rng.h"
+#include "coverage/map_patterns.h"
+#include "lib/rng.h"
 #include "tap_taskset.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define TA 1
 #define TB 2

@@ -12,9 +12,9 @@
  */
 #include <stdarg.h>
 
-#include "map_strategy.h"
+#include "strategies/map_strategy.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE };
 

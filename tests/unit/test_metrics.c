@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <stdarg.h>
 
-#include "json.h"
-#include "metrics.h"
-#include "races.h"
+#include "lib/json.h"
+#include "coverage/metrics.h"
+#include "coverage/races.h"
 #include "tap_taskset.h"
-#include "util.h"
+#include "lib/util.h"
 
 static struct cov_event_conv conv;
 static struct cov_metrics *M;

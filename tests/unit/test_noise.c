@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
-#include "noise.h"
+#include "lib/json.h"
+#include "strategies/noise.h"
 #include "tap.h"
 
 static const char *roundtrip(const char *in)

@@ -2,7 +2,7 @@
 /* pct.c: priority order, change points at exactly their step, seeds. */
 #include <errno.h>
 
-#include "pct.h"
+#include "strategies/pct.h"
 #include "tap.h"
 
 static void test_depth1_priority_order(void)

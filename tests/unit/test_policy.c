@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "policy.h"
+#include "kernel/policy.h"
 #include "tap.h"
 
 struct seen {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probes.h"
+#include "kernel/probes.h"
 #include "tap.h"
 
 static const char ldso_out[] = "\tlinux-vdso.so.1 (0x00007ffd5a9f2000)\n"

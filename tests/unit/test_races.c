@@ -6,9 +6,9 @@
  * an atomic (lock-prefixed) counter, fork/join-ordered accesses and
  * different-lock accesses are checked too.
  */
-#include "races.h"
+#include "coverage/races.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE, RW = CS_OP_RW };
 enum { MAIN = 1, T2 = 2, T3 = 3, CNT = 1, M = 5, M2 = 6 };

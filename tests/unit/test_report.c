@@ -14,10 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "report.h"
-#include "store.h"
+#include "campaign/report.h"
+#include "campaign/store.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define FIXTURE_RUNS 40
 #define FAILING_RUN  30

@@ -3,7 +3,7 @@
  * it), ranges, and rough distribution checks with a fixed seed. */
 #include <math.h>
 
-#include "rng.h"
+#include "lib/rng.h"
 #include "tap.h"
 
 int main(void)

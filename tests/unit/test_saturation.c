@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "saturation.h"
+#include "campaign/saturation.h"
 #include "tap.h"
 
 static void test_parse(void)

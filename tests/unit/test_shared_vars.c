@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "access_probes.h"
-#include "symbolize.h"
+#include "kernel/access_probes.h"
+#include "kernel/symbolize.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define BIAS	  0x555500000000ULL
 #define SP_T1	  0x7f0000100000ULL

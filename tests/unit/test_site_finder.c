@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "site_finder.h"
-#include "symbolize.h"
+#include "kernel/site_finder.h"
+#include "kernel/symbolize.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char prog[PATH_MAX + 64];
 

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "symbolize.h"
+#include "kernel/symbolize.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define NFIX 4
 

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "target.h"
-#include "util.h"
+#include "kernel/target.h"
+#include "lib/util.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "tap.h"
-#include "tsa.h"
+#include "strategies/tsa.h"
 
 /* Figure 2 sites: the lock statements at lines 2 and 4 of each thread. */
 enum { S2A = 0x2a, S4A = 0x4a, S2B = 0x2b, S4B = 0x4b };

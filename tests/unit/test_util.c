@@ -2,9 +2,9 @@
 /* util.c and json.c: strict number parsing, cache dir rule, JSON escaping. */
 #include <stdlib.h>
 
-#include "json.h"
+#include "lib/json.h"
 #include "tap.h"
-#include "util.h"
+#include "lib/util.h"
 
 static char *json_of(void (*fill)(struct json *))
 {

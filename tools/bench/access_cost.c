@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "access.skel.h"
-#include "access_probes.h"
-#include "site_finder.h"
-#include "symbolize.h"
-#include "util.h"
+#include "kernel/access_probes.h"
+#include "kernel/site_finder.h"
+#include "kernel/symbolize.h"
+#include "lib/util.h"
 
 __attribute__((noinline)) void bench_hit(int *p)
 {

@@ -31,9 +31,9 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "probes.h"
+#include "kernel/probes.h"
 #include "sync.skel.h"
-#include "util.h"
+#include "lib/util.h"
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;

@@ -1,0 +1,1546 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory-access sites in `concsched run` (issue 7): `--access` and the
+ * strategy `map`. The glue between the run in flight (run.c) and the plain
+ * C engines: the site finder, the access probes, the metrics (metrics.h,
+ * races.h, map_patterns.h) and MAPTest's testexecute (map_strategy.h).
+ *
+ * Campaign begin: the site finder lists the candidate sites of the program
+ * (and of --sites-object libraries) that pass --sites-include/-exclude;
+ * K estimation runs (--estimate-runs, probes only) carry an access probe
+ * on every candidate; the variables whose addresses two or more threads
+ * touched are the shared variables, and the sites that touched them are
+ * the only ones later runs probe (placement sharedVar). Their read and
+ * write sites give the MAP domain estimate (ALGORITHMS.md section 2,
+ * pruned by the program-order/create/join order of the first estimation
+ * run), stored as the campaign's "map" requirements.
+ *
+ * Every run: accesses arrive as struct cs_event in the sync probes' ring
+ * buffer (probes/access.bpf.c, run_events mode), in program order with the
+ * thread's synchronization. Each event becomes a struct cov_event with ids
+ * that hold across runs: sites, variables, locks and functions are the
+ * store's site ids (a global variable is the site of its symbol's first
+ * byte, a heap block the call site of its malloc, a global lock its data
+ * location, a heap lock the site that first used it in the run, a function
+ * its entry), threads are their creation paths interned per campaign. The
+ * events feed a fresh cov_metrics per run; at commit every metric's tasks
+ * go to the store with ids written as store references ("s12" -> "@12",
+ * "v7" -> "v@7", "t3" -> "t0.2"), and the run's race and lock-order
+ * warnings are recorded as warnings.
+ *
+ * Strategy map: every probed access parks (site policy on the access ops);
+ * map_before_access decides. PROCEED releases at once; PAUSE keeps the
+ * thread. An access counts as executed (map_after_access, metrics) when
+ * its thread is released; a released access to the target's variables is
+ * "in flight" until its thread's next event or the next all-parked note
+ * proves it ran, and no other access to those variables is let go before
+ * that (else two released threads would race for the order the engine
+ * chose). At each all-parked note: re-evaluate the paused threads against
+ * the current target (PROCEED -> release), else map_choose_release. Every
+ * release of a kept thread is logged (DECLOG_RELEASE, arg = enum
+ * map_release_why, or MAP_REL_REEVAL) so `replay` re-applies them in
+ * order. Covered patterns carry across runs (one engine per campaign).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "kernel/access_probes.h"
+#include "cli/commands.h"
+#include "lib/json.h"
+#include "coverage/map_patterns.h"
+#include "strategies/map_strategy.h"
+#include "coverage/metrics.h"
+#include "coverage/races.h"
+#include "campaign/run_int.h"
+#include "kernel/site_finder.h"
+#include "campaign/store.h"
+#include "kernel/symbolize.h"
+#include "lib/util.h"
+
+/* Requirements beyond this many are counted, not stored. */
+#define ACCESS_MAX_REQUIREMENTS 20000
+
+/* A variable's identity: a store site id (see the header comment). */
+struct acc_var {
+	int64_t id;
+	bool heap;
+	bool shared;
+	char *name; /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
+	bool steer; /* map: a write may meet another access concurrently */
+	/* estimation: read and write sites */
+	uint32_t *reads, *writes;
+	uint32_t nreads, nwrites;
+};
+
+struct access_campaign {
+	struct site_set set; /* candidates (cookie i = set.sites[i]) */
+	bool *shared_site;   /* the sites later runs probe */
+	size_t nshared_sites;
+	int64_t *site_id; /* per candidate: store site id, 0 not yet */
+	int64_t *func_id; /* per candidate: store site of its function, -1 none */
+	struct acc_var *vars;
+	size_t nvars;
+	struct cov_u64map var_index; /* var id -> index in vars */
+	size_t nshared_vars;
+	size_t nsteer;			/* shared variables map steers (acc_var.steer) */
+	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
+	char **paths;			/* campaign thread id -> creation path */
+	uint32_t npaths;
+	/* estimation */
+	unsigned est_runs;
+	uint64_t est_attach_ns;
+	size_t est_attached;
+	uint64_t est_accesses, est_dropped;
+	struct cov_event *order_events; /* first estimation run, for the site order */
+	size_t norder, caporder;
+	uint64_t domain;     /* formula (no pruning) */
+	uint64_t domain_hb;  /* after happens-before pruning */
+	size_t requirements; /* stored */
+	/* runs */
+	uint64_t attach_ns_total;
+	size_t attached_last;
+	uint64_t accesses, dropped, warnings;
+	/* strategy map */
+	struct map_strategy *eng;
+	uint64_t rel[5]; /* eager, random, no target, re-evaluated, at once */
+	uint64_t deferred;
+	/* replay: the filters read back from the run's JSON */
+	char **inc, **exc, **objs;
+	size_t ninc, nexc, nobjs;
+};
+
+struct heap_block {
+	uint64_t start, size, caller;
+};
+
+struct acc_thread {
+	bool held;	      /* parked at an access we keep */
+	bool split;	      /* hev is a plain read-modify-write: R then W */
+	bool inflight;	      /* released at hev, not known to have executed */
+	uint64_t inflight_ns; /* when */
+	struct cov_event hev; /* that access */
+};
+
+struct access_run {
+	struct campaign *c;
+	struct access_campaign *ac;
+	bool estimate;
+	struct cov_metrics *m;
+	struct cov_event_conv conv;
+	const struct cs_event *cur;
+	pid_t pid;
+	struct symbolizer *sz;
+	uint64_t refreshed_ns;
+	struct ring_buffer *alloc_rb;
+	struct heap_block *blocks; /* sorted by start */
+	size_t nblocks, capblocks;
+	struct cov_u64map data;	     /* file-backed data address -> var id + 1 (1: none) */
+	struct cov_u64map sync_site; /* runtime call site -> store site id */
+	struct cov_u64map locks;     /* runtime lock address -> id */
+	struct cov_u64map funcs;     /* runtime call site -> function id + 1 */
+	struct cov_u64map addr_tid;  /* estimation: address -> first tid | shared bit */
+	uint64_t *bias;		     /* per object of the site set: load bias + 1, 0 unknown */
+	const char **bias_obj;
+	size_t nbias;
+	/* strategy map */
+	struct acc_thread *th; /* by rthread index */
+	size_t nth;
+	size_t ninflight; /* threads with an unconfirmed released access */
+	uint64_t last_release_ns;
+	uint64_t accesses;
+};
+
+static void confirm_old(struct onerun *r);
+
+/* ---- campaign tables ---------------------------------------------------------------- */
+
+static uint32_t path_id(struct access_campaign *ac, const char *path)
+{
+	uint32_t i;
+
+	for (i = 0; i < ac->npaths; i++)
+		if (!strcmp(ac->paths[i], path))
+			return i;
+	ac->paths = xrealloc(ac->paths, (ac->npaths + 1) * sizeof(*ac->paths));
+	ac->paths[ac->npaths] = xstrdup(path);
+	return ac->npaths++;
+}
+
+static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap,
+			       const struct sym_site *ss)
+{
+	bool created;
+	uint64_t *idx = cov_u64map_put(&ac->var_index, (uint64_t)id, ac->nvars, &created);
+	struct acc_var *v;
+	char where[512];
+
+	if (!created)
+		return &ac->vars[*idx];
+	ac->vars = xrealloc(ac->vars, (ac->nvars + 1) * sizeof(*ac->vars));
+	v = &ac->vars[ac->nvars++];
+	memset(v, 0, sizeof(*v));
+	v->id = id;
+	v->heap = heap;
+	sym_site_format(ss, where, sizeof(where));
+	if (heap)
+		v->name = xasprintf("heap block allocated at %s", where);
+	else if (ss->symbol)
+		v->name = xstrdup(ss->symbol);
+	else
+		v->name = xstrdup(where);
+	return v;
+}
+
+static struct acc_var *var_find(const struct access_campaign *ac, uint32_t id)
+{
+	uint64_t *idx = cov_u64map_get(&ac->var_index, id);
+
+	return idx ? &ac->vars[*idx] : NULL;
+}
+
+static int64_t key_site(struct campaign *c, const char *object, uint64_t offset)
+{
+	char key[PATH_MAX + 32];
+
+	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
+	return run_store_site(c->st, key);
+}
+
+static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
+{
+	const struct mem_site *s;
+
+	if (i >= ac->set.n)
+		return 0;
+	if (!ac->site_id[i]) {
+		s = &ac->set.sites[i];
+		ac->site_id[i] = key_site(c, s->object, s->offset);
+		if (ac->site_id[i] <= 0 || ac->site_id[i] > UINT32_MAX)
+			ac->site_id[i] = -1;
+	}
+	return ac->site_id[i] > 0 ? (uint32_t)ac->site_id[i] : 0;
+}
+
+static uint32_t cand_func(struct access_campaign *ac, struct campaign *c, uint32_t i)
+{
+	const struct mem_site *s;
+	int64_t id;
+
+	if (i >= ac->set.n)
+		return 0;
+	if (!ac->func_id[i]) {
+		s = &ac->set.sites[i];
+		id = s->function ? key_site(c, s->object, s->offset - s->func_offset) : 0;
+		ac->func_id[i] = id > 0 && id <= UINT32_MAX ? id : -1;
+	}
+	return ac->func_id[i] > 0 ? (uint32_t)ac->func_id[i] : 0;
+}
+
+/* ---- store keys ------------------------------------------------------------------------ */
+
+static void key_append(char **out, size_t *n, size_t *cap, const char *s)
+{
+	size_t l = strlen(s);
+
+	if (*n + l + 2 > *cap) {
+		*cap = (*n + l + 2) * 2;
+		*out = xrealloc(*out, *cap);
+	}
+	memcpy(*out + *n, s, l + 1);
+	*n += l;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* One id of a metric key in store form. */
+static void stable_elem(const struct access_campaign *ac, const char *tok, char *buf, size_t len)
+{
+	unsigned long n;
+
+	if (strchr("svlft", tok[0]) && tok[0] && all_digits(tok + 1)) {
+		n = strtoul(tok + 1, NULL, 10);
+		switch (tok[0]) {
+		case 's':
+			snprintf(buf, len, "@%lu", n);
+			return;
+		case 't':
+			snprintf(buf, len, "t%s", n < ac->npaths ? ac->paths[n] : "?");
+			return;
+		default:
+			snprintf(buf, len, "%c@%lu", tok[0], n);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", tok);
+	/* '@' is reserved for site references. */
+	for (char *p = buf; (p = strchr(p, '@'));)
+		*p = ':';
+}
+
+/* A metric key ("s12 s40 v7 t1 {l3,t2}") in store form. */
+static char *stable_key(const struct access_campaign *ac, const char *key)
+{
+	size_t cap = strlen(key) * 2 + 64, n = 0;
+	char *out = xcalloc(1, cap), *dup = xstrdup(key), *save = NULL, *tok;
+	char piece[256];
+
+	for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (n)
+			key_append(&out, &n, &cap, " ");
+		if (tok[0] == '{') {
+			char *inner = tok + 1, *end = strchr(inner, '}'), *s2 = NULL, *e;
+			bool first = true;
+
+			if (end)
+				*end = 0;
+			key_append(&out, &n, &cap, "{");
+			for (e = strtok_r(inner, ",", &s2); e; e = strtok_r(NULL, ",", &s2)) {
+				stable_elem(ac, e, piece, sizeof(piece));
+				if (!first)
+					key_append(&out, &n, &cap, ",");
+				key_append(&out, &n, &cap, piece);
+				first = false;
+			}
+			key_append(&out, &n, &cap, "}");
+			continue;
+		}
+		stable_elem(ac, tok, piece, sizeof(piece));
+		key_append(&out, &n, &cap, piece);
+	}
+	free(dup);
+	return out;
+}
+
+/* "name (file:line)" of a store site for warnings. */
+static void site_text(struct store *st, int64_t id, char *buf, size_t len)
+{
+	struct store_site s;
+
+	if (store_get_site(st, id, &s)) {
+		snprintf(buf, len, "@%" PRId64, id);
+		return;
+	}
+	if (s.function && s.file)
+		snprintf(buf, len, "%s (%s:%d)", s.function,
+			 strrchr(s.file, '/') ? strrchr(s.file, '/') + 1 : s.file, s.line);
+	else if (s.function)
+		snprintf(buf, len, "%s", s.function);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64,
+			 strrchr(s.object, '/') ? strrchr(s.object, '/') + 1 : s.object, s.offset);
+}
+
+static void var_name(struct access_campaign *ac, struct store *st, uint32_t id, char *buf,
+		     size_t len)
+{
+	const struct acc_var *v = var_find(ac, id);
+
+	if (v && v->name)
+		snprintf(buf, len, "%s", v->name);
+	else
+		site_text(st, id, buf, len);
+}
+
+static void lockset_text(struct store *st, const struct cov_lockset *ls, char *buf, size_t len)
+{
+	size_t off = 0;
+	char name[512];
+
+	off += snprintf(buf + off, len - off, "{");
+	for (uint32_t i = 0; i < ls->n && off < len; i++) {
+		site_text(st, ls->id[i], name, sizeof(name));
+		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", name);
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "}");
+}
+
+/* ---- the site set and the probes ----------------------------------------------------------- */
+
+static int collect_sites(struct campaign *c, struct access_campaign *ac)
+{
+	const struct run_opts *o = c->o;
+	size_t i;
+	int err;
+
+	err = site_find(c->ti.path, &o->sites, &ac->set);
+	if (err) {
+		cs_err("%s: cannot decode .text for access sites: %s", c->ti.path, strerror(-err));
+		return err;
+	}
+	for (i = 0; i < o->nsite_objects; i++) {
+		char *lib = site_resolve_object(c->ti.path, o->site_objects[i]);
+
+		if (!lib) {
+			cs_err("--sites-object %s: no such shared object (give a path, or a name "
+			       "found in the library path, e.g. libc)",
+			       o->site_objects[i]);
+			return -ENOENT;
+		}
+		err = site_find(lib, &o->sites, &ac->set);
+		free(lib);
+		if (err) {
+			cs_err("--sites-object %s: cannot decode .text: %s", o->site_objects[i],
+			       strerror(-err));
+			return err;
+		}
+	}
+	if (!ac->set.n) {
+		cs_err("--access: %s has no memory-access sites%s", c->ti.path,
+		       o->sites.ninclude || o->sites.nexclude
+			       ? " that pass --sites-include/-exclude"
+			       : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* "0-3,7,9-12": the indexes of the set sites in mask. */
+char *access_mask_format(const bool *mask, size_t n)
+{
+	size_t cap = 64, len = 0, i, j;
+	char *s = xcalloc(1, cap), piece[48];
+
+	for (i = 0; i < n; i = j) {
+		if (!mask[i]) {
+			j = i + 1;
+			continue;
+		}
+		for (j = i; j < n && mask[j]; j++)
+			;
+		if (j - i == 1)
+			snprintf(piece, sizeof(piece), "%s%zu", len ? "," : "", i);
+		else
+			snprintf(piece, sizeof(piece), "%s%zu-%zu", len ? "," : "", i, j - 1);
+		key_append(&s, &len, &cap, piece);
+	}
+	return s;
+}
+
+/* Inverse of access_mask_format; -EINVAL on a bad list. */
+int access_mask_parse(const char *s, bool *mask, size_t n)
+{
+	const char *p = s;
+
+	memset(mask, 0, n * sizeof(*mask));
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p)
+			return -EINVAL;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtoul(p, &end, 10);
+			if (end == p)
+				return -EINVAL;
+		}
+		if (a > b || b >= n)
+			return -EINVAL;
+		for (; a <= b; a++)
+			mask[a] = true;
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- per-run resolution --------------------------------------------------------------------- */
+
+static struct access_run *access_run_new(struct campaign *c, bool estimate)
+{
+	struct access_run *ar = xcalloc(1, sizeof(*ar));
+
+	ar->c = c;
+	ar->ac = c->acc;
+	ar->estimate = estimate;
+	ar->m = cov_metrics_new(0);
+	cov_event_conv_init(&ar->conv);
+	cov_u64map_init(&ar->data);
+	cov_u64map_init(&ar->sync_site);
+	cov_u64map_init(&ar->locks);
+	cov_u64map_init(&ar->funcs);
+	cov_u64map_init(&ar->addr_tid);
+	return ar;
+}
+
+void access_run_free(struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	if (!ar)
+		return;
+	cov_metrics_free(ar->m);
+	cov_event_conv_free(&ar->conv);
+	symbolizer_free(ar->sz);
+	ring_buffer__free(ar->alloc_rb);
+	free(ar->blocks);
+	cov_u64map_free(&ar->data);
+	cov_u64map_free(&ar->sync_site);
+	cov_u64map_free(&ar->locks);
+	cov_u64map_free(&ar->funcs);
+	cov_u64map_free(&ar->addr_tid);
+	free(ar->bias);
+	free(ar->bias_obj);
+	free(ar->th);
+	free(ar);
+	r->acc = NULL;
+}
+
+static int on_alloc(void *ctx, void *data, size_t len)
+{
+	struct access_run *ar = ctx;
+	const struct cs_alloc_event *a = data;
+	size_t lo = 0, hi = ar->nblocks;
+
+	if (len < sizeof(*a) || !a->addr)
+		return 0;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ar->blocks[mid].start < a->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ar->nblocks && ar->blocks[lo].start == a->addr) {
+		ar->blocks[lo].size = a->size ? a->size : 1;
+		ar->blocks[lo].caller = a->caller;
+		return 0;
+	}
+	if (ar->nblocks == ar->capblocks) {
+		ar->capblocks = ar->capblocks ? ar->capblocks * 2 : 256;
+		ar->blocks = xrealloc(ar->blocks, ar->capblocks * sizeof(*ar->blocks));
+	}
+	memmove(&ar->blocks[lo + 1], &ar->blocks[lo], (ar->nblocks - lo) * sizeof(*ar->blocks));
+	ar->blocks[lo] = (struct heap_block){ a->addr, a->size ? a->size : 1, a->caller };
+	ar->nblocks++;
+	return 0;
+}
+
+static const struct heap_block *block_of(struct access_run *ar, uint64_t addr)
+{
+	size_t lo = 0, hi = ar->nblocks;
+
+	if (ar->alloc_rb)
+		ring_buffer__consume(ar->alloc_rb);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ar->blocks[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	if (addr - ar->blocks[lo - 1].start < ar->blocks[lo - 1].size)
+		return &ar->blocks[lo - 1];
+	return NULL;
+}
+
+/* Load bias of the objects of the probed sites, learnt from each event's
+ * probe address (works after the process is gone). */
+static void learn_bias(struct access_run *ar, const struct cs_event *e)
+{
+	const struct mem_site *s;
+	size_t i;
+
+	if (e->seq >= ar->ac->set.n)
+		return;
+	s = &ar->ac->set.sites[e->seq];
+	for (i = 0; i < ar->nbias; i++)
+		if (ar->bias_obj[i] == s->object)
+			return;
+	ar->bias = xrealloc(ar->bias, (ar->nbias + 1) * sizeof(*ar->bias));
+	ar->bias_obj = xrealloc(ar->bias_obj, (ar->nbias + 1) * sizeof(*ar->bias_obj));
+	ar->bias_obj[ar->nbias] = s->object;
+	ar->bias[ar->nbias++] = e->site - (s->vaddr - (s->offset - s->probe_offset));
+}
+
+/* Runtime address -> (object, file offset, symbol): probed objects first,
+ * then the live symbolizer. */
+static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ar->nbias; i++)
+		if (sym_resolve_vaddr(ar->bias_obj[i], addr - ar->bias[i], ss) == 0 && ss->object)
+			return true;
+	memset(ss, 0, sizeof(*ss));
+	if (ar->sz && symbolizer_site(ar->sz, addr, ss) == 0 && ss->object) {
+		const char *obj = ss->object;
+		uint64_t vaddr = ss->vaddr;
+
+		if (sym_resolve_vaddr(obj, vaddr, ss) == 0 && ss->object)
+			return true;
+	}
+	return false;
+}
+
+/* The variable an access touches (0: none: thread stacks, memory we cannot
+ * name, or not a shared variable outside estimation). */
+static uint32_t var_of(struct access_run *ar, uint64_t addr)
+{
+	const struct heap_block *b;
+	struct sym_site ss = { 0 };
+	struct acc_var *v;
+	uint64_t *slot;
+	int64_t id = 0;
+	bool heap = false;
+
+	slot = cov_u64map_get(&ar->data, addr);
+	if (slot) {
+		id = (int64_t)*slot - 1;
+	} else if ((b = block_of(ar, addr))) {
+		if (!resolve_addr(ar, b->caller, &ss))
+			return 0;
+		id = key_site(ar->c, ss.object, ss.offset);
+		/* Name the call (the line of the return address - 1). */
+		if (ss.vaddr) {
+			const char *obj = ss.object;
+			uint64_t va = ss.vaddr - 1;
+
+			sym_resolve_vaddr(obj, va, &ss);
+		}
+		heap = true;
+	} else {
+		if (resolve_addr(ar, addr, &ss) && !ss.is_func)
+			id = key_site(ar->c, ss.object,
+				      ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
+		*cov_u64map_put(&ar->data, addr, 0, NULL) = (uint64_t)(id > 0 ? id : 0) + 1;
+	}
+	if (id <= 0 || id > UINT32_MAX)
+		return 0;
+	if (slot && !var_find(ar->ac, (uint32_t)id))
+		resolve_addr(ar, addr, &ss);
+	v = var_get(ar->ac, id, heap, &ss);
+	if (!ar->estimate && !v->shared)
+		return 0;
+	return (uint32_t)id;
+}
+
+/* ---- conversion callbacks (sync events) --------------------------------------------------- */
+
+static uint32_t cb_thread(void *ctx, uint32_t tid)
+{
+	struct onerun *r = ctx;
+	struct rthread *t = run_thread_find(r, tid);
+
+	return t ? t->cid : path_id(r->acc->ac, "?");
+}
+
+static uint32_t cb_site(void *ctx, uint64_t addr)
+{
+	struct onerun *r = ctx;
+	struct access_run *ar = r->acc;
+	uint64_t *slot = cov_u64map_get(&ar->sync_site, addr);
+	int64_t id;
+
+	if (slot)
+		return (uint32_t)*slot;
+	id = run_site_id(ar->c, r, ar->cur->pid, ar->cur->gen, addr);
+	if (id <= 0) {
+		run_refresh_vmas(r);
+		id = run_site_id(ar->c, r, ar->cur->pid, ar->cur->gen, addr);
+	}
+	if (id < 0 || id > UINT32_MAX)
+		id = 0;
+	*cov_u64map_put(&ar->sync_site, addr, 0, NULL) = (uint64_t)id;
+	return (uint32_t)id;
+}
+
+static uint32_t cb_func(void *ctx, uint64_t addr)
+{
+	struct onerun *r = ctx;
+	struct access_run *ar = r->acc;
+	uint64_t *slot = cov_u64map_get(&ar->funcs, addr);
+	struct site_ref s;
+	struct sym_site ss;
+	int64_t id = 0;
+
+	if (slot)
+		return (uint32_t)(*slot - 1);
+	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	    s.object[0] == '/' && s.offset && !sym_resolve_offset(s.object, s.offset - 1, &ss) &&
+	    ss.symbol && ss.is_func)
+		id = key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
+	if (id < 0 || id > UINT32_MAX)
+		id = 0;
+	*cov_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
+	return (uint32_t)id;
+}
+
+static uint32_t cb_sync(void *ctx, uint64_t addr)
+{
+	struct onerun *r = ctx;
+	struct access_run *ar = r->acc;
+	uint64_t *slot = cov_u64map_get(&ar->locks, addr);
+	char key[PATH_MAX + 32];
+	struct site_ref s;
+	int64_t id = 0;
+
+	if (slot)
+		return (uint32_t)*slot;
+	/* A global: its data location; else the site that used it first. */
+	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	    s.object[0] == '/')
+		id = run_store_site(ar->c->st, site_key(&s, key, sizeof(key)));
+	if (id <= 0 || id > UINT32_MAX)
+		id = cb_site(ctx, ar->cur->site);
+	*cov_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;
+	return (uint32_t)id;
+}
+
+/* ---- feeding ----------------------------------------------------------------------------------
+ */
+
+static void order_add(struct access_campaign *ac, const struct cov_event *ev)
+{
+	if (ac->norder == ac->caporder) {
+		ac->caporder = ac->caporder ? ac->caporder * 2 : 1024;
+		ac->order_events =
+			xrealloc(ac->order_events, ac->caporder * sizeof(*ac->order_events));
+	}
+	ac->order_events[ac->norder++] = *ev;
+}
+
+static void add_site(uint32_t **v, uint32_t *n, uint32_t site)
+{
+	for (uint32_t i = 0; i < *n; i++)
+		if ((*v)[i] == site)
+			return;
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = site;
+}
+
+/* Did two threads execute this access site (estimation)? */
+static bool site_multi(const struct access_campaign *ac, uint32_t site)
+{
+	const uint64_t *slot = cov_u64map_get(&ac->site_threads, site);
+
+	return slot && (*slot >> 32);
+}
+
+/* Estimation: who touched what. */
+static void estimate_access(struct access_run *ar, const struct cs_event *e,
+			    const struct cov_event *ev)
+{
+	struct acc_var *v = var_find(ar->ac, ev->obj);
+	bool created;
+	uint64_t *slot;
+
+	if (!v)
+		return;
+	slot = cov_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
+	if (!created && (*slot & 0xffffffffULL) != ev->thread)
+		*slot |= 1ULL << 32;
+	if (cov_op_reads(ev->op))
+		add_site(&v->reads, &v->nreads, ev->site);
+	if (cov_op_writes(ev->op))
+		add_site(&v->writes, &v->nwrites, ev->site);
+	/* An address touched by two threads makes its variable shared. */
+	slot = cov_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
+	if (!created && (*slot & 0xffffffffULL) != e->tid)
+		*slot |= 1ULL << 32;
+	if (*slot >> 32)
+		v->shared = true;
+}
+
+/* Does the map engine steer accesses to var? (Access events only.) */
+static bool steerable(const struct access_campaign *ac, uint32_t var)
+{
+	const struct acc_var *v = var_find(ac, var);
+
+	return v && v->steer;
+}
+
+static void feed(struct access_run *ar, const struct cov_event *ev)
+{
+	cov_metrics_feed(ar->m, ev);
+	if (ar->ac->eng && steerable(ar->ac, ev->obj))
+		map_after_access(ar->ac->eng, ev);
+	if (ar->estimate && ar->ac->est_runs == 0)
+		order_add(ar->ac, ev);
+}
+
+/* One access (two for a plain read-modify-write, which is not atomic). */
+static void feed_access(struct access_run *ar, const struct cov_event *ev, bool split)
+{
+	struct cov_event r = *ev, w = *ev;
+
+	ar->accesses++;
+	if (!split) {
+		feed(ar, ev);
+		return;
+	}
+	r.op = CS_OP_READ;
+	w.op = CS_OP_WRITE;
+	feed(ar, &r);
+	feed(ar, &w);
+}
+
+static struct acc_thread *acc_thread(struct access_run *ar, size_t i)
+{
+	if (i >= ar->nth) {
+		size_t n = i + 16;
+
+		ar->th = xrealloc(ar->th, n * sizeof(*ar->th));
+		memset(ar->th + ar->nth, 0, (n - ar->nth) * sizeof(*ar->th));
+		ar->nth = n;
+	}
+	return &ar->th[i];
+}
+
+static size_t tindex(struct onerun *r, struct rthread *t)
+{
+	return (size_t)(t - r->threads);
+}
+
+/* The access event as a metric event; false when it touches no variable
+ * we follow. */
+static bool access_event(struct onerun *r, const struct cs_event *e, struct rthread *t,
+			 struct cov_event *ev, bool *split)
+{
+	struct access_run *ar = r->acc;
+	struct access_campaign *ac = ar->ac;
+	uint8_t aflags = (uint8_t)(e->nlocks >> 8);
+	struct cov_lockset *held;
+
+	learn_bias(ar, e);
+	memset(ev, 0, sizeof(*ev));
+	ev->obj = var_of(ar, e->obj);
+	if (!ev->obj)
+		return false;
+	ev->op = e->op;
+	ev->flags = e->flags & ~CS_EV_PARKED;
+	ev->thread = t->cid;
+	ev->site = cand_site(ac, ar->c, e->seq);
+	ev->func = cand_func(ac, ar->c, e->seq);
+	if (!ev->site)
+		return false;
+	held = t->cid < ar->conv.nheld ? &ar->conv.held[t->cid] : NULL;
+	if (held)
+		ev->held = *held;
+	*split = e->op == CS_OP_RW && !(aflags & CS_ACC_LOCK);
+	return true;
+}
+
+/* ---- campaign: estimation ----------------------------------------------------------------------
+ */
+
+static bool precedes(void *order, uint32_t s, uint32_t t)
+{
+	return map_site_order_precedes(order, s, t);
+}
+
+static void estimate_domain(struct campaign *c, struct access_campaign *ac)
+{
+	struct map_var_sites *vs = xcalloc(ac->nvars ? ac->nvars : 1, sizeof(*vs));
+	struct map_site_order *order = NULL;
+	struct cov_taskset keys;
+	size_t n = 0, i;
+
+	for (i = 0; i < ac->nvars; i++) {
+		const struct acc_var *v = &ac->vars[i];
+
+		if (!v->shared)
+			continue;
+		vs[n++] = (struct map_var_sites){ .var = (uint32_t)v->id,
+						  .reads = v->reads,
+						  .nreads = v->nreads,
+						  .writes = v->writes,
+						  .nwrites = v->nwrites };
+	}
+	ac->domain = map_domain_formula(vs, n);
+	if (ac->norder)
+		order = map_site_order_build(ac->order_events, ac->norder);
+	/* Every pattern has a write step and one of another thread: a
+	 * variable whose writes are all ordered (program order, create,
+	 * join) with all its other accesses can complete none. */
+	for (i = 0; i < ac->nvars; i++) {
+		struct acc_var *v = &ac->vars[i];
+
+		for (uint32_t w = 0; v->shared && !v->steer && w < v->nwrites; w++) {
+			for (uint32_t q = 0; !v->steer && q < v->nreads + v->nwrites; q++) {
+				uint32_t o = q < v->nreads ? v->reads[q] : v->writes[q - v->nreads];
+
+				if (o == v->writes[w]) /* two threads at one site */
+					v->steer = site_multi(ac, o);
+				else
+					v->steer =
+						!order ||
+						(!map_site_order_precedes(order, v->writes[w], o) &&
+						 !map_site_order_precedes(order, o, v->writes[w]));
+			}
+		}
+		ac->nsteer += v->steer;
+		if (v->shared)
+			cs_debug("map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
+				 v->name, v->id, v->nreads, v->nwrites,
+				 v->steer ? ", steered" : "");
+	}
+	cov_taskset_init(&keys);
+	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
+		ac->domain_hb = map_domain_estimate(vs, n, order ? precedes : NULL, order, &keys);
+		if (keys.count <= ACCESS_MAX_REQUIREMENTS)
+			for (i = 0; i < keys.count; i++) {
+				char *k = stable_key(ac, keys.keys[i]);
+
+				if (store_add_requirement(c->st, "map", k, "map-estimate") == 0)
+					ac->requirements++;
+				free(k);
+			}
+	} else {
+		ac->domain_hb = ac->domain;
+	}
+	cov_taskset_free(&keys);
+	map_site_order_free(order);
+	free(vs);
+}
+
+/* Sites whose operand names a global statically (rip-relative: the
+ * address is in the instruction) join the variable's sites even when the
+ * estimation runs did not execute them: a branch they skipped. */
+static void static_sites(struct campaign *c, struct access_campaign *ac)
+{
+	size_t i;
+
+	for (i = 0; i < ac->set.n; i++) {
+		const struct mem_site *s = &ac->set.sites[i];
+		uint64_t ea = s->vaddr - (s->offset - s->probe_offset) + (uint64_t)s->decode.disp;
+		struct sym_site ss;
+		struct acc_var *v;
+		int64_t id;
+		uint32_t site;
+
+		if (!(s->decode.flags & CS_ACC_RIP) || sym_resolve_vaddr(s->object, ea, &ss) ||
+		    !ss.object || !ss.symbol || ss.is_func)
+			continue;
+		id = key_site(c, ss.object, ss.offset - ss.sym_offset);
+		v = id > 0 && id <= UINT32_MAX ? var_find(ac, (uint32_t)id) : NULL;
+		if (!v || !v->shared)
+			continue;
+		site = cand_site(ac, c, (uint32_t)i);
+		if (!site)
+			continue;
+		if (s->decode.flags & CS_ACC_READ)
+			add_site(&v->reads, &v->nreads, site);
+		if (s->decode.flags & CS_ACC_WRITE)
+			add_site(&v->writes, &v->nwrites, site);
+	}
+}
+
+int access_campaign_begin(struct campaign *c)
+{
+	struct access_campaign *ac = xcalloc(1, sizeof(*ac));
+	unsigned k, runs = c->o->estimate_runs ? c->o->estimate_runs : 1;
+	size_t i;
+	int err;
+
+	c->acc = ac;
+	cov_u64map_init(&ac->var_index);
+	cov_u64map_init(&ac->site_threads);
+	err = collect_sites(c, ac);
+	if (err)
+		return err;
+	ac->site_id = xcalloc(ac->set.n, sizeof(*ac->site_id));
+	ac->func_id = xcalloc(ac->set.n, sizeof(*ac->func_id));
+	ac->shared_site = xcalloc(ac->set.n, sizeof(*ac->shared_site));
+	path_id(ac, "0");
+	c->sess.aset = &ac->set;
+	c->sess.aprog = c->ti.path;
+	for (k = 0; k < runs; k++) {
+		struct onerun r;
+
+		err = run_observe_access(c, &r);
+		if (!err && r.acc) {
+			ac->est_attach_ns += r.sess->ap.attach_ns;
+			ac->est_attached = r.sess->ap.attached;
+			ac->est_accesses += r.acc->accesses;
+			ac->est_dropped += access_probes_stat(&r.sess->ap, CS_ASTAT_DROPPED);
+		}
+		access_run_free(&r);
+		onerun_cleanup(&r);
+		if (err) {
+			cs_err("--access: the estimation run failed: %s", strerror(-err));
+			return err;
+		}
+		ac->est_runs++;
+	}
+	static_sites(c, ac);
+	/* The sites that touched a shared variable. */
+	for (i = 0; i < ac->nvars; i++)
+		ac->nshared_vars += ac->vars[i].shared;
+	for (i = 0; i < ac->set.n; i++) {
+		uint32_t id = ac->site_id[i] > 0 ? (uint32_t)ac->site_id[i] : 0;
+
+		for (size_t j = 0; id && j < ac->nvars && !ac->shared_site[i]; j++) {
+			const struct acc_var *v = &ac->vars[j];
+
+			if (!v->shared)
+				continue;
+			for (uint32_t q = 0; q < v->nreads && !ac->shared_site[i]; q++)
+				ac->shared_site[i] = v->reads[q] == id;
+			for (uint32_t q = 0; q < v->nwrites && !ac->shared_site[i]; q++)
+				ac->shared_site[i] = v->writes[q] == id;
+		}
+		ac->nshared_sites += ac->shared_site[i];
+	}
+	estimate_domain(c, ac);
+	if (c->o->kind == STRAT_MAP) {
+		ac->eng = map_strategy_new(NULL);
+	}
+	if (!c->o->json || c->tty) {
+		fprintf(stderr,
+			"concsched: access: %zu candidate sites, %zu attached in %.1f ms; %" PRIu64
+			" accesses in %u estimation run%s (%" PRIu64
+			" dropped); %zu shared variable%s, "
+			"%zu site%s on them (probed from now on)\n",
+			ac->set.n, ac->est_attached, ac->est_attach_ns / 1e6 / ac->est_runs,
+			ac->est_accesses, ac->est_runs, ac->est_runs == 1 ? "" : "s",
+			ac->est_dropped, ac->nshared_vars, ac->nshared_vars == 1 ? "" : "s",
+			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s");
+		fprintf(stderr,
+			"concsched: map: domain estimate %" PRIu64 " (%" PRIu64
+			" after happens-before pruning), %zu stored as requirements%s",
+			ac->domain, ac->domain_hb, ac->requirements, ac->eng ? "" : "\n");
+		if (ac->eng)
+			fprintf(stderr, "; steering accesses to %zu variable%s\n", ac->nsteer,
+				ac->nsteer == 1 ? "" : "s");
+	}
+	if (!ac->nshared_sites)
+		cs_warn("--access: no shared variable found: the runs probe no access%s",
+			c->o->kind == STRAT_MAP ? " and map has nothing to steer" : "");
+	return 0;
+}
+
+void access_campaign_end(struct campaign *c)
+{
+	struct access_campaign *ac = c->acc;
+	size_t i;
+
+	if (!ac)
+		return;
+	if (ac->eng && (!c->o->json || c->tty) && c->nruns) {
+		const struct map_strategy_stats *s = map_strategy_stats(ac->eng);
+
+		fprintf(stderr,
+			"concsched: map: %zu covered patterns; targets %" PRIu64
+			" started, %" PRIu64 " completed, %" PRIu64 " abandoned; %" PRIu64
+			" pauses, %" PRIu64
+			" waits for an access in flight; releases: at once %" PRIu64
+			", eager %" PRIu64 ", random %" PRIu64 ", no target %" PRIu64
+			", re-evaluated %" PRIu64 ", %" PRIu64 " forced (watchdog)\n",
+			cov_taskset_count(map_strategy_covered(ac->eng)), s->targets_started,
+			s->targets_completed, s->targets_abandoned, s->pauses, ac->deferred,
+			ac->rel[MAP_REL_PROCEED], ac->rel[0], ac->rel[1], ac->rel[2],
+			ac->rel[MAP_REL_REEVAL], s->forced);
+	}
+	if (ac->nshared_sites && (!c->o->json || c->tty) && c->nruns)
+		fprintf(stderr,
+			"concsched: access: %zu sites attached per run (%.2f ms on average), "
+			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
+			" race/lock-order warnings\n",
+			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
+			ac->accesses, ac->dropped, ac->warnings);
+	map_strategy_free(ac->eng);
+	for (i = 0; i < ac->nvars; i++) {
+		free(ac->vars[i].reads);
+		free(ac->vars[i].writes);
+		free(ac->vars[i].name);
+	}
+	free(ac->vars);
+	cov_u64map_free(&ac->var_index);
+	cov_u64map_free(&ac->site_threads);
+	for (i = 0; i < ac->npaths; i++)
+		free(ac->paths[i]);
+	free(ac->paths);
+	free(ac->order_events);
+	free(ac->site_id);
+	free(ac->func_id);
+	free(ac->shared_site);
+	site_set_free(&ac->set);
+	for (i = 0; i < ac->ninc; i++)
+		free(ac->inc[i]);
+	for (i = 0; i < ac->nexc; i++)
+		free(ac->exc[i]);
+	for (i = 0; i < ac->nobjs; i++)
+		free(ac->objs[i]);
+	free(ac->inc);
+	free(ac->exc);
+	free(ac->objs);
+	free(ac);
+	c->acc = NULL;
+	c->sess.aset = NULL;
+}
+
+/* ---- runs
+ * ------------------------------------------------------------------------------------------ */
+
+/* Estimation (estimate) or test run: per-run state, the site mask. */
+void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
+{
+	struct access_campaign *ac = c->acc;
+
+	if (!ac || (!estimate && !ac->nshared_sites))
+		return;
+	r->acc = access_run_new(c, estimate);
+	r->acc->conv.ctx = r;
+	r->acc->conv.thread_id = cb_thread;
+	r->acc->conv.site_id = cb_site;
+	r->acc->conv.func_id = cb_func;
+	r->acc->conv.sync_id = cb_sync;
+	r->access_mask = estimate ? NULL : ac->shared_site;
+	r->access_on = true;
+	if (ac->eng && !estimate)
+		map_run_begin(ac->eng, r->seed);
+}
+
+/* The target exec'd: follow its maps and its allocator's ring buffer. */
+void access_hook_launched(struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	int fd;
+
+	if (!ar)
+		return;
+	ar->pid = r->l.pid;
+	ar->sz = symbolizer_new(r->l.pid);
+	fd = access_probes_alloc_fd(&r->sess->ap);
+	if (fd >= 0)
+		ar->alloc_rb = ring_buffer__new(fd, on_alloc, ar, NULL);
+}
+
+void access_hook_tick(struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	uint64_t now;
+
+	confirm_old(r);
+	if (!ar || !ar->sz || r->l.reaped)
+		return;
+	now = now_ns();
+	if (now - ar->refreshed_ns < 50000000ULL)
+		return;
+	ar->refreshed_ns = now;
+	symbolizer_refresh(ar->sz);
+}
+
+void access_hook_thread(struct onerun *r, struct rthread *t)
+{
+	struct access_run *ar = r->acc;
+
+	if (!ar)
+		return;
+	t->cid = path_id(ar->ac, t->path);
+	if (ar->ac->eng && !ar->estimate)
+		map_thread_start(ar->ac->eng, t->cid);
+}
+
+/* A released access counts as executed once its thread shows another
+ * event, at the next all-parked note, or after this long (the thread runs
+ * the probed instruction as soon as it is back on a CPU). */
+#define INFLIGHT_NS 2000000ULL
+
+/* Is another thread's released access to var still unconfirmed? */
+static bool var_in_flight(const struct access_run *ar, size_t self, uint32_t var)
+{
+	for (size_t i = 0; i < ar->nth; i++)
+		if (i != self && ar->th[i].inflight && ar->th[i].hev.obj == var)
+			return true;
+	return false;
+}
+
+static void set_inflight(struct access_run *ar, size_t i, const struct cov_event *ev)
+{
+	struct acc_thread *h = acc_thread(ar, i);
+
+	h->inflight = true;
+	h->inflight_ns = now_ns();
+	h->hev = *ev;
+	ar->ninflight++;
+	ar->last_release_ns = h->inflight_ns;
+}
+
+static void clear_inflight(struct access_run *ar, size_t i)
+{
+	if (i < ar->nth && ar->th[i].inflight) {
+		ar->th[i].inflight = false;
+		ar->ninflight--;
+	}
+}
+
+/* Let a kept thread go: its access executes now. */
+static void release_held(struct onerun *r, size_t i, int why)
+{
+	struct access_run *ar = r->acc;
+	struct acc_thread *h = &ar->th[i];
+	struct cov_event ev = h->hev;
+
+	h->held = false;
+	ar->ac->rel[why]++;
+	set_inflight(ar, i, &ev);
+	run_release(r, &r->threads[i], DECLOG_RELEASE, why);
+	feed_access(ar, &ev, h->split);
+}
+
+/* Kept threads whose access may go now (the target changed, or the access
+ * they waited for has executed): re-evaluate each against the engine. */
+static bool reevaluate(struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < ar->nth && i < r->nthreads; i++) {
+		struct acc_thread *h = &ar->th[i];
+
+		if (!h->held || var_in_flight(ar, i, h->hev.obj))
+			continue;
+		if (map_before_access(ar->ac->eng, h->hev.thread, h->hev.site, h->hev.obj,
+				      h->hev.op) == MAP_PROCEED) {
+			release_held(r, i, MAP_REL_REEVAL);
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Any event of thread t: what it did before has executed. */
+static void confirm(struct onerun *r, struct rthread *t)
+{
+	struct access_run *ar = r->acc;
+	size_t i = tindex(r, t);
+	struct acc_thread *h;
+
+	if (i >= ar->nth)
+		return;
+	h = &ar->th[i];
+	if (h->held) {
+		/* Kept, yet it runs: the watchdog let it go. */
+		h->held = false;
+		feed_access(ar, &h->hev, h->split);
+	}
+	if (h->inflight) {
+		clear_inflight(ar, i);
+		if (ar->ac->eng)
+			reevaluate(r);
+	}
+}
+
+/* Released accesses older than INFLIGHT_NS have executed. */
+static void confirm_old(struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	uint64_t now;
+	bool any = false;
+
+	if (!ar || !ar->ninflight)
+		return;
+	now = now_ns();
+	for (size_t i = 0; i < ar->nth; i++)
+		if (ar->th[i].inflight && now - ar->th[i].inflight_ns >= INFLIGHT_NS) {
+			clear_inflight(ar, i);
+			any = true;
+		}
+	if (any && ar->ac->eng)
+		reevaluate(r);
+}
+
+int access_poll_ms(struct onerun *r, int ms)
+{
+	return r->acc && r->acc->ninflight && ms > 1 ? 1 : ms;
+}
+
+/* Every event of the run (sync and access), in ring order. */
+void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthread *t)
+{
+	struct access_run *ar = r->acc;
+	struct cov_event ev;
+	bool split = false;
+
+	if (!ar || !t)
+		return;
+	ar->cur = e;
+	confirm(r, t);
+	if (!cov_op_is_access(e->op)) {
+		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
+			return;
+		if (cov_event_from_cs(&ar->conv, e, &ev))
+			return;
+		feed(ar, &ev);
+		if (e->op == CS_OP_EXIT && ar->ac->eng && !ar->estimate) {
+			map_thread_exit(ar->ac->eng, t->cid);
+			reevaluate(r);
+		}
+		return;
+	}
+	if (!access_event(r, e, t, &ev, &split)) {
+		if (cs_verbose > 2)
+			cs_debug("access: thread %s site %u addr 0x%" PRIx64 ": no variable",
+				 t->path, e->seq, (uint64_t)e->obj);
+		return;
+	}
+	if (cs_verbose > 2)
+		cs_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
+			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
+	if (ar->estimate)
+		estimate_access(ar, e, &ev);
+	/* A parked access under map waits for map_hook_parked. */
+	if ((e->flags & CS_EV_PARKED) && ar->ac->eng && !ar->estimate)
+		return;
+	feed_access(ar, &ev, split);
+}
+
+/* A thread parked at an access (strategy map): keep it or let it go. */
+int map_hook_parked(struct onerun *r, const struct cs_event *e, struct rthread *t)
+{
+	struct access_run *ar = r->acc;
+	struct access_campaign *ac;
+	struct acc_thread *h;
+	struct cov_event ev;
+	bool split = false;
+	size_t i = tindex(r, t);
+
+	if (!ar || !ar->ac->eng || ar->estimate)
+		return MAP_HOOK_PASS;
+	ac = ar->ac;
+	if (!access_event(r, e, t, &ev, &split))
+		return MAP_HOOK_PASS; /* not a shared variable: proceeds, not fed */
+	if (!steerable(ac, ev.obj)) {
+		feed_access(ar, &ev, split);
+		return MAP_HOOK_PASS;
+	}
+	h = acc_thread(ar, i);
+	if (map_before_access(ac->eng, t->cid, ev.site, ev.obj, ev.op) == MAP_PROCEED) {
+		/* Only once the access to this variable released before it
+		 * has executed: the engine's order must be the real one. */
+		if (!var_in_flight(ar, i, ev.obj)) {
+			ac->rel[MAP_REL_PROCEED]++;
+			set_inflight(ar, i, &ev);
+			feed_access(ar, &ev, split);
+			if (cs_verbose > 1)
+				cs_debug("map: thread %s @%u v%u op %u: proceed", t->path, ev.site,
+					 ev.obj, ev.op);
+			return MAP_HOOK_PROCEED;
+		}
+		ac->deferred++;
+	}
+	if (cs_verbose > 1)
+		cs_debug("map: thread %s @%u v%u op %u: %s", t->path, ev.site, ev.obj, ev.op,
+			 map_is_paused(ac->eng, t->cid) ? "pause"
+							: "wait (same variable in flight)");
+	h->held = true;
+	h->split = split;
+	h->hev = ev;
+	return MAP_HOOK_KEEP;
+}
+
+void map_hook_all_parked(struct onerun *r, const struct policy_note *n)
+{
+	struct access_run *ar = r->acc;
+	struct map_release rel;
+	size_t i;
+
+	if (!ar || !ar->ac->eng)
+		return;
+	if (n->ts_ns <= ar->last_release_ns)
+		return; /* from before our last release */
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+	/* Everyone runnable is parked: every released access has executed. */
+	for (i = 0; i < ar->nth; i++)
+		clear_inflight(ar, i);
+	if (reevaluate(r))
+		return;
+	if (map_choose_release(ar->ac->eng, &rel))
+		return;
+	for (i = 0; i < ar->nth && i < r->nthreads; i++)
+		if (ar->th[i].held && r->threads[i].cid == rel.thread) {
+			release_held(r, i, rel.why);
+			return;
+		}
+}
+
+/* Store the run's tasks and warnings (inside the run's transaction). */
+void access_run_commit(struct campaign *c, struct onerun *r)
+{
+	struct access_run *ar = r->acc;
+	struct access_campaign *ac;
+	struct race_detector *rd;
+	const struct cov_taskset *dl;
+	size_t i, m;
+
+	if (!ar)
+		return;
+	ac = ar->ac;
+	ac->accesses += ar->accesses;
+	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
+	ac->attach_ns_total += r->sess->ap.attach_ns;
+	ac->attached_last = r->sess->ap.attached;
+	for (m = 0; m < COV__COUNT; m++) {
+		const struct cov_taskset *ts;
+
+		/* The sync probes' own "sync" metric is stored already. */
+		if (m == COV_SYNC)
+			continue;
+		ts = cov_metrics_tasks(ar->m, (enum cov_metric)m);
+		for (i = 0; i < ts->count; i++) {
+			char *k = stable_key(ac, ts->keys[i]);
+
+			store_cover_task(c->st, cov_metric_name((enum cov_metric)m), k,
+					 ts->hits[i]);
+			free(k);
+		}
+	}
+	rd = cov_metrics_races(ar->m);
+	for (i = 0; i < race_warning_count(rd); i++) {
+		const struct race_warning *w = race_warning_get(rd, i);
+		int64_t sites[2] = { w->first.site, w->second.site };
+		char var[600], threads[256], l1[512], l2[512], locks[1100];
+
+		var_name(ac, c->st, w->var, var, sizeof(var));
+		snprintf(threads, sizeof(threads), "%s %s, %s %s",
+			 w->first.thread < ac->npaths ? ac->paths[w->first.thread] : "?",
+			 cov_op_writes(w->first.op) ? "writes" : "reads",
+			 w->second.thread < ac->npaths ? ac->paths[w->second.thread] : "?",
+			 cov_op_writes(w->second.op) ? "writes" : "reads");
+		lockset_text(c->st, &w->first.held, l1, sizeof(l1));
+		lockset_text(c->st, &w->second.held, l2, sizeof(l2));
+		snprintf(locks, sizeof(locks), "%s, %s", l1, l2);
+		store_record_warning(c->st, "race", var, sites, 2, threads, locks);
+		ac->warnings++;
+	}
+	dl = cov_metrics_deadlocks(ar->m);
+	for (i = 0; i < dl->count; i++) {
+		unsigned a, b;
+		char n1[512], n2[512], locks[1100];
+
+		if (sscanf(dl->keys[i], "deadlock l%u l%u", &a, &b) != 2)
+			continue;
+		site_text(c->st, a, n1, sizeof(n1));
+		site_text(c->st, b, n2, sizeof(n2));
+		snprintf(locks, sizeof(locks), "%s, %s (taken in both orders)", n1, n2);
+		store_record_warning(c->st, "lock-order", n1, NULL, 0, NULL, locks);
+		ac->warnings++;
+	}
+}
+
+/* The run's access configuration, for its strategy JSON (replay). */
+void access_run_config_json(const struct campaign *c, struct json *j)
+{
+	const struct run_opts *o = c->o;
+	const struct access_campaign *ac = c->acc;
+	char *mask;
+	size_t i;
+
+	if (!ac)
+		return;
+	json_obj_begin(j, "access");
+	json_arr_begin(j, "include");
+	for (i = 0; i < o->sites.ninclude; i++)
+		json_kv_str(j, NULL, o->sites.include[i]);
+	json_arr_end(j);
+	json_arr_begin(j, "exclude");
+	for (i = 0; i < o->sites.nexclude; i++)
+		json_kv_str(j, NULL, o->sites.exclude[i]);
+	json_arr_end(j);
+	json_arr_begin(j, "objects");
+	for (i = 0; i < o->nsite_objects; i++)
+		json_kv_str(j, NULL, o->site_objects[i]);
+	json_arr_end(j);
+	json_kv_uint(j, "candidates", ac->set.n);
+	mask = access_mask_format(ac->shared_site, ac->set.n);
+	json_kv_str(j, "sites", mask);
+	free(mask);
+	json_obj_end(j);
+}
+
+/* The array "key" inside the JSON object text obj (flat arrays only). */
+static int json_sub_array(const char *obj, const char *key, char ***out, size_t *n)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(obj, pat);
+	if (!p) {
+		*out = NULL;
+		*n = 0;
+		return 0;
+	}
+	return json_parse_string_array(p + strlen(pat), out, n);
+}
+
+int access_replay_setup(struct campaign *c, const char *cfg)
+{
+	const char *obj = cfg ? strstr(cfg, "\"access\":") : NULL;
+	struct access_campaign *ac;
+	struct run_opts *o = c->o;
+	char *sites = NULL;
+	int64_t cand = -1;
+	int err;
+
+	if (!obj)
+		return 0;
+	obj = strchr(obj, '{');
+	if (!obj)
+		return -EINVAL;
+	ac = xcalloc(1, sizeof(*ac));
+	c->acc = ac;
+	cov_u64map_init(&ac->var_index);
+	if (json_sub_array(obj, "include", &ac->inc, &ac->ninc) ||
+	    json_sub_array(obj, "exclude", &ac->exc, &ac->nexc) ||
+	    json_sub_array(obj, "objects", &ac->objs, &ac->nobjs) ||
+	    json_get_int(obj, "candidates", &cand) || !(sites = json_get_string(obj, "sites"))) {
+		cs_err("the run's access configuration is unreadable");
+		return -EINVAL;
+	}
+	o->sites.include = (const char **)ac->inc;
+	o->sites.ninclude = ac->ninc;
+	o->sites.exclude = (const char **)ac->exc;
+	o->sites.nexclude = ac->nexc;
+	o->site_objects = (const char **)ac->objs;
+	o->nsite_objects = ac->nobjs;
+	o->access = true;
+	err = collect_sites(c, ac);
+	if (!err && (int64_t)ac->set.n != cand) {
+		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
+		       ": cannot probe the same sites",
+		       ac->set.n, cand);
+		err = -ESTALE;
+	}
+	if (!err) {
+		ac->shared_site = xcalloc(ac->set.n, sizeof(*ac->shared_site));
+		err = access_mask_parse(sites, ac->shared_site, ac->set.n);
+		if (err)
+			cs_err("the run's access site list is unreadable");
+	}
+	free(sites);
+	if (err)
+		return err;
+	for (size_t i = 0; i < ac->set.n; i++)
+		ac->nshared_sites += ac->shared_site[i];
+	c->sess.aset = &ac->set;
+	c->sess.aprog = c->ti.path;
+	return 0;
+}
+
+const bool *access_replay_mask(const struct campaign *c)
+{
+	return c->acc ? c->acc->shared_site : NULL;
+}

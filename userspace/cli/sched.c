@@ -1,0 +1,624 @@
+// SPDX-License-Identifier: MIT
+/*
+ * concsched sched — run a program once under the concsched scheduler with a
+ * manual policy: park, delay or yield its threads at chosen functions,
+ * optionally serialize it, and report what the scheduler did. It is the
+ * hands-on way to try an interleaving and the driver of the VM tests of
+ * the pause / resume / delay mechanism (docs/sched.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "lib/json.h"
+#include "kernel/launcher.h"
+#include "kernel/sched_ctl.h"
+#include "kernel/target.h"
+#include "lib/util.h"
+
+#define SCHED_CMD_MAX_POINTS  16
+#define SCHED_CMD_MAX_SAMPLES 100000
+
+enum release_rule {
+	RELEASE_ALL_PARKED, /* when every runnable thread is parked: the oldest */
+	RELEASE_NEVER,	    /* only the watchdog lets threads go               */
+	RELEASE_AFTER,	    /* each parked thread after a fixed time           */
+};
+
+struct point_spec {
+	char *symbol;
+	enum cs_action act;
+	uint64_t delay_ns;
+	uint64_t skip, count;
+	uint32_t index;
+};
+
+struct samples {
+	int64_t *v;
+	size_t n, cap;
+};
+
+struct sched_run {
+	struct sched_ctl *ctl;
+	struct point_spec points[SCHED_CMD_MAX_POINTS];
+	int nr_points;
+	enum release_rule rule;
+	uint64_t release_after_ns;
+	uint64_t all_parked_notes;
+	uint64_t user_releases;
+	struct samples release_lat; /* release -> running, ns */
+	struct samples delay_late;  /* running - deadline, ns */
+	struct samples parked;	    /* probe -> running, ns   */
+	struct samples to_park;	    /* probe -> parked, ns    */
+	uint64_t park_ips[8];	    /* distinct user IPs threads were parked at */
+	int nr_park_ips;
+	char state_during[32];
+	char ops_during[64];
+	int max_threads;
+};
+
+static void samples_add(struct samples *s, int64_t v)
+{
+	if (s->n == s->cap) {
+		if (s->cap >= SCHED_CMD_MAX_SAMPLES)
+			return;
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n++] = v;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted samples. */
+static int64_t samples_pct(const struct samples *s, unsigned pct)
+{
+	size_t i;
+
+	if (!s->n)
+		return 0;
+	i = (s->n * pct + 99) / 100;
+	return s->v[i ? i - 1 : 0];
+}
+
+static void json_samples_us(struct json *j, const char *key, struct samples *s)
+{
+	qsort(s->v, s->n, sizeof(*s->v), cmp_i64);
+	json_obj_begin(j, key);
+	json_kv_uint(j, "n", s->n);
+	json_kv_dbl(j, "p50", samples_pct(s, 50) / 1000.0);
+	json_kv_dbl(j, "p90", samples_pct(s, 90) / 1000.0);
+	json_kv_dbl(j, "max", s->n ? s->v[s->n - 1] / 1000.0 : 0.0);
+	json_kv_dbl(j, "min", s->n ? s->v[0] / 1000.0 : 0.0);
+	json_obj_end(j);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: concsched sched [OPTIONS] -- PROG [ARGS...]\n\n"
+		"Run PROG once under the concsched sched_ext scheduler with a manual policy\n"
+		"and print a JSON summary of what the scheduler did (needs root and a\n"
+		"kernel with sched_ext; elsewhere use 'concsched vm -- concsched sched ...').\n\n"
+		"Points (repeatable; SYMBOL is a function of PROG, SKIP hits pass first,\n"
+		"then COUNT hits act, 0 = all):\n"
+		"  --park-at SYMBOL[:SKIP[:COUNT]]     park the thread before SYMBOL runs\n"
+		"  --delay-at SYMBOL:USEC[:SKIP[:COUNT]] stop it USEC microseconds\n"
+		"  --yield-at SYMBOL[:SKIP[:COUNT]]    preempt it, back of the run queue\n"
+		"  --release-at SYMBOL[:SKIP[:COUNT]]  the thread runs on and releases every\n"
+		"                         parked thread, in BPF (no round trip to concsched)\n"
+		"Release rule for parked threads:\n"
+		"  --release all-parked   when every runnable thread is parked, release the\n"
+		"                         one parked longest (default)\n"
+		"  --release never        only the watchdog releases\n"
+		"  --release after:USEC   release each parked thread USEC after its park\n"
+		"Scheduler:\n"
+		"  --serial fifo|random|pct  at most one thread of PROG runs at a time;\n"
+		"                         next = FIFO, seeded random, or the highest of\n"
+		"                         seeded random priorities (PCT; preemptive)\n"
+		"  --seed N               seed of --serial random and pct\n"
+		"  --watchdog-ms N        no park lasts longer (default 1000)\n"
+		"  --timeout-ms N         sched_ext stall timeout (default 5000, >= 2x watchdog)\n"
+		"  --slice-us N           time slice of PROG's threads (default 5000)\n"
+		"Run:\n"
+		"  --run-timeout-ms N     kill PROG's process group after N ms (default 60000)\n"
+		"  --user USER            run PROG as USER (default: SUDO_UID or the caller)\n"
+		"  --cycles N             load, run PROG, unload N times (one JSON line each;\n"
+		"                         stops at the first failing cycle)\n"
+		"  --pretty               indent the JSON\n\n"
+		"Exit status: PROG's exit status (128+signal if killed), 1 if it timed out,\n"
+		"2 on usage or environment errors.\n\n"
+		"Examples:\n"
+		"  sudo concsched sched -- ./four_threads\n"
+		"  sudo concsched sched --park-at a_lock -- ./lockorder 100\n"
+		"  sudo concsched sched --park-at a_lock --release-at b_unlock --release never \\\n"
+		"       -- ./lockorder 100\n"
+		"  sudo concsched sched --delay-at marker:1000 -- ./marker_loop 50\n"
+		"  sudo concsched sched --serial random --seed 7 -- ./bank\n"
+		"  concsched vm -- concsched sched --park-at marker --release never -- ./gap 1\n"
+		"\nMechanism and summary fields: docs/sched.md; the scheduler's own comment\n"
+		"is at the top of sched/scx_concsched.bpf.c.\n");
+}
+
+/* SYMBOL[:A[:B[:C]]] -> symbol + up to three numbers. */
+static int parse_point(const char *arg, enum cs_action act, struct point_spec *p)
+{
+	char *s = xstrdup(arg), *tok, *save = NULL;
+	uint64_t nums[3] = { 0, 0, 0 };
+	int n = 0, need = act == CS_ACT_DELAY ? 1 : 0;
+
+	tok = strtok_r(s, ":", &save);
+	if (!tok || !*tok)
+		goto bad;
+	p->symbol = xstrdup(tok);
+	while ((tok = strtok_r(NULL, ":", &save))) {
+		if (n >= 3 || parse_u64(tok, &nums[n]))
+			goto bad;
+		n++;
+	}
+	if (n < need || (act != CS_ACT_DELAY && n > 2))
+		goto bad;
+	p->act = act;
+	if (act == CS_ACT_DELAY) {
+		p->delay_ns = nums[0] * 1000ULL;
+		p->skip = nums[1];
+		p->count = nums[2];
+	} else {
+		p->skip = nums[0];
+		p->count = nums[1];
+	}
+	free(s);
+	return 0;
+bad:
+	cs_err("bad point '%s' (see concsched sched --help)", arg);
+	free(s);
+	return -EINVAL;
+}
+
+static int parse_serial(const char *s, enum cs_serial_mode *m)
+{
+	if (!strcmp(s, "fifo"))
+		*m = CS_SERIAL_FIFO;
+	else if (!strcmp(s, "random"))
+		*m = CS_SERIAL_RANDOM;
+	else if (!strcmp(s, "pct") || !strcmp(s, "prio"))
+		*m = CS_SERIAL_PRIO;
+	else if (!strcmp(s, "off"))
+		*m = CS_SERIAL_OFF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_release(const char *s, struct sched_run *r)
+{
+	uint64_t us;
+
+	if (!strcmp(s, "all-parked"))
+		r->rule = RELEASE_ALL_PARKED;
+	else if (!strcmp(s, "never"))
+		r->rule = RELEASE_NEVER;
+	else if (!strncmp(s, "after:", 6) && !parse_u64(s + 6, &us)) {
+		r->rule = RELEASE_AFTER;
+		r->release_after_ns = us * 1000ULL;
+	} else
+		return -EINVAL;
+	return 0;
+}
+
+/* Release the thread among tids that has been parked longest. */
+static void release_oldest(struct sched_run *r, const uint32_t *tids, uint32_t n)
+{
+	struct cs_thread_ctl tc;
+	uint64_t best_ts = UINT64_MAX;
+	uint32_t i, best = 0;
+
+	for (i = 0; i < n && i < CS_NOTE_MAX_TIDS; i++) {
+		if (sched_ctl_thread(r->ctl, tids[i], &tc))
+			continue;
+		if (tc.state != CS_TS_PARKED)
+			continue; /* delayed threads end on their own */
+		if (tc.park_ts < best_ts) {
+			best_ts = tc.park_ts;
+			best = tids[i];
+		}
+	}
+	cs_debug("all parked: %u threads, releasing %u", n, best);
+	if (best && sched_ctl_release(r->ctl, best) > 0)
+		r->user_releases++;
+}
+
+static void note_park_ip(struct sched_run *r, uint64_t ip)
+{
+	int i;
+
+	for (i = 0; i < r->nr_park_ips; i++)
+		if (r->park_ips[i] == ip)
+			return;
+	if (r->nr_park_ips < (int)ARRAY_SIZE(r->park_ips))
+		r->park_ips[r->nr_park_ips++] = ip;
+}
+
+static void on_note(const struct cs_sched_note *n, void *ctx)
+{
+	struct sched_run *r = ctx;
+
+	if (n->kind == CS_NOTE_ALL_PARKED) {
+		r->all_parked_notes++;
+		if (r->rule == RELEASE_ALL_PARKED)
+			release_oldest(r, n->tids, n->nr_parked);
+		return;
+	}
+	if (n->kind != CS_NOTE_RESUMED)
+		return;
+	note_park_ip(r, n->park_ip);
+	samples_add(&r->parked, (int64_t)n->parked_ns);
+	samples_add(&r->to_park, (int64_t)n->to_park_ns);
+	if (n->reason == CS_REL_DELAY)
+		samples_add(&r->delay_late, (int64_t)n->late_ns);
+	else if (n->reason == CS_REL_USER)
+		samples_add(&r->release_lat, (int64_t)n->late_ns);
+}
+
+/* --release after:USEC: release parks older than the bound. */
+static void release_expired(struct sched_run *r)
+{
+	uint32_t tids[256];
+	struct cs_thread_ctl tc;
+	uint64_t now = now_ns();
+	int i, n;
+
+	n = sched_ctl_parked(r->ctl, tids, ARRAY_SIZE(tids));
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(tids); i++) {
+		if (sched_ctl_thread(r->ctl, tids[i], &tc) || tc.state != CS_TS_PARKED)
+			continue;
+		if (now >= tc.park_ts + r->release_after_ns &&
+		    sched_ctl_release(r->ctl, tids[i]) > 0)
+			r->user_releases++;
+	}
+}
+
+static void observe_sched_ext(struct sched_run *r)
+{
+	char *ops;
+
+	snprintf(r->state_during, sizeof(r->state_during), "%s", sched_ext_state());
+	ops = read_line_file("/sys/kernel/sched_ext/root/ops");
+	snprintf(r->ops_during, sizeof(r->ops_during), "%s", ops ? ops : "");
+	free(ops);
+}
+
+static void report(struct sched_run *r, const struct launch *l, int exit_code, bool timed_out,
+		   bool pretty)
+{
+	struct cs_sched_stats st;
+	struct json j;
+	int i;
+
+	sched_ctl_stats(r->ctl, &st);
+	json_init(&j, stdout, pretty);
+	json_obj_begin(&j, NULL);
+	json_kv_int(&j, "pid", l->pid);
+	json_kv_int(&j, "exit_code", exit_code);
+	json_kv_bool(&j, "timed_out", timed_out);
+	json_kv_str(&j, "sched_ext_state_during", r->state_during);
+	json_kv_str(&j, "sched_ext_ops_during", r->ops_during);
+	json_kv_uint(&j, "parks", st.parks);
+	json_kv_uint(&j, "delays", st.delays);
+	json_kv_uint(&j, "yields", st.yields);
+	json_kv_uint(&j, "releases", st.releases);
+	json_kv_uint(&j, "user_releases", r->user_releases);
+	json_kv_uint(&j, "event_releases", st.event_releases);
+	json_kv_uint(&j, "watchdog_releases", st.watchdog);
+	json_kv_uint(&j, "all_parked_notes", r->all_parked_notes);
+	json_kv_uint(&j, "notes_dropped", st.notes_dropped);
+	json_kv_uint(&j, "kicks", sched_ctl_kicks(r->ctl));
+	json_kv_uint(&j, "enqueues", st.enqueues);
+	json_kv_uint(&j, "dispatches", st.dispatches);
+	json_kv_uint(&j, "serial_preempts", st.serial_preempts);
+	json_kv_uint(&j, "prio_preempts", st.prio_preempts);
+	json_kv_uint(&j, "release_rekicks", st.release_rekicks);
+	json_kv_int(&j, "max_threads", r->max_threads);
+	json_samples_us(&j, "release_to_run_us", &r->release_lat);
+	json_samples_us(&j, "delay_late_us", &r->delay_late);
+	json_samples_us(&j, "stopped_us", &r->parked);
+	json_samples_us(&j, "probe_to_park_us", &r->to_park);
+	json_arr_begin(&j, "park_ips");
+	for (i = 0; i < r->nr_park_ips; i++) {
+		char ip[24];
+
+		snprintf(ip, sizeof(ip), "0x%llx", (unsigned long long)r->park_ips[i]);
+		json_kv_str(&j, NULL, ip);
+	}
+	json_arr_end(&j);
+	json_kv_int(&j, "exit_kind", sched_ctl_exit_kind(r->ctl));
+	json_kv_bool(&j, "ejected", sched_ctl_ejected(r->ctl));
+	json_kv_str(&j, "sched_ext_state_after", sched_ext_state());
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static int exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+static volatile sig_atomic_t sched_interrupted;
+
+static void on_signal(int sig)
+{
+	sched_interrupted = sig;
+}
+
+/* Poll notes and the child until it exits or the run times out. */
+static int run_loop(struct sched_run *r, struct launch *l, unsigned run_timeout_ms, bool *timed_out)
+{
+	uint64_t deadline = now_ns() + (uint64_t)run_timeout_ms * 1000000ULL;
+	struct cs_sched_stats st;
+	bool observed = false;
+	int rc;
+
+	for (;;) {
+		sched_ctl_poll(r->ctl, r->rule == RELEASE_AFTER ? 1 : 10, on_note, r);
+		if (r->rule == RELEASE_AFTER)
+			release_expired(r);
+		sched_ctl_stats(r->ctl, &st);
+		if ((int)st.nr_threads > r->max_threads)
+			r->max_threads = (int)st.nr_threads;
+		if (!observed) {
+			observe_sched_ext(r);
+			observed = true;
+		}
+		rc = launch_wait(l, 1);
+		if (rc != 0)
+			return rc < 0 ? rc : 0;
+		if (sched_interrupted || now_ns() >= deadline) {
+			*timed_out = !sched_interrupted;
+			/* A parked thread cannot die until it runs. */
+			sched_ctl_quiesce(r->ctl);
+			launch_kill(l);
+			return 0;
+		}
+		/* The kernel ejected the scheduler: say so now, the target
+		 * runs on under the default scheduler. */
+		if (sched_ctl_exited(r->ctl))
+			sched_ctl_print_exit(r->ctl, stderr);
+	}
+}
+
+static int sched_setup_points(struct sched_run *r, pid_t pid, const char *binary)
+{
+	struct cs_site_policy sp;
+	int i, err;
+
+	for (i = 0; i < r->nr_points; i++) {
+		struct point_spec *p = &r->points[i];
+
+		err = sched_ctl_add_point(r->ctl, pid, binary, p->symbol, &p->index);
+		if (err)
+			return err;
+		memset(&sp, 0, sizeof(sp));
+		sp.action = p->act;
+		sp.delay_ns = p->delay_ns;
+		sp.skip = p->skip;
+		sp.count = p->count;
+		err = sched_ctl_set_site(r->ctl, CS_SITE_FUNC_KEY(p->index), &sp);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* One load -> launch -> run -> unload cycle. Returns the program's exit
+ * status (1 on timeout), or EXIT_USAGE when the environment failed. */
+static int sched_run_once(struct sched_run *r, const struct sched_ctl_opts *so,
+			  const struct launch_opts *lo, const char *path, unsigned run_timeout_ms,
+			  bool pretty)
+{
+	struct launch l = { .pid = -1 };
+	bool timed_out = false, launched = false;
+	int err, rc = EXIT_USAGE;
+
+	r->all_parked_notes = r->user_releases = 0;
+	r->release_lat.n = r->delay_late.n = r->parked.n = r->to_park.n = 0;
+	r->max_threads = 0;
+	r->nr_park_ips = 0;
+	r->state_during[0] = r->ops_during[0] = '\0';
+	err = sched_ctl_open(&r->ctl, so);
+	if (err)
+		goto cleanup;
+	err = launch_prepare(lo, &l);
+	if (err) {
+		cs_err("cannot start %s: %s", path, strerror(-err));
+		goto cleanup;
+	}
+	launched = true;
+	if (sched_setup_points(r, l.pid, path))
+		goto cleanup;
+	sched_ctl_set_active(r->ctl, true);
+	if (launch_release(&l, path)) {
+		launched = false;
+		goto cleanup;
+	}
+	err = run_loop(r, &l, run_timeout_ms, &timed_out);
+	if (err) {
+		cs_err("waiting for %s: %s", path, strerror(-err));
+		goto cleanup;
+	}
+	/* Notes still in flight (the last resumes). */
+	sched_ctl_poll(r->ctl, 0, on_note, r);
+	sched_ctl_detach(r->ctl);
+	report(r, &l, exit_code_of(l.status), timed_out, pretty);
+	sched_ctl_print_exit(r->ctl, stderr);
+	rc = timed_out || sched_interrupted ? 1 : exit_code_of(l.status);
+cleanup:
+	if (launched && !l.reaped) {
+		sched_ctl_quiesce(r->ctl);
+		launch_kill(&l);
+	}
+	sched_ctl_close(r->ctl);
+	r->ctl = NULL;
+	return rc;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "park-at", required_argument, NULL, 'p' },
+		{ "delay-at", required_argument, NULL, 'd' },
+		{ "yield-at", required_argument, NULL, 'y' },
+		{ "release-at", required_argument, NULL, 'R' },
+		{ "release", required_argument, NULL, 'r' },
+		{ "serial", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "watchdog-ms", required_argument, NULL, 'w' },
+		{ "timeout-ms", required_argument, NULL, 'T' },
+		{ "slice-us", required_argument, NULL, 'l' },
+		{ "run-timeout-ms", required_argument, NULL, 't' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "pretty", no_argument, NULL, 'P' },
+		{ "cycles", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sched_ctl_opts so = { 0 };
+	struct sched_run r = { 0 };
+	struct launch_opts lo_ = { 0 };
+	struct target_info ti;
+	const char *user = NULL;
+	uint64_t v, run_timeout_ms = 60000, cycles = 1, cycle;
+	bool pretty = false;
+	int opt, rc = EXIT_USAGE;
+	enum cs_action act;
+
+	r.rule = RELEASE_ALL_PARKED;
+	while ((opt = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+		case 'd':
+		case 'y':
+		case 'R':
+			act = opt == 'p'   ? CS_ACT_PARK
+			      : opt == 'd' ? CS_ACT_DELAY
+			      : opt == 'y' ? CS_ACT_YIELD
+					   : CS_ACT_RELEASE;
+			if (r.nr_points >= SCHED_CMD_MAX_POINTS) {
+				cs_err("at most %d points", SCHED_CMD_MAX_POINTS);
+				goto cleanup;
+			}
+			if (parse_point(optarg, act, &r.points[r.nr_points]))
+				goto cleanup;
+			r.nr_points++;
+			break;
+		case 'r':
+			if (parse_release(optarg, &r)) {
+				cs_err("--release: want all-parked, never or after:USEC, got '%s'",
+				       optarg);
+				goto cleanup;
+			}
+			break;
+		case 's':
+			if (parse_serial(optarg, &so.serial)) {
+				cs_err("--serial: want fifo, random or pct, got '%s'", optarg);
+				goto cleanup;
+			}
+			break;
+		case 'S':
+			if (parse_u64(optarg, &so.seed)) {
+				cs_err("--seed: not a number: '%s'", optarg);
+				goto cleanup;
+			}
+			break;
+		case 'c':
+		case 'w':
+		case 'T':
+		case 'l':
+		case 't':
+			if (parse_u64(optarg, &v) || v == 0 || v > 3600000) {
+				cs_err("--%s: want a positive number, got '%s'",
+				       opt == 'w'   ? "watchdog-ms"
+				       : opt == 'T' ? "timeout-ms"
+				       : opt == 'l' ? "slice-us"
+				       : opt == 'c' ? "cycles"
+						    : "run-timeout-ms",
+				       optarg);
+				goto cleanup;
+			}
+			if (opt == 'w')
+				so.watchdog_ms = (unsigned)v;
+			else if (opt == 'T')
+				so.timeout_ms = (unsigned)v;
+			else if (opt == 'l')
+				so.slice_us = (unsigned)v;
+			else if (opt == 'c')
+				cycles = v;
+			else
+				run_timeout_ms = v;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 'P':
+			pretty = true;
+			break;
+		case 'h':
+			usage(stdout);
+			rc = 0;
+			goto cleanup;
+		default:
+			usage(stderr);
+			goto cleanup;
+		}
+	}
+	if (optind >= argc) {
+		cs_err("sched: no program given (concsched sched [OPTIONS] -- PROG [ARGS...])");
+		goto cleanup;
+	}
+	if (target_inspect(argv[optind], &ti))
+		goto cleanup;
+	if (launch_resolve_user(user, &lo_.uid, &lo_.gid, &lo_.drop_privs))
+		goto cleanup;
+	if (geteuid() != 0) {
+		cs_err("sched needs root (BPF and sched_ext): run it with sudo");
+		goto cleanup;
+	}
+	argv[optind] = ti.path;
+	lo_.argv = argv + optind;
+	lo_.sched_ext = true;
+	lo_.stdin_fd = lo_.stderr_fd = -1;
+	/* stdout carries the JSON summary: the program's output goes to stderr. */
+	lo_.stdout_fd = 2;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (cycle = 0; cycle < cycles && !sched_interrupted; cycle++) {
+		rc = sched_run_once(&r, &so, &lo_, ti.path, (unsigned)run_timeout_ms, pretty);
+		if (rc == EXIT_USAGE || (cycles > 1 && rc != 0)) {
+			if (cycles > 1)
+				cs_err("cycle %llu of %llu failed", (unsigned long long)cycle + 1,
+				       (unsigned long long)cycles);
+			break;
+		}
+	}
+cleanup:
+	for (opt = 0; opt < r.nr_points; opt++)
+		free(r.points[opt].symbol);
+	free(r.release_lat.v);
+	free(r.delay_late.v);
+	free(r.parked.v);
+	free(r.to_park.v);
+	return rc;
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GoldiLocks-style race detection with short-circuit checks (races.h has
+ * the rules; Elmas et al. PLDI'07, seed 004 section 3.2 / 5.5.1). Eager
+ * variant: every sync event updates the GoldiLocks locksets of the live
+ * access records at once instead of replaying a sync-event list lazily.
+ */
+#include "coverage/races.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+/* GLS elements: kind in the top 4 bits, abstract id below. */
+#define GLS_THREAD  (1u << 28)
+#define GLS_SYNC    (2u << 28)
+#define GLS_VAR	    (3u << 28)
+#define GLS_ID(e)   ((e) & ((1u << 28) - 1))
+#define GLS_KIND(e) ((e) & ~((1u << 28) - 1))
+
+struct gls {
+	uint32_t *v; /* sorted */
+	uint32_t n, cap;
+};
+
+struct gl_rec {
+	struct race_access acc;
+	struct gls gls;
+};
+
+struct gl_var {
+	uint32_t var;
+	bool has_write;
+	struct gl_rec write;
+	struct gl_rec *reads; /* one per thread, since the last write */
+	uint32_t nreads, capreads;
+};
+
+struct race_detector {
+	struct gl_var *vars;
+	size_t nvars;
+	struct cov_u64map var_index;
+	struct race_warning *warnings;
+	size_t nwarnings, capwarnings;
+	struct cov_taskset warned; /* dedup: "v s1 s2" */
+};
+
+static bool gls_has(const struct gls *g, uint32_t e)
+{
+	uint32_t lo = 0, hi = g->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (g->v[mid] == e)
+			return true;
+		if (g->v[mid] < e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static void gls_add(struct gls *g, uint32_t e)
+{
+	uint32_t i;
+
+	if (gls_has(g, e))
+		return;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 4;
+		g->v = xrealloc(g->v, g->cap * sizeof(*g->v));
+	}
+	for (i = g->n; i > 0 && g->v[i - 1] > e; i--)
+		g->v[i] = g->v[i - 1];
+	g->v[i] = e;
+	g->n++;
+}
+
+static void gls_reset(struct gls *g, uint32_t e)
+{
+	g->n = 0;
+	gls_add(g, e);
+}
+
+static void gls_fmt(const struct gls *g, char *buf, size_t len)
+{
+	size_t off = snprintf(buf, len, "{");
+
+	for (uint32_t i = 0; i < g->n && off < len; i++) {
+		uint32_t e = g->v[i];
+		char k = GLS_KIND(e) == GLS_THREAD ? 't' : GLS_KIND(e) == GLS_SYNC ? 'l' : 'v';
+
+		off += snprintf(buf + off, len - off, "%s%c%u", i ? "," : "", k, GLS_ID(e));
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "}");
+}
+
+struct race_detector *race_detector_new(void)
+{
+	struct race_detector *rd = xcalloc(1, sizeof(*rd));
+
+	cov_taskset_init(&rd->warned);
+	return rd;
+}
+
+static void free_vars(struct race_detector *rd)
+{
+	for (size_t i = 0; i < rd->nvars; i++) {
+		struct gl_var *v = &rd->vars[i];
+
+		free(v->write.gls.v);
+		for (uint32_t j = 0; j < v->nreads; j++)
+			free(v->reads[j].gls.v);
+		free(v->reads);
+	}
+	free(rd->vars);
+	rd->vars = NULL;
+	rd->nvars = 0;
+	cov_u64map_free(&rd->var_index);
+}
+
+void race_detector_free(struct race_detector *rd)
+{
+	if (!rd)
+		return;
+	free_vars(rd);
+	free(rd->warnings);
+	cov_taskset_free(&rd->warned);
+	free(rd);
+}
+
+void race_detector_run_begin(struct race_detector *rd)
+{
+	free_vars(rd);
+}
+
+/* Apply fn to the GLS of every live access record. */
+static void for_each_rec(struct race_detector *rd, void (*fn)(struct gls *, uint32_t, uint32_t),
+			 uint32_t a, uint32_t b)
+{
+	for (size_t i = 0; i < rd->nvars; i++) {
+		struct gl_var *v = &rd->vars[i];
+
+		if (v->has_write)
+			fn(&v->write.gls, a, b);
+		for (uint32_t j = 0; j < v->nreads; j++)
+			fn(&v->reads[j].gls, a, b);
+	}
+}
+
+/* "if x in GLS then add y": every GoldiLocks update rule has this form. */
+static void rule_if_then_add(struct gls *g, uint32_t x, uint32_t y)
+{
+	if (gls_has(g, x))
+		gls_add(g, y);
+}
+
+static void sync_acquire(struct race_detector *rd, uint32_t t, uint32_t obj_elem)
+{
+	for_each_rec(rd, rule_if_then_add, obj_elem, GLS_THREAD | t);
+}
+
+static void sync_release(struct race_detector *rd, uint32_t t, uint32_t obj_elem)
+{
+	for_each_rec(rd, rule_if_then_add, GLS_THREAD | t, obj_elem);
+}
+
+static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
+{
+	uint32_t o = GLS_SYNC | ev->obj;
+
+	if (cov_op_sync_acquires(ev->op)) {
+		sync_acquire(rd, ev->thread, o);
+		return true;
+	}
+	if (cov_op_sync_releases(ev->op)) {
+		sync_release(rd, ev->thread, o);
+		return true;
+	}
+	switch (ev->op) {
+	case CS_OP_BARRIER:
+		sync_release(rd, ev->thread, o);
+		sync_acquire(rd, ev->thread, o);
+		return true;
+	case CS_OP_CREATE: /* parent in GLS -> child too */
+		for_each_rec(rd, rule_if_then_add, GLS_THREAD | ev->thread, GLS_THREAD | ev->obj);
+		return true;
+	case CS_OP_JOIN: /* child in GLS -> joiner too */
+		for_each_rec(rd, rule_if_then_add, GLS_THREAD | ev->obj, GLS_THREAD | ev->thread);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
+{
+	bool created;
+	uint64_t *idx = cov_u64map_put(&rd->var_index, var, rd->nvars, &created);
+
+	if (created) {
+		rd->vars = xrealloc(rd->vars, (rd->nvars + 1) * sizeof(*rd->vars));
+		memset(&rd->vars[rd->nvars], 0, sizeof(*rd->vars));
+		rd->vars[rd->nvars].var = var;
+		rd->nvars++;
+	}
+	return &rd->vars[*idx];
+}
+
+static void warn(struct race_detector *rd, uint32_t var, const struct race_access *first,
+		 const struct race_access *second)
+{
+	char key[96];
+
+	snprintf(key, sizeof(key), "v%u s%u s%u", var, first->site, second->site);
+	if (!cov_taskset_add(&rd->warned, key, 1))
+		return;
+	if (rd->nwarnings == rd->capwarnings) {
+		rd->capwarnings = rd->capwarnings ? rd->capwarnings * 2 : 16;
+		rd->warnings = xrealloc(rd->warnings, rd->capwarnings * sizeof(*rd->warnings));
+	}
+	rd->warnings[rd->nwarnings++] = (struct race_warning){ var, *first, *second };
+}
+
+/* Judge `cur` against one conflicting earlier record. */
+static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_access *cur)
+{
+	if (prev->acc.thread == cur->thread)
+		return GOLDI_SCT;
+	if (cov_lockset_meets(&prev->acc.held, &cur->held))
+		return GOLDI_SCL;
+	if (gls_has(&prev->gls, GLS_THREAD | cur->thread))
+		return GOLDI_LS;
+	for (uint32_t i = 0; i < cur->held.n; i++)
+		if (gls_has(&prev->gls, GLS_SYNC | cur->held.id[i]))
+			return GOLDI_LS;
+	return GOLDI_E;
+}
+
+static void check_one(struct race_detector *rd, const struct gl_var *v, const struct gl_rec *prev,
+		      const struct race_access *cur, struct race_verdict *out)
+{
+	enum cov_goldi_state s;
+	size_t before = rd->nwarnings;
+
+	/* Two lock-prefixed read-modify-writes are both atomic: no race. */
+	if (prev->acc.op == CS_OP_RW && cur->op == CS_OP_RW)
+		return;
+	s = judge(prev, cur);
+	if (s == GOLDI_LS && out->state < GOLDI_LS)
+		gls_fmt(&prev->gls, out->gls, sizeof(out->gls));
+	if (s == GOLDI_E) {
+		warn(rd, v->var, &prev->acc, cur);
+		out->new_warnings += rd->nwarnings - before;
+	}
+	if (s > out->state)
+		out->state = s;
+}
+
+static void rec_set(struct gl_rec *r, const struct race_access *acc)
+{
+	r->acc = *acc;
+	gls_reset(&r->gls, GLS_THREAD | acc->thread);
+}
+
+static void feed_access(struct race_detector *rd, const struct cov_event *ev,
+			struct race_verdict *out)
+{
+	struct gl_var *v;
+	struct race_access cur = { ev->thread, ev->site, ev->op, ev->held };
+	uint32_t atomic_elem = GLS_VAR | ev->obj;
+
+	memset(out, 0, sizeof(*out));
+	out->state = GOLDI_SCT;
+	/* An atomic RMW first acquires what earlier atomics on it released. */
+	if (ev->op == CS_OP_RW)
+		sync_acquire(rd, ev->thread, atomic_elem);
+	v = var_get(rd, ev->obj);
+	if (v->has_write)
+		check_one(rd, v, &v->write, &cur, out);
+	if (cov_op_writes(ev->op))
+		for (uint32_t j = 0; j < v->nreads; j++)
+			check_one(rd, v, &v->reads[j], &cur, out);
+	if (out->state != GOLDI_LS)
+		out->gls[0] = '\0';
+
+	if (cov_op_writes(ev->op)) {
+		for (uint32_t j = 0; j < v->nreads; j++)
+			free(v->reads[j].gls.v);
+		v->nreads = 0;
+		rec_set(&v->write, &cur);
+		v->has_write = true;
+	} else {
+		uint32_t j;
+
+		for (j = 0; j < v->nreads && v->reads[j].acc.thread != ev->thread; j++)
+			;
+		if (j == v->nreads) {
+			if (v->nreads == v->capreads) {
+				v->capreads = v->capreads ? v->capreads * 2 : 4;
+				v->reads = xrealloc(v->reads, v->capreads * sizeof(*v->reads));
+			}
+			memset(&v->reads[j], 0, sizeof(v->reads[j]));
+			v->nreads++;
+		}
+		rec_set(&v->reads[j], &cur);
+	}
+	if (ev->op == CS_OP_RW)
+		sync_release(rd, ev->thread, atomic_elem);
+}
+
+int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
+		       struct race_verdict *out)
+{
+	if (cov_op_is_access(ev->op)) {
+		feed_access(rd, ev, out);
+		return 1;
+	}
+	feed_sync(rd, ev);
+	return 0;
+}
+
+size_t race_warning_count(const struct race_detector *rd)
+{
+	return rd->nwarnings;
+}
+
+const struct race_warning *race_warning_get(const struct race_detector *rd, size_t i)
+{
+	return i < rd->nwarnings ? &rd->warnings[i] : NULL;
+}
+
+static const char *op_name(unsigned op)
+{
+	return op == CS_OP_READ ? "R" : op == CS_OP_WRITE ? "W" : "RW";
+}
+
+char *race_warning_fmt(const struct race_warning *w, char *buf, size_t len)
+{
+	char l1[96], l2[96];
+
+	snprintf(buf, len, "race v%u: t%u %s s%u %s vs t%u %s s%u %s", w->var, w->first.thread,
+		 op_name(w->first.op), w->first.site,
+		 cov_lockset_fmt(&w->first.held, l1, sizeof(l1)), w->second.thread,
+		 op_name(w->second.op), w->second.site,
+		 cov_lockset_fmt(&w->second.held, l2, sizeof(l2)));
+	return buf;
+}
+
+const char *cov_goldi_state_name(enum cov_goldi_state s)
+{
+	static const char *const names[] = { "SCT", "SCL", "LS", "E" };
+
+	return (unsigned)s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+/* WGoldiLockSC weights, seed 004 section 5.5.1. */
+unsigned cov_goldi_weight(enum cov_goldi_state s)
+{
+	static const unsigned weights[] = { 1, 5, 5, 10 };
+
+	return (unsigned)s < ARRAY_SIZE(weights) ? weights[s] : 0;
+}

@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Access probes and shared-variable discovery (see access_probes.h).
+ */
+#include "kernel/access_probes.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "access.skel.h"
+#include "lib/json.h"
+#include "kernel/launcher.h"
+#include "kernel/symbolize.h"
+#include "lib/util.h"
+
+/* ---- attach ------------------------------------------------------------ */
+
+/* The kernel-internal ENOTSUPP (include/linux/errno.h), which uprobe
+ * registration returns for an instruction it cannot probe (x86: lock
+ * prefix) and libbpf passes through as errno. */
+#define KERNEL_ENOTSUPP 524
+
+static int access_quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/* Attach sites [lo, hi) of one object; on refusal split in halves so one
+ * instruction the kernel cannot probe does not cost the whole object. */
+static void access_attach_range(struct access_probes *ap, const char *path, pid_t pid, size_t lo,
+				size_t hi, unsigned long *offs, __u64 *cookies)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	struct bpf_link *link, *commit;
+	size_t i, mid;
+	int saved;
+
+	if (lo >= hi || ap->attach_err)
+		return;
+	for (i = lo; i < hi; i++) {
+		offs[i - lo] = ap->set->sites[i].probe_offset;
+		cookies[i - lo] = i;
+	}
+	o.offsets = offs;
+	o.cookies = cookies;
+	o.cnt = hi - lo;
+	/* The park program first: uprobe consumers run newest first, so it
+	 * runs after access_hit has emitted the event (probes/access.bpf.c). */
+	commit = NULL;
+	if (ap->run_events)
+		commit = bpf_program__attach_uprobe_multi(ap->skel->progs.access_commit, pid, path,
+							  NULL, &o);
+	link = !ap->run_events || commit ? bpf_program__attach_uprobe_multi(
+						   ap->skel->progs.access_hit, pid, path, NULL, &o)
+					 : NULL;
+	if (!link && commit) {
+		saved = errno;
+		bpf_link__destroy(commit);
+		errno = saved;
+	}
+	if (link) {
+		ap->links = xrealloc(ap->links, (ap->nlinks + 2) * sizeof(*ap->links));
+		if (commit)
+			ap->links[ap->nlinks++] = commit;
+		ap->links[ap->nlinks++] = link;
+		for (i = lo; i < hi; i++)
+			ap->attached_site[i] = true;
+		ap->attached += hi - lo;
+		return;
+	}
+	/* Only a refused instruction is worth bisecting for; anything else
+	 * (no permission, no uprobe_multi, process gone) fails every half. */
+	if (errno != KERNEL_ENOTSUPP && errno != EOPNOTSUPP && errno != EINVAL) {
+		ap->attach_err = -errno;
+		return;
+	}
+	if (hi - lo == 1) {
+		cs_debug("access probe refused at %s+0x%" PRIx64 ": %s", path,
+			 ap->set->sites[lo].offset, strerror(errno));
+		return;
+	}
+	mid = lo + (hi - lo) / 2;
+	access_attach_range(ap, path, pid, lo, mid, offs, cookies);
+	access_attach_range(ap, path, pid, mid, hi, offs, cookies);
+}
+
+static int access_fill_sites(struct access_probes *ap)
+{
+	int fd = bpf_map__fd(ap->skel->maps.access_sites);
+	size_t i;
+
+	for (i = 0; i < ap->set->n; i++) {
+		__u32 k = (__u32)i;
+
+		if (bpf_map_update_elem(fd, &k, &ap->set->sites[i].decode, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+char *access_alloc_object(const char *prog)
+{
+	uint64_t off;
+
+	if (sym_lookup_function(prog, "malloc", &off, NULL) == 0)
+		return xstrdup(prog);
+	return site_resolve_object(prog, "libc.so.6");
+}
+
+/* Follow malloc/calloc/realloc in OBJECT (entry + return). Best effort: a
+ * missing allocator only costs the allocation-site names. */
+static void access_attach_allocs(struct access_probes *ap, const char *object, pid_t pid)
+{
+	static const char *const fns[CS_ALLOC__COUNT] = { "malloc", "calloc", "realloc" };
+	unsigned long offs[CS_ALLOC__COUNT];
+	__u64 cookies[CS_ALLOC__COUNT];
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	struct bpf_link *in, *out;
+	size_t i, n = 0;
+	uint64_t off;
+
+	for (i = 0; i < CS_ALLOC__COUNT; i++) {
+		if (sym_lookup_function(object, fns[i], &off, NULL))
+			continue;
+		offs[n] = off;
+		cookies[n++] = i;
+	}
+	if (!n) {
+		cs_warn("%s has no malloc: heap blocks are named by their first access", object);
+		return;
+	}
+	o.offsets = offs;
+	o.cookies = cookies;
+	o.cnt = n;
+	in = bpf_program__attach_uprobe_multi(ap->skel->progs.alloc_enter, pid, object, NULL, &o);
+	o.retprobe = true;
+	out = in ? bpf_program__attach_uprobe_multi(ap->skel->progs.alloc_exit, pid, object, NULL,
+						    &o)
+		 : NULL;
+	if (!in || !out) {
+		cs_warn("cannot follow malloc in %s (%s): heap blocks are named by their first "
+			"access",
+			object, strerror(errno));
+		bpf_link__destroy(in);
+		return;
+	}
+	ap->links = xrealloc(ap->links, (ap->nlinks + 2) * sizeof(*ap->links));
+	ap->links[ap->nlinks++] = in;
+	ap->links[ap->nlinks++] = out;
+	ap->allocs_tracked = true;
+}
+
+int access_probes_load(struct access_probes *ap, const struct site_set *set,
+		       const struct access_probes_opts *opts)
+{
+	int err;
+
+	memset(ap, 0, sizeof(*ap));
+	ap->set = set;
+	ap->candidates = set->n;
+	if (!set->n) {
+		cs_err("no access sites to probe (check --sites-include/--sites-exclude)");
+		return -EINVAL;
+	}
+	ap->skel = access_bpf__open();
+	if (!ap->skel) {
+		err = -errno;
+		cs_err("cannot open the access probe BPF object: %s", strerror(-err));
+		return err;
+	}
+	ap->skel->rodata->record_events = !opts || opts->record_events;
+	ap->skel->rodata->run_events = opts && opts->run_events;
+	ap->run_events = opts && opts->run_events;
+	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
+	bpf_map__set_max_entries(ap->skel->maps.site_hits, (__u32)set->n);
+	if (opts && opts->run_events) {
+		/* Events go to the sync probes' ring buffer. */
+		bpf_map__set_max_entries(ap->skel->maps.access_events, 4096);
+		err = bpf_map__reuse_fd(ap->skel->maps.cs_sync_events, opts->sync_events_fd);
+		if (err) {
+			cs_err("cannot share the event ring buffer with the access probes: %s",
+			       strerror(-err));
+			goto fail;
+		}
+	} else {
+		bpf_map__set_max_entries(ap->skel->maps.cs_sync_events, 4096);
+		if (opts && opts->ringbuf_bytes)
+			bpf_map__set_max_entries(ap->skel->maps.access_events, opts->ringbuf_bytes);
+	}
+	if (opts && opts->before_load) {
+		err = opts->before_load(ap->skel->obj, opts->before_load_arg);
+		if (err)
+			goto fail;
+	}
+	err = access_bpf__load(ap->skel);
+	if (err) {
+		cs_err("cannot load the access probe BPF program: %s%s", strerror(-err),
+		       err == -EPERM ? " (run as root)" : "");
+		goto fail;
+	}
+	err = access_fill_sites(ap);
+	if (err) {
+		cs_err("cannot fill the access site table: %s", strerror(-err));
+		goto fail;
+	}
+	if (opts && opts->alloc_object)
+		ap->alloc_object = xstrdup(opts->alloc_object);
+	ap->attached_site = xcalloc(set->n, sizeof(*ap->attached_site));
+	return 0;
+fail:
+	access_probes_close(ap);
+	return err;
+}
+
+int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
+{
+	const struct site_set *set = ap->set;
+	libbpf_print_fn_t old_print;
+	unsigned long *offs = NULL;
+	__u64 *cookies = NULL;
+	__u32 tgid = (__u32)pid;
+	__u8 one = 1;
+	size_t i, j, k;
+	uint64_t t0;
+	int err;
+
+	if (bpf_map_update_elem(bpf_map__fd(ap->skel->maps.access_tgids), &tgid, &one, BPF_ANY)) {
+		err = -errno;
+		cs_err("cannot record the target process for the access probes: %s",
+		       strerror(-err));
+		return err;
+	}
+	ap->pid = pid;
+	ap->attached = 0;
+	ap->attach_err = 0;
+	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
+	offs = xcalloc(set->n, sizeof(*offs));
+	cookies = xcalloc(set->n, sizeof(*cookies));
+	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
+	if (cs_verbose)
+		libbpf_set_print(old_print);
+	t0 = now_ns();
+	/* site_find appends object by object, so each object is one run;
+	 * within it, each run of selected sites is one range. */
+	for (i = 0; i < set->n; i = j) {
+		for (j = i; j < set->n && set->sites[j].object == set->sites[i].object; j++)
+			;
+		for (k = i; k < j;) {
+			size_t e;
+
+			if (mask && !mask[k]) {
+				k++;
+				continue;
+			}
+			for (e = k; e < j && (!mask || mask[e]); e++)
+				;
+			access_attach_range(ap, set->sites[i].object, pid, k, e, offs, cookies);
+			k = e;
+		}
+	}
+	ap->attach_ns = now_ns() - t0;
+	if (ap->alloc_object && !ap->attach_err)
+		access_attach_allocs(ap, ap->alloc_object, pid);
+	libbpf_set_print(old_print);
+	free(offs);
+	free(cookies);
+	if (ap->attach_err || !ap->attached) {
+		err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
+		cs_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux 6.6+ "
+		       "and root)",
+		       set->n, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int access_probes_open(struct access_probes *ap, const struct site_set *set, pid_t pid,
+		       const struct access_probes_opts *opts)
+{
+	int err = access_probes_load(ap, set, opts);
+
+	if (err)
+		return err;
+	err = access_probes_attach(ap, pid, NULL);
+	if (err)
+		access_probes_close(ap);
+	return err;
+}
+
+static void access_map_empty(struct bpf_map *m)
+{
+	char *next = xcalloc(1, bpf_map__key_size(m));
+	int fd = bpf_map__fd(m);
+
+	while (bpf_map_get_next_key(fd, NULL, next) == 0) {
+		if (bpf_map_delete_elem(fd, next))
+			break;
+	}
+	free(next);
+}
+
+static void access_array_zero(struct bpf_map *m, bool percpu)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(m);
+	size_t vsz = bpf_map__value_size(m) * (percpu && ncpu > 0 ? (size_t)ncpu : 1);
+	void *zero = xcalloc(1, vsz);
+	__u32 k;
+
+	for (k = 0; k < bpf_map__max_entries(m); k++)
+		bpf_map_update_elem(fd, &k, zero, BPF_ANY);
+	free(zero);
+}
+
+void access_probes_detach(struct access_probes *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nlinks; i++)
+		bpf_link__destroy(ap->links[i]);
+	free(ap->links);
+	ap->links = NULL;
+	ap->nlinks = 0;
+	ap->allocs_tracked = false;
+}
+
+void access_probes_reset(struct access_probes *ap)
+{
+	access_probes_detach(ap);
+	ap->pid = 0;
+	if (!ap->skel)
+		return;
+	access_map_empty(ap->skel->maps.access_tgids);
+	access_map_empty(ap->skel->maps.alloc_pending);
+	access_array_zero(ap->skel->maps.site_hits, false);
+	access_array_zero(ap->skel->maps.access_stats, true);
+	ap->nevents = 0;
+	ap->nallocs = 0;
+}
+
+int access_probes_alloc_fd(struct access_probes *ap)
+{
+	return ap->skel ? bpf_map__fd(ap->skel->maps.alloc_events) : -EINVAL;
+}
+
+static int access_on_event(void *ctx, void *data, size_t len)
+{
+	struct access_probes *ap = ctx;
+
+	if (len < sizeof(struct cs_access_event))
+		return 0;
+	if (ap->nevents == ap->cap) {
+		ap->cap = ap->cap ? ap->cap * 2 : 4096;
+		ap->events = xrealloc(ap->events, ap->cap * sizeof(*ap->events));
+	}
+	memcpy(&ap->events[ap->nevents++], data, sizeof(struct cs_access_event));
+	return 0;
+}
+
+static int access_on_alloc(void *ctx, void *data, size_t len)
+{
+	struct access_probes *ap = ctx;
+
+	if (len < sizeof(struct cs_alloc_event))
+		return 0;
+	if (ap->nallocs == ap->alloc_cap) {
+		ap->alloc_cap = ap->alloc_cap ? ap->alloc_cap * 2 : 1024;
+		ap->allocs = xrealloc(ap->allocs, ap->alloc_cap * sizeof(*ap->allocs));
+	}
+	memcpy(&ap->allocs[ap->nallocs++], data, sizeof(struct cs_alloc_event));
+	return 0;
+}
+
+int access_probes_poll(struct access_probes *ap, int timeout_ms)
+{
+	size_t before = ap->nevents;
+	int err;
+
+	if (!ap->rb) {
+		ap->rb = ring_buffer__new(bpf_map__fd(ap->skel->maps.access_events),
+					  access_on_event, ap, NULL);
+		if (!ap->rb)
+			return -errno;
+		if (ring_buffer__add(ap->rb, bpf_map__fd(ap->skel->maps.alloc_events),
+				     access_on_alloc, ap))
+			return -errno;
+	}
+	err = ring_buffer__poll(ap->rb, timeout_ms);
+	if (err < 0 && err != -EINTR)
+		return err;
+	return (int)(ap->nevents - before);
+}
+
+uint64_t access_probes_stat(struct access_probes *ap, enum cs_access_stat slot)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u32 k = slot;
+	uint64_t sum = 0, *v;
+
+	if (ncpu <= 0 || !ap->skel)
+		return 0;
+	v = xcalloc((size_t)ncpu, sizeof(*v));
+	if (bpf_map_lookup_elem(bpf_map__fd(ap->skel->maps.access_stats), &k, v) == 0)
+		for (i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+uint64_t access_probes_site_hits(struct access_probes *ap, size_t i)
+{
+	__u32 k = (__u32)i;
+	__u64 v = 0;
+
+	if (ap->skel)
+		bpf_map_lookup_elem(bpf_map__fd(ap->skel->maps.site_hits), &k, &v);
+	return v;
+}
+
+void access_probes_close(struct access_probes *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nlinks; i++)
+		bpf_link__destroy(ap->links[i]);
+	ring_buffer__free(ap->rb);
+	access_bpf__destroy(ap->skel);
+	free(ap->alloc_object);
+	free(ap->links);
+	free(ap->attached_site);
+	free(ap->events);
+	free(ap->allocs);
+	memset(ap, 0, sizeof(*ap));
+}
+
+/* ---- shared-variable discovery ----------------------------------------- */
+
+struct sv_thread {
+	uint32_t tid;
+	uint64_t min_sp, max_sp;
+};
+
+struct sv_bias {
+	const char *object;
+	uint64_t bias;
+};
+
+static int sv_cmp_addr(const void *a, const void *b)
+{
+	const struct cs_access_event *x = *(const struct cs_access_event *const *)a;
+	const struct cs_access_event *y = *(const struct cs_access_event *const *)b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+#define SV_MAIN_STACK (8ULL << 20) /* default RLIMIT_STACK */
+
+uint64_t access_main_stack_top(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long long lo, hi;
+	uint64_t top = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2)
+			top = hi;
+	fclose(f);
+	return top;
+}
+
+static bool sv_on_stack(const struct sv_thread *th, size_t nth, uint64_t stack_top, uint64_t addr)
+{
+	size_t i;
+
+	if (stack_top && addr < stack_top && addr + SV_MAIN_STACK >= stack_top)
+		return true;
+	for (i = 0; i < nth; i++)
+		if (addr + 4096 >= th[i].min_sp && addr <= th[i].max_sp + 65536)
+			return true;
+	return false;
+}
+
+static void sv_add_thread(struct sv_thread **th, size_t *n, const struct cs_access_event *e)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if ((*th)[i].tid != e->tid)
+			continue;
+		if (e->sp < (*th)[i].min_sp)
+			(*th)[i].min_sp = e->sp;
+		if (e->sp > (*th)[i].max_sp)
+			(*th)[i].max_sp = e->sp;
+		return;
+	}
+	*th = xrealloc(*th, (*n + 1) * sizeof(**th));
+	(*th)[(*n)++] = (struct sv_thread){ .tid = e->tid, .min_sp = e->sp, .max_sp = e->sp };
+}
+
+/* Load bias of each probed object, from any event of one of its sites. */
+static void sv_add_bias(struct sv_bias **b, size_t *n, const struct site_set *set,
+			const struct cs_access_event *e)
+{
+	const struct mem_site *s;
+	size_t i;
+
+	if (e->site >= set->n)
+		return;
+	s = &set->sites[e->site];
+	for (i = 0; i < *n; i++)
+		if ((*b)[i].object == s->object)
+			return;
+	*b = xrealloc(*b, (*n + 1) * sizeof(**b));
+	/* The probe may sit before the instruction (lock prefix). */
+	(*b)[(*n)++] =
+		(struct sv_bias){ .object = s->object,
+				  .bias = e->ip - (s->vaddr - (s->offset - s->probe_offset)) };
+}
+
+/* Resolve a data address: through the probed objects' biases first, then
+ * the live symbolizer. */
+static void sv_resolve(const struct sv_bias *b, size_t nb, struct symbolizer *sz, uint64_t addr,
+		       struct sym_site *out)
+{
+	size_t i;
+
+	for (i = 0; i < nb; i++)
+		if (sym_resolve_vaddr(b[i].object, addr - b[i].bias, out) == 0)
+			return;
+	memset(out, 0, sizeof(*out));
+	if (sz)
+		symbolizer_resolve(sz, addr, out);
+}
+
+static void sv_add_site(struct shared_var *v, size_t site)
+{
+	size_t i;
+
+	for (i = 0; i < v->nsites; i++)
+		if (v->sites[i] == site)
+			return;
+	v->sites = xrealloc(v->sites, (v->nsites + 1) * sizeof(*v->sites));
+	for (i = v->nsites; i > 0 && v->sites[i - 1] > site; i--)
+		v->sites[i] = v->sites[i - 1];
+	v->sites[i] = site;
+	v->nsites++;
+}
+
+static int sv_cmp_var(const void *a, const void *b)
+{
+	const struct shared_var *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The allocation whose block holds addr at time ts: the latest one before. */
+static const struct cs_alloc_event *sv_alloc_of(const struct access_trace *t, uint64_t addr,
+						uint64_t ts)
+{
+	const struct cs_alloc_event *best = NULL;
+	size_t i;
+
+	for (i = 0; i < t->nallocs; i++) {
+		const struct cs_alloc_event *a = &t->allocs[i];
+		uint64_t size = a->size ? a->size : 1;
+
+		if (addr >= a->addr && addr - a->addr < size && a->ts_ns <= ts &&
+		    (!best || a->ts_ns > best->ts_ns))
+			best = a;
+	}
+	return best;
+}
+
+struct shared_var *shared_vars_find(const struct access_trace *t, const struct site_set *set,
+				    struct symbolizer *sz, size_t *nout, bool *site_shared)
+{
+	const struct cs_access_event **by_addr;
+	struct sv_thread *th = NULL;
+	struct sv_bias *bias = NULL;
+	struct shared_var *vars = NULL;
+	uint32_t *tids = NULL, ntids;
+	size_t nth = 0, nb = 0, nv = 0, i, j, k, n;
+
+	*nout = 0;
+	if (!t->nevents)
+		return NULL;
+	by_addr = xcalloc(t->nevents, sizeof(*by_addr));
+	for (i = 0; i < t->nevents; i++) {
+		by_addr[i] = &t->events[i];
+		sv_add_thread(&th, &nth, &t->events[i]);
+		sv_add_bias(&bias, &nb, set, &t->events[i]);
+	}
+	qsort(by_addr, t->nevents, sizeof(*by_addr), sv_cmp_addr);
+	tids = xcalloc(nth, sizeof(*tids));
+	for (i = 0; i < t->nevents; i = j) {
+		uint64_t addr = by_addr[i]->addr, key;
+		const struct cs_alloc_event *alloc = NULL;
+		struct shared_var *v = NULL;
+		struct sym_site ss;
+
+		ntids = 0;
+		for (j = i; j < t->nevents && by_addr[j]->addr == addr; j++) {
+			for (n = 0; n < ntids && tids[n] != by_addr[j]->tid; n++)
+				;
+			if (n == ntids && ntids < nth)
+				tids[ntids++] = by_addr[j]->tid;
+		}
+		if (ntids < 2 || sv_on_stack(th, nth, t->stack_top, addr))
+			continue;
+		sv_resolve(bias, nb, sz, addr, &ss);
+		/* Identity (ALGORITHMS.md §8): a global by its symbol's start
+		 * (every element of an array is one variable), a heap block by
+		 * its allocation's call site, anything else by address. */
+		if (!ss.object)
+			alloc = sv_alloc_of(t, addr, by_addr[i]->ts_ns);
+		key = ss.object && ss.symbol ? addr - ss.sym_offset : alloc ? alloc->caller : addr;
+		for (k = 0; k < nv && !v; k++)
+			if (vars[k].object == ss.object && vars[k].has_alloc == !!alloc &&
+			    vars[k].key == key)
+				v = &vars[k];
+		if (!v) {
+			vars = xrealloc(vars, (nv + 1) * sizeof(*vars));
+			v = &vars[nv++];
+			*v = (struct shared_var){
+				.addr = addr,
+				.key = key,
+				.object = ss.object,
+				.symbol = ss.symbol,
+				.sym_offset = ss.sym_offset,
+				.heap = !ss.object,
+				.first_site = by_addr[i]->site,
+				.has_alloc = alloc != NULL,
+				.alloc_size = alloc ? alloc->size : 0,
+			};
+			if (alloc)
+				sv_resolve(bias, nb, sz, alloc->caller, &v->alloc_site);
+		}
+		if (ntids > v->nthreads)
+			v->nthreads = ntids;
+		for (k = i; k < j; k++) {
+			v->reads += !!(by_addr[k]->flags & CS_ACC_READ);
+			v->writes += !!(by_addr[k]->flags & CS_ACC_WRITE);
+			if (by_addr[k]->site < set->n) {
+				sv_add_site(v, by_addr[k]->site);
+				if (site_shared)
+					site_shared[by_addr[k]->site] = true;
+			}
+		}
+	}
+	free(tids);
+	free(by_addr);
+	free(th);
+	free(bias);
+	if (nv)
+		qsort(vars, nv, sizeof(*vars), sv_cmp_var);
+	*nout = nv;
+	return vars;
+}
+
+void shared_vars_free(struct shared_var *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].sites);
+	free(v);
+}
+
+/* ---- concsched sites --shared ------------------------------------------ */
+
+static void sv_site_text(const struct mem_site *s, char *buf, size_t len)
+{
+	struct sym_site ss = { .object = s->object,
+			       .offset = s->offset,
+			       .symbol = s->function,
+			       .sym_offset = s->func_offset,
+			       .file = s->file,
+			       .line = s->line };
+
+	sym_site_format(&ss, buf, len);
+}
+
+static void sv_var_name(const struct shared_var *v, const struct site_set *set, char *buf,
+			size_t len)
+{
+	char where[384];
+
+	if (v->symbol && v->sym_offset)
+		snprintf(buf, len, "%s+0x%" PRIx64, v->symbol, v->sym_offset);
+	else if (v->symbol)
+		snprintf(buf, len, "%s", v->symbol);
+	else if (v->object)
+		snprintf(buf, len, "%s@0x%" PRIx64, strrchr(v->object, '/') + 1, v->addr);
+	else if (v->has_alloc) {
+		sym_site_format(&v->alloc_site, where, sizeof(where));
+		snprintf(buf, len, "heap block of %" PRIu64 " bytes allocated at %s", v->alloc_size,
+			 where);
+	} else {
+		sv_site_text(&set->sites[v->first_site], where, sizeof(where));
+		snprintf(buf, len, "heap (first access %s)", where);
+	}
+}
+
+static void sv_print_text(struct access_probes *ap, const struct shared_var *vars, size_t nv,
+			  size_t nshared_sites)
+{
+	const struct site_set *set = ap->set;
+	char name[512], where[384];
+	size_t i, k;
+
+	printf("access sites: %zu candidates, %zu attached in %.1f ms; %zu accesses recorded "
+	       "(%" PRIu64 " dropped)\n",
+	       ap->candidates, ap->attached, ap->attach_ns / 1e6, ap->nevents,
+	       access_probes_stat(ap, CS_ASTAT_DROPPED));
+	printf("shared variables: %zu; sites on shared variables: %zu of %zu\n", nv, nshared_sites,
+	       set->n);
+	for (i = 0; i < nv; i++) {
+		sv_var_name(&vars[i], set, name, sizeof(name));
+		printf("  %-24s at 0x%-14" PRIx64 " %u threads  reads %" PRIu64 "  writes %" PRIu64
+		       "\n",
+		       name, vars[i].addr, vars[i].nthreads, vars[i].reads, vars[i].writes);
+		for (k = 0; k < vars[i].nsites; k++) {
+			const struct mem_site *s = &set->sites[vars[i].sites[k]];
+
+			sv_site_text(s, where, sizeof(where));
+			printf("      %-2s %-44s %s+0x%" PRIx64 "\n",
+			       site_access_str(s->decode.flags), where, strrchr(s->object, '/') + 1,
+			       s->offset);
+		}
+	}
+}
+
+static void sv_print_json(struct access_probes *ap, const struct shared_var *vars, size_t nv,
+			  const bool *site_shared, int exit_status)
+{
+	const struct site_set *set = ap->set;
+	char name[512], where[384];
+	struct json j;
+	size_t i, k;
+
+	json_init(&j, stdout, true);
+	json_obj_begin(&j, NULL);
+	json_kv_uint(&j, "candidates", ap->candidates);
+	json_kv_uint(&j, "attached", ap->attached);
+	json_kv_dbl(&j, "attach_ms", ap->attach_ns / 1e6);
+	json_kv_uint(&j, "accesses", ap->nevents);
+	json_kv_uint(&j, "dropped", access_probes_stat(ap, CS_ASTAT_DROPPED));
+	json_kv_int(&j, "exit_status", exit_status);
+	json_arr_begin(&j, "shared_variables");
+	for (i = 0; i < nv; i++) {
+		sv_var_name(&vars[i], set, name, sizeof(name));
+		json_obj_begin(&j, NULL);
+		json_kv_str(&j, "name", name);
+		json_kv_str(&j, "symbol", vars[i].symbol);
+		json_kv_str(&j, "object", vars[i].object);
+		json_kv_bool(&j, "heap", vars[i].heap);
+		if (vars[i].has_alloc) {
+			sym_site_format(&vars[i].alloc_site, where, sizeof(where));
+			json_kv_str(&j, "alloc_site", where);
+			json_kv_str(&j, "alloc_object", vars[i].alloc_site.object);
+			json_kv_uint(&j, "alloc_offset", vars[i].alloc_site.offset);
+			json_kv_uint(&j, "alloc_size", vars[i].alloc_size);
+		}
+		json_kv_uint(&j, "address", vars[i].addr);
+		json_kv_uint(&j, "threads", vars[i].nthreads);
+		json_kv_uint(&j, "reads", vars[i].reads);
+		json_kv_uint(&j, "writes", vars[i].writes);
+		json_arr_begin(&j, "sites");
+		for (k = 0; k < vars[i].nsites; k++) {
+			const struct mem_site *s = &set->sites[vars[i].sites[k]];
+
+			sv_site_text(s, where, sizeof(where));
+			json_obj_begin(&j, NULL);
+			json_kv_str(&j, "object", s->object);
+			json_kv_uint(&j, "offset", s->offset);
+			json_kv_str(&j, "access", site_access_str(s->decode.flags));
+			json_kv_str(&j, "where", where);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "shared_sites");
+	for (i = 0; i < set->n; i++) {
+		if (!site_shared[i])
+			continue;
+		json_obj_begin(&j, NULL);
+		json_kv_str(&j, "object", set->sites[i].object);
+		json_kv_uint(&j, "offset", set->sites[i].offset);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
+		      unsigned timeout_ms, bool json)
+{
+	struct access_probes_opts po = { .record_events = true };
+	struct access_trace trace = { 0 };
+	char *alloc_object = access_alloc_object(prog);
+	struct access_probes ap = { 0 };
+	struct launch_opts lo = { .stdin_fd = -1, .stdout_fd = json ? 2 : -1, .stderr_fd = -1 };
+	struct launch l = { .pid = -1, .gate_fd = -1, .err_fd = -1 };
+	struct symbolizer *sz = NULL;
+	struct shared_var *vars = NULL;
+	bool *site_shared = NULL, drop;
+	char **av = NULL;
+	size_t nv = 0, i, nshared = 0, argc = 0;
+	uint64_t deadline, stack_top;
+	int rc = EXIT_FAILURE, err, done = 0;
+
+	if (geteuid() != 0) {
+		cs_err("sites --shared attaches uprobes: run as root (sudo concsched sites "
+		       "--shared ...)");
+		return 2;
+	}
+	while (argv[argc])
+		argc++;
+	av = xcalloc(argc + 1, sizeof(*av));
+	av[0] = (char *)prog;
+	for (i = 1; i < argc; i++)
+		av[i] = argv[i];
+	lo.argv = av;
+	po.alloc_object = alloc_object;
+	if (launch_resolve_user(NULL, &lo.uid, &lo.gid, &drop)) {
+		rc = 2;
+		goto cleanup;
+	}
+	lo.drop_privs = drop;
+	if (launch_prepare(&lo, &l)) {
+		rc = 2;
+		goto cleanup;
+	}
+	if (access_probes_open(&ap, set, l.pid, &po)) {
+		launch_kill(&l);
+		rc = 2;
+		goto cleanup;
+	}
+	if (launch_release(&l, prog)) {
+		launch_kill(&l);
+		rc = 2;
+		goto cleanup;
+	}
+	sz = symbolizer_new(l.pid);
+	stack_top = access_main_stack_top(l.pid);
+	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	while (!done) {
+		access_probes_poll(&ap, 10);
+		/* Keep the maps current while the target lives (dlopen). */
+		if (sz)
+			symbolizer_refresh(sz);
+		err = launch_wait(&l, 1);
+		if (err != 0)
+			done = 1;
+		else if (now_ns() > deadline) {
+			cs_warn("%s did not exit within %u s: killed", prog, timeout_ms / 1000);
+			launch_kill(&l);
+			done = 1;
+		}
+	}
+	while (access_probes_poll(&ap, 0) > 0)
+		;
+	site_shared = xcalloc(set->n, sizeof(*site_shared));
+	trace = (struct access_trace){ .events = ap.events,
+				       .nevents = ap.nevents,
+				       .allocs = ap.allocs,
+				       .nallocs = ap.nallocs,
+				       .stack_top = stack_top };
+	vars = shared_vars_find(&trace, set, sz, &nv, site_shared);
+	for (i = 0; i < set->n; i++)
+		nshared += site_shared[i];
+	if (json)
+		sv_print_json(&ap, vars, nv, site_shared, l.reaped ? l.status : -1);
+	else
+		sv_print_text(&ap, vars, nv, nshared);
+	rc = 0;
+cleanup:
+	shared_vars_free(vars, nv);
+	free(site_shared);
+	symbolizer_free(sz);
+	access_probes_close(&ap);
+	free(alloc_object);
+	free(av);
+	return rc;
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+#include "kernel/launcher.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/util.h"
+
+/* Child-side failure report: which step, and errno. */
+struct launch_err {
+	int step;
+	int err;
+};
+
+enum { STEP_GATE = 1, STEP_SCHED, STEP_GROUPS, STEP_GID, STEP_UID, STEP_CWD, STEP_EXEC };
+
+static const char *const step_names[] = {
+	[STEP_GATE] = "wait for the controller",
+	[STEP_SCHED] = "switch to SCHED_EXT",
+	[STEP_GROUPS] = "drop supplementary groups",
+	[STEP_GID] = "setgid",
+	[STEP_UID] = "setuid",
+	[STEP_CWD] = "chdir",
+	[STEP_EXEC] = "exec",
+};
+
+int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop)
+{
+	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
+	struct passwd *pw;
+	uint64_t v;
+
+	*drop = false;
+	*uid = getuid();
+	*gid = getgid();
+	if (user) {
+		if (parse_u64(user, &v) == 0)
+			pw = getpwuid((uid_t)v);
+		else
+			pw = getpwnam(user);
+		if (!pw) {
+			cs_err("--user %s: no such user", user);
+			return -ENOENT;
+		}
+		*uid = pw->pw_uid;
+		*gid = pw->pw_gid;
+		*drop = *uid != geteuid() || *gid != getegid();
+		return 0;
+	}
+	if (geteuid() == 0 && su && sg && parse_u64(su, &v) == 0) {
+		*uid = (uid_t)v;
+		if (parse_u64(sg, &v) == 0)
+			*gid = (gid_t)v;
+		*drop = *uid != 0;
+	}
+	return 0;
+}
+
+static void child_fail(int fd, int step)
+{
+	struct launch_err e = { step, errno };
+
+	if (write(fd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
+{
+	struct sched_param sp = { 0 };
+	char c;
+
+	setpgid(0, 0);
+	if (read(gate_rd, &c, 1) != 1)
+		_exit(127); /* controller gave up before releasing us */
+	close(gate_rd);
+	if (o->stdin_fd >= 0)
+		dup2(o->stdin_fd, 0);
+	if (o->stdout_fd >= 0)
+		dup2(o->stdout_fd, 1);
+	if (o->stderr_fd >= 0)
+		dup2(o->stderr_fd, 2);
+	if (o->sched_ext && sched_setscheduler(0, SCHED_EXT, &sp))
+		child_fail(err_wr, STEP_SCHED);
+	if (o->drop_privs) {
+		if (setgroups(0, NULL))
+			child_fail(err_wr, STEP_GROUPS);
+		if (setgid(o->gid))
+			child_fail(err_wr, STEP_GID);
+		if (setuid(o->uid))
+			child_fail(err_wr, STEP_UID);
+	}
+	/* After the credential change: commit_creds() clears pdeath_signal. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (o->cwd && chdir(o->cwd))
+		child_fail(err_wr, STEP_CWD);
+	signal(SIGPIPE, SIG_DFL);
+	execv(o->argv[0], o->argv);
+	child_fail(err_wr, STEP_EXEC);
+}
+
+int launch_prepare(const struct launch_opts *o, struct launch *l)
+{
+	int gate[2], errp[2];
+	pid_t pid;
+
+	memset(l, 0, sizeof(*l));
+	l->gate_fd = l->err_fd = -1;
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		close(gate[0]);
+		close(gate[1]);
+		return -errno;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(gate[0]);
+		close(gate[1]);
+		close(errp[0]);
+		close(errp[1]);
+		return err;
+	}
+	if (pid == 0) {
+		close(gate[1]);
+		close(errp[0]);
+		child_run(o, gate[0], errp[1]);
+	}
+	/* Both sides set the group so neither can race a kill(-pid). */
+	setpgid(pid, pid);
+	close(gate[0]);
+	close(errp[1]);
+	l->pid = pid;
+	l->gate_fd = gate[1];
+	l->err_fd = errp[0];
+	return 0;
+}
+
+int launch_release(struct launch *l, const char *prog)
+{
+	struct launch_err e;
+	ssize_t n;
+
+	if (write(l->gate_fd, "g", 1) != 1) {
+		int err = -errno;
+
+		close(l->gate_fd);
+		l->gate_fd = -1;
+		return err;
+	}
+	close(l->gate_fd);
+	l->gate_fd = -1;
+	do
+		n = read(l->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(l->err_fd);
+	l->err_fd = -1;
+	if (n != sizeof(e))
+		return 0; /* EOF: exec succeeded */
+	if (e.step == STEP_SCHED && e.err == EINVAL)
+		cs_err("%s: cannot switch to SCHED_EXT: no sched_ext scheduler is loaded "
+		       "(kernel without sched_ext? try --vm)",
+		       prog);
+	else
+		cs_err("%s: %s failed: %s", prog,
+		       e.step > 0 && e.step < (int)ARRAY_SIZE(step_names) ? step_names[e.step]
+									  : "launch",
+		       strerror(e.err));
+	launch_wait(l, 0);
+	return -e.err;
+}
+
+int launch_wait(struct launch *l, unsigned timeout_ms)
+{
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
+	int status;
+	pid_t r;
+
+	if (l->reaped)
+		return 1;
+	for (;;) {
+		r = waitpid(l->pid, &status, timeout_ms ? WNOHANG : 0);
+		if (r == l->pid) {
+			l->reaped = true;
+			l->status = status;
+			return 1;
+		}
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (timeout_ms && now_ns() >= deadline)
+			return 0;
+		if (timeout_ms)
+			usleep(2000);
+	}
+}
+
+void launch_kill(struct launch *l)
+{
+	if (l->pid <= 0)
+		return;
+	if (l->gate_fd >= 0) {
+		close(l->gate_fd); /* child exits on EOF */
+		l->gate_fd = -1;
+	}
+	if (l->err_fd >= 0) {
+		close(l->err_fd);
+		l->err_fd = -1;
+	}
+	kill(-l->pid, SIGKILL);
+	kill(l->pid, SIGKILL);
+	launch_wait(l, 0);
+}

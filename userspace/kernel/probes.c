@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+#include "kernel/probes.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kernel/launcher.h"
+#include "kernel/symbolize.h"
+#include "sync.skel.h"
+#include "kernel/target.h"
+#include "lib/util.h"
+
+/* The pthread API we probe (glibc names). "required" functions exist in
+ * every glibc with threads; the rest are newer (clock*) or optional and
+ * may be absent, notably from static binaries that do not link them. */
+const struct sync_fn_desc sync_fns[] = {
+	{ CS_FN_MUTEX_LOCK, "pthread_mutex_lock", true, true },
+	{ CS_FN_MUTEX_TRYLOCK, "pthread_mutex_trylock", true, false },
+	{ CS_FN_MUTEX_TIMEDLOCK, "pthread_mutex_timedlock", true, false },
+	{ CS_FN_MUTEX_CLOCKLOCK, "pthread_mutex_clocklock", true, false },
+	{ CS_FN_MUTEX_UNLOCK, "pthread_mutex_unlock", false, true },
+	{ CS_FN_RW_RDLOCK, "pthread_rwlock_rdlock", true, false },
+	{ CS_FN_RW_TRYRDLOCK, "pthread_rwlock_tryrdlock", true, false },
+	{ CS_FN_RW_TIMEDRDLOCK, "pthread_rwlock_timedrdlock", true, false },
+	{ CS_FN_RW_CLOCKRDLOCK, "pthread_rwlock_clockrdlock", true, false },
+	{ CS_FN_RW_WRLOCK, "pthread_rwlock_wrlock", true, false },
+	{ CS_FN_RW_TRYWRLOCK, "pthread_rwlock_trywrlock", true, false },
+	{ CS_FN_RW_TIMEDWRLOCK, "pthread_rwlock_timedwrlock", true, false },
+	{ CS_FN_RW_CLOCKWRLOCK, "pthread_rwlock_clockwrlock", true, false },
+	{ CS_FN_RW_UNLOCK, "pthread_rwlock_unlock", false, false },
+	{ CS_FN_SPIN_LOCK, "pthread_spin_lock", true, false },
+	{ CS_FN_SPIN_TRYLOCK, "pthread_spin_trylock", true, false },
+	{ CS_FN_SPIN_UNLOCK, "pthread_spin_unlock", false, false },
+	{ CS_FN_COND_WAIT, "pthread_cond_wait", true, false },
+	{ CS_FN_COND_TIMEDWAIT, "pthread_cond_timedwait", true, false },
+	{ CS_FN_COND_CLOCKWAIT, "pthread_cond_clockwait", true, false },
+	{ CS_FN_COND_SIGNAL, "pthread_cond_signal", false, false },
+	{ CS_FN_COND_BROADCAST, "pthread_cond_broadcast", false, false },
+	{ CS_FN_SEM_WAIT, "sem_wait", true, false },
+	{ CS_FN_SEM_TRYWAIT, "sem_trywait", true, false },
+	{ CS_FN_SEM_TIMEDWAIT, "sem_timedwait", true, false },
+	{ CS_FN_SEM_CLOCKWAIT, "sem_clockwait", true, false },
+	{ CS_FN_SEM_POST, "sem_post", false, false },
+	{ CS_FN_BARRIER_WAIT, "pthread_barrier_wait", false, false },
+	{ CS_FN_CREATE, "pthread_create", false, false },
+	{ CS_FN_JOIN, "pthread_join", true, false },
+	{ CS_FN_TRYJOIN, "pthread_tryjoin_np", true, false },
+	{ CS_FN_TIMEDJOIN, "pthread_timedjoin_np", true, false },
+	{ CS_FN_CLOCKJOIN, "pthread_clockjoin_np", true, false },
+	{ CS_FN_EXIT, "pthread_exit", false, false },
+	{ CS_FN_SPIN_LOCK_ACQUIRED, "pthread_spin_lock", false, false },
+};
+const size_t sync_nfns = ARRAY_SIZE(sync_fns);
+
+const char *sync_fn_name(unsigned fn)
+{
+	size_t i;
+
+	for (i = 0; i < sync_nfns; i++)
+		if ((unsigned)sync_fns[i].fn == fn)
+			return sync_fns[i].name;
+	return "?";
+}
+
+static bool sync_fn_needs_return(enum cs_sync_fn fn)
+{
+	size_t i;
+
+	for (i = 0; i < sync_nfns; i++)
+		if (sync_fns[i].fn == fn)
+			return sync_fns[i].ret;
+	return false;
+}
+
+/* glibc's pthread_spin_lock begins with "lock decl (%rdi)"; the kernel
+ * rejects uprobes on lock-prefixed instructions (ENOTSUPP). Look for the
+ * 0xf0 prefix among the legacy prefix bytes at the entry. */
+bool sync_starts_with_lock_prefix(const char *object, uint64_t off)
+{
+	unsigned char b[4];
+	bool lock = false;
+	int fd, i;
+
+	fd = open(object, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (pread(fd, b, sizeof(b), off) == (ssize_t)sizeof(b)) {
+		for (i = 0; i < 4; i++) {
+			if (b[i] == 0xf0)
+				lock = true;
+			else if (b[i] != 0x66 && b[i] != 0xf2 && b[i] != 0xf3 && b[i] != 0x2e &&
+				 b[i] != 0x3e && b[i] != 0x26 && b[i] != 0x36 && b[i] != 0x64 &&
+				 b[i] != 0x65)
+				break;
+		}
+	}
+	close(fd);
+	return lock;
+}
+
+/* glibc x86-64 pthread_spin_lock: "lock decl (%rdi); jne spin; xor %eax,
+ * %eax; ret; ...". Every successful acquisition leaves through that
+ * "xor %eax,%eax; ret", with the return address still on top of the stack,
+ * so a probe there sees each acquisition and its call site. Only this exact
+ * shape is accepted. */
+bool sync_spin_lock_success_return(const char *object, uint64_t *off)
+{
+	static const unsigned char head[] = { 0xf0, 0xff, 0x0f, 0x75 };
+	static const unsigned char tail[] = { 0x31, 0xc0, 0xc3 };
+	unsigned char b[8];
+	bool ok = false;
+	int fd;
+
+	fd = open(object, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (pread(fd, b, sizeof(b), *off) == (ssize_t)sizeof(b) && !memcmp(b, head, sizeof(head)) &&
+	    !memcmp(b + 5, tail, sizeof(tail))) {
+		*off += 5;
+		ok = true;
+	}
+	close(fd);
+	return ok;
+}
+
+int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *offsets)
+{
+	uint64_t off;
+	size_t i;
+	int n = 0, j, err;
+
+	for (i = 0; i < sync_nfns; i++) {
+		err = sym_lookup_function(object, sync_fns[i].name, &off, NULL);
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		if (sync_fns[i].fn == CS_FN_SPIN_LOCK_ACQUIRED)
+			continue; /* derived from CS_FN_SPIN_LOCK below */
+		if (sync_starts_with_lock_prefix(object, off)) {
+			if (sync_fns[i].fn == CS_FN_SPIN_LOCK &&
+			    sync_spin_lock_success_return(object, &off)) {
+				fns[n] = CS_FN_SPIN_LOCK_ACQUIRED;
+				offsets[n++] = off;
+				continue;
+			}
+			cs_debug("%s: %s starts with a lock-prefixed instruction, which x86 "
+				 "uprobes refuse: not observed",
+				 object, sync_fns[i].name);
+			continue;
+		}
+		for (j = 0; j < n; j++)
+			if (offsets[j] == off)
+				break;
+		if (j < n)
+			continue; /* alias of a function already probed */
+		fns[n] = sync_fns[i].fn;
+		offsets[n] = off;
+		n++;
+	}
+	return n;
+}
+
+/* ---- which libc ----------------------------------------------------------- */
+
+static int elf_interp(const char *path, char *out, size_t len)
+{
+	int fd, err = -ENOENT;
+	size_t i, nph;
+	GElf_Phdr ph;
+	Elf *e;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &nph)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz == 0 || ph.p_filesz >= len ||
+		    pread(fd, out, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz) {
+			err = -EINVAL;
+			goto cleanup;
+		}
+		out[ph.p_filesz] = 0;
+		err = 0;
+		break;
+	}
+cleanup:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" */
+int sync_parse_ldso_list(char *out, const char *libname, char *path, size_t len)
+{
+	char *line, *save = NULL, *arrow, *end;
+
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == '\t' || *line == ' ')
+			line++;
+		if (strncmp(line, libname, strlen(libname)))
+			continue;
+		arrow = strstr(line, "=> ");
+		if (!arrow)
+			continue;
+		arrow += 3;
+		end = strstr(arrow, " (");
+		if (end)
+			*end = 0;
+		if (*arrow != '/')
+			continue;
+		snprintf(path, len, "%s", arrow);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Ask the program's own dynamic linker which libc it would load, with the
+ * caller's environment (LD_LIBRARY_PATH, hwcaps subdirectories), as the
+ * user the target will run as. ld.so --list maps but does not run it. */
+static int ldso_list_libc(const char *interp, const char *prog, char *libc, size_t len)
+{
+	char *argv[] = { (char *)interp, "--list", (char *)prog, NULL };
+	struct launch_opts o = { .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
+	char buf[16384];
+	size_t used = 0;
+	struct launch l;
+	int p[2], err;
+	ssize_t n;
+
+	err = launch_resolve_user(NULL, &o.uid, &o.gid, &o.drop_privs);
+	if (err)
+		return err;
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	o.stdout_fd = p[1];
+	o.stderr_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	err = launch_prepare(&o, &l);
+	close(p[1]);
+	if (o.stderr_fd >= 0)
+		close(o.stderr_fd);
+	if (err) {
+		close(p[0]);
+		return err;
+	}
+	err = launch_release(&l, interp);
+	if (err) {
+		close(p[0]);
+		return err;
+	}
+	while (used < sizeof(buf) - 1 && (n = read(p[0], buf + used, sizeof(buf) - 1 - used)) > 0)
+		used += n;
+	buf[used] = 0;
+	close(p[0]);
+	if (launch_wait(&l, 10000) != 1)
+		launch_kill(&l);
+	return sync_parse_ldso_list(buf, "libc.so", libc, len);
+}
+
+int sync_runtime_for_exec(const struct target_info *ti, struct sync_runtime *rt)
+{
+	char interp[PATH_MAX], libc[PATH_MAX];
+	int err;
+
+	memset(rt, 0, sizeof(*rt));
+	if (ti->is_static) {
+		if (!ti->has_symtab) {
+			cs_err("%s: static and stripped: no symbol table to find its pthread "
+			       "functions in (rebuild without -s)",
+			       ti->path);
+			return -ENOENT;
+		}
+		rt->is_static = true;
+		snprintf(rt->object, sizeof(rt->object), "%s", ti->path);
+		return 0;
+	}
+	err = elf_interp(ti->path, interp, sizeof(interp));
+	if (err) {
+		cs_err("%s: cannot read its program interpreter: %s", ti->path, strerror(-err));
+		return err;
+	}
+	err = ldso_list_libc(interp, ti->path, libc, sizeof(libc));
+	if (err) {
+		cs_err("%s: its dynamic linker %s does not load a libc.so (not a glibc program?)",
+		       ti->path, interp);
+		return -ENOENT;
+	}
+	if (!realpath(libc, rt->object) || !realpath(interp, rt->ldso)) {
+		cs_err("%s: cannot resolve %s: %s", ti->path, libc, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
+{
+	struct symbolizer *s;
+	const char *libc, *ldso;
+	char exe[64];
+	uint64_t off;
+	ssize_t n;
+
+	memset(rt, 0, sizeof(*rt));
+	s = symbolizer_new(pid);
+	if (!s) {
+		int err = -errno;
+
+		if (err == -ENOENT || err == -ESRCH)
+			cs_err("pid %d: no such process", (int)pid);
+		else
+			cs_err("pid %d: cannot read /proc/%d/maps: %s", (int)pid, (int)pid,
+			       strerror(-err));
+		return err;
+	}
+	libc = symbolizer_find_object(s, "libc.so");
+	if (!libc)
+		libc = symbolizer_find_object(s, "libc-");
+	ldso = symbolizer_find_object(s, "ld-linux");
+	if (libc) {
+		/* A process in another mount namespace (a container) maps
+		 * files we may not see under the same path: go through its
+		 * root. */
+		if (access(libc, R_OK) == 0)
+			snprintf(rt->object, sizeof(rt->object), "%s", libc);
+		else
+			snprintf(rt->object, sizeof(rt->object), "/proc/%d/root%s", (int)pid, libc);
+		if (ldso && access(ldso, R_OK) == 0)
+			snprintf(rt->ldso, sizeof(rt->ldso), "%s", ldso);
+		else if (ldso)
+			snprintf(rt->ldso, sizeof(rt->ldso), "/proc/%d/root%s", (int)pid, ldso);
+		symbolizer_free(s);
+		return 0;
+	}
+	symbolizer_free(s);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	n = readlink(exe, rt->object, sizeof(rt->object) - 1);
+	if (n <= 0) {
+		cs_err("pid %d: cannot read its executable: %s", (int)pid, strerror(errno));
+		return -ESRCH;
+	}
+	rt->object[n] = 0;
+	if (sym_lookup_function(rt->object, "pthread_mutex_lock", &off, NULL)) {
+		cs_err("pid %d: maps no libc and %s has no pthread symbols: nothing to probe",
+		       (int)pid, rt->object);
+		return -ENOENT;
+	}
+	rt->is_static = true;
+	return 0;
+}
+
+/* ---- BPF object ------------------------------------------------------------- */
+
+int sync_probes_open(struct sync_probes *sp, const struct sync_probe_opts *o)
+{
+	struct sync_bpf *skel;
+	int err;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->opts = *o;
+	skel = sync_bpf__open();
+	if (!skel) {
+		err = -errno;
+		cs_err("cannot open the sync probes BPF object: %s", strerror(-err));
+		return err;
+	}
+	skel->rodata->cs_sync_scope = o->scope;
+	skel->rodata->cs_follow_forks = o->follow_forks;
+	if (o->comm)
+		strncpy((char *)skel->rodata->cs_comm, o->comm, sizeof(skel->rodata->cs_comm) - 1);
+	skel->rodata->cs_cgroup_id = o->cgroup_id;
+	skel->rodata->cs_cgroup_level = o->cgroup_level;
+	if (o->ringbuf_bytes)
+		bpf_map__set_max_entries(skel->maps.cs_sync_events, o->ringbuf_bytes);
+	if (o->before_load) {
+		err = o->before_load(skel->obj, o->before_load_arg);
+		if (err) {
+			sync_bpf__destroy(skel);
+			return err;
+		}
+	}
+	err = sync_bpf__load(skel);
+	if (err) {
+		cs_err("cannot load the sync probes: %s%s", strerror(-err),
+		       geteuid() ? " (run as root)" : "");
+		sync_bpf__destroy(skel);
+		return err;
+	}
+	sp->skel = skel;
+	return 0;
+}
+
+int sync_probes_track(struct sync_probes *sp, pid_t tgid)
+{
+	struct cs_proc p = { 0 };
+	__u32 key = tgid;
+
+	if (bpf_map__update_elem(sp->skel->maps.cs_sync_tracked, &key, sizeof(key), &p, sizeof(p),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int mark_runtime_object(struct sync_probes *sp, const char *path)
+{
+	struct cs_inode_key k = { 0 };
+	__u32 one = 1;
+	struct stat st;
+
+	if (!path[0])
+		return 0;
+	if (stat(path, &st))
+		return -errno;
+	k.ino = st.st_ino;
+	/* The kernel's dev_t encoding, as BPF reads it from the superblock. */
+	k.dev = (major(st.st_dev) << 20) | minor(st.st_dev);
+	if (bpf_map__update_elem(sp->skel->maps.cs_sync_runtime, &k, sizeof(k), &one, sizeof(one),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int add_link(struct sync_probes *sp, struct bpf_link *link, const char *what)
+{
+	int err;
+
+	if (!link) {
+		err = -errno;
+		cs_err("cannot attach %s: %s%s", what, strerror(-err),
+		       err == -EPERM || err == -EACCES ? " (run as root)" : "");
+		return err;
+	}
+	if (sp->nlinks >= SYNC_MAX_LINKS) {
+		bpf_link__destroy(link);
+		cs_err("too many probe links");
+		return -E2BIG;
+	}
+	sp->links[sp->nlinks++] = link;
+	return 0;
+}
+
+static int attach_tracepoints(struct sync_probes *sp)
+{
+	int err;
+
+	err = add_link(sp, bpf_program__attach(sp->skel->progs.cs_sync_fork),
+		       "tracepoint sched_process_fork");
+	if (!err)
+		err = add_link(sp, bpf_program__attach(sp->skel->progs.cs_sync_thread_exit),
+			       "tracepoint sched_process_exit");
+	if (!err)
+		err = add_link(sp, bpf_program__attach(sp->skel->progs.cs_sync_exec),
+			       "tracepoint sched_process_exec");
+	return err;
+}
+
+/* x86 uprobes refuse some first instructions (lock-prefixed ones: glibc's
+ * pthread_spin_lock starts with "lock decl"), and one refusal fails the
+ * whole uprobe.multi link. Keep the functions a single probe accepts. */
+static int drop_unprobeable(struct sync_probes *sp, const char *object, pid_t pid,
+			    enum cs_sync_fn *fns, unsigned long *offs, int n)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
+	struct bpf_link *link;
+	int i, kept = 0;
+
+	o.offsets = offs;
+	o.cnt = n;
+	link = bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid, object, NULL,
+						&o);
+	if (link) {
+		bpf_link__destroy(link);
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		o.offsets = &offs[i];
+		o.cnt = 1;
+		link = bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid, object,
+							NULL, &o);
+		if (!link) {
+			sp->skipped[sp->nskipped++] = fns[i];
+			cs_debug("%s: cannot probe %s (%s): not observed", object,
+				 sync_fn_name(fns[i]), strerror(errno));
+			continue;
+		}
+		bpf_link__destroy(link);
+		fns[kept] = fns[i];
+		offs[kept++] = offs[i];
+	}
+	return kept;
+}
+
+int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pid_t pid)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, eo);
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, ro);
+	enum cs_sync_fn fns[CS_FN__COUNT];
+	unsigned long offs[CS_FN__COUNT], roffs[CS_FN__COUNT];
+	__u64 cookies[CS_FN__COUNT], rcookies[CS_FN__COUNT];
+	char what[PATH_MAX + 64];
+	int n, i, nr = 0, err;
+
+	n = sync_find_offsets(rt->object, fns, offs);
+	if (n < 0) {
+		cs_err("%s: cannot read its symbol table: %s", rt->object, strerror(-n));
+		return n;
+	}
+	if (n == 0) {
+		cs_err("%s: no pthread synchronization functions found", rt->object);
+		return -ENOENT;
+	}
+	n = drop_unprobeable(sp, rt->object, pid, fns, offs, n);
+	for (i = 0; i < n; i++) {
+		cookies[i] = fns[i];
+		if (sync_fn_needs_return(fns[i])) {
+			roffs[nr] = offs[i];
+			rcookies[nr++] = fns[i];
+		}
+	}
+	if (!rt->is_static) {
+		err = mark_runtime_object(sp, rt->object);
+		if (!err)
+			err = mark_runtime_object(sp, rt->ldso);
+		if (err) {
+			cs_err("%s: %s", rt->object, strerror(-err));
+			return err;
+		}
+	}
+	err = attach_tracepoints(sp);
+	if (err)
+		return err;
+	eo.offsets = offs;
+	eo.cookies = cookies;
+	eo.cnt = n;
+	/* Before the entry program: a uprobe runs its consumers newest
+	 * first, and the park must come after the entry's mark and event. */
+	if (sp->opts.commit) {
+		snprintf(what, sizeof(what), "park uprobes to %d pthread functions in %s", n,
+			 rt->object);
+		err = add_link(sp,
+			       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_commit, pid,
+								rt->object, NULL, &eo),
+			       what);
+		if (err)
+			return err;
+	}
+	snprintf(what, sizeof(what), "uprobes to %d pthread functions in %s", n, rt->object);
+	err = add_link(sp,
+		       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid,
+							rt->object, NULL, &eo),
+		       what);
+	if (err)
+		return err;
+	ro.offsets = roffs;
+	ro.cookies = rcookies;
+	ro.cnt = nr;
+	ro.retprobe = true;
+	snprintf(what, sizeof(what), "uretprobes to %d pthread functions in %s", nr, rt->object);
+	err = add_link(sp,
+		       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_return, pid,
+							rt->object, NULL, &ro),
+		       what);
+	if (err)
+		return err;
+	sp->nprobes += n;
+	cs_debug("sync probes: %d entry + %d return probes on %s (pid %d)", n, nr, rt->object,
+		 (int)pid);
+	return 0;
+}
+
+void sync_probes_detach(struct sync_probes *sp)
+{
+	int i;
+
+	for (i = 0; i < sp->nlinks; i++)
+		bpf_link__destroy(sp->links[i]);
+	sp->nlinks = 0;
+}
+
+void sync_probes_close(struct sync_probes *sp)
+{
+	sync_probes_detach(sp);
+	if (sp->skel)
+		sync_bpf__destroy(sp->skel);
+	sp->skel = NULL;
+}
+
+int sync_probes_stats(struct sync_probes *sp, uint64_t out[CS_SSTAT__COUNT])
+{
+	int ncpu = libbpf_num_possible_cpus(), c;
+	__u32 k;
+	__u64 *v;
+
+	if (ncpu <= 0)
+		return ncpu;
+	v = xcalloc(ncpu, sizeof(*v));
+	for (k = 0; k < CS_SSTAT__COUNT; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(sp->skel->maps.cs_sync_stats, &k, sizeof(k), v,
+					 sizeof(*v) * ncpu, 0))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[k] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+/* Empty a hash map (keys of key_size bytes). */
+static void map_empty(struct bpf_map *m)
+{
+	size_t ksz = bpf_map__key_size(m);
+	char key[64];
+
+	if (ksz > sizeof(key))
+		return;
+	/* Always take the first key: the previous one is gone. */
+	while (bpf_map__get_next_key(m, NULL, key, ksz) == 0)
+		if (bpf_map__delete_elem(m, key, ksz, 0))
+			break;
+}
+
+int sync_probes_reset(struct sync_probes *sp)
+{
+	static const char *const per_run[] = {
+		"cs_sync_tracked",  "cs_sync_threads", "cs_sync_locks",
+		"cs_sync_pthreads", "cs_sync_sp",      "cs_sync_goodlock",
+		"cs_sync_hb",	    "cs_sync_sync",    "cs_sync_vmas",
+	};
+	struct bpf_map *m;
+	size_t i;
+	void *zero;
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 k;
+
+	if (!sp->skel)
+		return -EINVAL;
+	sync_probes_detach(sp);
+	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
+		m = bpf_object__find_map_by_name(sp->skel->obj, per_run[i]);
+		if (m)
+			map_empty(m);
+	}
+	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_stats");
+	if (m && ncpu > 0) {
+		zero = xcalloc((size_t)ncpu, bpf_map__value_size(m));
+		for (k = 0; k < bpf_map__max_entries(m); k++)
+			bpf_map__update_elem(m, &k, sizeof(k), zero,
+					     (size_t)ncpu * bpf_map__value_size(m), 0);
+		free(zero);
+	}
+	return 0;
+}
+
+int sync_probes_map_fd(struct sync_probes *sp, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(sp->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}

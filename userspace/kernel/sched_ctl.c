@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Userspace side of scx_concsched: load / share / attach / control / unload.
+ * See sched_ctl.h for the lifecycle and sched/scx_concsched.bpf.c for the
+ * mechanism it drives.
+ */
+#include "kernel/sched_ctl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "concsched_abi.h"
+#include "kick.skel.h"
+#include "scx_concsched.skel.h"
+#include "lib/util.h"
+
+#define SCHED_EXT_SYSFS	     "/sys/kernel/sched_ext"
+#define SCHED_CTL_MAX_KICKS  64
+#define SCHED_CTL_MAX_POINTS 64
+
+/* The maps bpf/sched_point.bpf.h defines in every object that includes it. */
+static const char *const shared_map_names[] = {
+	"cs_thread_ctl",       "cs_site_policy",   "cs_sched_cfg_map",
+	"cs_sched_shared_map", "cs_sched_kicking",
+};
+
+struct sched_ctl {
+	struct scx_concsched_bpf *skel;
+	struct bpf_link *ops_link;
+	struct ring_buffer *notes;
+	sched_note_fn note_fn;
+	void *note_ctx;
+	struct kick_bpf *kicks[SCHED_CTL_MAX_KICKS];
+	int nr_kicks;
+	struct bpf_link *points[SCHED_CTL_MAX_POINTS];
+	int nr_points;
+	bool point_kick; /* kick attached to cs_func_point */
+	bool exit_printed;
+	bool detached;
+	uint64_t kicks_total; /* kicks of the kick objects already destroyed */
+	int guard_fd;	      /* dup of the struct_ops link above every fd */
+	bool ejected;	      /* the kernel ended the scheduler before we unregistered */
+};
+
+const char *sched_ext_state(void)
+{
+	static char buf[64];
+	char *s = read_line_file(SCHED_EXT_SYSFS "/state");
+
+	if (!s)
+		return "absent";
+	snprintf(buf, sizeof(buf), "%s", s);
+	free(s);
+	return buf;
+}
+
+/* Every kfunc the scheduler cannot do without. Older kernels named them
+ * scx_bpf_dispatch / scx_bpf_consume (before 6.13). */
+static const char *const required_kfuncs[] = {
+	"scx_bpf_dsq_insert",	"scx_bpf_dsq_insert_vtime", "scx_bpf_dsq_move_to_local",
+	"scx_bpf_dsq_move",	"scx_bpf_kick_cpu",	    "scx_bpf_create_dsq",
+	"bpf_iter_scx_dsq_new", "scx_bpf_task_cpu",	    "scx_bpf_select_cpu_dfl",
+};
+
+/* Is sched_ext there and free? Cheap: sysfs only. */
+static int sched_check_kernel(void)
+{
+	const char *state = sched_ext_state();
+
+	if (!strcmp(state, "absent")) {
+		cs_err("this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT): "
+		       "run under 'concsched vm' or boot a 6.13+ kernel with sched_ext");
+		return -ENOTSUP;
+	}
+	if (strcmp(state, "disabled")) {
+		char *ops = read_line_file(SCHED_EXT_SYSFS "/root/ops");
+
+		cs_err("another sched_ext scheduler is %s (%s): unload it first", state,
+		       ops ? ops : "unknown");
+		free(ops);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* After a failed load: is it because the kernel lacks a kfunc we need?
+ * Parsing the kernel BTF costs ~0.5 s under TCG, so only on failure. */
+static int sched_check_kfuncs(void)
+{
+	struct btf *btf;
+	size_t i;
+	int err = 0;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		cs_err("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
+		return -ENOTSUP;
+	}
+	for (i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
+		if (btf__find_by_name_kind(btf, required_kfuncs[i], BTF_KIND_FUNC) < 0) {
+			cs_err("kernel too old: sched_ext lacks %s (Linux 6.13 or newer is needed)",
+			       required_kfuncs[i]);
+			err = -ENOTSUP;
+			break;
+		}
+	}
+	btf__free(btf);
+	return err;
+}
+
+static struct cs_sched_cfg *sched_cfg_read(struct sched_ctl *c, struct cs_sched_cfg *cfg)
+{
+	__u32 zero = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	bpf_map__lookup_elem(c->skel->maps.cs_sched_cfg_map, &zero, sizeof(zero), cfg, sizeof(*cfg),
+			     0);
+	return cfg;
+}
+
+static int sched_cfg_write(struct sched_ctl *c, const struct cs_sched_cfg *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map__update_elem(c->skel->maps.cs_sched_cfg_map, &zero, sizeof(zero), cfg,
+				    sizeof(*cfg), 0);
+}
+
+static int sched_ctl_load(struct sched_ctl *c, const struct sched_ctl_opts *o)
+{
+	unsigned timeout_ms = o->timeout_ms ? o->timeout_ms : SCHED_CTL_TIMEOUT_MS_DFL;
+	unsigned watchdog_ms = o->watchdog_ms ? o->watchdog_ms : SCHED_CTL_WATCHDOG_MS_DFL;
+	struct cs_sched_cfg cfg = { 0 };
+	int err, ncpus;
+	uint64_t t0;
+
+	if (timeout_ms > 30000) {
+		cs_err("scheduler timeout %u ms is above the kernel's 30000 ms limit", timeout_ms);
+		return -EINVAL;
+	}
+	if (watchdog_ms > timeout_ms / 2) {
+		cs_err("watchdog %u ms must stay well under the scheduler timeout (%u ms): "
+		       "use at most %u",
+		       watchdog_ms, timeout_ms, timeout_ms / 2);
+		return -EINVAL;
+	}
+	c->skel = scx_concsched_bpf__open();
+	if (!c->skel) {
+		err = -errno;
+		cs_err("cannot open the scheduler BPF object: %s", strerror(-err));
+		return err;
+	}
+	ncpus = libbpf_num_possible_cpus();
+	c->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
+	c->skel->struct_ops.concsched_ops->timeout_ms = timeout_ms;
+	t0 = now_ns();
+	err = scx_concsched_bpf__load(c->skel);
+	cs_debug("scheduler: BPF load %.1f ms", (now_ns() - t0) / 1e6);
+	if (err && sched_check_kfuncs())
+		return -ENOTSUP;
+	if (err) {
+		cs_err("cannot load the scheduler BPF programs: %s (run as root; "
+		       "'concsched --verbose' shows the verifier log)",
+		       strerror(-err));
+		return err;
+	}
+	cfg.watchdog_ns = (uint64_t)watchdog_ms * 1000000ULL;
+	cfg.slice_ns = (uint64_t)(o->slice_us ? o->slice_us : 5000) * 1000ULL;
+	cfg.serial = o->serial;
+	cfg.seed = o->seed;
+	err = sched_cfg_write(c, &cfg);
+	if (err)
+		return err;
+	c->ops_link = bpf_map__attach_struct_ops(c->skel->maps.concsched_ops);
+	if (!c->ops_link) {
+		err = -errno;
+		cs_err("cannot register the sched_ext scheduler: %s (is another one loading?)",
+		       strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int sched_note_cb(void *ctx, void *data, size_t len)
+{
+	struct sched_ctl *c = ctx;
+
+	if (len >= sizeof(struct cs_sched_note) && c->note_fn)
+		c->note_fn(data, c->note_ctx);
+	return 0;
+}
+
+int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o)
+{
+	struct sched_ctl *c;
+	int err;
+
+	uint64_t t0 = now_ns(), t1;
+
+	*out = NULL;
+	err = sched_check_kernel();
+	if (err)
+		return err;
+	t1 = now_ns();
+	c = xcalloc(1, sizeof(*c));
+	c->guard_fd = -1;
+	err = sched_ctl_load(c, o);
+	if (err)
+		goto cleanup;
+	cs_debug("scheduler: kernel check %.1f ms, load+register %.1f ms", (t1 - t0) / 1e6,
+		 (now_ns() - t1) / 1e6);
+	c->notes =
+		ring_buffer__new(bpf_map__fd(c->skel->maps.cs_sched_notes), sched_note_cb, c, NULL);
+	if (!c->notes) {
+		err = -errno;
+		cs_err("cannot open the scheduler's note ring buffer: %s", strerror(-err));
+		goto cleanup;
+	}
+	*out = c;
+	return 0;
+cleanup:
+	sched_ctl_close(c);
+	return err;
+}
+
+static int highest_open_fd(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int fd, max = 2;
+
+	if (!dir)
+		return 1023;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' && (fd = atoi(d->d_name)) > max)
+			max = fd;
+	closedir(dir);
+	return max;
+}
+
+int sched_ctl_guard(struct sched_ctl *c)
+{
+	int fd;
+
+	if (!c->ops_link)
+		return -ENOENT;
+	fd = fcntl(bpf_link__fd(c->ops_link), F_DUPFD_CLOEXEC, highest_open_fd() + 1);
+	if (fd < 0)
+		return -errno;
+	if (c->guard_fd >= 0)
+		close(c->guard_fd);
+	c->guard_fd = fd;
+	return 0;
+}
+
+int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj)
+{
+	struct bpf_map *mine, *theirs;
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(shared_map_names); i++) {
+		theirs = bpf_object__find_map_by_name(obj, shared_map_names[i]);
+		if (!theirs)
+			continue; /* the object does not use it */
+		mine = bpf_object__find_map_by_name(c->skel->obj, shared_map_names[i]);
+		err = bpf_map__reuse_fd(theirs, bpf_map__fd(mine));
+		if (err) {
+			cs_err("cannot share map %s with %s: %s", shared_map_names[i],
+			       bpf_object__name(obj), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The subprogram of bpf/sched_point.bpf.h that cs_sched_commit() calls
+ * with preemption disabled: the kick's fexit attaches to it. */
+#define SCHED_CTL_KICK_HOOK "cs_sched_kick_hook"
+
+/* Does the loaded program contain the kick hook (it calls cs_sched_commit)? */
+static bool prog_has_kick_hook(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = { 0 };
+	struct bpf_func_info *fi;
+	__u32 len = sizeof(info), i, n;
+	struct btf *btf = NULL;
+	bool found = false;
+
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) || !info.btf_id ||
+	    !info.nr_func_info)
+		return false;
+	n = info.nr_func_info;
+	fi = xcalloc(n, sizeof(*fi));
+	memset(&info, 0, sizeof(info));
+	info.nr_func_info = n;
+	info.func_info_rec_size = sizeof(*fi);
+	info.func_info = (__u64)(unsigned long)fi;
+	len = sizeof(info);
+	if (!bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		btf = btf__load_from_kernel_by_id(info.btf_id);
+	for (i = 0; btf && i < n && !found; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, fi[i].type_id);
+		const char *name = t ? btf__name_by_offset(btf, t->name_off) : NULL;
+
+		found = name && strcmp(name, SCHED_CTL_KICK_HOOK) == 0;
+	}
+	btf__free(btf);
+	free(fi);
+	return found;
+}
+
+int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
+{
+	const char *target = SCHED_CTL_KICK_HOOK;
+	struct kick_bpf *k;
+	int err;
+
+	if (c->nr_kicks >= SCHED_CTL_MAX_KICKS) {
+		cs_err("too many probe programs to kick (max %d)", SCHED_CTL_MAX_KICKS);
+		return -E2BIG;
+	}
+	/* A program without cs_sched_commit() gets the kick on its exit (the
+	 * first design): it works, but a thread parked inside that fexit
+	 * blocks the kicks of the other threads on its CPU. */
+	if (!prog_has_kick_hook(prog)) {
+		target = bpf_program__name(prog);
+		cs_debug("kick: %s does not call cs_sched_commit(); kicking on its exit", target);
+	}
+	k = kick_bpf__open();
+	if (!k)
+		return -errno;
+	err = sched_ctl_share_maps(c, k->obj);
+	if (err)
+		goto fail;
+	err = bpf_program__set_attach_target(k->progs.cs_kick, bpf_program__fd(prog), target);
+	if (err)
+		goto fail;
+	err = kick_bpf__load(k);
+	if (err) {
+		cs_err("cannot load the fexit kick for %s: %s", bpf_program__name(prog),
+		       strerror(-err));
+		goto fail;
+	}
+	err = kick_bpf__attach(k);
+	if (err) {
+		cs_err("cannot attach the fexit kick to %s: %s", bpf_program__name(prog),
+		       strerror(-err));
+		goto fail;
+	}
+	c->kicks[c->nr_kicks++] = k;
+	sched_ctl_guard(c);
+	return 0;
+fail:
+	kick_bpf__destroy(k);
+	return err;
+}
+
+int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
+			uint32_t *index)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct bpf_link *l;
+	int err;
+
+	if (!c->point_kick) {
+		err = sched_ctl_attach_kick(c, c->skel->progs.cs_func_commit);
+		if (err)
+			return err;
+		c->point_kick = true;
+	}
+	if (c->nr_points + 1 >= SCHED_CTL_MAX_POINTS) {
+		cs_err("too many function points (max %d)", SCHED_CTL_MAX_POINTS / 2);
+		return -E2BIG;
+	}
+	/* Two links per point; its index counts points, not links. */
+	uo.func_name = symbol;
+	uo.bpf_cookie = (__u64)(c->nr_points / 2);
+	/* The commit first: the kernel runs a uprobe's consumers newest
+	 * first, so cs_func_point marks and cs_func_commit then parks. */
+	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_commit, pid, binary, 0, &uo);
+	if (!l) {
+		err = -errno;
+		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
+		return err;
+	}
+	c->points[c->nr_points++] = l;
+	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_point, pid, binary, 0, &uo);
+	if (!l) {
+		err = -errno;
+		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
+		return err;
+	}
+	*index = (uint32_t)(c->nr_points / 2);
+	c->points[c->nr_points++] = l;
+	sched_ctl_guard(c);
+	return 0;
+}
+
+int sched_ctl_set_active(struct sched_ctl *c, bool active)
+{
+	struct cs_sched_cfg cfg;
+
+	sched_cfg_read(c, &cfg);
+	cfg.active = active;
+	return sched_cfg_write(c, &cfg);
+}
+
+int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed)
+{
+	struct cs_sched_cfg cfg;
+	int err;
+
+	sched_cfg_read(c, &cfg);
+	cfg.serial = mode;
+	cfg.seed = seed;
+	err = sched_cfg_write(c, &cfg);
+	if (!err)
+		c->skel->bss->rand_state = 0; /* reseed on next draw */
+	return err;
+}
+
+int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp)
+{
+	return bpf_map__update_elem(c->skel->maps.cs_site_policy, &site, sizeof(site), sp,
+				    sizeof(*sp), 0);
+}
+
+int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site)
+{
+	int err = bpf_map__delete_elem(c->skel->maps.cs_site_policy, &site, sizeof(site), 0);
+
+	return err == -ENOENT ? 0 : err;
+}
+
+/* Read-modify-write of one thread's control entry; creates it if absent
+ * (a thread userspace names before its first point). */
+static int sched_thread_update(struct sched_ctl *c, uint32_t tid,
+			       void (*fn)(struct cs_thread_ctl *, const void *), const void *arg)
+{
+	struct bpf_map *m = c->skel->maps.cs_thread_ctl;
+	struct cs_thread_ctl tc;
+
+	if (bpf_map__lookup_elem(m, &tid, sizeof(tid), &tc, sizeof(tc), 0))
+		memset(&tc, 0, sizeof(tc));
+	fn(&tc, arg);
+	return bpf_map__update_elem(m, &tid, sizeof(tid), &tc, sizeof(tc), 0);
+}
+
+struct thread_next_arg {
+	enum cs_action act;
+	uint64_t delay_ns;
+};
+
+static void thread_next_fn(struct cs_thread_ctl *tc, const void *a)
+{
+	const struct thread_next_arg *n = a;
+
+	tc->next_action = n->act;
+	tc->next_delay_ns = n->delay_ns;
+}
+
+static void thread_prio_fn(struct cs_thread_ctl *tc, const void *a)
+{
+	tc->prio = *(const uint32_t *)a;
+}
+
+int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act, uint64_t delay_ns)
+{
+	struct thread_next_arg n = { act, delay_ns };
+
+	return sched_thread_update(c, tid, thread_next_fn, &n);
+}
+
+int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio)
+{
+	return sched_thread_update(c, tid, thread_prio_fn, &prio);
+}
+
+static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason)
+{
+	struct cs_release_args args = { .tid = tid, .reason = reason };
+	/* A syscall program's context is written back into ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = &args, .ctx_size_in = sizeof(args));
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.cs_release), &ro);
+	if (err) {
+		cs_debug("release of tid %u failed: %s", tid, strerror(-err));
+		return err;
+	}
+	return (int)args.released;
+}
+
+int sched_ctl_release(struct sched_ctl *c, uint32_t tid)
+{
+	return sched_release_run(c, tid, CS_REL_USER);
+}
+
+int sched_ctl_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out)
+{
+	return bpf_map__lookup_elem(c->skel->maps.cs_thread_ctl, &tid, sizeof(tid), out,
+				    sizeof(*out), 0);
+}
+
+int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max)
+{
+	struct bpf_map *m = c->skel->maps.cs_thread_ctl;
+	struct cs_thread_ctl tc;
+	__u32 key, next;
+	int n = 0;
+	void *prev = NULL;
+
+	while (bpf_map__get_next_key(m, prev, &next, sizeof(next)) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(m, &key, sizeof(key), &tc, sizeof(tc), 0))
+			continue;
+		if (tc.state != CS_TS_PARKED && tc.state != CS_TS_DELAYED)
+			continue;
+		if (n < max)
+			tids[n] = key;
+		n++;
+	}
+	return n;
+}
+
+static void map_clear(struct bpf_map *m, size_t key_size)
+{
+	char key[16], next[16];
+
+	while (bpf_map__get_next_key(m, NULL, next, key_size) == 0) {
+		memcpy(key, next, key_size);
+		if (bpf_map__delete_elem(m, key, key_size, 0))
+			break;
+	}
+}
+
+void sched_ctl_reset(struct sched_ctl *c)
+{
+	struct cs_sched_cfg cfg;
+	__u32 cpu, zero = 0;
+
+	map_clear(c->skel->maps.cs_site_policy, sizeof(__u64));
+	map_clear(c->skel->maps.cs_thread_ctl, sizeof(__u32));
+	/* A kick slot left by a park that never happened (an array: zero it). */
+	for (cpu = 0; cpu < c->skel->rodata->nr_cpus; cpu++)
+		bpf_map__update_elem(c->skel->maps.cs_sched_kicking, &cpu, sizeof(cpu), &zero,
+				     sizeof(zero), 0);
+	sched_cfg_read(c, &cfg);
+	cfg.points = 0;
+	sched_cfg_write(c, &cfg);
+	c->skel->bss->thread_seq = 0;
+}
+
+int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx)
+{
+	int n;
+
+	c->note_fn = fn;
+	c->note_ctx = ctx;
+	n = ring_buffer__poll(c->notes, timeout_ms);
+	if (n == -EINTR)
+		return 0;
+	return n;
+}
+
+void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out)
+{
+	struct cs_sched_shared sh = { 0 };
+	__u32 zero = 0;
+
+	*out = c->skel->bss->stats;
+	/* Releases and the parked count are shared with the kick objects. */
+	if (bpf_map__lookup_elem(c->skel->maps.cs_sched_shared_map, &zero, sizeof(zero), &sh,
+				 sizeof(sh), 0) == 0) {
+		out->releases = sh.releases;
+		out->event_releases = sh.event_releases;
+		out->nr_parked = sh.nr_parked > 0 ? (__u64)sh.nr_parked : 0;
+	}
+}
+
+uint64_t sched_ctl_kicks(struct sched_ctl *c)
+{
+	uint64_t sum = c->kicks_total;
+	int i;
+
+	for (i = 0; i < c->nr_kicks; i++)
+		sum += c->kicks[i]->bss->kicks;
+	return sum;
+}
+
+bool sched_ctl_exited(struct sched_ctl *c)
+{
+	return __atomic_load_n(&c->skel->bss->uei.kind, __ATOMIC_ACQUIRE) != 0;
+}
+
+int sched_ctl_exit_kind(struct sched_ctl *c)
+{
+	return (int)c->skel->bss->uei.kind;
+}
+
+/* include/linux/sched/ext.h: enum scx_exit_kind */
+static const char *sched_exit_kind_name(int64_t kind)
+{
+	switch (kind) {
+	case 1:
+		return "done";
+	case 64:
+		return "unregistered";
+	case 65:
+		return "unregistered by BPF";
+	case 66:
+		return "unregistered by sysrq";
+	case 1024:
+		return "error";
+	case 1025:
+		return "BPF error";
+	case 1026:
+		return "runnable task stall";
+	default:
+		return "exit";
+	}
+}
+
+void sched_ctl_print_exit(struct sched_ctl *c, FILE *f)
+{
+	typeof(c->skel->bss->uei) *u = &c->skel->bss->uei;
+
+	if (!u->kind || c->exit_printed)
+		return;
+	fprintf(f, "concsched: scheduler exit: %s (kind %lld, code %lld)%s%s%s%s\n",
+		sched_exit_kind_name(u->kind), (long long)u->kind, (long long)u->exit_code,
+		u->reason[0] ? ": " : "", u->reason, u->msg[0] ? ": " : "", u->msg);
+	c->exit_printed = true;
+}
+
+void sched_ctl_quiesce(struct sched_ctl *c)
+{
+	if (!c || !c->skel)
+		return;
+	sched_ctl_set_active(c, false);
+	if (!sched_ctl_exited(c))
+		sched_release_run(c, 0, CS_REL_TEARDOWN);
+}
+
+void sched_ctl_detach(struct sched_ctl *c)
+{
+	uint64_t t0;
+	int i;
+
+	if (!c || c->detached)
+		return;
+	c->detached = true;
+	if (c->skel && c->skel->bss) {
+		sched_ctl_quiesce(c);
+		c->ejected = sched_ctl_exited(c);
+	}
+	for (i = 0; i < c->nr_points; i++)
+		bpf_link__destroy(c->points[i]);
+	c->nr_points = 0;
+	c->kicks_total = sched_ctl_kicks(c);
+	for (i = 0; i < c->nr_kicks; i++) {
+		struct bpf_prog_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		/* A kick the trampoline skipped is a park that did not happen
+		 * (bpf/sched_point.bpf.h): worth a debug line. */
+		if (!bpf_prog_get_info_by_fd(bpf_program__fd(c->kicks[i]->progs.cs_kick), &info,
+					     &len) &&
+		    info.recursion_misses)
+			cs_debug("kick %d: %llu kicks skipped by the trampoline (recursion misses)",
+				 i, (unsigned long long)info.recursion_misses);
+		kick_bpf__destroy(c->kicks[i]);
+	}
+	c->nr_kicks = 0;
+	/* Unregistering waits for the kernel's disable work, so the exit
+	 * info is filled in when this returns. */
+	t0 = now_ns();
+	if (c->guard_fd >= 0)
+		close(c->guard_fd);
+	c->guard_fd = -1;
+	bpf_link__destroy(c->ops_link);
+	c->ops_link = NULL;
+	cs_debug("scheduler: unregister %.1f ms", (now_ns() - t0) / 1e6);
+}
+
+bool sched_ctl_ejected(struct sched_ctl *c)
+{
+	return c->ejected;
+}
+
+void sched_ctl_close(struct sched_ctl *c)
+{
+	if (!c)
+		return;
+	sched_ctl_detach(c);
+	/* A kernel ejection is always news; our own unregistration only
+	 * with --verbose. */
+	if (c->skel && c->skel->bss && !c->exit_printed && (c->ejected || cs_verbose))
+		sched_ctl_print_exit(c, stderr);
+	ring_buffer__free(c->notes);
+	scx_concsched_bpf__destroy(c->skel);
+	free(c);
+}

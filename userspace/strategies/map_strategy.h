@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * MAP-directed scheduling: MAPTest's testexecute (seed 001 Algorithm 4,
+ * ALGORITHMS.md section 2) as an engine with plain inputs and outputs, in
+ * the shape of the TSA engine (tsa.h). No kernel: the caller turns PAUSE
+ * and release decisions into parks and releases.
+ *
+ *  - Target: when an access is observed that can be the first step of a
+ *    pattern with no covered instance starting at that (variable, site) and
+ *    not yet tried in this run, that pattern becomes the target (the first
+ *    step is "seen"; the accessing thread is role a). Pattern 3 (write-
+ *    write, the one that exposed most bugs in MAPTest) is preferred when
+ *    it is a candidate; otherwise one candidate is chosen with the seeded
+ *    RNG. Two-variable patterns are candidates once two variables have
+ *    been seen. One target at a time.
+ *  - Scheduling points are the accesses to the target's variables x (and
+ *    y once bound). A thread about to perform the target's next step
+ *    proceeds at once (eager); any other thread at a scheduling point is
+ *    paused. Accesses to other variables are not scheduling points.
+ *  - When every enabled thread is paused, map_choose_release releases the
+ *    paused thread whose pending access is the target's next step, or, if
+ *    none is, one chosen at random (seeded). After `stall_limit` random
+ *    releases without progress the target is abandoned for this run; it
+ *    is also abandoned when a thread that still has a step in it exits.
+ *  - Coverage (instances found by an online matcher, window as in
+ *    map_patterns.h) is kept across runs; map_strategy_mark_covered
+ *    restores it from an earlier campaign.
+ * Whenever the target changes, map_target_generation() changes: the
+ * caller should then call map_before_access again for each paused thread
+ * (re-evaluation; PROCEED means release it now).
+ */
+#ifndef CONCSCHED_MAP_STRATEGY_H
+#define CONCSCHED_MAP_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coverage/map_patterns.h"
+#include "coverage/metrics.h"
+
+enum map_verdict {
+	MAP_PROCEED = 0,
+	MAP_PAUSE,
+};
+
+enum map_release_why {
+	MAP_REL_EAGER = 0, /* its pending access is the target's next step */
+	MAP_REL_RANDOM,	   /* no such thread: uniform among the paused     */
+	MAP_REL_NO_TARGET, /* no target any more: lowest thread first      */
+};
+
+struct map_release {
+	uint32_t thread;
+	enum map_release_why why;
+	uint32_t site, var;
+	uint16_t op;
+};
+
+struct map_target {
+	bool active;
+	uint8_t pattern;
+	uint8_t next; /* index of the next step */
+	bool has_b, has_y;
+	uint32_t a, b, x, y;
+	uint32_t site[MAP_MAX_STEPS];
+	unsigned stalls;
+};
+
+struct map_strategy_opts {
+	unsigned window;      /* online matcher window, 0 = default        */
+	unsigned stall_limit; /* random releases before giving up, 0 = 8   */
+	bool no_prefer_ww;    /* do not prefer pattern 3                   */
+};
+
+struct map_strategy_stats {
+	uint64_t runs;
+	uint64_t targets_started, targets_completed, targets_abandoned;
+	uint64_t targets_by_pattern[MAP_NPATTERNS + 1];
+	uint64_t pauses;
+	uint64_t releases_eager, releases_random, releases_no_target;
+	uint64_t forced; /* a paused thread ran anyway (watchdog) */
+	uint64_t covered_new;
+};
+
+struct map_strategy;
+
+struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts);
+void map_strategy_free(struct map_strategy *s);
+/* Restore a covered instance key from an earlier run/campaign. */
+void map_strategy_mark_covered(struct map_strategy *s, const char *key);
+const struct cov_taskset *map_strategy_covered(const struct map_strategy *s);
+
+void map_run_begin(struct map_strategy *s, uint64_t seed);
+
+/* Thread lifecycle, as in tsa.h: blocked = waiting in the kernel. */
+void map_thread_start(struct map_strategy *s, uint32_t t);
+void map_thread_blocked(struct map_strategy *s, uint32_t t);
+void map_thread_runnable(struct map_strategy *s, uint32_t t);
+void map_thread_exit(struct map_strategy *s, uint32_t t);
+
+/* Thread t is about to access `var` at `site` (op CS_OP_READ/WRITE/RW).
+ * PAUSE: park it until map_choose_release names it (or a re-evaluation
+ * says PROCEED). */
+enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
+				   unsigned op);
+/* An access was executed (feeds coverage and the target's progress). */
+void map_after_access(struct map_strategy *s, const struct cov_event *ev);
+
+bool map_all_enabled_paused(const struct map_strategy *s);
+/* Pick the paused thread to release and unpause it. 0 or -EAGAIN. */
+int map_choose_release(struct map_strategy *s, struct map_release *out);
+
+bool map_is_paused(const struct map_strategy *s, uint32_t t);
+const struct map_target *map_current_target(const struct map_strategy *s);
+uint64_t map_target_generation(const struct map_strategy *s);
+const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s);
+
+#endif

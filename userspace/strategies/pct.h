@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PCT, probabilistic concurrency testing (Burckhardt et al., ASPLOS'10;
+ * ALGORITHMS.md §10): the comparison baseline. Threads get random distinct
+ * priorities as they appear; d-1 change points are drawn uniformly from
+ * the first k steps; the highest-priority runnable thread always runs, and
+ * at change point i the running thread drops to priority i (below every
+ * initial priority). A bug of depth d is found with probability at least
+ * 1/(n k^(d-1)) per run.
+ *
+ * Plain C and deterministic from the seed: the caller (serial mode of the
+ * scheduler) asks pct_pick() whom to run and reports each executed step.
+ */
+#ifndef CONCSCHED_PCT_H
+#define CONCSCHED_PCT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/rng.h"
+
+#define PCT_MAX_DEPTH 64
+
+struct pct_thread {
+	uint8_t known;
+	uint8_t demoted; /* dropped at a change point                    */
+	uint32_t low;	 /* its change-point priority (1..d-1) if demoted */
+	uint64_t key;	 /* random initial priority (higher runs first)  */
+};
+
+struct pct {
+	uint32_t depth;
+	uint64_t k;			/* estimated number of steps */
+	uint64_t change[PCT_MAX_DEPTH]; /* sorted change points      */
+	uint32_t nchange, next_change;
+	uint64_t steps; /* executed so far           */
+	struct cs_rng rng;
+	struct pct_thread *threads;
+	uint32_t nthreads;
+};
+
+/* depth d >= 1 (d-1 change points), k >= 1 steps. 0 or -EINVAL. */
+int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed);
+void pct_free(struct pct *p);
+/* Thread t appears: it gets a random priority among the initial ones
+ * (uniformly random rank, as a random permutation would). */
+void pct_thread_add(struct pct *p, uint32_t t);
+/* Whom to run for the next step among the runnable threads (unknown ones
+ * are added). If the next step is a change point, the thread that would
+ * run is first demoted. Returns -1 when n == 0. Calling it again before
+ * pct_step() (re-evaluation) does not consume the change point twice. */
+int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n);
+/* One step executed. */
+void pct_step(struct pct *p);
+/* Priority as a number for the scheduler's CS_SERIAL_PRIO mode (higher
+ * runs first): demoted threads 1..d-1, the others d + their rank. */
+uint32_t pct_priority(const struct pct *p, uint32_t t);
+
+#endif
