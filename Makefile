@@ -2,7 +2,8 @@
 # concsched build. Out of tree into build/ (BUILD=...). Quiet unless V=1.
 #   make            build the concsched binary, BPF objects, tests, examples
 #   make deps       install every package and fetch the VM kernel (root)
-#   make test       unit + host + VM tests through prove
+#   make test       check-layout, then unit + host + VM tests through prove
+#   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
 #   make bench      benchmarks (results go to docs/perf.md by hand)
 #   make vmlinux    regenerate build/vmlinux.h
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -55,7 +56,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm bench vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm check-layout bench vmlinux install uninstall clean format format-check
 
 all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(VARIANT_BINS) $(BENCH_BINS)
 
@@ -119,7 +120,7 @@ $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 # the VM kernel that `make deps` caches. TESTS= narrows the set.
 PROVE ?= prove
 TESTS ?= $(BUILD)/tests/unit tests/host tests/vm
-test: all
+test: all check-layout
 	$(Q)$(PROVE) --exec tools/run-test -r $(TESTS)
 test-unit: all
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
@@ -127,6 +128,9 @@ test-host: all
 	$(Q)$(PROVE) --exec tools/run-test -r tests/host
 test-vm: all
 	$(Q)$(PROVE) --exec tools/run-test -r tests/vm
+# userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
+check-layout: $(BUILD)/concsched
+	$(Q)tools/check-layout --build $(BUILD)
 
 bench: all
 	$(Q)tools/bench/run

@@ -248,6 +248,9 @@ int store_coverage_series(struct store *s, const char *metric, struct store_seri
  * time). Idempotent. Returns the number of runs added, -EXDEV when the
  * binary hashes differ, -errno otherwise. */
 int store_merge(struct store *dst, struct store *src);
+/* Both campaigns ran the same binary (its hash); the hashes in *ha, *hb
+ * (malloc'd, "unknown" when unrecorded). */
+bool store_same_binary(struct store *a, struct store *b, char **ha, char **hb);
 
 /* The SQLite handle, for merge.c and tests that inspect the schema. */
 struct sqlite3 *store_sqlite(struct store *s);

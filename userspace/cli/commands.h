@@ -5,7 +5,9 @@
 #ifndef CONCSCHED_COMMANDS_H
 #define CONCSCHED_COMMANDS_H
 
-#define EXIT_USAGE 2
+#include "lib/util.h" /* EXIT_USAGE */
+
+
 
 int cmd_doctor(int argc, char **argv);
 int cmd_observe(int argc, char **argv);

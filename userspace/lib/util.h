@@ -52,4 +52,7 @@ uint64_t fnv1a64(const void *data, size_t len, uint64_t h);
 /* SHA-256-free content hash of a file (FNV-1a over the bytes), hex. */
 int file_hash_hex(const char *path, char out[17]);
 
+/* Exit status of every command on a usage or environment error. */
+#define EXIT_USAGE 2
+
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory-access sites in `concsched run` (issue 7): `--access` and the
- * strategy `map`. The glue between the run in flight (run.c) and the plain
- * C engines: the site finder, the access probes, the metrics (metrics.h,
- * races.h, map_patterns.h) and MAPTest's testexecute (map_strategy.h).
+ * Memory-access sites in `concsched run` (issue 7): `--access`. The glue
+ * between the run in flight (onerun.c) and the plain C engines: the site
+ * finder, the access probes, the metrics (metrics.h, races.h,
+ * map_patterns.h). Strategies that act at accesses (strategies/strat_map.c)
+ * get each access as a decision point in campaign ids (access_point).
  *
  * Campaign begin: the site finder lists the candidate sites of the program
  * (and of --sites-object libraries) that pass --sites-include/-exclude;
@@ -28,18 +29,9 @@
  * "v7" -> "v@7", "t3" -> "t0.2"), and the run's race and lock-order
  * warnings are recorded as warnings.
  *
- * Strategy map: every probed access parks (site policy on the access ops);
- * map_before_access decides. PROCEED releases at once; PAUSE keeps the
- * thread. An access counts as executed (map_after_access, metrics) when
- * its thread is released; a released access to the target's variables is
- * "in flight" until its thread's next event or the next all-parked note
- * proves it ran, and no other access to those variables is let go before
- * that (else two released threads would race for the order the engine
- * chose). At each all-parked note: re-evaluate the paused threads against
- * the current target (PROCEED -> release), else map_choose_release. Every
- * release of a kept thread is logged (DECLOG_RELEASE, arg = enum
- * map_release_why, or MAP_REL_REEVAL) so `replay` re-applies them in
- * order. Covered patterns carry across runs (one engine per campaign).
+ * An access a thread is kept at (a decision point the strategy holds)
+ * counts as executed, and is fed to the metrics, when the thread is let go
+ * (access_pass) or shows its next event (the watchdog let it go).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,14 +41,13 @@
 
 #include <bpf/libbpf.h>
 
+#include "campaign/access.h"
+#include "campaign/run_sites.h"
 #include "kernel/access_probes.h"
-#include "cli/commands.h"
 #include "lib/json.h"
 #include "coverage/map_patterns.h"
-#include "strategies/map_strategy.h"
 #include "coverage/metrics.h"
 #include "coverage/races.h"
-#include "campaign/run_int.h"
 #include "kernel/site_finder.h"
 #include "campaign/store.h"
 #include "kernel/symbolize.h"
@@ -105,10 +96,6 @@ struct access_campaign {
 	uint64_t attach_ns_total;
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
-	/* strategy map */
-	struct map_strategy *eng;
-	uint64_t rel[5]; /* eager, random, no target, re-evaluated, at once */
-	uint64_t deferred;
 	/* replay: the filters read back from the run's JSON */
 	char **inc, **exc, **objs;
 	size_t ninc, nexc, nobjs;
@@ -118,16 +105,16 @@ struct heap_block {
 	uint64_t start, size, caller;
 };
 
-struct acc_thread {
-	bool held;	      /* parked at an access we keep */
-	bool split;	      /* hev is a plain read-modify-write: R then W */
-	bool inflight;	      /* released at hev, not known to have executed */
-	uint64_t inflight_ns; /* when */
-	struct cov_event hev; /* that access */
+/* An access a thread is kept at: fed once the thread goes on. */
+struct acc_pending {
+	bool on;
+	bool split; /* a plain read-modify-write: R then W */
+	struct cov_event ev;
 };
 
 struct access_run {
 	struct campaign *c;
+	struct onerun *r;
 	struct access_campaign *ac;
 	bool estimate;
 	struct cov_metrics *m;
@@ -147,15 +134,10 @@ struct access_run {
 	uint64_t *bias;		     /* per object of the site set: load bias + 1, 0 unknown */
 	const char **bias_obj;
 	size_t nbias;
-	/* strategy map */
-	struct acc_thread *th; /* by rthread index */
-	size_t nth;
-	size_t ninflight; /* threads with an unconfirmed released access */
-	uint64_t last_release_ns;
+	struct acc_pending *pending; /* by thread index */
+	size_t npending;
 	uint64_t accesses;
 };
-
-static void confirm_old(struct onerun *r);
 
 /* ---- campaign tables ---------------------------------------------------------------- */
 
@@ -495,7 +477,7 @@ void access_run_free(struct onerun *r)
 	cov_u64map_free(&ar->addr_tid);
 	free(ar->bias);
 	free(ar->bias_obj);
-	free(ar->th);
+	free(ar->pending);
 	free(ar);
 	r->acc = NULL;
 }
@@ -638,7 +620,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 static uint32_t cb_thread(void *ctx, uint32_t tid)
 {
 	struct onerun *r = ctx;
-	struct rthread *t = run_thread_find(r, tid);
+	struct strat_thread *t = run_thread_find(r, tid);
 
 	return t ? t->cid : path_id(r->acc->ac, "?");
 }
@@ -652,10 +634,10 @@ static uint32_t cb_site(void *ctx, uint64_t addr)
 
 	if (slot)
 		return (uint32_t)*slot;
-	id = run_site_id(ar->c, r, ar->cur->pid, ar->cur->gen, addr);
+	id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	if (id <= 0) {
 		run_refresh_vmas(r);
-		id = run_site_id(ar->c, r, ar->cur->pid, ar->cur->gen, addr);
+		id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	}
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
@@ -770,9 +752,11 @@ static bool steerable(const struct access_campaign *ac, uint32_t var)
 
 static void feed(struct access_run *ar, const struct cov_event *ev)
 {
+	struct strategy *st = ar->r->strat;
+
 	cov_metrics_feed(ar->m, ev);
-	if (ar->ac->eng && steerable(ar->ac, ev->obj))
-		map_after_access(ar->ac->eng, ev);
+	if (!ar->estimate && st && st->ops->executed && steerable(ar->ac, ev->obj))
+		st->ops->executed(st, &ar->r->sr, ev);
 	if (ar->estimate && ar->ac->est_runs == 0)
 		order_add(ar->ac, ev);
 }
@@ -793,26 +777,14 @@ static void feed_access(struct access_run *ar, const struct cov_event *ev, bool 
 	feed(ar, &w);
 }
 
-static struct acc_thread *acc_thread(struct access_run *ar, size_t i)
+static size_t tindex(struct onerun *r, struct strat_thread *t)
 {
-	if (i >= ar->nth) {
-		size_t n = i + 16;
-
-		ar->th = xrealloc(ar->th, n * sizeof(*ar->th));
-		memset(ar->th + ar->nth, 0, (n - ar->nth) * sizeof(*ar->th));
-		ar->nth = n;
-	}
-	return &ar->th[i];
-}
-
-static size_t tindex(struct onerun *r, struct rthread *t)
-{
-	return (size_t)(t - r->threads);
+	return (size_t)(t - r->sr.threads);
 }
 
 /* The access event as a metric event; false when it touches no variable
  * we follow. */
-static bool access_event(struct onerun *r, const struct cs_event *e, struct rthread *t,
+static bool access_event(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
 			 struct cov_event *ev, bool *split)
 {
 	struct access_run *ar = r->acc;
@@ -947,8 +919,6 @@ static void static_sites(struct campaign *c, struct access_campaign *ac)
 int access_campaign_begin(struct campaign *c)
 {
 	struct access_campaign *ac = xcalloc(1, sizeof(*ac));
-	unsigned k, runs = c->o->estimate_runs ? c->o->estimate_runs : 1;
-	size_t i;
 	int err;
 
 	c->acc = ac;
@@ -963,24 +933,30 @@ int access_campaign_begin(struct campaign *c)
 	path_id(ac, "0");
 	c->sess.aset = &ac->set;
 	c->sess.aprog = c->ti.path;
-	for (k = 0; k < runs; k++) {
-		struct onerun r;
+	return 0;
+}
 
-		err = run_observe_access(c, &r);
-		if (!err && r.acc) {
-			ac->est_attach_ns += r.sess->ap.attach_ns;
-			ac->est_attached = r.sess->ap.attached;
-			ac->est_accesses += r.acc->accesses;
-			ac->est_dropped += access_probes_stat(&r.sess->ap, CS_ASTAT_DROPPED);
-		}
-		access_run_free(&r);
-		onerun_cleanup(&r);
-		if (err) {
-			cs_err("--access: the estimation run failed: %s", strerror(-err));
-			return err;
-		}
-		ac->est_runs++;
+/* One estimation run (probes on every candidate) has ended. */
+void access_estimation_add(struct campaign *c, struct onerun *r)
+{
+	struct access_campaign *ac = c->acc;
+
+	if (r->acc) {
+		ac->est_attach_ns += r->sess->ap.attach_ns;
+		ac->est_attached = r->sess->ap.attached;
+		ac->est_accesses += r->acc->accesses;
+		ac->est_dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
 	}
+	ac->est_runs++;
+}
+
+/* Every estimation run has ended: the shared variables, the sites later
+ * runs probe, the MAP domain. */
+void access_campaign_estimated(struct campaign *c)
+{
+	struct access_campaign *ac = c->acc;
+	size_t i;
+
 	static_sites(c, ac);
 	/* The sites that touched a shared variable. */
 	for (i = 0; i < ac->nvars; i++)
@@ -1001,9 +977,6 @@ int access_campaign_begin(struct campaign *c)
 		ac->nshared_sites += ac->shared_site[i];
 	}
 	estimate_domain(c, ac);
-	if (c->o->kind == STRAT_MAP) {
-		ac->eng = map_strategy_new(NULL);
-	}
 	if (!c->o->json || c->tty) {
 		fprintf(stderr,
 			"concsched: access: %zu candidate sites, %zu attached in %.1f ms; %" PRIu64
@@ -1016,16 +989,13 @@ int access_campaign_begin(struct campaign *c)
 			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s");
 		fprintf(stderr,
 			"concsched: map: domain estimate %" PRIu64 " (%" PRIu64
-			" after happens-before pruning), %zu stored as requirements%s",
-			ac->domain, ac->domain_hb, ac->requirements, ac->eng ? "" : "\n");
-		if (ac->eng)
-			fprintf(stderr, "; steering accesses to %zu variable%s\n", ac->nsteer,
-				ac->nsteer == 1 ? "" : "s");
+			" after happens-before pruning), %zu stored as requirements\n",
+			ac->domain, ac->domain_hb, ac->requirements);
 	}
 	if (!ac->nshared_sites)
 		cs_warn("--access: no shared variable found: the runs probe no access%s",
-			c->o->kind == STRAT_MAP ? " and map has nothing to steer" : "");
-	return 0;
+			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "");
+	c->sc.contended_vars = ac->nsteer;
 }
 
 void access_campaign_end(struct campaign *c)
@@ -1035,21 +1005,6 @@ void access_campaign_end(struct campaign *c)
 
 	if (!ac)
 		return;
-	if (ac->eng && (!c->o->json || c->tty) && c->nruns) {
-		const struct map_strategy_stats *s = map_strategy_stats(ac->eng);
-
-		fprintf(stderr,
-			"concsched: map: %zu covered patterns; targets %" PRIu64
-			" started, %" PRIu64 " completed, %" PRIu64 " abandoned; %" PRIu64
-			" pauses, %" PRIu64
-			" waits for an access in flight; releases: at once %" PRIu64
-			", eager %" PRIu64 ", random %" PRIu64 ", no target %" PRIu64
-			", re-evaluated %" PRIu64 ", %" PRIu64 " forced (watchdog)\n",
-			cov_taskset_count(map_strategy_covered(ac->eng)), s->targets_started,
-			s->targets_completed, s->targets_abandoned, s->pauses, ac->deferred,
-			ac->rel[MAP_REL_PROCEED], ac->rel[0], ac->rel[1], ac->rel[2],
-			ac->rel[MAP_REL_REEVAL], s->forced);
-	}
 	if (ac->nshared_sites && (!c->o->json || c->tty) && c->nruns)
 		fprintf(stderr,
 			"concsched: access: %zu sites attached per run (%.2f ms on average), "
@@ -1057,7 +1012,6 @@ void access_campaign_end(struct campaign *c)
 			" race/lock-order warnings\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
 			ac->accesses, ac->dropped, ac->warnings);
-	map_strategy_free(ac->eng);
 	for (i = 0; i < ac->nvars; i++) {
 		free(ac->vars[i].reads);
 		free(ac->vars[i].writes);
@@ -1099,6 +1053,7 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	if (!ac || (!estimate && !ac->nshared_sites))
 		return;
 	r->acc = access_run_new(c, estimate);
+	r->acc->r = r;
 	r->acc->conv.ctx = r;
 	r->acc->conv.thread_id = cb_thread;
 	r->acc->conv.site_id = cb_site;
@@ -1106,8 +1061,6 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	r->acc->conv.sync_id = cb_sync;
 	r->access_mask = estimate ? NULL : ac->shared_site;
 	r->access_on = true;
-	if (ac->eng && !estimate)
-		map_run_begin(ac->eng, r->seed);
 }
 
 /* The target exec'd: follow its maps and its allocator's ring buffer. */
@@ -1130,7 +1083,6 @@ void access_hook_tick(struct onerun *r)
 	struct access_run *ar = r->acc;
 	uint64_t now;
 
-	confirm_old(r);
 	if (!ar || !ar->sz || r->l.reaped)
 		return;
 	now = now_ns();
@@ -1140,134 +1092,57 @@ void access_hook_tick(struct onerun *r)
 	symbolizer_refresh(ar->sz);
 }
 
-void access_hook_thread(struct onerun *r, struct rthread *t)
+void access_hook_thread(struct onerun *r, struct strat_thread *t)
 {
 	struct access_run *ar = r->acc;
 
 	if (!ar)
 		return;
 	t->cid = path_id(ar->ac, t->path);
-	if (ar->ac->eng && !ar->estimate)
-		map_thread_start(ar->ac->eng, t->cid);
 }
 
-/* A released access counts as executed once its thread shows another
- * event, at the next all-parked note, or after this long (the thread runs
- * the probed instruction as soon as it is back on a CPU). */
-#define INFLIGHT_NS 2000000ULL
-
-/* Is another thread's released access to var still unconfirmed? */
-static bool var_in_flight(const struct access_run *ar, size_t self, uint32_t var)
+static struct acc_pending *pending_of(struct access_run *ar, size_t i)
 {
-	for (size_t i = 0; i < ar->nth; i++)
-		if (i != self && ar->th[i].inflight && ar->th[i].hev.obj == var)
-			return true;
-	return false;
-}
+	if (i >= ar->npending) {
+		size_t n = i + 16;
 
-static void set_inflight(struct access_run *ar, size_t i, const struct cov_event *ev)
-{
-	struct acc_thread *h = acc_thread(ar, i);
-
-	h->inflight = true;
-	h->inflight_ns = now_ns();
-	h->hev = *ev;
-	ar->ninflight++;
-	ar->last_release_ns = h->inflight_ns;
-}
-
-static void clear_inflight(struct access_run *ar, size_t i)
-{
-	if (i < ar->nth && ar->th[i].inflight) {
-		ar->th[i].inflight = false;
-		ar->ninflight--;
+		ar->pending = xrealloc(ar->pending, n * sizeof(*ar->pending));
+		memset(ar->pending + ar->npending, 0, (n - ar->npending) * sizeof(*ar->pending));
+		ar->npending = n;
 	}
+	return &ar->pending[i];
 }
 
-/* Let a kept thread go: its access executes now. */
-static void release_held(struct onerun *r, size_t i, int why)
-{
-	struct access_run *ar = r->acc;
-	struct acc_thread *h = &ar->th[i];
-	struct cov_event ev = h->hev;
-
-	h->held = false;
-	ar->ac->rel[why]++;
-	set_inflight(ar, i, &ev);
-	run_release(r, &r->threads[i], DECLOG_RELEASE, why);
-	feed_access(ar, &ev, h->split);
-}
-
-/* Kept threads whose access may go now (the target changed, or the access
- * they waited for has executed): re-evaluate each against the engine. */
-static bool reevaluate(struct onerun *r)
-{
-	struct access_run *ar = r->acc;
-	bool any = false;
-	size_t i;
-
-	for (i = 0; i < ar->nth && i < r->nthreads; i++) {
-		struct acc_thread *h = &ar->th[i];
-
-		if (!h->held || var_in_flight(ar, i, h->hev.obj))
-			continue;
-		if (map_before_access(ar->ac->eng, h->hev.thread, h->hev.site, h->hev.obj,
-				      h->hev.op) == MAP_PROCEED) {
-			release_held(r, i, MAP_REL_REEVAL);
-			any = true;
-		}
-	}
-	return any;
-}
-
-/* Any event of thread t: what it did before has executed. */
-static void confirm(struct onerun *r, struct rthread *t)
+void access_pass(struct onerun *r, struct strat_thread *t)
 {
 	struct access_run *ar = r->acc;
 	size_t i = tindex(r, t);
-	struct acc_thread *h;
 
-	if (i >= ar->nth)
+	if (!ar || i >= ar->npending || !ar->pending[i].on)
 		return;
-	h = &ar->th[i];
-	if (h->held) {
-		/* Kept, yet it runs: the watchdog let it go. */
-		h->held = false;
-		feed_access(ar, &h->hev, h->split);
-	}
-	if (h->inflight) {
-		clear_inflight(ar, i);
-		if (ar->ac->eng)
-			reevaluate(r);
-	}
+	ar->pending[i].on = false;
+	feed_access(ar, &ar->pending[i].ev, ar->pending[i].split);
 }
 
-/* Released accesses older than INFLIGHT_NS have executed. */
-static void confirm_old(struct onerun *r)
+bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
+		  struct cov_event *ev, bool *split, bool *contended)
 {
 	struct access_run *ar = r->acc;
-	uint64_t now;
-	bool any = false;
+	struct acc_pending *p;
 
-	if (!ar || !ar->ninflight)
-		return;
-	now = now_ns();
-	for (size_t i = 0; i < ar->nth; i++)
-		if (ar->th[i].inflight && now - ar->th[i].inflight_ns >= INFLIGHT_NS) {
-			clear_inflight(ar, i);
-			any = true;
-		}
-	if (any && ar->ac->eng)
-		reevaluate(r);
-}
-
-int access_poll_ms(struct onerun *r, int ms)
-{
-	return r->acc && r->acc->ninflight && ms > 1 ? 1 : ms;
+	*contended = false;
+	if (!ar || ar->estimate || !access_event(r, e, t, ev, split))
+		return false;
+	*contended = steerable(ar->ac, ev->obj);
+	p = pending_of(ar, tindex(r, t));
+	p->on = true;
+	p->split = *split;
+	p->ev = *ev;
+	return true;
 }
 
 /* Every event of the run (sync and access), in ring order. */
-void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthread *t)
+void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_thread *t)
 {
 	struct access_run *ar = r->acc;
 	struct cov_event ev;
@@ -1276,17 +1151,13 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthrea
 	if (!ar || !t)
 		return;
 	ar->cur = e;
-	confirm(r, t);
+	access_pass(r, t); /* it runs: a kept access has executed */
 	if (!cov_op_is_access(e->op)) {
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
 		if (cov_event_from_cs(&ar->conv, e, &ev))
 			return;
 		feed(ar, &ev);
-		if (e->op == CS_OP_EXIT && ar->ac->eng && !ar->estimate) {
-			map_thread_exit(ar->ac->eng, t->cid);
-			reevaluate(r);
-		}
 		return;
 	}
 	if (!access_event(r, e, t, &ev, &split)) {
@@ -1300,80 +1171,11 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct rthrea
 			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
 	if (ar->estimate)
 		estimate_access(ar, e, &ev);
-	/* A parked access under map waits for map_hook_parked. */
-	if ((e->flags & CS_EV_PARKED) && ar->ac->eng && !ar->estimate)
+	/* A parked access is a decision point: fed when it goes on. */
+	if ((e->flags & CS_EV_PARKED) && r->steer && !ar->estimate &&
+	    strategy_has(r->strat, STRAT_F_ACCESS_POINTS))
 		return;
 	feed_access(ar, &ev, split);
-}
-
-/* A thread parked at an access (strategy map): keep it or let it go. */
-int map_hook_parked(struct onerun *r, const struct cs_event *e, struct rthread *t)
-{
-	struct access_run *ar = r->acc;
-	struct access_campaign *ac;
-	struct acc_thread *h;
-	struct cov_event ev;
-	bool split = false;
-	size_t i = tindex(r, t);
-
-	if (!ar || !ar->ac->eng || ar->estimate)
-		return MAP_HOOK_PASS;
-	ac = ar->ac;
-	if (!access_event(r, e, t, &ev, &split))
-		return MAP_HOOK_PASS; /* not a shared variable: proceeds, not fed */
-	if (!steerable(ac, ev.obj)) {
-		feed_access(ar, &ev, split);
-		return MAP_HOOK_PASS;
-	}
-	h = acc_thread(ar, i);
-	if (map_before_access(ac->eng, t->cid, ev.site, ev.obj, ev.op) == MAP_PROCEED) {
-		/* Only once the access to this variable released before it
-		 * has executed: the engine's order must be the real one. */
-		if (!var_in_flight(ar, i, ev.obj)) {
-			ac->rel[MAP_REL_PROCEED]++;
-			set_inflight(ar, i, &ev);
-			feed_access(ar, &ev, split);
-			if (cs_verbose > 1)
-				cs_debug("map: thread %s @%u v%u op %u: proceed", t->path, ev.site,
-					 ev.obj, ev.op);
-			return MAP_HOOK_PROCEED;
-		}
-		ac->deferred++;
-	}
-	if (cs_verbose > 1)
-		cs_debug("map: thread %s @%u v%u op %u: %s", t->path, ev.site, ev.obj, ev.op,
-			 map_is_paused(ac->eng, t->cid) ? "pause"
-							: "wait (same variable in flight)");
-	h->held = true;
-	h->split = split;
-	h->hev = ev;
-	return MAP_HOOK_KEEP;
-}
-
-void map_hook_all_parked(struct onerun *r, const struct policy_note *n)
-{
-	struct access_run *ar = r->acc;
-	struct map_release rel;
-	size_t i;
-
-	if (!ar || !ar->ac->eng)
-		return;
-	if (n->ts_ns <= ar->last_release_ns)
-		return; /* from before our last release */
-	if (r->rb)
-		ring_buffer__consume(r->rb);
-	/* Everyone runnable is parked: every released access has executed. */
-	for (i = 0; i < ar->nth; i++)
-		clear_inflight(ar, i);
-	if (reevaluate(r))
-		return;
-	if (map_choose_release(ar->ac->eng, &rel))
-		return;
-	for (i = 0; i < ar->nth && i < r->nthreads; i++)
-		if (ar->th[i].held && r->threads[i].cid == rel.thread) {
-			release_held(r, i, rel.why);
-			return;
-		}
 }
 
 /* Store the run's tasks and warnings (inside the run's transaction). */

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tools/check-layout: the real tree holds the userspace/ layout rule, and a
+# fake tree with an upward include, an include cycle, a call cycle and an
+# upward call (objects built with cc), a stray file, an unknown folder and a
+# kernel -> vm include is rejected with one line per problem.
+# timeout: 60
+source "$(dirname "$0")/../lib.sh"
+plan 21
+
+CL=$ROOT/tools/check-layout
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+lines() { while IFS= read -r l; do diag "$l"; done <"$1"; }
+
+out=$("$CL" --help); ok $? "--help exits 0"
+like "$out" "--root" "--help documents --root"
+
+"$CL" --root "$ROOT" --build "$B" >"$T/out" 2>"$T/err"; rc=$?
+is $rc 0 "the real tree passes"
+lines "$T/err"
+grep -Eq "^check-layout: [0-9]+ modules in 7 folders, no cycle, no upward include" "$T/out"
+ok $? "the real tree: summary line"
+
+U=$T/userspace
+mkdir -p "$U/lib" "$U/coverage"
+printf '#pragma once\nint a(void);\n' >"$U/lib/a.h"
+printf '#include "lib/a.h"\nint a(void) { return 1; }\n' >"$U/lib/a.c"
+printf '#pragma once\n#include "concsched_abi.h"\nint b(void);\n' >"$U/coverage/b.h"
+printf '#include "coverage/b.h"\n#include "lib/a.h"\n#include "x.skel.h"\nint b(void) { return a(); }\n' >"$U/coverage/b.c"
+
+out=$("$CL" --root "$T" 2>&1); rc=$?
+is $rc 0 "fake tree, coverage -> lib: passes"
+like "$out" "^check-layout: no .*/obj/, symbol check skipped" "no build/obj: the symbol check is skipped with a note"
+like "$out" "check-layout: 2 modules in 2 folders, no cycle, no upward include" "fake tree: summary line"
+
+# lib/a.h now includes coverage/b.h: an upward include and a cycle.
+printf '#pragma once\n#include "coverage/b.h"\nint a(void);\n' >"$U/lib/a.h"
+"$CL" --root "$T" >/dev/null 2>"$T/err"; rc=$?
+err=$(cat "$T/err")
+is $rc 1 "upward include: exit 1"
+like "$err" "userspace/lib/a\.h: upward include of coverage/b\.h" "the upward include names the file and the header"
+like "$err" "include cycle among coverage/b, lib/a: .*userspace/coverage/b\.c includes lib/a\.h.*userspace/lib/a\.h includes coverage/b\.h" "the cycle names its modules and files"
+is "$(wc -l <"$T/err")" 2 "one line per problem"
+
+# Clean includes again, but lib/a.c calls b() from coverage: with objects in
+# BUILD/obj/<folder>/ that is an upward call and a call cycle.
+printf '#pragma once\nint a(void);\n' >"$U/lib/a.h"
+printf '#include "lib/a.h"\nint b(void);\nint a(void) { return b(); }\n' >"$U/lib/a.c"
+mkdir -p "$T/inc" "$T/build/obj/lib" "$T/build/obj/coverage"
+touch "$T/inc/concsched_abi.h" "$T/inc/x.skel.h"
+for m in lib/a coverage/b; do
+	${CC:-cc} -c -I"$U" -I"$T/inc" "$U/$m.c" -o "$T/build/obj/$m.o" || diag "cc $m.c failed"
+done
+"$CL" --root "$T" >/dev/null 2>"$T/err"; rc=$?
+err=$(cat "$T/err")
+is $rc 1 "upward call: exit 1"
+like "$err" "upward call: .*/build/obj/lib/a\.o uses b from coverage/b: lib \(rank 1\) may not reach up to coverage" "the upward call names the object and the symbol"
+like "$err" "call cycle among coverage/b, lib/a: " "the call cycle names its modules"
+is "$(wc -l <"$T/err")" 2 "one line per problem"
+"$CL" --root "$T" --build "$T/nowhere" >/dev/null 2>&1
+ok $? "--build elsewhere: no objects, no symbol check"
+rm -rf "$T/build"
+
+# Back to a clean tree, then a stray file, an unknown folder, kernel -> vm.
+printf '#pragma once\nint a(void);\n' >"$U/lib/a.h"
+printf 'int stray;\n' >"$U/stray.c"
+mkdir -p "$U/misc" "$U/kernel" "$U/vm"
+printf 'int m;\n' >"$U/misc/m.c"
+printf '#pragma once\n' >"$U/vm/v.h"
+printf '#include "vm/v.h"\n' >"$U/kernel/k.c"
+"$CL" --root "$T" >/dev/null 2>"$T/err"; rc=$?
+err=$(cat "$T/err")
+is $rc 1 "stray file, unknown folder: exit 1"
+like "$err" "userspace/stray\.c: file directly in userspace/" "a file directly in userspace/ is reported"
+like "$err" "userspace/misc/: folder not in the layout" "an unknown folder is reported"
+like "$err" "userspace/kernel/k\.c: upward include of vm/v\.h: kernel and vm have the same rank" "kernel -> vm is reported"
+is "$(wc -l <"$T/err")" 3 "exactly those three problems"
+done_testing

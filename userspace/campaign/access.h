@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --access in a campaign (access.c): candidate sites, estimation runs that
+ * find the shared variables, per-run metrics and race warnings, and the
+ * accesses as decision points for strategies that steer them.
+ */
+#ifndef CONCSCHED_ACCESS_H
+#define CONCSCHED_ACCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "campaign/run_types.h"
+
+/* Campaign: the candidate sites (then the estimation runs, each ended
+ * with access_estimation_add, then access_campaign_estimated). */
+int access_campaign_begin(struct campaign *c);
+void access_estimation_add(struct campaign *c, struct onerun *r);
+void access_campaign_estimated(struct campaign *c);
+void access_campaign_end(struct campaign *c);
+
+/* Runs: an estimation run (every candidate) or a test run (shared sites). */
+void access_run_begin(struct campaign *c, struct onerun *r, bool estimate);
+void access_run_commit(struct campaign *c, struct onerun *r);
+void access_run_free(struct onerun *r);
+void access_run_config_json(const struct campaign *c, struct json *j);
+
+/* The run in flight. */
+void access_hook_launched(struct onerun *r);
+void access_hook_tick(struct onerun *r);
+void access_hook_thread(struct onerun *r, struct strat_thread *t);
+void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_thread *t);
+/* A thread parked at an access: the access in campaign ids (false: no
+ * variable the campaign follows); it is fed to the metrics by access_pass
+ * when the thread goes on. */
+bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
+		  struct cov_event *ev, bool *split, bool *contended);
+void access_pass(struct onerun *r, struct strat_thread *t);
+
+/* Replay: the sites the recorded run probed. */
+int access_replay_setup(struct campaign *c, const char *run_config_json);
+const bool *access_replay_mask(const struct campaign *c);
+
+/* "0-3,7": indexes of a site mask, and back (-EINVAL). */
+char *access_mask_format(const bool *mask, size_t n);
+int access_mask_parse(const char *s, bool *mask, size_t n);
+
+#endif

@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: MIT
+/*
+ * concsched run: a campaign of repeated runs (DESIGN.md "One run, step by
+ * step"; docs/run.md). Estimation runs first when --access or the strategy
+ * asks for them; then each run gets its seed, its strategy configuration
+ * and its decision log, goes through onerun.c, the oracles classify it,
+ * and its coverage, failures and log go into the store in one transaction;
+ * saturation of the chosen metric decides when the campaign has seen
+ * enough. The strategy is reached only through its ops.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "campaign/access.h"
+#include "campaign/campaign.h"
+#include "campaign/onerun.h"
+#include "campaign/oracle.h"
+#include "campaign/report.h"
+#include "campaign/run_sites.h"
+#include "campaign/saturation.h"
+#include "campaign/store.h"
+#include "coverage/coverage.h"
+#include "coverage/metrics.h"
+#include "kernel/launcher.h"
+#include "kernel/target.h"
+#include "lib/declog.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/serial.h"
+
+static const char *const metric_names[] = { "sp", "goodlock", "hbpair", "sync" };
+
+/* The run's concrete configuration: stored with the run and in its log. */
+static char *run_config_json(const struct campaign *c, struct onerun *r)
+{
+	const struct run_opts *o = c->o;
+	struct strategy *s = o->strat;
+	struct json_mem m;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_str(&m.j, "strategy", o->strategy);
+	if (s->ops->config_json)
+		s->ops->config_json(s, &r->sr, &m.j);
+	json_kv_str(&m.j, "serial", serial_mode_name(o->serial));
+	json_kv_uint(&m.j, "seed", r->seed);
+	access_run_config_json(c, &m.j);
+	json_obj_end(&m.j);
+	return json_mem_close(&m);
+}
+
+static int run_check(const struct run_opts *o, int64_t run, int status, uid_t uid, gid_t gid,
+		     bool drop, int out_fd)
+{
+	char runs[32], st[32], outf[64];
+	char *argv[] = { "/bin/sh", "-c", (char *)o->check, NULL };
+	struct launch_opts lo = { 0 };
+	struct launch l;
+	int err, w;
+
+	snprintf(runs, sizeof(runs), "%" PRId64, run);
+	snprintf(st, sizeof(st), "%d",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	snprintf(outf, sizeof(outf), "/proc/%d/fd/%d", (int)getpid(), out_fd);
+	setenv("CONCSCHED_RUN", runs, 1);
+	setenv("CONCSCHED_EXIT", st, 1);
+	setenv("CONCSCHED_OUT_FILE", outf, 1);
+	lo.argv = argv;
+	lo.drop_privs = drop;
+	lo.uid = uid;
+	lo.gid = gid;
+	lo.stdin_fd = -1;
+	lo.stdout_fd = lo.stderr_fd = STDERR_FILENO;
+	err = launch_prepare(&lo, &l);
+	if (!err)
+		err = launch_release(&l, "/bin/sh");
+	if (err) {
+		launch_kill(&l);
+		return err;
+	}
+	w = launch_wait(&l, (unsigned)(o->run_timeout_s * 1000));
+	if (w != 1) {
+		launch_kill(&l);
+		return 0x7f00; /* exit 127: it hung */
+	}
+	return l.status;
+}
+
+/* Sites a failure is named by: where each thread last synchronized. */
+static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, size_t max)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < r->tm.nthreads && n < max; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		struct site_ref s;
+		char key[PATH_MAX + 32];
+		int64_t id;
+
+		size_t a = t->nactions;
+
+		/* Its last synchronization with a site (exit has none). */
+		while (a > 0 && (!t->actions[a - 1].site || t->actions[a - 1].op == CS_OP_EXIT))
+			a--;
+		if (!a)
+			continue;
+		site_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
+		if (!s.object)
+			continue;
+		id = run_store_site(st, site_key(&s, key, sizeof(key)));
+		for (j = 0; j < n && ids[j] != id; j++)
+			;
+		if (id > 0 && j == n)
+			ids[n++] = id;
+	}
+	return n;
+}
+
+/* ---- campaign ------------------------------------------------------------------------------ */
+
+int campaign_metric_index(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(metric_names); i++)
+		if (!strcmp(metric_names[i], name))
+			return (int)i;
+	if (cov_metric_parse(name) >= 0)
+		return SYNCOV__COUNT;
+	return -1;
+}
+
+static char *args_json(char **argv, int argc)
+{
+	struct json_mem m;
+	int i;
+
+	json_mem_open(&m);
+	json_arr_begin(&m.j, NULL);
+	for (i = 1; i < argc; i++)
+		json_kv_str(&m.j, NULL, argv[i]);
+	json_arr_end(&m.j);
+	return json_mem_close(&m);
+}
+
+static char *campaign_config_json(const struct run_opts *o)
+{
+	char sat[48];
+	struct json_mem m;
+	struct json *j = &m.j;
+
+	json_mem_open(&m);
+	json_obj_begin(j, NULL);
+	json_kv_str(j, "strategy", o->strategy);
+	json_kv_str(j, "serial", serial_mode_name(o->serial));
+	json_kv_uint(j, "runs", o->runs);
+	json_kv_dbl(j, "time_s", o->time_s);
+	json_kv_dbl(j, "run_timeout_s", o->run_timeout_s);
+	json_kv_bool(j, "keep_going", o->keep_going);
+	json_kv_str(j, "metric", o->metric);
+	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
+	json_kv_bool(j, "access", o->access);
+	if (o->access)
+		json_kv_uint(j, "estimate_runs", o->estimate_runs);
+	if (o->expect_exit_set)
+		json_kv_int(j, "expect_exit", o->expect_exit);
+	json_kv_str(j, "check", o->check);
+	json_obj_end(j);
+	return json_mem_close(&m);
+}
+
+static void progress(struct campaign *c, bool final)
+{
+	const struct run_opts *o = c->o;
+	double el = (now_ns() - c->t0) / 1e9, eta = -1;
+	size_t m;
+
+	if (!c->tty)
+		return;
+	fprintf(stderr, "\r\033[K");
+	if (final)
+		return;
+	if (o->runs)
+		fprintf(stderr, "run %" PRId64 "/%" PRIu64, c->nruns, o->runs);
+	else
+		fprintf(stderr, "run %" PRId64, c->nruns);
+	for (m = 0; m < SYNCOV__COUNT; m++)
+		fprintf(stderr, "  %s %.0f", metric_names[m], c->npts ? c->y[m][c->npts - 1] : 0.0);
+	if (c->sat.enough)
+		fprintf(stderr, "  %s slope %.2f%s", o->metric, c->sat.slope,
+			c->sat.saturated ? " saturated" : "");
+	else
+		fprintf(stderr, "  %s saturation: %zu/%.0f runs", o->metric, c->npts,
+			o->sat.window);
+	fprintf(stderr, "  failures %zu", c->failures);
+	if (o->runs && c->nruns)
+		eta = el / (double)c->nruns * (double)(o->runs - (uint64_t)c->nruns);
+	if (o->time_s > 0 && (eta < 0 || o->time_s - el < eta))
+		eta = o->time_s - el;
+	if (eta >= 0)
+		fprintf(stderr, "  ETA %.0fs", eta);
+	fflush(stderr);
+}
+
+/* Record one finished run; returns 1 when it failed. */
+static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
+{
+	struct oracle_input in = { 0 };
+	struct oracle_verdict v;
+	struct store_run_result res = { 0 };
+	char *out, *err;
+	size_t out_len, err_len, i;
+	int check_status = 0;
+	uint8_t *blob = NULL;
+	size_t blob_len = 0;
+	int64_t sites[16];
+	int ret;
+
+	out = read_capture(r->out_fd, &out_len);
+	err = read_capture(r->err_fd, &err_len);
+	if (c->o->check && !r->timed_out)
+		check_status =
+			run_check(c->o, index, r->l.status, c->uid, c->gid, c->drop, r->out_fd);
+	in.wait_status = r->l.status;
+	in.timed_out = r->timed_out;
+	in.expect_exit_set = c->o->expect_exit_set;
+	in.expect_exit = c->o->expect_exit;
+	in.out = out;
+	in.out_len = out_len;
+	in.err = err;
+	in.err_len = err_len;
+	in.check_ran = c->o->check && !r->timed_out;
+	in.check_status = check_status;
+	in.deadlock_report = r->has_deadlock ? r->deadlock : NULL;
+	oracle_classify(&in, &v);
+
+	for (i = 0; i < r->cov.tasks.n; i++) {
+		const struct syncov_task *t = &r->cov.tasks.tasks[i];
+		char *k = run_store_key(c->st, t->key);
+
+		store_cover_task(c->st, syncov_metric_name(t->metric), k, t->hits);
+		free(k);
+	}
+	access_run_commit(c, r);
+	if (outcome_is_failure(v.outcome)) {
+		size_t ns = failure_sites(c->st, r, sites, ARRAY_SIZE(sites));
+
+		store_record_failure(c->st, outcome_name(v.outcome), v.summary,
+				     v.detail[0] ? v.detail : NULL, sites, ns);
+	}
+	r->log.seed = r->seed;
+	declog_encode(&r->log, &blob, &blob_len);
+	res.outcome = outcome_name(v.outcome);
+	res.summary = v.summary;
+	res.exit_status = r->timed_out		   ? -1
+			  : WIFEXITED(r->l.status) ? WEXITSTATUS(r->l.status)
+						   : -1;
+	res.signal = !r->timed_out && WIFSIGNALED(r->l.status) ? WTERMSIG(r->l.status) : 0;
+	res.duration_ns = (int64_t)(r->t1 - r->t0);
+	res.declog = blob;
+	res.declog_len = blob_len;
+	res.out = out;
+	res.out_len = out_len;
+	res.err = err;
+	res.err_len = err_len;
+	ret = store_end_run(c->st, &res);
+	if (ret)
+		cs_err("cannot commit run %" PRId64 ": %s", index, store_errmsg(c->st));
+	free(blob);
+	free(out);
+	free(err);
+	if (ret)
+		return -EIO;
+	if (outcome_is_failure(v.outcome)) {
+		c->failures++;
+		if (c->tty)
+			progress(c, true);
+		fprintf(stderr, "concsched: run %" PRId64 ": %s\n", index, v.summary);
+		return 1;
+	}
+	return 0;
+}
+
+static void series_add(struct campaign *c)
+{
+	size_t m;
+
+	for (m = 0; m <= SYNCOV__COUNT; m++) {
+		if (m == SYNCOV__COUNT && c->metric != SYNCOV__COUNT)
+			break;
+		c->x[m] = xrealloc(c->x[m], (c->npts + 1) * sizeof(double));
+		c->y[m] = xrealloc(c->y[m], (c->npts + 1) * sizeof(double));
+		c->x[m][c->npts] = c->o->sat.by_time ? (now_ns() - c->t0) / 1e9 : (double)c->nruns;
+		c->y[m][c->npts] = (double)store_count_tasks(
+			c->st, m < SYNCOV__COUNT ? metric_names[m] : c->o->metric);
+	}
+	c->npts++;
+	sat_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
+	c->saturated = c->sat.saturated;
+}
+
+/* The strategy's view of the run's end. */
+static void run_ended(struct campaign *c, struct onerun *r, bool ran, bool failed)
+{
+	struct strategy *s = c->o->strat;
+	struct strat_outcome out = { .ran = ran, .failed = failed, .timed_out = r->timed_out };
+
+	out.duration_ns = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
+	out.cov = &r->cov;
+	c->sc.nruns = (uint64_t)c->nruns;
+	if (s->ops->run_end)
+		s->ops->run_end(s, &r->sr, &c->sc, &out);
+}
+
+static int campaign_run_one(struct campaign *c)
+{
+	struct run_opts *o = c->o;
+	struct strategy *s = o->strat;
+	struct onerun r;
+	struct store_run_info ri = { 0 };
+	char *cfg;
+	int64_t index;
+	int err;
+
+	onerun_init(&r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nruns + 1), c->steer);
+	if (s->ops->run_begin)
+		s->ops->run_begin(s, &r.sr);
+	cfg = run_config_json(c, &r);
+	declog_init(&r.log, r.seed, cfg);
+	ri.seed = r.seed;
+	ri.strategy_config_json = cfg;
+	if (c->acc)
+		access_run_begin(c, &r, false);
+	err = onerun_do(&r, c->uid, c->gid, c->drop);
+	if (!err && run_stop && !r.l.reaped)
+		err = -EINTR;
+	if (err) {
+		run_ended(c, &r, false, false);
+		onerun_cleanup(&r);
+		free(cfg);
+		return err;
+	}
+	ri.started_ns = r.started_ns;
+	err = store_begin_run(c->st, &ri, &index);
+	if (err) {
+		cs_err("cannot record run: %s", store_errmsg(c->st));
+		run_ended(c, &r, false, false);
+		onerun_cleanup(&r);
+		free(cfg);
+		return -EIO;
+	}
+	c->nruns = index;
+	err = commit_run(c, &r, index);
+	run_ended(c, &r, err >= 0, err == 1);
+	onerun_cleanup(&r);
+	free(cfg);
+	if (err < 0)
+		return err;
+	series_add(c);
+	progress(c, false);
+	return err;
+}
+
+int run_observe_once(struct campaign *c, struct onerun *r)
+{
+	onerun_init(r, c, NULL, 0, false);
+	declog_init(&r->log, 0, NULL);
+	return onerun_do(r, c->uid, c->gid, c->drop);
+}
+
+static int run_observe_access(struct campaign *c, struct onerun *r)
+{
+	onerun_init(r, c, NULL, cs_rng_derive(c->o->seed, 0), false);
+	declog_init(&r->log, 0, NULL);
+	access_run_begin(c, r, true);
+	return onerun_do(r, c->uid, c->gid, c->drop);
+}
+
+/* --access: the candidate sites, the estimation runs, the shared ones. */
+static int access_estimate(struct campaign *c)
+{
+	unsigned k, runs = c->o->estimate_runs ? c->o->estimate_runs : 1;
+	int err = access_campaign_begin(c);
+
+	for (k = 0; k < runs && !err; k++) {
+		struct onerun r;
+
+		err = run_observe_access(c, &r);
+		if (!err)
+			access_estimation_add(c, &r);
+		onerun_cleanup(&r);
+		if (err)
+			cs_err("--access: the estimation run failed: %s", strerror(-err));
+	}
+	if (!err)
+		access_campaign_estimated(c);
+	return err;
+}
+
+/* The strategy's estimation runs (STRAT_F_ESTIMATE): observed, unsteered. */
+static int strategy_estimate(struct campaign *c)
+{
+	struct strategy *s = c->o->strat;
+	unsigned k;
+	int err = 0;
+
+	for (k = 0; k < c->o->estimate_runs && !err; k++) {
+		struct strat_observation obs;
+		struct onerun r;
+
+		err = run_observe_once(c, &r);
+		if (!err) {
+			obs.tm = &r.tm;
+			obs.res = &r.res;
+			err = s->ops->estimate ? s->ops->estimate(s, &c->sc, &obs) : 0;
+		}
+		onerun_cleanup(&r);
+		if (err)
+			cs_err("%s: the estimation run failed: %s", c->o->strategy, strerror(-err));
+	}
+	return err;
+}
+
+/* strat_campaign services over the store. */
+static int64_t sc_site_of(void *ctx, const char *key)
+{
+	struct campaign *c = ctx;
+
+	return run_store_site(c->st, key);
+}
+
+static int sc_add_requirement(void *ctx, const char *metric, const char *key, const char *source)
+{
+	struct campaign *c = ctx;
+
+	return store_add_requirement(c->st, metric, key, source);
+}
+
+struct task_walk {
+	int (*fn)(const char *key, void *arg);
+	void *arg;
+};
+
+static int task_walk_one(const struct store_task *t, void *arg)
+{
+	struct task_walk *w = arg;
+
+	return w->fn(t->key, w->arg);
+}
+
+static int sc_for_each_task(void *ctx, const char *metric, int (*fn)(const char *key, void *arg),
+			    void *arg)
+{
+	struct campaign *c = ctx;
+	struct task_walk w = { fn, arg };
+
+	return store_for_each_task(c->st, metric, task_walk_one, &w);
+}
+
+static bool campaign_done(struct campaign *c)
+{
+	const struct run_opts *o = c->o;
+
+	if (run_stop)
+		return true;
+	if (c->failures && !o->keep_going)
+		return true;
+	if (o->runs && (uint64_t)c->nruns >= o->runs)
+		return true;
+	if (o->time_s > 0 && (now_ns() - c->t0) / 1e9 >= o->time_s)
+		return true;
+	if (!o->runs && o->time_s <= 0) {
+		if (c->saturated)
+			return true;
+		if (c->nruns >= RUN_DEFAULT_CAP)
+			return true;
+	}
+	return false;
+}
+
+char *campaign_default_out(const char *prog)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	const char *base = strrchr(prog, '/');
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&now));
+	return xasprintf("concsched-%s-%s", base ? base + 1 : prog, stamp);
+}
+
+static int final_report(struct campaign *c)
+{
+	const char *host_dir = getenv("CONCSCHED_HOST_DIR");
+	struct report_options ro = { .dir = host_dir ? host_dir : c->o->out };
+	struct report *rep;
+	int err;
+
+	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !sched_ext_supported();
+	err = report_load(c->st, &ro, &rep);
+	if (err) {
+		cs_err("cannot summarise the campaign: %s", strerror(-err));
+		return err;
+	}
+	if (c->o->json)
+		report_write_json(rep, stdout);
+	else
+		report_write_text(rep, stderr);
+	report_free(rep);
+	return 0;
+}
+
+int campaign_run(struct run_opts *o)
+{
+	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct store_campaign info = { 0 };
+	struct campaign c = { .o = o };
+	char *out_alloc = NULL;
+	int err, ret = EXIT_USAGE;
+	size_t m;
+
+	c.steer = strategy_has(o->strat, STRAT_F_STEERS);
+	c.sess.want_sched = c.steer;
+	c.metric = campaign_metric_index(o->metric);
+	c.tty = isatty(STDERR_FILENO) && !getenv("CONCSCHED_VM");
+	err = target_inspect(o->argv[0], &c.ti);
+	if (err)
+		return EXIT_USAGE;
+	if (check_environment(&c))
+		return EXIT_USAGE;
+	err = sync_runtime_for_exec(&c.ti, &c.rt);
+	if (err)
+		return EXIT_USAGE;
+	err = launch_resolve_user(o->user, &c.uid, &c.gid, &c.drop);
+	if (err)
+		return EXIT_USAGE;
+	o->argv[0] = c.ti.path;
+	if (!o->out)
+		o->out = out_alloc = campaign_default_out(c.ti.path);
+	if (!o->seed_set) {
+		uint64_t s = now_realtime_ns() ^ ((uint64_t)getpid() << 32);
+
+		o->seed = cs_splitmix64(&s);
+	}
+	info.program = c.ti.path;
+	info.binary_hash = c.ti.hash;
+	info.args_json = args_json(o->argv, o->argc);
+	info.strategy = (char *)o->strategy;
+	info.config_json = campaign_config_json(o);
+	info.metric = (char *)o->metric;
+	info.saturation = (char *)o->sat_spec;
+	info.seed = o->seed;
+	err = store_create(o->out, &info, &c.st);
+	free(info.args_json);
+	free(info.config_json);
+	if (err)
+		goto out;
+	libbpf_set_print(NULL);
+	run_stop = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (!o->json || c.tty)
+		fprintf(stderr, "concsched: campaign %s: %s, strategy %s, seed %" PRIu64 "%s\n",
+			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
+			c.ti.path, o->strategy, o->seed,
+			o->serial != CS_SERIAL_OFF ? ", serial" : "");
+	c.sc.seed = o->seed;
+	c.sc.quiet = o->json && !c.tty;
+	c.sc.estimate_runs = o->estimate_runs;
+	c.sc.ctx = &c;
+	c.sc.site_of = sc_site_of;
+	c.sc.add_requirement = sc_add_requirement;
+	c.sc.for_each_task = sc_for_each_task;
+	if (o->access && access_estimate(&c)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (strategy_has(o->strat, STRAT_F_ESTIMATE) && strategy_estimate(&c)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (o->strat->ops->campaign_begin && o->strat->ops->campaign_begin(o->strat, &c.sc)) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	c.t0 = now_ns();
+	while (!campaign_done(&c)) {
+		err = campaign_run_one(&c);
+		if (err < 0)
+			break;
+	}
+	progress(&c, true);
+	if (err < 0 && err != -EINTR) {
+		ret = EXIT_USAGE;
+		fprintf(stderr,
+			"concsched: campaign stopped by an error after %" PRId64
+			" runs; what ran is in %s\n",
+			c.nruns, o->out);
+	} else {
+		if (run_stop)
+			fprintf(stderr, "concsched: interrupted after %" PRId64 " runs\n", c.nruns);
+		else if (c.saturated && !o->runs && o->time_s <= 0)
+			fprintf(stderr, "concsched: %s coverage saturated after %" PRId64 " runs\n",
+				o->metric, c.nruns);
+		final_report(&c);
+		ret = c.failures ? 1 : run_stop ? 128 + run_stop : 0;
+	}
+out:
+	c.sc.nruns = (uint64_t)c.nruns;
+	if (o->strat->ops->campaign_end)
+		o->strat->ops->campaign_end(o->strat, &c.sc);
+	run_session_close(&c.sess);
+	access_campaign_end(&c);
+	store_close(c.st);
+	for (m = 0; m <= SYNCOV__COUNT; m++) {
+		free(c.x[m]);
+		free(c.y[m]);
+	}
+	free(out_alloc);
+	return ret;
+}
+

@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One run of a campaign (DESIGN.md "One run, step by step"): launch the
+ * target under the sync probes (and the access probes with --access) and,
+ * when the strategy steers, under the scx_concsched scheduler, which parks
+ * each thread at its decision points. The event loop reads the probes'
+ * ring buffer: it keeps the thread table (creation paths, point indexes),
+ * feeds the thread model and the access metrics, and hands every parked
+ * point and every all-parked note to the strategy (strategies/strategy.h),
+ * applying and logging what it answers: proceed, release, delay, yield,
+ * halt until alone, or keep. The loop knows no strategy by name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "campaign/access.h"
+#include "campaign/onerun.h"
+#include "campaign/oracle.h"
+#include "campaign/run_sites.h"
+#include "coverage/cov_event.h"
+#include "coverage/coverage.h"
+#include "coverage/thread_model.h"
+#include "kernel/launcher.h"
+#include "kernel/policy.h"
+#include "kernel/probes.h"
+#include "kernel/sched_ctl.h"
+#include "kernel/symbolize.h"
+#include "lib/declog.h"
+#include "lib/util.h"
+
+#include "access.skel.h"
+#include "sync.skel.h"
+
+volatile sig_atomic_t run_stop;
+
+void run_on_signal(int sig)
+{
+	run_stop = sig;
+}
+
+bool sched_ext_supported(void)
+{
+	return access("/sys/kernel/sched_ext/state", R_OK) == 0;
+}
+
+const char *kernel_release(void)
+{
+	static struct utsname u;
+
+	uname(&u);
+	return u.release;
+}
+
+int check_environment(const struct campaign *c)
+{
+	if (geteuid() != 0) {
+		cs_err("run needs root to load BPF probes and the scheduler (try: sudo concsched "
+		       "run ...)");
+		return -EPERM;
+	}
+	if (c->steer && !sched_ext_supported()) {
+		cs_err("this kernel (%s) has no sched_ext, which --strategy %s needs: add --vm to "
+		       "run the campaign in the sched_ext VM (or use --strategy none)",
+		       kernel_release(), c->o->strategy);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* ---- threads and decisions -------------------------------------------------------------- */
+
+/* The synchronization decision points: operations whose entry probe
+ * emits the event that says "parked here" (pthread_create/join park at
+ * entry but report only on return, so they are not steered). */
+static const uint16_t park_ops[] = {
+	CS_OP_LOCK_REQ,	    CS_OP_RDLOCK_REQ,  CS_OP_WRLOCK_REQ,
+	CS_OP_COND_WAIT,    CS_OP_COND_SIGNAL, CS_OP_COND_BROADCAST,
+	CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,    CS_OP_BARRIER,
+};
+
+static const uint16_t access_ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };
+
+static bool is_park_op(uint16_t op)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(park_ops); i++)
+		if (park_ops[i] == op)
+			return true;
+	return false;
+}
+
+static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)
+{
+	struct strat_thread *t;
+
+	if (r->sr.nthreads >= RUN_MAX_THREADS)
+		return NULL;
+	if (r->sr.nthreads % 64 == 0)
+		r->sr.threads =
+			xrealloc(r->sr.threads, (r->sr.nthreads + 64) * sizeof(*r->sr.threads));
+	t = &r->sr.threads[r->sr.nthreads++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+	if (r->acc)
+		access_hook_thread(r, t);
+	if (r->strat && r->strat->ops->thread_start)
+		r->strat->ops->thread_start(r->strat, &r->sr, t);
+	return t;
+}
+
+/* The thread of an event: the main thread is "0", a thread created by P
+ * is P's path plus its creation ordinal. Threads whose creation we did not
+ * see (created by libc internals) get "?N" in order of appearance. */
+static struct strat_thread *thread_of(struct onerun *r, uint32_t tid, uint32_t pid)
+{
+	struct strat_thread *t = run_thread_find(r, tid);
+	char path[48];
+
+	if (t)
+		return t;
+	if (tid == pid && !r->sr.nthreads)
+		return thread_add(r, tid, "0");
+	snprintf(path, sizeof(path), "?%zu", r->sr.nthreads);
+	return thread_add(r, tid, path);
+}
+
+static void thread_created(struct onerun *r, const struct cs_event *e)
+{
+	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
+	char path[80];
+
+	if (!parent || run_thread_find(r, (uint32_t)e->obj))
+		return;
+	snprintf(path, sizeof(path), "%s.%u", parent->path, ++parent->ncreated);
+	/* Deep creation trees: the path's hash stands for its prefix. */
+	if (strlen(path) >= sizeof(parent->path))
+		snprintf(path, sizeof(path), "#%016" PRIx64 ".%u",
+			 fnv1a64(parent->path, strlen(parent->path), FNV1A64_INIT),
+			 parent->ncreated);
+	thread_add(r, (uint32_t)e->obj, path);
+}
+
+static void delay_add(struct onerun *r, uint32_t tid, uint64_t us)
+{
+	if (r->ndelays == RUN_MAX_DELAYS) {
+		policy_release(r->pol, tid);
+		return;
+	}
+	r->delays[r->ndelays].tid = tid;
+	r->delays[r->ndelays].due_ns = now_ns() + us * 1000;
+	r->ndelays++;
+}
+
+static void delays_due(struct onerun *r, bool all)
+{
+	uint64_t now = now_ns();
+	size_t i = 0;
+
+	while (i < r->ndelays) {
+		if (all || r->delays[i].due_ns <= now) {
+			policy_release(r->pol, r->delays[i].tid);
+			r->delays[i] = r->delays[--r->ndelays];
+			continue;
+		}
+		i++;
+	}
+}
+
+static int next_delay_ms(struct onerun *r)
+{
+	uint64_t now = now_ns(), best = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < r->ndelays; i++)
+		if (r->delays[i].due_ns < best)
+			best = r->delays[i].due_ns;
+	if (best == UINT64_MAX)
+		return 20;
+	if (best <= now)
+		return 0;
+	return (int)((best - now) / 1000000 + 1 < 20 ? (best - now) / 1000000 + 1 : 20);
+}
+
+/* A thread goes on from its point: a kept access has executed. */
+static void go_on(struct onerun *r, struct strat_thread *t)
+{
+	access_pass(r, t);
+	policy_release(r->pol, t->tid);
+}
+
+/* strat_run service: a kept thread is let go (logged). */
+static void svc_release(struct strat_run *sr, struct strat_thread *t, int64_t arg)
+{
+	struct onerun *r = sr->ctx;
+
+	declog_add(&r->log, t->id, 0, t->points ? t->points - 1 : 0, DECLOG_RELEASE, arg);
+	go_on(r, t);
+}
+
+static void svc_drain(struct strat_run *sr)
+{
+	struct onerun *r = sr->ctx;
+
+	if (r->rb)
+		ring_buffer__consume(r->rb);
+}
+
+static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
+{
+	struct onerun *r = sr->ctx;
+	int64_t id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+
+	if (id <= 0 || id > UINT32_MAX) {
+		/* The mapping may be new: learn it and try once more. */
+		run_refresh_vmas(r);
+		id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+		if (id <= 0 || id > UINT32_MAX)
+			return 0;
+	}
+	return (uint32_t)id;
+}
+
+/* Apply (and log) the strategy's answer for thread t at its point k. */
+static void apply(struct onerun *r, struct strat_thread *t, uint64_t k,
+		  const struct strat_decision *d)
+{
+	switch (d->v) {
+	case STRAT_PARK: /* kept: the strategy releases it */
+		return;
+	case STRAT_RELEASE:
+		declog_add(&r->log, t->id, 0, k, DECLOG_RELEASE, d->arg);
+		break;
+	case STRAT_DELAY:
+		declog_add(&r->log, t->id, 0, k, DECLOG_DELAY_US, d->arg);
+		r->injected++;
+		access_pass(r, t);
+		delay_add(r, t->tid, d->us);
+		return;
+	case STRAT_YIELD:
+		/* Released now: a yield, because the released thread goes
+		 * to the back of its CPU's queue. */
+		declog_add(&r->log, t->id, 0, k, DECLOG_YIELD, d->arg);
+		r->injected++;
+		break;
+	case STRAT_HALT: /* until every other runnable thread is parked */
+		declog_add(&r->log, t->id, 0, k, DECLOG_PARK, 0);
+		r->injected++;
+		if (r->nhalted < ARRAY_SIZE(r->halted)) {
+			r->halted[r->nhalted++] = t->tid;
+			return;
+		}
+		break;
+	case STRAT_PROCEED:
+		break;
+	}
+	go_on(r, t);
+}
+
+/* A thread is parked at a decision point: the strategy decides. */
+static void on_parked(struct onerun *r, const struct cs_event *e)
+{
+	struct strat_thread *t = thread_of(r, e->tid, e->pid);
+	struct strat_decision d = { .v = STRAT_PROCEED };
+	struct strat_point p = { 0 };
+	struct cov_event ev;
+
+	if (!t) {
+		policy_release(r->pol, e->tid);
+		return;
+	}
+	p.t = t;
+	p.k = t->points++;
+	p.e = e;
+	r->decisions++;
+	if (cov_op_is_access(e->op) &&
+	    access_point(r, e, t, &ev, &p.split, &p.contended))
+		p.access = &ev;
+	if (cs_verbose > 1)
+		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
+			 p.k);
+	if (r->strat->ops->point)
+		r->strat->ops->point(r->strat, &r->sr, &p, &d);
+	apply(r, t, p.k, &d);
+}
+
+static void on_all_parked(struct policy *pol, const struct policy_note *n, void *ctx)
+{
+	struct onerun *r = ctx;
+	size_t i;
+
+	/* Every runnable thread is stopped: the halted ones have waited until
+	 * they were alone; let them go first. */
+	for (i = 0; i < r->nhalted; i++)
+		policy_release(pol, r->halted[i]);
+	r->nhalted = 0;
+	if (r->strat && r->strat->ops->all_parked)
+		r->strat->ops->all_parked(r->strat, &r->sr, n);
+}
+
+void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
+		 bool steer)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = c->o;
+	r->ti = &c->ti;
+	r->rt = &c->rt;
+	r->sess = &c->sess;
+	r->st = c->st;
+	r->steer = steer;
+	r->seed = seed;
+	r->strat = strat;
+	r->sr.seed = seed;
+	r->sr.serial = c->o->serial;
+	r->sr.log = &r->log;
+	r->sr.ctx = r;
+	r->sr.release = svc_release;
+	r->sr.drain = svc_drain;
+	r->sr.site_id = svc_site_id;
+}
+
+/* ---- event loop ------------------------------------------------------------------------- */
+
+static bool seen_pid(struct onerun *r, uint32_t pid)
+{
+	static uint32_t seen[64];
+	static size_t nseen;
+	size_t i;
+
+	if (!r) {
+		nseen = 0;
+		return false;
+	}
+	for (i = 0; i < nseen; i++)
+		if (seen[i] == pid)
+			return true;
+	if (nseen < ARRAY_SIZE(seen))
+		seen[nseen++] = pid;
+	return false;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct onerun *r = ctx;
+	const struct cs_event *e = data;
+	struct strat_thread *t;
+
+	if (len < sizeof(*e))
+		return 0;
+	if (cov_op_is_access(e->op)) {
+		/* From the access probes (probes/access.bpf.c): not part of
+		 * the thread model, a decision point when parked. */
+		t = thread_of(r, e->tid, e->pid);
+		if (t && r->strat && r->strat->ops->event)
+			r->strat->ops->event(r->strat, &r->sr, e, t);
+		if (r->acc && t)
+			access_hook_event(r, e, t);
+		if (r->steer && (e->flags & CS_EV_PARKED))
+			on_parked(r, e);
+		return 0;
+	}
+	if (!seen_pid(r, e->pid) || e->op == CS_OP_EXEC)
+		site_resolver_scan_pid(&r->res, e->pid);
+	tmodel_add_event(&r->tm, e);
+	if (e->op == CS_OP_CREATE)
+		thread_created(r, e);
+	t = thread_of(r, e->tid, e->pid);
+	if (t && r->strat && r->strat->ops->event)
+		r->strat->ops->event(r->strat, &r->sr, e, t);
+	if (r->acc && t)
+		access_hook_event(r, e, t);
+	/* Return events repeat the entry's flags: react to the entry only. */
+	if (r->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op))
+		on_parked(r, e);
+	return 0;
+}
+
+/* The deadlock report at a timeout: who holds what, who waits where. */
+static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
+			       char *buf, size_t len)
+{
+	struct site_ref s;
+	struct sym_site ss;
+	char key[PATH_MAX + 32];
+
+	site_resolve(&r->res, t->tgid, t->gen, addr, &s);
+	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	return buf;
+}
+
+/* "first (0x4040a0)" for a lock in a global, else its address. */
+static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64_t lock, char *buf,
+			     size_t len)
+{
+	struct site_ref s;
+	struct sym_site ss;
+	char key[PATH_MAX + 32], text[1024];
+
+	site_resolve(&r->res, t->tgid, t->gen, lock, &s);
+	if (s.object) {
+		syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, text, sizeof(text));
+		if (ss.symbol && !ss.is_func) {
+			if (ss.sym_offset)
+				snprintf(buf, len, "%s+%" PRIu64 " (0x%" PRIx64 ")", ss.symbol,
+					 ss.sym_offset, lock);
+			else
+				snprintf(buf, len, "%s (0x%" PRIx64 ")", ss.symbol, lock);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "0x%" PRIx64, lock);
+	return buf;
+}
+
+static void analyze_deadlock(struct onerun *r)
+{
+	struct dl_thread *dt;
+	struct dl_held *held;
+	char(*names)[64], (*texts)[512];
+	size_t i, j, n = r->tm.nthreads, nh = 0, nt = 0, blocked = 0;
+
+	if (!n)
+		return;
+	ring_buffer__consume(r->rb);
+	run_refresh_vmas(r);
+	dt = xcalloc(n, sizeof(*dt));
+	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
+	names = xcalloc(n, sizeof(*names));
+	texts = xcalloc(n * (2 * CS_LOCKSET_MAX + 2), sizeof(*texts));
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+		struct strat_thread *rt = run_thread_find(r, t->tid);
+
+		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
+		dt[i].name = names[i];
+		dt[i].held = &held[nh];
+		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
+			size_t a;
+
+			held[nh].lock = t->held[j];
+			held[nh].lock_name =
+				lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
+			held[nh].site = NULL;
+			for (a = t->nactions; a-- > 0;) {
+				const struct tm_action *x = &t->actions[a];
+
+				if (tm_op_is_acquire(x->op) &&
+				    tm_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
+					held[nh].site = action_site(r, t, x->site, texts[nt++],
+								    sizeof(texts[0]));
+					break;
+				}
+			}
+			nh++;
+			dt[i].nheld++;
+		}
+		if (last && !t->exited &&
+		    (last->op == CS_OP_LOCK_REQ || last->op == CS_OP_RDLOCK_REQ ||
+		     last->op == CS_OP_WRLOCK_REQ)) {
+			dt[i].blocked = true;
+			dt[i].waits_for = last->obj;
+			dt[i].waits_name =
+				lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
+			dt[i].wait_site =
+				action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
+			blocked++;
+		}
+	}
+	if (blocked && deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
+		r->has_deadlock = true;
+	free(dt);
+	free(held);
+	free(names);
+	free(texts);
+}
+
+/* How long to wait for events: until the next delay is due, or less when
+ * the strategy waits for something. */
+static int poll_ms(struct onerun *r)
+{
+	int ms = r->steer ? next_delay_ms(r) : 20;
+
+	if (r->steer && r->strat->ops->poll_ms)
+		ms = r->strat->ops->poll_ms(r->strat, &r->sr, ms);
+	return ms;
+}
+
+static int run_loop(struct onerun *r)
+{
+	/* Serial mode waits on the scheduler's notes (the decisions happen
+	 * there), the others on events and delays. */
+	bool serial = r->steer && strategy_has(r->strat, STRAT_F_SERIAL);
+	struct ring_buffer *rb;
+	uint64_t deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
+	int err;
+
+	rb = ring_buffer__new(sync_probes_map_fd(r->sp, "cs_sync_events"), on_event, r, NULL);
+	if (!rb) {
+		err = -errno;
+		cs_err("cannot open the event ring buffer: %s", strerror(-err));
+		return err;
+	}
+	r->rb = rb;
+	err = launch_release(&r->l, r->ti->path);
+	if (err) {
+		ring_buffer__free(rb);
+		return err;
+	}
+	access_hook_launched(r);
+	r->t0 = now_ns();
+	deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
+	for (;;) {
+		int w = launch_wait(&r->l, 1);
+
+		if (w == 1 || w < 0)
+			break;
+		if (run_stop)
+			break;
+		if (now_ns() >= deadline) {
+			r->timed_out = true;
+			break;
+		}
+		if (serial)
+			policy_poll(r->pol, 5);
+		err = ring_buffer__poll(rb, serial ? 0 : poll_ms(r));
+		/* Most events come without a wakeup (the probe batches them). */
+		if (err >= 0)
+			err = ring_buffer__consume(rb);
+		if (err < 0 && err != -EINTR) {
+			cs_err("reading events: %s", strerror(-err));
+			break;
+		}
+		access_hook_tick(r);
+		if (r->steer && r->strat->ops->tick)
+			r->strat->ops->tick(r->strat, &r->sr);
+		if (r->steer) {
+			delays_due(r, false);
+			policy_poll(r->pol, 0);
+			if (sched_ctl_exited(r->ctl)) {
+				sched_ctl_print_exit(r->ctl, stderr);
+				r->steer = false;
+			}
+		}
+	}
+	ring_buffer__consume(rb);
+	if (r->timed_out)
+		analyze_deadlock(r);
+	if (!r->l.reaped)
+		launch_kill(&r->l);
+	r->t1 = now_ns();
+	if (r->steer) {
+		struct cs_sched_stats ss;
+
+		delays_due(r, true);
+		sched_ctl_stats(r->ctl, &ss);
+		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
+			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
+			 "%llu rekicks",
+			 (r->t1 - r->t0) / 1e9, r->decisions, r->injected,
+			 (unsigned long long)ss.parks, (unsigned long long)ss.releases,
+			 (unsigned long long)ss.delays, (unsigned long long)ss.watchdog,
+			 (unsigned long long)ss.notes, (unsigned long long)ss.release_rekicks);
+		sched_ctl_quiesce(r->ctl);
+	}
+	ring_buffer__consume(rb);
+	ring_buffer__free(rb);
+	r->rb = NULL;
+	return 0;
+}
+
+/* ---- one run ------------------------------------------------------------------------------ */
+
+static int share_maps(struct bpf_object *obj, void *arg)
+{
+	return sched_ctl_share_maps(arg, obj);
+}
+
+void run_session_close(struct run_session *s)
+{
+	const struct site_set *aset = s->aset;
+	const char *aprog = s->aprog;
+
+	if (s->ctl)
+		sched_ctl_quiesce(s->ctl);
+	if (s->ap_open)
+		access_probes_close(&s->ap);
+	if (s->sp_open)
+		sync_probes_close(&s->sp);
+	policy_free(s->pol);
+	sched_ctl_close(s->ctl);
+	memset(s, 0, sizeof(*s));
+	s->aset = aset;
+	s->aprog = aprog;
+}
+
+static int share_maps_ap(struct bpf_object *obj, void *arg)
+{
+	struct run_session *s = arg;
+
+	return s->ctl ? sched_ctl_share_maps(s->ctl, obj) : 0;
+}
+
+/* The access probe object, loaded once with the whole candidate table,
+ * writing into the sync probes' ring buffer. */
+static int session_access(struct run_session *s)
+{
+	struct access_probes_opts ao = { .run_events = true };
+	char *alloc;
+	int err;
+
+	if (s->ap_open || !s->aset)
+		return 0;
+	alloc = access_alloc_object(s->aprog);
+	ao.alloc_object = alloc;
+	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
+	ao.before_load = share_maps_ap;
+	ao.before_load_arg = s;
+	err = access_probes_load(&s->ap, s->aset, &ao);
+	free(alloc);
+	if (err)
+		return err;
+	s->ap_open = true;
+	s->ap_kicked = false;
+	return 0;
+}
+
+/* The scheduler and the probe object stay loaded for the whole campaign
+ * (loading them costs ~1.5 s per run under TCG); each run gets fresh maps,
+ * its own uprobe links and its own site policy. */
+static int session_prepare(struct run_session *s, struct onerun *r)
+{
+	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED };
+	struct sched_ctl_opts so = { 0 };
+	int err;
+
+	if (s->ctl && sched_ctl_exited(s->ctl)) {
+		/* The kernel ejected it (printed): start over. */
+		sched_ctl_print_exit(s->ctl, stderr);
+		run_session_close(s);
+	}
+	if ((r->steer || s->want_sched) && !s->ctl) {
+		so.serial = r->o->serial;
+		so.seed = r->seed;
+		r->tm_sched = now_ns();
+		err = sched_ctl_open(&s->ctl, &so);
+		r->tm_sched = now_ns() - r->tm_sched;
+		if (err)
+			return err;
+		s->pol = policy_new_sched(s->ctl);
+		if (s->ap_open) { /* loaded without the scheduler's maps */
+			access_probes_close(&s->ap);
+			s->ap_open = false;
+		}
+		if (s->sp_open) {
+			sync_probes_close(&s->sp);
+			s->sp_open = false;
+		}
+	}
+	if (s->ctl)
+		sched_ctl_reset(s->ctl);
+	if (s->ap_open)
+		access_probes_reset(&s->ap);
+	if (s->sp_open) {
+		err = sync_probes_reset(&s->sp);
+		return err ? err : session_access(s);
+	}
+	if (s->ctl) {
+		po.before_load = share_maps;
+		po.before_load_arg = s->ctl;
+		po.commit = true;
+	}
+	r->tm_probes = now_ns();
+	err = sync_probes_open(&s->sp, &po);
+	if (!err) {
+		s->sp_open = true;
+		s->kicked = false;
+		err = session_access(s);
+	}
+	r->tm_probes = now_ns() - r->tm_probes;
+	return err;
+}
+
+static int capture_fd(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		cs_err("memfd_create: %s", strerror(errno));
+	return fd;
+}
+
+/* Read a captured stream, keeping its last RUN_OUTPUT_MAX bytes. */
+char *read_capture(int fd, size_t *len)
+{
+	off_t end = lseek(fd, 0, SEEK_END), start = 0;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+
+	*len = 0;
+	if (end <= 0)
+		return xcalloc(1, 1);
+	if (end > (off_t)RUN_OUTPUT_MAX)
+		start = end - RUN_OUTPUT_MAX;
+	buf = xcalloc(1, (size_t)(end - start) + 1);
+	while (got < (size_t)(end - start)) {
+		n = pread(fd, buf + got, (size_t)(end - start) - got, start + (off_t)got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = 0;
+	*len = got;
+	return buf;
+}
+
+static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
+{
+	struct launch_opts lo = { 0 };
+	int err;
+
+	site_resolver_init(&r->res);
+	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
+	seen_pid(NULL, 0);
+	err = session_prepare(r->sess, r);
+	if (err)
+		return err;
+	r->sp = &r->sess->sp;
+	r->ctl = r->sess->ctl;
+	r->pol = r->sess->pol;
+	if (r->pol)
+		policy_on_all_parked(r->pol, on_all_parked, r);
+	r->sr.pol = r->pol;
+	r->out_fd = capture_fd("concsched-stdout");
+	r->err_fd = capture_fd("concsched-stderr");
+	if (r->out_fd < 0 || r->err_fd < 0)
+		return -EIO;
+	lo.argv = r->o->argv;
+	lo.sched_ext = r->steer;
+	lo.drop_privs = drop;
+	lo.uid = uid;
+	lo.gid = gid;
+	lo.stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	lo.stdout_fd = r->out_fd;
+	lo.stderr_fd = r->err_fd;
+	err = launch_prepare(&lo, &r->l);
+	if (lo.stdin_fd >= 0)
+		close(lo.stdin_fd);
+	if (err) {
+		cs_err("cannot start %s: %s", r->ti->path, strerror(-err));
+		return err;
+	}
+	r->launched = true;
+	r->tm_attach = now_ns();
+	err = sync_probes_track(r->sp, r->l.pid);
+	if (!err)
+		err = sync_probes_attach(r->sp, r->rt, r->l.pid);
+	r->tm_attach = now_ns() - r->tm_attach;
+	if (err)
+		return err;
+	site_resolver_add_path(&r->res, r->rt->object);
+	site_resolver_add_path(&r->res, r->rt->ldso);
+	site_resolver_add_path(&r->res, r->ti->path);
+	if (r->access_on && r->sess->ap_open) {
+		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+		if (err)
+			return err;
+		if (r->steer && !r->sess->ap_kicked) {
+			err = sched_ctl_attach_kick(r->ctl, r->sess->ap.skel->progs.access_commit);
+			if (err)
+				return err;
+			r->sess->ap_kicked = true;
+		}
+		if (r->ctl)
+			sched_ctl_guard(r->ctl);
+	}
+	if (r->steer) {
+		size_t i;
+
+		if (!r->sess->kicked) {
+			err = sched_ctl_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_commit);
+			if (!err)
+				err = sched_ctl_guard(r->ctl);
+			if (err)
+				return err;
+			r->sess->kicked = true;
+		}
+		/* Every decision point the strategy asks for parks; it
+		 * decides and the loop releases (on_parked). */
+		if (strategy_has(r->strat, STRAT_F_ACCESS_POINTS) && r->access_on)
+			for (i = 0; i < ARRAY_SIZE(access_ops) && !err; i++)
+				err = policy_park_site(r->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0,
+						       0);
+		if (strategy_has(r->strat, STRAT_F_SYNC_POINTS))
+			for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
+				err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0,
+						       0);
+		if (!err)
+			err = policy_serialize(r->pol, r->o->serial, r->seed);
+		if (!err)
+			err = sched_ctl_set_active(r->ctl, true);
+		if (err) {
+			cs_err("cannot set the scheduler's policy: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void onerun_cleanup(struct onerun *r)
+{
+	if (r->launched && !r->l.reaped)
+		launch_kill(&r->l);
+	if (r->ctl)
+		sched_ctl_quiesce(r->ctl);
+	if (r->sess && r->sess->ap_open)
+		access_probes_reset(&r->sess->ap);
+	if (r->sp)
+		sync_probes_detach(r->sp);
+	access_run_free(r);
+	syncov_run_free(&r->cov);
+	tmodel_free(&r->tm);
+	site_resolver_free(&r->res);
+	declog_free(&r->log);
+	free(r->sr.threads);
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+}
+
+/* Run the target once; fills r (caller cleans up with onerun_cleanup). */
+int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
+{
+	int err;
+
+	r->out_fd = r->err_fd = -1;
+	r->started_ns = (int64_t)now_realtime_ns();
+	err = onerun_start(r, uid, gid, drop);
+	if (err)
+		return err;
+	err = run_loop(r);
+	if (err)
+		return err;
+	r->tm_harvest = now_ns();
+	if (r->sess->ap_open) /* not reset: its counters are read at commit */
+		access_probes_detach(&r->sess->ap);
+	sync_probes_detach(r->sp);
+	run_refresh_vmas(r);
+	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
+	r->tm_harvest = now_ns() - r->tm_harvest;
+	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
+		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
+	return 0;
+}

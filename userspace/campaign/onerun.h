@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One run of a campaign's target (onerun.c): the session that stays loaded
+ * from run to run (probes, scheduler), launching, the event loop that hands
+ * decision points to the strategy, the deadlock report at a timeout.
+ */
+#ifndef CONCSCHED_ONERUN_H
+#define CONCSCHED_ONERUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "campaign/run_types.h"
+
+/* Set by the SIGINT/SIGTERM/SIGHUP handler: stop after this run. */
+extern volatile sig_atomic_t run_stop;
+void run_on_signal(int sig);
+
+bool sched_ext_supported(void);
+const char *kernel_release(void);
+/* Root, and sched_ext when the campaign steers; one line on stderr if not. */
+int check_environment(const struct campaign *c);
+
+/* A run of campaign c; strat NULL and steer false for an observed run. */
+void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
+		 bool steer);
+/* Run the target once; the caller cleans up with onerun_cleanup. */
+int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
+void onerun_cleanup(struct onerun *r);
+/* A captured stream's last RUN_OUTPUT_MAX bytes (malloc'd, NUL-ended). */
+char *read_capture(int fd, size_t *len);
+
+void run_session_close(struct run_session *s);
+
+#endif

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The types of a campaign and of the run in flight, shared by the files of
+ * campaign/: campaign.c (the loop), onerun.c (one run and its event loop),
+ * access.c (--access), run_sites.c and replay.c. Types only: no function
+ * is declared here, so no file depends on another through it.
+ */
+#ifndef CONCSCHED_RUN_TYPES_H
+#define CONCSCHED_RUN_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel/access_probes.h"
+#include "coverage/coverage.h"
+#include "lib/declog.h"
+#include "kernel/launcher.h"
+#include "kernel/policy.h"
+#include "kernel/probes.h"
+#include "lib/rng.h"
+#include "strategies/strategy.h"
+#include "campaign/saturation.h"
+#include "kernel/site_finder.h"
+#include "kernel/target.h"
+#include "coverage/thread_model.h"
+
+struct ring_buffer;
+struct sched_ctl;
+struct store;
+struct access_run;
+struct access_campaign;
+struct json;
+
+#define RUN_MAX_ACTIONS	    100000
+#define RUN_DEFAULT_CAP	    1000
+#define RUN_DEFAULT_TIMEOUT 30.0
+#define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
+#define RUN_MAX_THREADS	    4096
+#define RUN_MAX_DELAYS	    4096
+
+struct run_opts {
+	const char *strategy;
+	struct strategy *strat;	   /* the strategy (with --serial: wrapped) */
+	uint64_t runs;		   /* 0: until saturation (cap RUN_DEFAULT_CAP) */
+	double time_s;
+	double run_timeout_s;
+	uint64_t seed;
+	bool seed_set;
+	enum cs_serial_mode serial;
+	bool keep_going;
+	const char *out;
+	bool json;
+	const char *metric;
+	struct sat_config sat;
+	const char *sat_spec;
+	bool expect_exit_set;
+	int expect_exit;
+	const char *check;
+	const char *user;
+	bool vm;
+	unsigned vm_cpus;
+	unsigned estimate_runs;	   /* estimating strategies, --access: observed runs */
+	bool access;		   /* memory-access sites (--access, or the strategy needs them) */
+	struct site_filter sites;  /* --sites-include / --sites-exclude */
+	const char **site_objects; /* --sites-object */
+	size_t nsite_objects;
+	char **argv;
+	int argc;
+};
+
+struct delay {
+	uint32_t tid;
+	uint64_t due_ns;
+};
+
+/* What stays loaded from run to run: the probe object and the scheduler. */
+struct run_session {
+	struct sync_probes sp;
+	bool sp_open;
+	struct sched_ctl *ctl;
+	struct policy *pol;
+	bool kicked;	 /* the fexit kick is on sp's entry program */
+	bool want_sched; /* load the scheduler even for observed runs */
+	/* access probes: loaded with the whole candidate table aset */
+	const struct site_set *aset;
+	const char *aprog; /* whose allocator the access probes follow */
+	struct access_probes ap;
+	bool ap_open;
+	bool ap_kicked;
+};
+void run_session_close(struct run_session *s);
+
+/* Everything about the run in flight. */
+struct onerun {
+	const struct run_opts *o;
+	struct target_info *ti;
+	struct sync_runtime *rt;
+	bool steer;
+	struct run_session *sess;
+	struct store *st;      /* the campaign's (site ids) */
+	struct sched_ctl *ctl; /* sess->ctl when steering */
+	struct policy *pol;
+	struct sync_probes *sp; /* &sess->sp */
+	struct site_resolver res;
+	struct thread_model tm;
+	struct launch l;
+	bool launched;
+	uint64_t seed;
+	/* steering: the strategy and what it sees of the run */
+	struct strategy *strat;
+	struct strat_run sr; /* seed, policy, log, thread table, services */
+	struct declog log;   /* decisions made */
+	struct delay delays[RUN_MAX_DELAYS];
+	size_t ndelays;
+	uint32_t halted[64];
+	size_t nhalted;
+	uint64_t decisions, injected;
+	struct ring_buffer *rb;
+	struct access_run *acc;	 /* --access: the run's accesses and metrics (access.c) */
+	bool access_on;		 /* attach the access probes */
+	const bool *access_mask; /* ... on these sites of sess->aset (NULL: all) */
+	uint64_t tm_sched, tm_probes, tm_attach, tm_harvest; /* setup costs (ns) */
+	/* outcome */
+	int out_fd, err_fd;
+	bool timed_out;
+	uint64_t t0, t1;
+	int64_t started_ns;
+	struct syncov_run cov;
+	char deadlock[4096];
+	bool has_deadlock;
+};
+
+struct campaign {
+	struct run_opts *o;
+	struct target_info ti;
+	struct sync_runtime rt;
+	struct store *st;
+	uid_t uid;
+	gid_t gid;
+	bool drop;
+	bool steer;
+	uint64_t t0;
+	int64_t nruns;
+	size_t failures;
+	double *x[SYNCOV__COUNT + 1], *y[SYNCOV__COUNT + 1]; /* + --metric of --access */
+	size_t npts;
+	bool saturated;
+	struct sat_result sat;
+	int metric;
+	bool tty;
+	struct run_session sess;
+	struct strat_campaign sc;    /* what the strategy sees of it */
+	struct access_campaign *acc; /* --access, map */
+};
+
+#endif

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/* concsched report: options and --help; the report is campaign/report.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign/report.h"
+#include "campaign/store.h"
+#include "cli/commands.h"
+#include "lib/util.h"
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "Usage: concsched report DIR [--json] [--html FILE] [--saturation W,T]\n"
+		   "       concsched report DIR --tasks METRIC [--json]\n\n"
+		   "Summarise a campaign directory written by `concsched run` (also one whose\n"
+		   "run was interrupted or killed: every committed run is reported): program,\n"
+		   "runs and outcomes, coverage per metric with saturation, failures with\n"
+		   "their sites and replay commands, race warnings.\n\n"
+		   "Options:\n"
+		   "  --json             JSON on stdout instead of text (docs/report.md)\n"
+		   "  --html FILE        also write a self-contained HTML page with a\n"
+		   "                     coverage chart (SVG) per metric\n"
+		   "  --saturation W,T   judge saturation over the last W runs (or Ws seconds)\n"
+		   "                     with slope threshold T (default: the campaign's, else "
+		   "50,0.1)\n"
+		   "  --tasks METRIC     list the covered tasks of one metric instead: first\n"
+		   "                     run, hits, and the task with its sites resolved\n"
+		   "  -h, --help         this text\n\n"
+		   "Examples:\n"
+		   "  concsched report camp\n"
+		   "  concsched report camp --json | jq '.metrics[] | {name, covered}'\n"
+		   "  concsched report camp --html camp.html\n"
+		   "  concsched report camp --tasks map\n\n"
+		   "Exit status: 0 no failure recorded, 1 the campaign has failures,\n"
+		   "2 not a campaign directory, unwritable output or usage error.\n");
+}
+
+/* Write access lets SQLite recover a campaign whose writer was killed;
+ * without it (another user's campaign) read it as it is. */
+static int open_for_report(const char *dir, struct store **s)
+{
+	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
+	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
+
+	free(db);
+	return store_open(dir, !rw, s);
+}
+
+static int write_html_file(const struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		cs_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	report_write_html(r, f);
+	if (ferror(f) | fclose(f)) {
+		cs_err("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "saturation", required_argument, NULL, 'S' },
+		{ "tasks", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct report_options ro = { 0 };
+	struct sat_config sat;
+	const char *html = NULL, *tasks = NULL;
+	struct report *r = NULL;
+	struct store *s = NULL;
+	bool json = false;
+	int c, ret = EXIT_USAGE;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'T':
+			tasks = optarg;
+			break;
+		case 'S':
+			if (sat_parse(optarg, &sat)) {
+				cs_err("bad --saturation '%s' (expected WINDOW,THRESHOLD like "
+				       "50,0.1 "
+				       "or 120s,0.1)",
+				       optarg);
+				return EXIT_USAGE;
+			}
+			ro.sat = &sat;
+			break;
+		case 'h':
+			report_usage(stdout);
+			return 0;
+		default:
+			cs_err("see concsched report --help");
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		cs_err(argc - optind
+			       ? "report takes one campaign directory (see concsched report --help)"
+			       : "report needs a campaign directory (e.g. concsched report camp)");
+		return EXIT_USAGE;
+	}
+	ro.dir = argv[optind];
+	ro.replay_vm = access("/sys/kernel/sched_ext", F_OK) != 0;
+	if (tasks && html) {
+		cs_err("--tasks lists tasks; it does not combine with --html");
+		return EXIT_USAGE;
+	}
+	if (open_for_report(ro.dir, &s))
+		return EXIT_USAGE;
+	if (tasks) {
+		if (report_write_tasks(s, tasks, json, stdout)) {
+			ret = EXIT_USAGE;
+			goto cleanup;
+		}
+		ret = 0;
+		goto cleanup;
+	}
+	if (report_load(s, &ro, &r)) {
+		cs_err("cannot read campaign %s: %s", ro.dir, store_errmsg(s));
+		goto cleanup;
+	}
+	if (html && write_html_file(r, html))
+		goto cleanup;
+	if (json)
+		report_write_json(r, stdout);
+	else
+		report_write_text(r, stdout);
+	if (html && !json)
+		printf("html:      %s\n", html);
+	ret = report_failure_count(r) ? 1 : 0;
+cleanup:
+	report_free(r);
+	store_close(s);
+	return ret;
+}

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: MIT
+/*
+ * concsched run: options, --help, the strategy from the registry (wrapped
+ * for --serial), and the campaign on this kernel or in the sched_ext VM.
+ * The campaign itself is campaign/campaign.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign/campaign.h"
+#include "campaign/vm_campaign.h"
+#include "cli/commands.h"
+#include "coverage/coverage.h"
+#include "kernel/target.h"
+#include "lib/util.h"
+#include "strategies/registry.h"
+#include "strategies/serial.h"
+#include "vm/vm.h"
+
+/* ---- usage ----------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: concsched run [OPTIONS] -- PROG [ARGS...]\n\n"
+		"Run PROG again and again under BPF probes on its pthread synchronization and,\n"
+		"with a steering strategy, under concsched's sched_ext scheduler, which stops\n"
+		"threads at lock/condvar/create/join points and delays or reorders them. Every\n"
+		"run is checked by the oracles (exit status, fatal signal, hang, deadlock,\n"
+		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
+		"decisions in the campaign directory; a failing run can be replayed.\n\n"
+		"Options:\n"
+		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | rnd-y:P |\n"
+		"                        rnd-s10:P | rnd-s100:P | a noise configuration\n"
+		"                        (docs/strategies.md) | none (plain reruns under the\n"
+		"                        probes, any kernel)\n"
+		"      --estimate-runs K tsa, --access: observed runs before the campaign that\n"
+		"                        estimate the SP requirements / find shared variables (1)\n"
+		"      --access          also probe memory accesses: the estimation runs probe "
+		"every\n"
+		"                        candidate site, later runs only the sites that touched\n"
+		"                        variables two threads share; adds the lp, concurpairs,\n"
+		"                        avio*, hbpair*, goodlock*, eraser*, goldilock-sc, fpair\n"
+		"                        and map metrics and race warnings (map implies it)\n"
+		"      --sites-include GLOB  candidate access sites: functions or source files\n"
+		"                        matching GLOB (repeatable; default all)\n"
+		"      --sites-exclude GLOB  drop functions or source files matching GLOB\n"
+		"      --sites-object LIB    also probe the accesses of shared object LIB\n"
+		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
+		"                        at most %d)\n"
+		"      --time SEC        stop after SEC seconds\n"
+		"      --run-timeout SEC a run longer than this is a hang (default %g)\n"
+		"      --seed N          campaign seed (default: random, recorded)\n"
+		"      --serial MODE     off (default) | fifo | random: one target thread at a\n"
+		"                        time; at each point where all are parked the oldest\n"
+		"                        (fifo) or a seeded random one (random) goes on\n"
+		"      --keep-going      do not stop at the first failure\n"
+		"  -o, --out DIR         campaign directory (default: concsched-PROG-DATE-TIME)\n"
+		"      --json            final summary as JSON on stdout (concsched-report/1)\n"
+		"      --metric NAME     metric whose saturation ends the campaign: sp (default),\n"
+		"                        goodlock, hbpair, sync; with --access also lp,\n"
+		"                        concurpairs, avio*, hbpair*, goodlock*, eraser*,\n"
+		"                        goldilock-sc, fpair, map\n"
+		"      --saturation W,T  window and slope threshold (default 50,0.1; 120s,0.1)\n"
+		"      --expect-exit N   the exit status of a good run (default 0)\n"
+		"      --check CMD       shell command after each run; non-zero means failure\n"
+		"                        (env: CONCSCHED_RUN, CONCSCHED_EXIT, CONCSCHED_OUT_FILE)\n"
+		"      --user USER       run PROG as USER (default: the sudo caller)\n"
+		"      --vm              run the whole campaign in the sched_ext VM (for kernels\n"
+		"                        without sched_ext; see concsched doctor)\n"
+		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
+		"  -h, --help            this text\n\n"
+		"Examples:\n"
+		"  sudo concsched run -- ./mytest                  # random noise until "
+		"saturation\n"
+		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
+		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
+		"  sudo concsched run -s none -n 100 -- ./mytest    # plain reruns (baseline)\n"
+		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
+		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
+		"001)\n"
+		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- "
+		"./mytest\n"
+		"  sudo concsched run --serial random --check './verify out.txt' -- ./mytest\n"
+		"  concsched report camp --html camp.html\n"
+		"  sudo concsched replay camp --run 17\n\n"
+		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
+		"130 interrupted.\n",
+		RUN_DEFAULT_CAP, RUN_DEFAULT_TIMEOUT);
+}
+
+/* The strategy string through the registry; --serial wraps it. */
+static int make_strategy(struct run_opts *o)
+{
+	struct strategy *s;
+	char err[200] = "";
+
+	if (strategy_new(o->strategy, &s, err, sizeof(err))) {
+		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
+		return -EINVAL;
+	}
+	if (strategy_has(s, STRAT_F_ACCESS))
+		o->access = true;
+	if (o->serial != CS_SERIAL_OFF) {
+		if (strategy_has(s, STRAT_F_PICKS)) {
+			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",
+			       o->strategy, s->ops->name);
+			strategy_free(s);
+			return -EINVAL;
+		}
+		s = strategy_serial_wrap(s, o->serial);
+	}
+	o->strat = s;
+	return 0;
+}
+
+static int run_vm(struct run_opts *o, int argc, char **argv)
+{
+	struct target_info ti;
+	char **gargv;
+	char *out_alloc = NULL;
+	const char **carry;
+	size_t k, nc = 1;
+	int i, n = 0, ret;
+	unsigned timeout = 0;
+
+	if (target_inspect(o->argv[0], &ti))
+		return EXIT_USAGE;
+	if (!o->out)
+		o->out = out_alloc = campaign_default_out(ti.path);
+	if (access(o->out, F_OK) == 0) {
+		cs_err("%s already exists (choose another --out, or remove it)", o->out);
+		free(out_alloc);
+		return EXIT_USAGE;
+	}
+	/* concsched run <options without --vm/-o> -o /out/campaign -- PROG... */
+	gargv = xcalloc((size_t)argc + 8, sizeof(*gargv));
+	gargv[n++] = "concsched";
+	gargv[n++] = "run";
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--vm"))
+			continue;
+		if (!strncmp(argv[i], "--vm-cpus", 9)) {
+			if (!strchr(argv[i], '='))
+				i++;
+			continue;
+		}
+		if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--out")) {
+			i++;
+			continue;
+		}
+		if (!strncmp(argv[i], "--out=", 6) || (!strncmp(argv[i], "-o", 2) && argv[i][2]))
+			continue;
+		gargv[n++] = argv[i];
+	}
+	gargv[n++] = "-o";
+	gargv[n++] = VM_GUEST_OUT "/campaign";
+	gargv[n++] = "--";
+	gargv[n++] = ti.path;
+	for (i = 1; i < o->argc; i++)
+		gargv[n++] = o->argv[i];
+	carry = xcalloc(o->nsite_objects + 2, sizeof(*carry));
+	carry[0] = ti.path;
+	/* --sites-object given as a path must exist in the guest too. */
+	for (k = 0; k < o->nsite_objects; k++)
+		if (strchr(o->site_objects[k], '/'))
+			carry[nc++] = o->site_objects[k];
+	if (o->time_s > 0)
+		timeout = (unsigned)(o->time_s + o->run_timeout_s * 2 + 60);
+	fprintf(stderr, "concsched: running the campaign in the sched_ext VM (%s)\n",
+		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
+	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
+	if ((ret == 0 || ret == 1) && !o->json)
+		fprintf(stderr, "concsched: campaign stored in %s (concsched report %s)\n", o->out,
+			o->out);
+	free(gargv);
+	free(carry);
+	free(out_alloc);
+	return ret;
+}
+
+/* ---- options -----------------------------------------------------------------------------------
+ */
+
+static int parse_seconds(const char *opt, const char *s, double *out)
+{
+	if (parse_double(s, out) || *out <= 0) {
+		cs_err("%s %s: not a positive number of seconds", opt, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void push_str(const char ***v, size_t *n, const char *s)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = s;
+}
+
+static int parse_run_args(struct run_opts *o, int argc, char **argv)
+{
+	enum {
+		O_TIME = 256,
+		O_RUN_TIMEOUT,
+		O_SEED,
+		O_SERIAL,
+		O_KEEP,
+		O_JSON,
+		O_METRIC,
+		O_SAT,
+		O_EXPECT,
+		O_CHECK,
+		O_USER,
+		O_VM,
+		O_VM_CPUS,
+		O_EST,
+		O_ACCESS,
+		O_SINC,
+		O_SEXC,
+		O_SOBJ
+	};
+	static const struct option opts[] = {
+		{ "strategy", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "time", required_argument, NULL, O_TIME },
+		{ "run-timeout", required_argument, NULL, O_RUN_TIMEOUT },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "serial", required_argument, NULL, O_SERIAL },
+		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "metric", required_argument, NULL, O_METRIC },
+		{ "saturation", required_argument, NULL, O_SAT },
+		{ "expect-exit", required_argument, NULL, O_EXPECT },
+		{ "check", required_argument, NULL, O_CHECK },
+		{ "user", required_argument, NULL, O_USER },
+		{ "vm", no_argument, NULL, O_VM },
+		{ "vm-cpus", required_argument, NULL, O_VM_CPUS },
+		{ "estimate-runs", required_argument, NULL, O_EST },
+		{ "access", no_argument, NULL, O_ACCESS },
+		{ "sites-include", required_argument, NULL, O_SINC },
+		{ "sites-exclude", required_argument, NULL, O_SEXC },
+		{ "sites-object", required_argument, NULL, O_SOBJ },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c, err;
+
+	o->strategy = "random";
+	o->metric = "sp";
+	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
+	o->vm_cpus = 2;
+	o->estimate_runs = 1;
+	sat_config_default(&o->sat);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+s:n:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->strategy = optarg;
+			break;
+		case 'n':
+			if (parse_u64(optarg, &o->runs) || !o->runs) {
+				cs_err("--runs %s: not a positive number", optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_TIME:
+			if (parse_seconds("--time", optarg, &o->time_s))
+				return -EINVAL;
+			break;
+		case O_RUN_TIMEOUT:
+			if (parse_seconds("--run-timeout", optarg, &o->run_timeout_s))
+				return -EINVAL;
+			break;
+		case O_SEED:
+			if (parse_u64(optarg, &o->seed)) {
+				cs_err("--seed %s: not a number", optarg);
+				return -EINVAL;
+			}
+			o->seed_set = true;
+			break;
+		case O_SERIAL:
+			if (serial_mode_parse(optarg, &o->serial)) {
+				cs_err("--serial %s: use off, fifo or random", optarg);
+				return -EINVAL;
+			}
+			break;
+		case O_KEEP:
+			o->keep_going = true;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case O_METRIC:
+			if (campaign_metric_index(optarg) < 0) {
+				cs_err("--metric %s: use sp, goodlock, hbpair or sync (with "
+				       "--access "
+				       "also lp, concurpairs, avio*, hbpair*, goodlock*, eraser*, "
+				       "goldilock-sc, fpair, map)",
+				       optarg);
+				return -EINVAL;
+			}
+			o->metric = optarg;
+			break;
+		case O_ACCESS:
+			o->access = true;
+			break;
+		case O_SINC:
+			push_str(&o->sites.include, &o->sites.ninclude, optarg);
+			break;
+		case O_SEXC:
+			push_str(&o->sites.exclude, &o->sites.nexclude, optarg);
+			break;
+		case O_SOBJ:
+			push_str(&o->site_objects, &o->nsite_objects, optarg);
+			break;
+		case O_SAT:
+			if (sat_parse(optarg, &o->sat)) {
+				cs_err("--saturation %s: expected WINDOW,THRESHOLD like 50,0.1 or "
+				       "120s,0.1",
+				       optarg);
+				return -EINVAL;
+			}
+			o->sat_spec = optarg;
+			break;
+		case O_EXPECT:
+			if (parse_u64(optarg, &v) || v > 255) {
+				cs_err("--expect-exit %s: an exit status is 0-255", optarg);
+				return -EINVAL;
+			}
+			o->expect_exit_set = true;
+			o->expect_exit = (int)v;
+			break;
+		case O_CHECK:
+			o->check = optarg;
+			break;
+		case O_USER:
+			o->user = optarg;
+			break;
+		case O_VM:
+			o->vm = true;
+			break;
+		case O_VM_CPUS:
+			if (parse_u64(optarg, &v) || !v || v > 64) {
+				cs_err("--vm-cpus %s: 1-64", optarg);
+				return -EINVAL;
+			}
+			o->vm_cpus = (unsigned)v;
+			break;
+		case O_EST:
+			if (parse_u64(optarg, &v) || !v || v > 1000) {
+				cs_err("--estimate-runs %s: 1-1000", optarg);
+				return -EINVAL;
+			}
+			o->estimate_runs = (unsigned)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			fprintf(stderr, "(see concsched run --help)\n");
+			return -EINVAL;
+		}
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	if (!o->argc) {
+		cs_err("run: no program given (concsched run [OPTIONS] -- PROG ARGS)");
+		return -EINVAL;
+	}
+	if (!o->sat_spec) {
+		static char def[48];
+
+		o->sat_spec = sat_format(&o->sat, def, sizeof(def));
+	}
+	err = make_strategy(o);
+	if (err)
+		return err;
+	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
+		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
+		       "--access (or --strategy map)");
+		return -EINVAL;
+	}
+	if (campaign_metric_index(o->metric) == SYNCOV__COUNT && !o->access) {
+		cs_err("--metric %s is a metric of memory accesses: add --access", o->metric);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o = { 0 };
+	int err;
+
+	err = parse_run_args(&o, argc, argv);
+	if (!err)
+		err = o.vm ? run_vm(&o, argc, argv) : campaign_run(&o);
+	else
+		err = err > 0 ? 0 : EXIT_USAGE;
+	free(o.sites.include);
+	free(o.sites.exclude);
+	free(o.site_objects);
+	strategy_free(o.strat);
+	return err;
+}

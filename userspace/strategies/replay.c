@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Replay of a recorded run (replay.h). Decisions are keyed by abstract
+ * thread and per-thread point index, never by time, so each applies at the
+ * same program point when timing differs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/policy.h"
+#include "lib/util.h"
+#include "strategies/replay.h"
+#include "strategies/serial.h"
+
+enum replay_mode { RP_DECISIONS, RP_SERIAL, RP_ORDER, RP_PACED };
+
+struct replay_strat {
+	enum replay_mode mode;
+	enum cs_serial_mode serial;
+	struct declog *log;
+};
+
+struct replay_run {
+	struct serial_list l;
+	size_t cursor;	      /* next logged release */
+	uint32_t inflight;    /* paced: tid released last, until it moves on */
+	uint64_t last_pick_ns;
+};
+
+/* Paced: the next logged point goes only once the thread released before
+ * it has shown another event (its access executed), 2 ms have passed, or
+ * every runnable thread is parked. */
+#define PACED_CONFIRM_NS 2000000ULL
+
+static void replay_destroy(struct strategy *s)
+{
+	free(s->priv);
+	s->priv = NULL;
+}
+
+static void replay_run_begin(struct strategy *s, struct strat_run *r)
+{
+	struct replay_strat *rs = s->priv;
+	struct replay_run *rr = xcalloc(1, sizeof(*rr));
+
+	serial_list_init(&rr->l, rs->serial, r->seed);
+	r->priv = rr;
+}
+
+static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			   const struct strat_outcome *o)
+{
+	struct replay_run *rr = r->priv;
+
+	if (!rr)
+		return;
+	serial_list_free(&rr->l);
+	free(rr);
+	r->priv = NULL;
+}
+
+static void paced_release(struct replay_run *rr, struct strat_run *r, size_t i)
+{
+	rr->inflight = r->threads[rr->l.v[i].ti].tid;
+	rr->last_pick_ns = now_ns();
+	serial_list_release(&rr->l, r, i);
+}
+
+static void paced_advance(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r)
+{
+	while (rr->cursor < rs->log->n) {
+		const struct declog_entry *want = &rs->log->entries[rr->cursor];
+		size_t i;
+
+		if (rr->inflight && now_ns() - rr->last_pick_ns < PACED_CONFIRM_NS)
+			return;
+		rr->inflight = 0;
+		i = serial_list_find(&rr->l, r, want->thread, want->event);
+		if (i == SIZE_MAX)
+			return;
+		rr->cursor++;
+		paced_release(rr, r, i);
+	}
+}
+
+static void replay_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+			 struct strat_decision *d)
+{
+	struct replay_strat *rs = s->priv;
+	struct replay_run *rr = r->priv;
+	const struct declog_entry *e;
+	size_t ti = (size_t)(p->t - r->threads);
+	bool logged = declog_lookup(rs->log, p->t->id, 0, p->k, &e) > 0;
+
+	d->v = STRAT_PROCEED;
+	switch (rs->mode) {
+	case RP_SERIAL:
+		serial_list_add(&rr->l, ti, p->k);
+		d->v = STRAT_PARK;
+		return;
+	case RP_ORDER:
+		/* A point the engine paused at has its release logged: wait
+		 * for the all-parked note; any other point proceeded. */
+		if (logged) {
+			serial_list_add(&rr->l, ti, p->k);
+			d->v = STRAT_PARK;
+		}
+		return;
+	case RP_PACED:
+		if (logged) {
+			serial_list_add(&rr->l, ti, p->k);
+			d->v = STRAT_PARK;
+			paced_advance(rs, rr, r);
+		}
+		return;
+	case RP_DECISIONS:
+		if (!logged)
+			return;
+		d->arg = e->arg;
+		switch (e->action) {
+		case DECLOG_DELAY_US:
+			d->v = STRAT_DELAY;
+			d->us = e->arg > 0 ? (uint64_t)e->arg : 0;
+			break;
+		case DECLOG_YIELD:
+			d->v = STRAT_YIELD;
+			break;
+		case DECLOG_PARK:
+			d->v = STRAT_HALT;
+			break;
+		case DECLOG_RELEASE:
+			d->v = STRAT_RELEASE;
+			break;
+		default:
+			break;
+		}
+		return;
+	}
+}
+
+/* Release the logged entry at the cursor if it waits, else by the rule of
+ * the recorded --serial mode. */
+static void replay_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
+			const struct policy_note *n)
+{
+	size_t pick = SIZE_MAX;
+
+	if (n->ts_ns <= rr->l.last_pick_ns)
+		return; /* a note from before our last release */
+	r->drain(r);
+	if (!rr->l.n)
+		return;
+	if (rr->cursor < rs->log->n) {
+		const struct declog_entry *want = &rs->log->entries[rr->cursor];
+
+		pick = serial_list_find(&rr->l, r, want->thread, want->event);
+		if (pick != SIZE_MAX)
+			rr->cursor++;
+	}
+	if (pick == SIZE_MAX)
+		pick = serial_list_choose(&rr->l, r);
+	serial_list_release(&rr->l, r, pick);
+}
+
+/* Paced: stuck when the next logged point is not coming: skip ahead to
+ * the first logged point a thread waits at. */
+static void paced_all_parked(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
+			     const struct policy_note *n)
+{
+	size_t e, i;
+
+	if (n->ts_ns <= rr->last_pick_ns)
+		return;
+	r->drain(r);
+	rr->inflight = 0;
+	paced_advance(rs, rr, r);
+	if (!rr->l.n || n->ts_ns <= rr->last_pick_ns)
+		return;
+	for (e = rr->cursor; e < rs->log->n; e++) {
+		i = serial_list_find(&rr->l, r, rs->log->entries[e].thread,
+				     rs->log->entries[e].event);
+		if (i != SIZE_MAX) {
+			rr->cursor = e + 1;
+			paced_release(rr, r, i);
+			paced_advance(rs, rr, r);
+			return;
+		}
+	}
+	paced_release(rr, r, 0);
+}
+
+static void replay_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
+{
+	struct replay_strat *rs = s->priv;
+	struct replay_run *rr = r->priv;
+
+	if (rs->mode == RP_PACED)
+		paced_all_parked(rs, rr, r, n);
+	else if (rs->mode != RP_DECISIONS)
+		replay_pick(rs, rr, r, n);
+}
+
+static void replay_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+			 struct strat_thread *t)
+{
+	struct replay_run *rr = r->priv;
+
+	if (rr->inflight && e->tid == rr->inflight) {
+		/* The thread released last has moved on. */
+		rr->inflight = 0;
+		if (rr->l.n)
+			paced_advance(s->priv, rr, r);
+	}
+}
+
+static void replay_tick(struct strategy *s, struct strat_run *r)
+{
+	struct replay_strat *rs = s->priv;
+	struct replay_run *rr = r->priv;
+
+	if (rs->mode == RP_PACED && rr->l.n)
+		paced_advance(rs, rr, r);
+}
+
+static int replay_poll_ms(struct strategy *s, struct strat_run *r, int ms)
+{
+	struct replay_run *rr = r->priv;
+
+	return rr->l.n ? 1 : ms;
+}
+
+static const struct strategy_ops replay_ops = {
+	.name = "replay",
+	.summary = "re-make a recorded run from its decision log",
+	.destroy = replay_destroy,
+	.run_begin = replay_run_begin,
+	.run_end = replay_run_end,
+	.event = replay_event,
+	.point = replay_point,
+	.all_parked = replay_all_parked,
+	.tick = replay_tick,
+	.poll_ms = replay_poll_ms,
+};
+
+struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
+				     enum cs_serial_mode serial, struct declog *log)
+{
+	struct strategy *s = xcalloc(1, sizeof(*s));
+	struct replay_strat *rs = xcalloc(1, sizeof(*rs));
+	unsigned keep = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS |
+			STRAT_F_ACCESS;
+
+	rs->serial = serial;
+	rs->log = log;
+	s->ops = &replay_ops;
+	s->spec = xstrdup(recorded->name);
+	s->priv = rs;
+	s->flags = recorded->flags & keep;
+	if (serial != CS_SERIAL_OFF) {
+		/* Every point of a serial run waited for its turn. */
+		rs->mode = RP_SERIAL;
+		s->flags |= STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_SERIAL;
+	} else {
+		rs->mode = recorded->replay == STRAT_REPLAY_ORDER   ? RP_ORDER
+			   : recorded->replay == STRAT_REPLAY_PACED ? RP_PACED
+								    : RP_DECISIONS;
+	}
+	s->replay = recorded->replay;
+	return s;
+}

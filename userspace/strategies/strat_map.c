@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Strategy map (seed 001's MAPTest testexecute, ALGORITHMS.md section 2) on
+ * the contract, around the engine of map_strategy.c. It implies --access:
+ * the campaign finds the shared variables and which of them a write may
+ * meet concurrently ("contended"); only accesses to those are steered.
+ *
+ * Every probed access parks; map_before_access decides. PROCEED releases
+ * at once (logged, so replay keeps the order of decisions); PAUSE keeps the
+ * thread. A released access to a contended variable is "in flight" until
+ * its thread's next event, the next all-parked note or 2 ms prove it ran,
+ * and no other access to that variable is let go before that (else two
+ * released threads would race for the order the engine chose). At each
+ * all-parked note: re-evaluate the kept threads against the current target
+ * (PROCEED -> release), else map_choose_release. Every release of a kept
+ * thread is logged (DECLOG_RELEASE, arg = enum map_release_why, or
+ * MAP_REL_REEVAL) so `replay` re-applies them in order. Covered patterns
+ * carry across runs (one engine per campaign).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/policy.h"
+#include "lib/util.h"
+#include "strategies/map_strategy.h"
+#include "strategies/strategy.h"
+
+/* DECLOG_RELEASE args of map: enum map_release_why (0-2), then these. */
+#define MAP_REL_REEVAL	3 /* a kept thread re-evaluated to PROCEED */
+#define MAP_REL_PROCEED 4 /* released at once at its point */
+
+/* A released access counts as executed once its thread shows another
+ * event, at the next all-parked note, or after this long (the thread runs
+ * the probed instruction as soon as it is back on a CPU). */
+#define INFLIGHT_NS 2000000ULL
+
+struct map_strat {
+	struct map_strategy *eng;
+	uint64_t rel[5]; /* eager, random, no target, re-evaluated, at once */
+	uint64_t deferred;
+};
+
+struct map_thread {
+	bool held;	      /* parked at an access we keep */
+	bool inflight;	      /* released at hev, not known to have executed */
+	uint64_t inflight_ns; /* when */
+	struct cov_event hev; /* that access */
+};
+
+struct map_run {
+	struct map_thread *th; /* by thread index */
+	size_t nth;
+	size_t ninflight;
+	uint64_t last_release_ns;
+};
+
+static int map_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	if (opts) {
+		snprintf(err, errlen, "map takes no options");
+		return -1;
+	}
+	s->priv = xcalloc(1, sizeof(struct map_strat));
+	return 0;
+}
+
+static void map_destroy(struct strategy *s)
+{
+	struct map_strat *ms = s->priv;
+
+	if (!ms)
+		return;
+	map_strategy_free(ms->eng);
+	free(ms);
+	s->priv = NULL;
+}
+
+static int map_campaign_start(struct strategy *s, struct strat_campaign *c)
+{
+	struct map_strat *ms = s->priv;
+
+	ms->eng = map_strategy_new(NULL);
+	if (!c->quiet)
+		fprintf(stderr, "concsched: map: steering accesses to %zu variable%s\n",
+			c->contended_vars, c->contended_vars == 1 ? "" : "s");
+	return 0;
+}
+
+static void map_campaign_stop(struct strategy *s, struct strat_campaign *c)
+{
+	struct map_strat *ms = s->priv;
+	const struct map_strategy_stats *st;
+
+	if (!ms->eng || c->quiet || !c->nruns)
+		return;
+	st = map_strategy_stats(ms->eng);
+	fprintf(stderr,
+		"concsched: map: %zu covered patterns; targets %" PRIu64 " started, %" PRIu64
+		" completed, %" PRIu64 " abandoned; %" PRIu64 " pauses, %" PRIu64
+		" waits for an access in flight; releases: at once %" PRIu64 ", eager %" PRIu64
+		", random %" PRIu64 ", no target %" PRIu64 ", re-evaluated %" PRIu64 ", %" PRIu64
+		" forced (watchdog)\n",
+		cov_taskset_count(map_strategy_covered(ms->eng)), st->targets_started,
+		st->targets_completed, st->targets_abandoned, st->pauses, ms->deferred,
+		ms->rel[MAP_REL_PROCEED], ms->rel[0], ms->rel[1], ms->rel[2],
+		ms->rel[MAP_REL_REEVAL], st->forced);
+}
+
+static void map_run_start(struct strategy *s, struct strat_run *r)
+{
+	struct map_strat *ms = s->priv;
+
+	r->priv = xcalloc(1, sizeof(struct map_run));
+	map_run_begin(ms->eng, r->seed);
+}
+
+static void map_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			 const struct strat_outcome *o)
+{
+	struct map_run *mr = r->priv;
+
+	if (!mr)
+		return;
+	free(mr->th);
+	free(mr);
+	r->priv = NULL;
+}
+
+static struct map_thread *map_thread(struct map_run *mr, size_t i)
+{
+	if (i >= mr->nth) {
+		size_t n = i + 16;
+
+		mr->th = xrealloc(mr->th, n * sizeof(*mr->th));
+		memset(mr->th + mr->nth, 0, (n - mr->nth) * sizeof(*mr->th));
+		mr->nth = n;
+	}
+	return &mr->th[i];
+}
+
+static size_t tindex(struct strat_run *r, struct strat_thread *t)
+{
+	return (size_t)(t - r->threads);
+}
+
+/* Is another thread's released access to var still unconfirmed? */
+static bool var_in_flight(const struct map_run *mr, size_t self, uint32_t var)
+{
+	for (size_t i = 0; i < mr->nth; i++)
+		if (i != self && mr->th[i].inflight && mr->th[i].hev.obj == var)
+			return true;
+	return false;
+}
+
+static void set_inflight(struct map_run *mr, size_t i, const struct cov_event *ev)
+{
+	struct map_thread *h = map_thread(mr, i);
+
+	h->inflight = true;
+	h->inflight_ns = now_ns();
+	h->hev = *ev;
+	mr->ninflight++;
+	mr->last_release_ns = h->inflight_ns;
+}
+
+static void clear_inflight(struct map_run *mr, size_t i)
+{
+	if (i < mr->nth && mr->th[i].inflight) {
+		mr->th[i].inflight = false;
+		mr->ninflight--;
+	}
+}
+
+/* Let a kept thread go: its access executes now. */
+static void release_held(struct map_strat *ms, struct strat_run *r, size_t i, int why)
+{
+	struct map_run *mr = r->priv;
+	struct map_thread *h = &mr->th[i];
+	struct cov_event ev = h->hev;
+
+	h->held = false;
+	ms->rel[why]++;
+	set_inflight(mr, i, &ev);
+	r->release(r, &r->threads[i], why);
+}
+
+/* Kept threads whose access may go now (the target changed, or the access
+ * they waited for has executed): re-evaluate each against the engine. */
+static bool reevaluate(struct map_strat *ms, struct strat_run *r)
+{
+	struct map_run *mr = r->priv;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < mr->nth && i < r->nthreads; i++) {
+		struct map_thread *h = &mr->th[i];
+
+		if (!h->held || var_in_flight(mr, i, h->hev.obj))
+			continue;
+		if (map_before_access(ms->eng, h->hev.thread, h->hev.site, h->hev.obj, h->hev.op) ==
+		    MAP_PROCEED) {
+			release_held(ms, r, i, MAP_REL_REEVAL);
+			any = true;
+		}
+	}
+	return any;
+}
+
+static void map_thread_begins(struct strategy *s, struct strat_run *r, struct strat_thread *t)
+{
+	struct map_strat *ms = s->priv;
+
+	map_thread_start(ms->eng, t->cid);
+}
+
+/* Any event of thread t: what it did before has executed (a kept thread
+ * that runs was let go by the watchdog; the campaign fed its access). */
+static void map_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+		      struct strat_thread *t)
+{
+	struct map_strat *ms = s->priv;
+	struct map_run *mr = r->priv;
+	size_t i = tindex(r, t);
+
+	if (i < mr->nth) {
+		mr->th[i].held = false;
+		if (mr->th[i].inflight) {
+			clear_inflight(mr, i);
+			reevaluate(ms, r);
+		}
+	}
+	if (e->op == CS_OP_EXIT) {
+		map_thread_exit(ms->eng, t->cid);
+		reevaluate(ms, r);
+	}
+}
+
+static void map_executed(struct strategy *s, struct strat_run *r, const struct cov_event *ev)
+{
+	struct map_strat *ms = s->priv;
+
+	map_after_access(ms->eng, ev);
+}
+
+/* A thread parked at an access: keep it or let it go. */
+static void map_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+		      struct strat_decision *d)
+{
+	struct map_strat *ms = s->priv;
+	struct map_run *mr = r->priv;
+	const struct cov_event *ev = p->access;
+	size_t i = tindex(r, p->t);
+	struct map_thread *h;
+
+	d->v = STRAT_PROCEED;
+	if (!ev || !p->contended)
+		return; /* not a variable the engine steers */
+	h = map_thread(mr, i);
+	if (map_before_access(ms->eng, p->t->cid, ev->site, ev->obj, ev->op) == MAP_PROCEED) {
+		/* Only once the access to this variable released before it
+		 * has executed: the engine's order must be the real one. */
+		if (!var_in_flight(mr, i, ev->obj)) {
+			ms->rel[MAP_REL_PROCEED]++;
+			set_inflight(mr, i, ev);
+			if (cs_verbose > 1)
+				cs_debug("map: thread %s @%u v%u op %u: proceed", p->t->path,
+					 ev->site, ev->obj, ev->op);
+			d->v = STRAT_RELEASE;
+			d->arg = MAP_REL_PROCEED;
+			return;
+		}
+		ms->deferred++;
+	}
+	if (cs_verbose > 1)
+		cs_debug("map: thread %s @%u v%u op %u: %s", p->t->path, ev->site, ev->obj, ev->op,
+			 map_is_paused(ms->eng, p->t->cid) ? "pause"
+							   : "wait (same variable in flight)");
+	h->held = true;
+	h->hev = *ev;
+	d->v = STRAT_PARK;
+}
+
+static void map_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
+{
+	struct map_strat *ms = s->priv;
+	struct map_run *mr = r->priv;
+	struct map_release rel;
+	size_t i;
+
+	if (n->ts_ns <= mr->last_release_ns)
+		return; /* from before our last release */
+	r->drain(r);
+	/* Everyone runnable is parked: every released access has executed. */
+	for (i = 0; i < mr->nth; i++)
+		clear_inflight(mr, i);
+	if (reevaluate(ms, r))
+		return;
+	if (map_choose_release(ms->eng, &rel))
+		return;
+	for (i = 0; i < mr->nth && i < r->nthreads; i++)
+		if (mr->th[i].held && r->threads[i].cid == rel.thread) {
+			release_held(ms, r, i, rel.why);
+			return;
+		}
+}
+
+/* Released accesses older than INFLIGHT_NS have executed. */
+static void map_tick(struct strategy *s, struct strat_run *r)
+{
+	struct map_run *mr = r->priv;
+	uint64_t now;
+	bool any = false;
+
+	if (!mr->ninflight)
+		return;
+	now = now_ns();
+	for (size_t i = 0; i < mr->nth; i++)
+		if (mr->th[i].inflight && now - mr->th[i].inflight_ns >= INFLIGHT_NS) {
+			clear_inflight(mr, i);
+			any = true;
+		}
+	if (any)
+		reevaluate(s->priv, r);
+}
+
+static int map_poll_ms(struct strategy *s, struct strat_run *r, int ms)
+{
+	struct map_run *mr = r->priv;
+
+	return mr->ninflight && ms > 1 ? 1 : ms;
+}
+
+const struct strategy_ops strat_map_ops = {
+	.name = "map",
+	.summary = "MAP-directed (seed 001): steer accesses to shared variables towards "
+		   "uncovered memory-access patterns",
+	.flags = STRAT_F_STEERS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
+	.replay = STRAT_REPLAY_PACED,
+	.init = map_init,
+	.destroy = map_destroy,
+	.campaign_begin = map_campaign_start,
+	.campaign_end = map_campaign_stop,
+	.run_begin = map_run_start,
+	.run_end = map_run_stop,
+	.thread_start = map_thread_begins,
+	.event = map_event,
+	.executed = map_executed,
+	.point = map_point,
+	.all_parked = map_all_parked,
+	.tick = map_tick,
+	.poll_ms = map_poll_ms,
+};

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Strategies none, random and the noise configurations (seed 004 section 4,
+ * seed 000's RND baselines; ALGORITHMS.md section 6) on the contract.
+ *
+ * none: plain reruns under the probes; nothing parks (with --serial the
+ * serial wrapper alone steers). A noise configuration: every
+ * synchronization point parks and noise_decide() answers for it: nothing,
+ * yield, sleep / busy-wait / wait n us (a delay), or haltOneThread (wait
+ * until every other runnable thread is parked). random: a configuration
+ * drawn afresh for each run from the run's seed, among the ones that act
+ * at synchronization points.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/policy.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/noise.h"
+#include "strategies/strategy.h"
+
+struct noise_strat {
+	struct noise_config cfg;
+	bool random; /* draw a configuration per run */
+};
+
+struct noise_strat_run {
+	struct noise_config cfg;
+	struct noise_run run;
+	uint64_t *lock_threads; /* (obj, first tid) pairs, UINT32_MAX once shared */
+	size_t nlock_threads;
+};
+
+/* The decision points are synchronization calls; placements and seedings
+ * that only make sense at memory accesses (or need access probes) are
+ * redrawn for `random` and refused for a configuration. */
+static bool noise_fits_sync(const struct noise_config *c)
+{
+	switch (c->placement) {
+	case NOISE_PLACE_RANDOM_ALL:
+	case NOISE_PLACE_READ_WRITE:
+	case NOISE_PLACE_COVERAGE:
+		break;
+	default:
+		return false;
+	}
+	switch (c->seed.kind) {
+	case NOISE_SEED_INVERSE:
+	case NOISE_SEED_PRIORITY:
+	case NOISE_SEED_TIMEOUT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static int noise_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	struct noise_strat *ns = xcalloc(1, sizeof(*ns));
+
+	s->priv = ns;
+	if (noise_config_parse(opts ? opts : "", &ns->cfg, err, errlen))
+		return -EINVAL;
+	if (!noise_fits_sync(&ns->cfg)) {
+		snprintf(err, errlen,
+			 "this placement/seeding needs memory-access points; run steers at "
+			 "synchronization points (use random-all, read-write or coverage with "
+			 "yield, sleep, busywait, wait or haltOne)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int random_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	struct noise_strat *ns = xcalloc(1, sizeof(*ns));
+
+	s->priv = ns;
+	ns->random = true;
+	if (opts) {
+		snprintf(err, errlen, "random takes no options");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void noise_destroy(struct strategy *s)
+{
+	free(s->priv);
+	s->priv = NULL;
+}
+
+static void noise_run_start(struct strategy *s, struct strat_run *r)
+{
+	struct noise_strat *ns = s->priv;
+	struct noise_strat_run *nr = xcalloc(1, sizeof(*nr));
+	struct cs_rng rng;
+
+	if (ns->random) {
+		cs_rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
+		do
+			noise_config_random(&rng, &nr->cfg);
+		while (!noise_fits_sync(&nr->cfg));
+	} else {
+		nr->cfg = ns->cfg;
+	}
+	noise_run_begin(&nr->run, &nr->cfg, r->seed);
+	r->priv = nr;
+}
+
+static void noise_config(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	struct noise_strat_run *nr = r->priv;
+	char buf[256];
+
+	noise_config_format(&nr->cfg, buf, sizeof(buf));
+	json_kv_str(j, "noise", buf);
+}
+
+static void noise_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			   const struct strat_outcome *o)
+{
+	struct noise_strat_run *nr = r->priv;
+
+	if (!nr)
+		return;
+	free(nr->lock_threads);
+	free(nr);
+	r->priv = NULL;
+}
+
+/* A lock seen from two threads is a shared variable for the placements. */
+static bool lock_shared(struct noise_strat_run *nr, uint64_t obj, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < nr->nlock_threads; i += 2) {
+		if (nr->lock_threads[i] != obj)
+			continue;
+		if (nr->lock_threads[i + 1] != tid)
+			nr->lock_threads[i + 1] = UINT32_MAX;
+		return nr->lock_threads[i + 1] == UINT32_MAX;
+	}
+	if (nr->nlock_threads % 128 == 0)
+		nr->lock_threads =
+			xrealloc(nr->lock_threads, (nr->nlock_threads + 128) * sizeof(uint64_t));
+	nr->lock_threads[nr->nlock_threads++] = obj;
+	nr->lock_threads[nr->nlock_threads++] = tid;
+	return false;
+}
+
+static void noise_point_decide(struct strategy *s, struct strat_run *r,
+			       const struct strat_point *p, struct strat_decision *d)
+{
+	struct noise_strat_run *nr = r->priv;
+	struct noise_point pt = { 0 };
+	struct noise_decision nd;
+
+	pt.kind = NOISE_PT_SYNC;
+	pt.thread = (uint32_t)p->t->id;
+	pt.site = (uint32_t)p->e->site;
+	pt.var = p->e->obj;
+	pt.shared = p->e->obj && lock_shared(nr, p->e->obj, p->e->tid);
+	pt.site_hits = p->k;
+	pt.coverage_target = p->k == 0;
+	nd = noise_decide(&nr->run, &pt);
+	switch (nd.act) {
+	case NOISE_ACT_SLEEP:
+	case NOISE_ACT_BUSYWAIT:
+	case NOISE_ACT_WAIT:
+		d->v = STRAT_DELAY;
+		d->us = nd.n > 0 ? (uint64_t)nd.n : 0;
+		d->arg = nd.n;
+		break;
+	case NOISE_ACT_YIELD:
+		d->v = STRAT_YIELD;
+		d->arg = nd.n;
+		break;
+	case NOISE_ACT_HALT:
+		d->v = STRAT_HALT;
+		break;
+	default:
+		d->v = STRAT_PROCEED;
+		break;
+	}
+}
+
+const struct strategy_ops strat_none_ops = {
+	.name = "none",
+	.summary = "reruns under the probes, no steering (the probes alone change timing)",
+	.flags = 0,
+	.replay = STRAT_REPLAY_DECISIONS,
+};
+
+const struct strategy_ops strat_random_ops = {
+	.name = "random",
+	.summary = "a random noise configuration per run (seed 004's blind default)",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS,
+	.replay = STRAT_REPLAY_DECISIONS,
+	.init = random_init,
+	.destroy = noise_destroy,
+	.run_begin = noise_run_start,
+	.config_json = noise_config,
+	.run_end = noise_run_stop,
+	.point = noise_point_decide,
+};
+
+const struct strategy_ops strat_noise_ops = {
+	.name = "noise",
+	.summary = "a noise configuration: PLACEMENT@FREQ/SEEDING, rnd-y:P, rnd-s10:P, "
+		   "rnd-s100:P",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ANY_NAME,
+	.replay = STRAT_REPLAY_DECISIONS,
+	.init = noise_init,
+	.destroy = noise_destroy,
+	.run_begin = noise_run_start,
+	.config_json = noise_config,
+	.run_end = noise_run_stop,
+	.point = noise_point_decide,
+};

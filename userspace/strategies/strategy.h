@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The strategy contract, in the spirit of struct sched_ext_ops: a strategy
+ * is one named struct of optional callbacks plus static facts, and the
+ * campaign loop (campaign/) calls only through it. It never names a
+ * strategy; what differs between strategies is either a callback or a flag
+ * below. docs/DESIGN.md "Adding a strategy".
+ *
+ * Lifecycle, as the campaign drives it:
+ *
+ *   init(spec options)                         once, at option parsing
+ *   estimate(observed run)  x --estimate-runs  if STRAT_F_ESTIMATE
+ *   campaign_begin
+ *   for each run:
+ *     run_begin -> config_json -> thread_start / event / point / all_parked /
+ *     tick / poll_ms ... -> run_end (the outcome and the coverage come in)
+ *   campaign_end, destroy
+ *
+ * Decision points: every synchronization point (lock/rwlock request, cond
+ * wait/signal/broadcast, sem wait/post, barrier) parks its thread inside
+ * the probe when the strategy asks for STRAT_F_SYNC_POINTS, every probed
+ * memory access when it asks for STRAT_F_ACCESS_POINTS (with --access).
+ * point() answers; PARK keeps the thread until the strategy releases it
+ * with r->release(). Every other answer is applied and logged by the loop,
+ * so replay can make it again.
+ *
+ * Strategies are plain C: they act through the policy interface
+ * (kernel/policy.h, the real scheduler or the fake backend of the unit
+ * tests) and through the services in struct strat_run, never through the
+ * campaign's internals.
+ */
+#ifndef CONCSCHED_STRATEGY_H
+#define CONCSCHED_STRATEGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "concsched_abi.h"
+#include "coverage/cov_event.h"
+#include "lib/declog.h"
+
+struct json;
+struct policy;
+struct policy_note;
+struct site_resolver;
+struct syncov_run;
+struct thread_model;
+
+/* ---- static facts: the loop reads these instead of branching ---------- */
+
+enum strat_flags {
+	STRAT_F_STEERS = 1u << 0,	 /* needs the scheduler: threads park */
+	STRAT_F_SYNC_POINTS = 1u << 1,	 /* synchronization points are decisions */
+	STRAT_F_ACCESS_POINTS = 1u << 2, /* probed accesses are decisions (--access) */
+	STRAT_F_ACCESS = 1u << 3,	 /* implies --access (probes and estimation) */
+	STRAT_F_ESTIMATE = 1u << 4,	 /* observed runs first: estimate() */
+	STRAT_F_SERIAL = 1u << 5,	 /* one thread at a time: the loop waits on
+					  * the scheduler's all-parked notes */
+	STRAT_F_PICKS = 1u << 6,	 /* picks who runs itself: refuses --serial */
+	STRAT_F_ANY_NAME = 1u << 7,	 /* the registry's last resort: takes any
+					  * strategy string (noise configurations) */
+};
+
+/* How `replay` re-makes a run of this strategy (strategies/replay.c). */
+enum strat_replay {
+	STRAT_REPLAY_DECISIONS = 0, /* the logged decision at the logged point */
+	STRAT_REPLAY_ORDER,	    /* logged points wait; all-parked notes
+				     * release them in logged order */
+	STRAT_REPLAY_PACED,	    /* logged points go one at a time, in logged
+				     * order, each once the one before ran */
+};
+
+/* ---- what a strategy sees of the run in flight ------------------------- */
+
+/* One target thread (the loop's thread table). */
+struct strat_thread {
+	uint32_t tid;
+	char path[48];	   /* creation path: "0" main, "0.1" its first child... */
+	uint64_t id;	   /* fnv1a64(path): the decision log's abstract thread */
+	uint32_t ncreated; /* children created so far (their path suffix) */
+	uint64_t points;   /* decision points reached (the log's event index) */
+	uint32_t cid;	   /* campaign-wide thread id under --access, else 0 */
+};
+
+/* A thread parked at a decision point. */
+struct strat_point {
+	struct strat_thread *t;
+	uint64_t k;		  /* t's point index: the log's event */
+	const struct cs_event *e; /* what the probe reported (op, site, obj) */
+	/* An access point: the access in campaign ids (variable, site, op,
+	 * locks held), NULL when it touches no variable the campaign follows
+	 * or for a synchronization point. */
+	const struct cov_event *access;
+	bool split;	/* access is a plain read-modify-write: R then W */
+	bool contended; /* its variable: a write may meet another access */
+};
+
+enum strat_verdict {
+	STRAT_PROCEED = 0, /* go on; nothing logged */
+	STRAT_RELEASE,	   /* go on, logged as a release with arg */
+	STRAT_DELAY,	   /* go on after us microseconds */
+	STRAT_YIELD,	   /* go on behind the other runnable threads (arg: count) */
+	STRAT_HALT,	   /* wait until every other runnable thread is parked */
+	STRAT_PARK,	   /* the strategy keeps it: r->release() later */
+};
+
+struct strat_decision {
+	enum strat_verdict v;
+	uint64_t us;
+	int64_t arg;
+};
+
+/* The run in flight: filled by the loop (or a unit test's fake). */
+struct strat_run {
+	uint64_t seed;
+	enum cs_serial_mode serial; /* --serial of the campaign */
+	struct policy *pol;
+	struct declog *log;	      /* decisions made in this run */
+	struct strat_thread *threads; /* the loop's table (index = order seen) */
+	size_t nthreads;
+	void *priv; /* the strategy's per-run state */
+	void *ctx;  /* the loop's */
+	/* Let a kept thread go: logs DECLOG_RELEASE(arg) at its last point;
+	 * an access it was kept at counts as executed from now on. */
+	void (*release)(struct strat_run *r, struct strat_thread *t, int64_t arg);
+	/* Process every event the probes have queued (point() and event()
+	 * may run from inside), so a decision sees everything before it. */
+	void (*drain)(struct strat_run *r);
+	/* The campaign site id of an event's call site (0: unknown). */
+	uint32_t (*site_id)(struct strat_run *r, const struct cs_event *e);
+};
+
+/* How a run ended, for run_end(). */
+struct strat_outcome {
+	bool ran;	/* false: the run could not be started or was cut short */
+	bool failed;	/* an oracle failed it */
+	bool timed_out; /* ran past --run-timeout */
+	uint64_t duration_ns;
+	const struct syncov_run *cov; /* its synchronization coverage */
+};
+
+/* The campaign, as a strategy sees it. */
+struct strat_campaign {
+	uint64_t seed;
+	bool quiet; /* no summaries on stderr (--json) */
+	unsigned estimate_runs;
+	size_t contended_vars; /* --access: variables a write may race on */
+	uint64_t nruns;	       /* runs so far */
+	void *ctx;
+	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
+	int64_t (*site_of)(void *ctx, const char *key);
+	int (*add_requirement)(void *ctx, const char *metric, const char *key,
+			       const char *source);
+	/* Each covered task key of metric, so far. */
+	int (*for_each_task)(void *ctx, const char *metric,
+			     int (*fn)(const char *key, void *arg), void *arg);
+};
+
+/* One observed (unsteered) run, for estimate(). */
+struct strat_observation {
+	const struct thread_model *tm;
+	const struct site_resolver *res;
+};
+
+struct strategy;
+
+struct strategy_ops {
+	const char *name; /* as given to --strategy (before any ':') */
+	const char *summary;
+	unsigned flags; /* enum strat_flags */
+	enum strat_replay replay;
+
+	/* Parse the options after "NAME:" (or the whole string for
+	 * STRAT_F_ANY_NAME; NULL when none) into s->priv. 0, or -EINVAL
+	 * with a one-line reason in err. */
+	int (*init)(struct strategy *s, const char *opts, char *err, size_t errlen);
+	void (*destroy)(struct strategy *s);
+
+	int (*estimate)(struct strategy *s, struct strat_campaign *c,
+			const struct strat_observation *obs);
+	int (*campaign_begin)(struct strategy *s, struct strat_campaign *c);
+	void (*campaign_end)(struct strategy *s, struct strat_campaign *c);
+
+	void (*run_begin)(struct strategy *s, struct strat_run *r);
+	/* The run's configuration, stored with it (keys of the run's JSON). */
+	void (*config_json)(struct strategy *s, struct strat_run *r, struct json *j);
+	void (*run_end)(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			const struct strat_outcome *o);
+
+	void (*thread_start)(struct strategy *s, struct strat_run *r, struct strat_thread *t);
+	/* Every event of the run, in ring order, before its point (if any). */
+	void (*event)(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+		      struct strat_thread *t);
+	/* An access the run executed (campaign ids), as the metrics see it. */
+	void (*executed)(struct strategy *s, struct strat_run *r, const struct cov_event *ev);
+	void (*point)(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+		      struct strat_decision *d);
+	/* Every runnable thread is parked or blocked: whom to release. */
+	void (*all_parked)(struct strategy *s, struct strat_run *r, const struct policy_note *n);
+	/* Once per turn of the event loop, and its poll timeout. */
+	void (*tick)(struct strategy *s, struct strat_run *r);
+	int (*poll_ms)(struct strategy *s, struct strat_run *r, int ms);
+};
+
+/* An instance: the ops, the string it was made from, its state. */
+struct strategy {
+	const struct strategy_ops *ops;
+	char *spec;
+	unsigned flags; /* ops->flags unless a wrapper changes them */
+	enum strat_replay replay;
+	void *priv;
+};
+
+/* Short names the loop uses (each a no-op when the callback is NULL). */
+static inline bool strategy_has(const struct strategy *s, unsigned flag)
+{
+	return (s->flags & flag) != 0;
+}
+
+#endif
