@@ -55,6 +55,7 @@ enum cs_op {
 #define CS_EV_PARKED  (1u << 1) /* the scheduler parked the thread here   */
 #define CS_EV_DELAYED (1u << 2) /* a delay/yield was injected here        */
 #define CS_EV_LIBC    (1u << 3) /* called from inside libc (internal use) */
+#define CS_EV_NOWAIT  (1u << 4) /* a try or timed request: never waits for good */
 
 /* One thread-model event. site is the user return address of the call
  * (the call site in the program) or the instruction address for memory

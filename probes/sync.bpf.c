@@ -545,6 +545,14 @@ static __always_inline bool fn_is_try(__u32 fn)
 	       fn == CS_FN_SPIN_TRYLOCK;
 }
 
+/* Requests that give up instead of waiting for good: try and timed. */
+static __always_inline bool fn_is_nowait(__u32 fn)
+{
+	return fn_is_try(fn) || fn == CS_FN_MUTEX_TIMEDLOCK || fn == CS_FN_MUTEX_CLOCKLOCK ||
+	       fn == CS_FN_RW_TIMEDRDLOCK || fn == CS_FN_RW_CLOCKRDLOCK ||
+	       fn == CS_FN_RW_TIMEDWRLOCK || fn == CS_FN_RW_CLOCKWRLOCK;
+}
+
 static __always_inline bool fn_is_read(__u32 fn)
 {
 	return fn >= CS_FN_RW_RDLOCK && fn <= CS_FN_RW_CLOCKRDLOCK;
@@ -600,6 +608,10 @@ static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct
 	if (!fn_is_try(fn))
 		goodlock_request(pk, t, tid, obj, site);
 	flags |= cs_sched_point(ctx, tid, site, op, obj);
+	/* A try or timed request never waits for good: a deadlock analysis
+	 * must not take it for a blocked acquisition. */
+	if (flags && fn_is_nowait(fn))
+		flags |= CS_EV_NOWAIT;
 	/* Requests are recorded only when they tell something (blocked or
 	 * steered): the acquisition event follows on return anyway. */
 	if (flags)

@@ -141,12 +141,31 @@ static void test_ids_and_keys(void)
 	syncov_set_free(&s);
 }
 
+/* Which last action means "waits for a lock for good" (deadlock analysis). */
+static void test_waits_for_good(void)
+{
+	struct tm_action a = { .op = CS_OP_LOCK_REQ };
+
+	tap_ok(tm_action_waits_for_good(&a), "a lock request waits for good");
+	a.op = CS_OP_WRLOCK_REQ;
+	tap_ok(tm_action_waits_for_good(&a), "a write-lock request too");
+	a.flags = CS_EV_PARKED | CS_EV_NOWAIT;
+	a.op = CS_OP_LOCK_REQ;
+	tap_ok(!tm_action_waits_for_good(&a), "a trylock or timed request never does");
+	a.flags = 0;
+	a.op = CS_OP_TRYLOCK_FAIL;
+	tap_ok(!tm_action_waits_for_good(&a), "a failed trylock does not");
+	a.op = CS_OP_LOCK;
+	tap_ok(!tm_action_waits_for_good(&a), "an acquisition does not");
+}
+
 int main(void)
 {
-	tap_plan(36);
+	tap_plan(41);
 	test_lockset();
 	test_thread_model();
 	test_sites();
 	test_ids_and_keys();
+	test_waits_for_good();
 	return tap_done();
 }

@@ -147,6 +147,21 @@ static void test_status(void)
 	tap_ok(v.outcome == OUTCOME_DEADLOCK &&
 		       !strncmp(v.summary, "deadlock: thread A holds L1", 27),
 	       "timeout with a lock cycle -> deadlock");
+	tap_ok(!strchr(v.detail, '\n'), "no grace period: the detail is the cycle alone");
+	in.timeout_s = 2;
+	in.grace_s = 2;
+	oracle_classify(&in, &v);
+	tap_ok(strstr(v.detail, "\nconfirmed: the cycle's threads were blocked in lock requests "
+				"2 s after every thread was let go and steering stopped at the 2 s "
+				"run timeout") != NULL,
+	       "a deadlock says how it was confirmed");
+	in.deadlock_report = NULL;
+	oracle_classify(&in, &v);
+	tap_ok(v.outcome == OUTCOME_TIMEOUT &&
+		       !strcmp(v.detail, "confirmed: still running 2 s after every thread was let "
+					 "go and steering stopped at the 2 s run timeout"),
+	       "a hang says how it was confirmed");
+	in.deadlock_report = "thread A holds L1 (taken at f a.c:1) and waits for L2 at f a.c:2";
 	in.err = asan_uaf;
 	in.err_len = strlen(asan_uaf);
 	oracle_classify(&in, &v);
@@ -218,7 +233,7 @@ static void test_deadlocks(void)
 
 int main(void)
 {
-	tap_plan(34);
+	tap_plan(37);
 	test_outputs();
 	test_status();
 	test_deadlocks();

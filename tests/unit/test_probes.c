@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Pure parts of userspace/probes.c: reading `ld.so --list`, recognising
+/* Pure parts of userspace/kernel/probes.c: reading `ld.so --list`, recognising
  * entries x86 uprobes refuse and glibc's spin-lock shape, and finding the
  * probed functions in the system libc. */
 #include <stdio.h>

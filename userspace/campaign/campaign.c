@@ -242,7 +242,21 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	in.check_ran = c->o->check && !r->timed_out;
 	in.check_status = check_status;
 	in.deadlock_report = r->has_deadlock ? r->deadlock : NULL;
+	in.timeout_s = r->timeout_s;
+	in.grace_s = r->graced ? r->grace_used_s : 0;
 	oracle_classify(&in, &v);
+	if (r->slow && !outcome_is_failure(v.outcome)) {
+		/* Not the program's: it ended once we stopped steering. */
+		snprintf(v.summary, sizeof(v.summary),
+			 "slow under steering: past the %.3g s run timeout while steered (%" PRIu64
+			 " parks, %" PRIu64 " ended by the watchdog, %" PRIu64
+			 " delays); ended %.3g s after steering stopped",
+			 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout,
+			 r->delays_at_timeout, r->grace_used_s);
+		store_record_warning(c->st, "slow", "runs that ended only once steering stopped",
+				     NULL, 0, NULL, NULL);
+		c->slow++;
+	}
 
 	for (i = 0; i < r->cov.tasks.n; i++) {
 		const struct syncov_task *t = &r->cov.tasks.tasks[i];
@@ -281,6 +295,17 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	free(err);
 	if (ret)
 		return -EIO;
+	if (r->slow && !outcome_is_failure(v.outcome)) {
+		if (c->tty)
+			progress(c, true);
+		fprintf(stderr, "concsched: run %" PRId64 ": %s (not a failure)\n", index, v.summary);
+	} else if (!outcome_is_failure(v.outcome)) {
+		double d = (r->t1 - r->t0) / 1e9;
+
+		/* The adaptive run timeout follows the slowest clean run. */
+		if (d > c->slowest_clean_s)
+			c->slowest_clean_s = d;
+	}
 	if (outcome_is_failure(v.outcome)) {
 		c->failures++;
 		if (c->tty)
@@ -309,12 +334,38 @@ static void series_add(struct campaign *c)
 	c->saturated = c->sat.saturated;
 }
 
+/* --run-timeout, or adaptive: RUN_TIMEOUT_FACTOR x the slowest clean run
+ * so far (estimation runs included), at least RUN_MIN_TIMEOUT; the default
+ * until a run has ended cleanly. */
+static double campaign_run_timeout(const struct campaign *c)
+{
+	double t = c->slowest_clean_s * RUN_TIMEOUT_FACTOR;
+
+	if (c->o->run_timeout_set || c->slowest_clean_s <= 0)
+		return c->o->run_timeout_s;
+	return t > RUN_MIN_TIMEOUT ? t : RUN_MIN_TIMEOUT;
+}
+
+/* An observed run that exited as a good run does counts for the timeout. */
+static void observed_clean(struct campaign *c, const struct onerun *r)
+{
+	int want = c->o->expect_exit_set ? c->o->expect_exit : 0;
+	double d = (r->t1 - r->t0) / 1e9;
+
+	if (!r->timed_out && r->l.reaped && WIFEXITED(r->l.status) &&
+	    WEXITSTATUS(r->l.status) == want && d > c->slowest_clean_s)
+		c->slowest_clean_s = d;
+}
+
 /* The strategy's view of the run's end. */
 static void run_ended(struct campaign *c, struct onerun *r, bool ran, bool failed)
 {
 	struct strategy *s = c->o->strat;
 	struct strat_outcome out = { .ran = ran, .failed = failed, .timed_out = r->timed_out };
 
+	out.slow = r->slow;
+	out.parks = r->parks_at_timeout;
+	out.watchdog_releases = r->watchdog_at_timeout;
 	out.duration_ns = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
 	out.cov = &r->cov;
 	c->sc.nruns = (uint64_t)c->nruns;
@@ -333,6 +384,8 @@ static int campaign_run_one(struct campaign *c)
 	int err;
 
 	onerun_init(&r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nruns + 1), c->steer);
+	r.timeout_s = campaign_run_timeout(c);
+	r.grace_s = run_grace_s(r.timeout_s);
 	if (s->ops->run_begin)
 		s->ops->run_begin(s, &r.sr);
 	cfg = run_config_json(c, &r);
@@ -396,8 +449,10 @@ static int access_estimate(struct campaign *c)
 		struct onerun r;
 
 		err = run_observe_access(c, &r);
-		if (!err)
+		if (!err) {
 			access_estimation_add(c, &r);
+			observed_clean(c, &r);
+		}
 		onerun_cleanup(&r);
 		if (err)
 			cs_err("--access: the estimation run failed: %s", strerror(-err));
@@ -420,6 +475,7 @@ static int strategy_estimate(struct campaign *c)
 
 		err = run_observe_once(c, &r);
 		if (!err) {
+			observed_clean(c, &r);
 			obs.tm = &r.tm;
 			obs.res = &r.res;
 			err = s->ops->estimate ? s->ops->estimate(s, &c->sc, &obs) : 0;
@@ -629,4 +685,3 @@ out:
 	free(out_alloc);
 	return ret;
 }
-

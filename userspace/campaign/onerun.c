@@ -286,8 +286,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	p.k = t->points++;
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op) &&
-	    access_point(r, e, t, &ev, &p.split, &p.contended))
+	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended))
 		p.access = &ev;
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
@@ -330,6 +329,13 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->sr.release = svc_release;
 	r->sr.drain = svc_drain;
 	r->sr.site_id = svc_site_id;
+	r->timeout_s = c->o->run_timeout_s;
+	r->grace_s = run_grace_s(r->timeout_s);
+}
+
+double run_grace_s(double timeout_s)
+{
+	return timeout_s < RUN_MAX_GRACE ? timeout_s : RUN_MAX_GRACE;
 }
 
 /* ---- event loop ------------------------------------------------------------------------- */
@@ -468,9 +474,7 @@ static void analyze_deadlock(struct onerun *r)
 			nh++;
 			dt[i].nheld++;
 		}
-		if (last && !t->exited &&
-		    (last->op == CS_OP_LOCK_REQ || last->op == CS_OP_RDLOCK_REQ ||
-		     last->op == CS_OP_WRLOCK_REQ)) {
+		if (last && !t->exited && tm_action_waits_for_good(last)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
 			dt[i].waits_name =
@@ -499,13 +503,36 @@ static int poll_ms(struct onerun *r)
 	return ms;
 }
 
+/* The run timeout under steering: is the program stuck without us? Every
+ * parked, delayed and halted thread goes on, and steering stops for the
+ * rest of the run: no park, no delay, no serialization. */
+static void steering_off(struct onerun *r)
+{
+	struct cs_sched_stats ss = { 0 };
+
+	sched_ctl_stats(r->ctl, &ss);
+	r->parks_at_timeout = ss.parks;
+	r->watchdog_at_timeout = ss.watchdog;
+	r->delays_at_timeout = ss.delays + r->injected;
+	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
+	sched_ctl_quiesce(r->ctl);
+	delays_due(r, true);
+	r->nhalted = 0;
+	r->steer = false;
+	r->graced = true;
+	cs_debug("run: steering off at the %.3g s run timeout (%" PRIu64 " parks, %" PRIu64
+		 " watchdog releases); %.3g s of grace",
+		 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout, r->grace_s);
+}
+
 static int run_loop(struct onerun *r)
 {
 	/* Serial mode waits on the scheduler's notes (the decisions happen
 	 * there), the others on events and delays. */
 	bool serial = r->steer && strategy_has(r->strat, STRAT_F_SERIAL);
+	bool steered = r->steer;
 	struct ring_buffer *rb;
-	uint64_t deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
+	uint64_t deadline, grace_t0 = 0;
 	int err;
 
 	rb = ring_buffer__new(sync_probes_map_fd(r->sp, "cs_sync_events"), on_event, r, NULL);
@@ -522,7 +549,7 @@ static int run_loop(struct onerun *r)
 	}
 	access_hook_launched(r);
 	r->t0 = now_ns();
-	deadline = r->t0 + (uint64_t)(r->o->run_timeout_s * 1e9);
+	deadline = r->t0 + (uint64_t)(r->timeout_s * 1e9);
 	for (;;) {
 		int w = launch_wait(&r->l, 1);
 
@@ -531,6 +558,13 @@ static int run_loop(struct onerun *r)
 		if (run_stop)
 			break;
 		if (now_ns() >= deadline) {
+			if (r->steer && r->grace_s > 0) {
+				steering_off(r);
+				serial = false;
+				grace_t0 = now_ns();
+				deadline = grace_t0 + (uint64_t)(r->grace_s * 1e9);
+				continue;
+			}
 			r->timed_out = true;
 			break;
 		}
@@ -557,12 +591,16 @@ static int run_loop(struct onerun *r)
 		}
 	}
 	ring_buffer__consume(rb);
+	if (r->graced)
+		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
+	if (r->graced && !r->timed_out && r->l.reaped && !run_stop)
+		r->slow = true;
 	if (r->timed_out)
 		analyze_deadlock(r);
 	if (!r->l.reaped)
 		launch_kill(&r->l);
 	r->t1 = now_ns();
-	if (r->steer) {
+	if (steered) {
 		struct cs_sched_stats ss;
 
 		delays_due(r, true);

@@ -25,6 +25,8 @@ int check_environment(const struct campaign *c);
 /* A run of campaign c; strat NULL and steer false for an observed run. */
 void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
 		 bool steer);
+/* The grace period after a run timeout of timeout_s under steering. */
+double run_grace_s(double timeout_s);
 /* Run the target once; the caller cleans up with onerun_cleanup. */
 int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
 void onerun_cleanup(struct onerun *r);

@@ -335,7 +335,14 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 	if (in->timed_out && in->deadlock_report) {
 		v->outcome = OUTCOME_DEADLOCK;
 		snprintf(v->summary, sizeof(v->summary), "deadlock: %s", in->deadlock_report);
-		snprintf(v->detail, sizeof(v->detail), "%s", in->deadlock_report);
+		if (in->grace_s > 0)
+			snprintf(v->detail, sizeof(v->detail),
+				 "%s\nconfirmed: the cycle's threads were blocked in lock requests "
+				 "%.3g s after every thread was let go and steering stopped at the "
+				 "%.3g s run timeout",
+				 in->deadlock_report, in->grace_s, in->timeout_s);
+		else
+			snprintf(v->detail, sizeof(v->detail), "%s", in->deadlock_report);
 		return;
 	}
 	if (match_output(in, oracle_find_assertion, what, sizeof(what))) {
@@ -349,6 +356,11 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 		snprintf(v->summary, sizeof(v->summary),
 			 "timed out (hang): still running at the run timeout%s",
 			 in->deadlock_report ? "" : ", no lock cycle found");
+		if (in->grace_s > 0)
+			snprintf(v->detail, sizeof(v->detail),
+				 "confirmed: still running %.3g s after every thread was let go and "
+				 "steering stopped at the %.3g s run timeout",
+				 in->grace_s, in->timeout_s);
 		return;
 	}
 	if (WIFSIGNALED(in->wait_status)) {

@@ -54,6 +54,11 @@ struct oracle_input {
 	bool check_ran;		     /* a --check command ran after the run */
 	int check_status;	     /* its wait status */
 	const char *deadlock_report; /* deadlock_analyze() text, NULL if none */
+	/* How a timeout was confirmed: after timeout_s under steering every
+	 * thread was let go and steering stopped; the program was still
+	 * running grace_s later (0: not steered, no grace period). */
+	double timeout_s;
+	double grace_s;
 };
 
 struct oracle_verdict {

@@ -171,6 +171,8 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		in.err = ro_err;
 		in.err_len = el;
 		in.deadlock_report = r.has_deadlock ? r.deadlock : NULL;
+		in.timeout_s = r.timeout_s;
+		in.grace_s = r.graced ? r.grace_used_s : 0;
 		oracle_classify(&in, &v);
 		if (outcome_is_failure(v.outcome))
 			failed++;
@@ -222,4 +224,3 @@ out:
 	store_close(st);
 	return ret;
 }
-

@@ -32,8 +32,7 @@ int64_t run_store_site(struct store *st, const char *key)
 	return store_add_site(st, &ss);
 }
 
-int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen,
-		    uint64_t addr)
+int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr)
 {
 	struct site_ref s;
 	char key[PATH_MAX + 32];

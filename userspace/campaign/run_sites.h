@@ -17,8 +17,7 @@ struct store;
 /* Site id of "OBJECT+0xOFF" in the store (0: the key is not a site). */
 int64_t run_store_site(struct store *st, const char *key);
 /* Store site id of a runtime address of the run's target, 0 if unknown. */
-int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen,
-		    uint64_t addr);
+int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr);
 /* A coverage key with every site replaced by its "@N" reference; a lock
  * identity "KIND@SITE" becomes "KIND:@N" ('@' is reserved for refs). */
 char *run_store_key(struct store *st, const char *key);

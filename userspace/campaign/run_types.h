@@ -35,18 +35,22 @@ struct json;
 #define RUN_MAX_ACTIONS	    100000
 #define RUN_DEFAULT_CAP	    1000
 #define RUN_DEFAULT_TIMEOUT 30.0
+#define RUN_MAX_GRACE	    30.0 /* s of grace after the run timeout, at most */
+#define RUN_MIN_TIMEOUT	    2.0	 /* the adaptive run timeout, at least */
+#define RUN_TIMEOUT_FACTOR  20.0 /* ... times the slowest clean run */
 #define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	    4096
 #define RUN_MAX_DELAYS	    4096
 
 struct run_opts {
 	const char *strategy;
-	struct strategy *strat;	   /* the strategy (with --serial: wrapped) */
-	uint64_t runs;		   /* 0: until saturation (cap RUN_DEFAULT_CAP) */
+	struct strategy *strat; /* the strategy (with --serial: wrapped) */
+	uint64_t runs;		/* 0: until saturation (cap RUN_DEFAULT_CAP) */
 	double time_s;
 	double run_timeout_s;
 	uint64_t seed;
 	bool seed_set;
+	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */
 	enum cs_serial_mode serial;
 	bool keep_going;
 	const char *out;
@@ -121,6 +125,15 @@ struct onerun {
 	bool access_on;		 /* attach the access probes */
 	const bool *access_mask; /* ... on these sites of sess->aset (NULL: all) */
 	uint64_t tm_sched, tm_probes, tm_attach, tm_harvest; /* setup costs (ns) */
+	/* the run timeout (issue 13): at timeout_s under steering every thread
+	 * is let go and steering stops; a run still going grace_s later is a
+	 * hang, one that ends in it was only slow under steering */
+	double timeout_s;
+	double grace_s;
+	bool slow;	       /* ended in the grace period: not a failure */
+	bool graced;	       /* the grace period began */
+	double grace_used_s;   /* how long it ran in the grace period */
+	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;
@@ -149,6 +162,8 @@ struct campaign {
 	struct sat_result sat;
 	int metric;
 	bool tty;
+	double slowest_clean_s; /* the adaptive run timeout's measure */
+	size_t slow;		/* runs slow under steering (not failures) */
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */
 	struct access_campaign *acc; /* --access, map */

@@ -14,11 +14,10 @@
 #include "lib/util.h"
 #include "vm/vm.h"
 
-
 /* Run `concsched ARGV...` in the VM with the guest's /out received into
  * a temporary directory next to host_out, then move /out/SUB there. */
-int run_in_vm(char **guest_argv, const char *host_out, const char *sub,
-		     const char *const *carry, unsigned timeout_s, unsigned cpus)
+int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
+	      unsigned timeout_s, unsigned cpus)
 {
 	char *env_dir = xasprintf("CONCSCHED_HOST_DIR=%s", host_out);
 	const char *env[] = { env_dir, NULL, NULL };
@@ -89,4 +88,3 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub,
 	free(env_dir);
 	return ret;
 }
-

@@ -6,7 +6,7 @@
 /* Run `concsched ARGV...` in the VM with the guest's /out received into a
  * temporary directory next to host_out, then move /out/SUB (if sub) to
  * host_out. carry: host files the guest needs. Returns the exit status. */
-int run_in_vm(char **guest_argv, const char *host_out, const char *sub,
-	      const char *const *carry, unsigned timeout_s, unsigned cpus);
+int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
+	      unsigned timeout_s, unsigned cpus);
 
 #endif

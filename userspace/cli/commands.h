@@ -7,8 +7,6 @@
 
 #include "lib/util.h" /* EXIT_USAGE */
 
-
-
 int cmd_doctor(int argc, char **argv);
 int cmd_observe(int argc, char **argv);
 int cmd_report(int argc, char **argv);

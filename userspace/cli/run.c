@@ -53,7 +53,11 @@ static void usage(FILE *f)
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"      --time SEC        stop after SEC seconds\n"
-		"      --run-timeout SEC a run longer than this is a hang (default %g)\n"
+		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
+		"                        steering stops; a run still going min(SEC, 30) s\n"
+		"                        later is a hang, one that ends was only slow under\n"
+		"                        steering (not a failure). Default: 20x the slowest\n"
+		"                        clean run, at least 2 s (%g s until one has run)\n"
 		"      --seed N          campaign seed (default: random, recorded)\n"
 		"      --serial MODE     off (default) | fifo | random: one target thread at a\n"
 		"                        time; at each point where all are parked the oldest\n"
@@ -170,7 +174,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 		if (strchr(o->site_objects[k], '/'))
 			carry[nc++] = o->site_objects[k];
 	if (o->time_s > 0)
-		timeout = (unsigned)(o->time_s + o->run_timeout_s * 2 + 60);
+		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: running the campaign in the sched_ext VM (%s)\n",
 		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
 	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
@@ -276,6 +280,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		case O_RUN_TIMEOUT:
 			if (parse_seconds("--run-timeout", optarg, &o->run_timeout_s))
 				return -EINVAL;
+			o->run_timeout_set = true;
 			break;
 		case O_SEED:
 			if (parse_u64(optarg, &o->seed)) {

@@ -374,4 +374,3 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 		cov_lockset_clear(held);
 	return 0;
 }
-

@@ -35,7 +35,6 @@
 
 #include "coverage/cov_event.h"
 
-
 struct race_access {
 	uint32_t thread;
 	uint32_t site;

@@ -239,3 +239,10 @@ uint64_t tmodel_drop_internal(struct thread_model *m,
 	}
 	return dropped;
 }
+
+bool tm_action_waits_for_good(const struct tm_action *a)
+{
+	if (a->flags & CS_EV_NOWAIT)
+		return false;
+	return a->op == CS_OP_LOCK_REQ || a->op == CS_OP_RDLOCK_REQ || a->op == CS_OP_WRLOCK_REQ;
+}

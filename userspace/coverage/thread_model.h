@@ -91,4 +91,9 @@ const char *tm_op_name(unsigned op);
 bool tm_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
 bool tm_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
 
+/* A thread whose last action is a: does it wait for a lock for good? A
+ * blocking lock/rdlock/wrlock request; never a try or timed request
+ * (CS_EV_NOWAIT), which gives up instead. */
+bool tm_action_waits_for_good(const struct tm_action *a);
+
 #endif

@@ -13,12 +13,12 @@
 #include "lib/util.h"
 #include "strategies/registry.h"
 
-#define CS_STRATEGIES(X)   \
-	X(strat_none_ops)   \
-	X(strat_random_ops) \
-	X(strat_tsa_ops)    \
-	X(strat_tsa_h_ops)  \
-	X(strat_map_ops)    \
+#define CS_STRATEGIES(X)                                                                           \
+	X(strat_none_ops)                                                                          \
+	X(strat_random_ops)                                                                        \
+	X(strat_tsa_ops)                                                                           \
+	X(strat_tsa_h_ops)                                                                         \
+	X(strat_map_ops)                                                                           \
 	X(strat_noise_ops)
 
 #define DECLARE(ops) extern const struct strategy_ops ops;
@@ -45,7 +45,8 @@ const struct strategy_ops *strategy_lookup(const char *spec)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(registry); i++)
-		if (!(registry[i]->flags & STRAT_F_ANY_NAME) && name_matches(registry[i]->name, spec))
+		if (!(registry[i]->flags & STRAT_F_ANY_NAME) &&
+		    name_matches(registry[i]->name, spec))
 			return registry[i];
 	for (i = 0; i < ARRAY_SIZE(registry); i++)
 		if (registry[i]->flags & STRAT_F_ANY_NAME)

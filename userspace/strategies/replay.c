@@ -22,8 +22,8 @@ struct replay_strat {
 
 struct replay_run {
 	struct serial_list l;
-	size_t cursor;	      /* next logged release */
-	uint32_t inflight;    /* paced: tid released last, until it moves on */
+	size_t cursor;	   /* next logged release */
+	uint32_t inflight; /* paced: tid released last, until it moves on */
 	uint64_t last_pick_ns;
 };
 
@@ -247,8 +247,8 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 {
 	struct strategy *s = xcalloc(1, sizeof(*s));
 	struct replay_strat *rs = xcalloc(1, sizeof(*rs));
-	unsigned keep = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS |
-			STRAT_F_ACCESS;
+	unsigned keep =
+		STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS;
 
 	rs->serial = serial;
 	rs->log = log;

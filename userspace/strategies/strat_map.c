@@ -17,6 +17,7 @@
  * MAP_REL_REEVAL) so `replay` re-applies them in order. Covered patterns
  * carry across runs (one engine per campaign).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,7 @@ static int map_init(struct strategy *s, const char *opts, char *err, size_t errl
 {
 	if (opts) {
 		snprintf(err, errlen, "map takes no options");
-		return -1;
+		return -EINVAL;
 	}
 	s->priv = xcalloc(1, sizeof(struct map_strat));
 	return 0;

@@ -153,8 +153,8 @@ static bool lock_shared(struct noise_strat_run *nr, uint64_t obj, uint32_t tid)
 	return false;
 }
 
-static void noise_point_decide(struct strategy *s, struct strat_run *r,
-			       const struct strat_point *p, struct strat_decision *d)
+static void noise_point_decide(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+			       struct strat_decision *d)
 {
 	struct noise_strat_run *nr = r->priv;
 	struct noise_point pt = { 0 };

@@ -43,10 +43,16 @@ struct tsa_strat_run {
 	uint64_t last_release_ns;
 };
 
-static int tsa_init_common(struct strategy *s, bool hybrid)
+static int tsa_init_common(struct strategy *s, bool hybrid, const char *opts, char *err,
+			   size_t errlen)
 {
-	struct tsa_strat *ts = xcalloc(1, sizeof(*ts));
+	struct tsa_strat *ts;
 
+	if (opts) {
+		snprintf(err, errlen, "%s takes no options", s->ops->name);
+		return -EINVAL;
+	}
+	ts = xcalloc(1, sizeof(*ts));
 	ts->hybrid = hybrid;
 	tsa_pairset_init(&ts->est);
 	s->priv = ts;
@@ -55,12 +61,12 @@ static int tsa_init_common(struct strategy *s, bool hybrid)
 
 static int tsa_init(struct strategy *s, const char *opts, char *err, size_t errlen)
 {
-	return tsa_init_common(s, false);
+	return tsa_init_common(s, false, opts, err, errlen);
 }
 
 static int tsa_h_init(struct strategy *s, const char *opts, char *err, size_t errlen)
 {
-	return tsa_init_common(s, true);
+	return tsa_init_common(s, true, opts, err, errlen);
 }
 
 static void tsa_destroy(struct strategy *s)
@@ -295,23 +301,23 @@ static void tsa_all_parked(struct strategy *s, struct strat_run *r, const struct
 	r->release(r, &r->threads[rel.thread], rel.rule);
 }
 
-#define TSA_OPS(ops_name, NAME, SUMMARY, INIT)                                                  \
-	const struct strategy_ops ops_name = {                                                   \
-		.name = NAME,                                                                    \
-		.summary = SUMMARY,                                                              \
-		.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_PICKS, \
-		.replay = STRAT_REPLAY_ORDER,                                                    \
-		.init = INIT,                                                                    \
-		.destroy = tsa_destroy,                                                          \
-		.estimate = tsa_observed,                                                        \
-		.campaign_begin = tsa_campaign_start,                                            \
-		.campaign_end = tsa_campaign_stop,                                               \
-		.run_begin = tsa_run_start,                                                      \
-		.run_end = tsa_run_stop,                                                         \
-		.thread_start = tsa_thread,                                                      \
-		.event = tsa_event,                                                              \
-		.point = tsa_point,                                                              \
-		.all_parked = tsa_all_parked,                                                    \
+#define TSA_OPS(ops_name, NAME, SUMMARY, INIT)                                                     \
+	const struct strategy_ops ops_name = {                                                     \
+		.name = NAME,                                                                      \
+		.summary = SUMMARY,                                                                \
+		.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_PICKS,  \
+		.replay = STRAT_REPLAY_ORDER,                                                      \
+		.init = INIT,                                                                      \
+		.destroy = tsa_destroy,                                                            \
+		.estimate = tsa_observed,                                                          \
+		.campaign_begin = tsa_campaign_start,                                              \
+		.campaign_end = tsa_campaign_stop,                                                 \
+		.run_begin = tsa_run_start,                                                        \
+		.run_end = tsa_run_stop,                                                           \
+		.thread_start = tsa_thread,                                                        \
+		.event = tsa_event,                                                                \
+		.point = tsa_point,                                                                \
+		.all_parked = tsa_all_parked,                                                      \
 	}
 
 TSA_OPS(strat_tsa_ops, "tsa", "SP-directed (seed 000): pause lock requests, release by rules 1-3",

@@ -135,7 +135,10 @@ struct strat_run {
 struct strat_outcome {
 	bool ran;	/* false: the run could not be started or was cut short */
 	bool failed;	/* an oracle failed it */
-	bool timed_out; /* ran past --run-timeout */
+	bool timed_out; /* a hang: still running after the grace period */
+	bool slow;	/* ran past the run timeout only while steered: the
+			 * strategy's parks and delays made it slow (issue 13) */
+	uint64_t parks, watchdog_releases; /* up to the timeout, when slow */
 	uint64_t duration_ns;
 	const struct syncov_run *cov; /* its synchronization coverage */
 };
@@ -150,11 +153,10 @@ struct strat_campaign {
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);
-	int (*add_requirement)(void *ctx, const char *metric, const char *key,
-			       const char *source);
+	int (*add_requirement)(void *ctx, const char *metric, const char *key, const char *source);
 	/* Each covered task key of metric, so far. */
-	int (*for_each_task)(void *ctx, const char *metric,
-			     int (*fn)(const char *key, void *arg), void *arg);
+	int (*for_each_task)(void *ctx, const char *metric, int (*fn)(const char *key, void *arg),
+			     void *arg);
 };
 
 /* One observed (unsteered) run, for estimate(). */

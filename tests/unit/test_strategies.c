@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The strategy contract (strategies/strategy.h) on the fake policy backend:
+ * the registry's names and static facts, and each strategy's decisions on
+ * hand-checked inputs through the same calls the campaign loop makes: noise
+ * and random, the --serial wrapper, tsa, map, and the three replay modes.
+ * The "loop" here is a few lines: a thread table, and a release service
+ * that logs and releases through the fake policy like onerun.c does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/policy.h"
+#include "lib/declog.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/registry.h"
+#include "strategies/replay.h"
+#include "strategies/serial.h"
+#include "strategies/strategy.h"
+#include "tap.h"
+
+/* ---- a minimal loop around one strategy ------------------------------------------ */
+
+struct fake_loop {
+	struct strategy *s;
+	struct strat_run r;
+	struct strat_campaign c;
+	struct declog log;
+	struct strat_thread th[8];
+	uint64_t note_ts;
+	size_t releases;
+	int64_t last_arg;
+};
+
+static void fl_release(struct strat_run *r, struct strat_thread *t, int64_t arg)
+{
+	struct fake_loop *fl = r->ctx;
+
+	declog_add(r->log, t->id, 0, t->points ? t->points - 1 : 0, DECLOG_RELEASE, arg);
+	policy_release(r->pol, t->tid);
+	fl->releases++;
+	fl->last_arg = arg;
+}
+
+static void fl_drain(struct strat_run *r)
+{
+}
+
+static uint32_t fl_site_id(struct strat_run *r, const struct cs_event *e)
+{
+	return (uint32_t)(e->site & 0xffff);
+}
+
+static int64_t fl_site_of(void *ctx, const char *key)
+{
+	return 0;
+}
+
+static int fl_add_req(void *ctx, const char *metric, const char *key, const char *source)
+{
+	return 0;
+}
+
+static int fl_tasks(void *ctx, const char *metric, int (*fn)(const char *, void *), void *arg)
+{
+	return 0;
+}
+
+/* threads "0", "0.1", "0.2"... with tids 100, 101, ... */
+static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
+{
+	size_t i;
+
+	memset(fl, 0, sizeof(*fl));
+	fl->s = s;
+	fl->c.quiet = true;
+	fl->c.site_of = fl_site_of;
+	fl->c.add_requirement = fl_add_req;
+	fl->c.for_each_task = fl_tasks;
+	declog_init(&fl->log, seed, NULL);
+	fl->r.seed = seed;
+	fl->r.pol = policy_new_fake();
+	fl->r.log = &fl->log;
+	fl->r.threads = fl->th;
+	fl->r.ctx = fl;
+	fl->r.release = fl_release;
+	fl->r.drain = fl_drain;
+	fl->r.site_id = fl_site_id;
+	if (s->ops->campaign_begin)
+		s->ops->campaign_begin(s, &fl->c);
+	if (s->ops->run_begin)
+		s->ops->run_begin(s, &fl->r);
+	for (i = 0; i < nthreads; i++) {
+		struct strat_thread *t = &fl->th[fl->r.nthreads++];
+
+		t->tid = 100 + (uint32_t)i;
+		if (i == 0)
+			snprintf(t->path, sizeof(t->path), "0");
+		else
+			snprintf(t->path, sizeof(t->path), "0.%zu", i);
+		t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+		t->cid = (uint32_t)i;
+		policy_fake_thread(fl->r.pol, t->tid);
+		if (s->ops->thread_start)
+			s->ops->thread_start(s, &fl->r, t);
+	}
+}
+
+static void fl_end(struct fake_loop *fl)
+{
+	struct strat_outcome o = { .ran = true };
+
+	if (fl->s->ops->run_end)
+		fl->s->ops->run_end(fl->s, &fl->r, &fl->c, &o);
+	if (fl->s->ops->campaign_end)
+		fl->s->ops->campaign_end(fl->s, &fl->c);
+	policy_free(fl->r.pol);
+	declog_free(&fl->log);
+}
+
+/* Thread i reaches a decision point of op (its next point index). */
+static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t op, uint64_t site,
+				      uint64_t obj, const struct cov_event *access, bool contended)
+{
+	struct strat_decision d = { .v = STRAT_PROCEED };
+	struct cs_event e = { 0 };
+	struct strat_point p = { 0 };
+
+	e.op = op;
+	e.tid = fl->th[i].tid;
+	e.pid = fl->th[0].tid;
+	e.site = site;
+	e.obj = obj;
+	p.t = &fl->th[i];
+	p.k = fl->th[i].points++;
+	p.e = &e;
+	p.access = access;
+	p.contended = contended;
+	if (fl->s->ops->event)
+		fl->s->ops->event(fl->s, &fl->r, &e, p.t);
+	fl->s->ops->point(fl->s, &fl->r, &p, &d);
+	return d;
+}
+
+static void fl_all_parked(struct fake_loop *fl)
+{
+	struct policy_note n = { .ts_ns = now_ns() + (++fl->note_ts) };
+
+	if (fl->s->ops->all_parked)
+		fl->s->ops->all_parked(fl->s, &fl->r, &n);
+}
+
+static const struct declog_entry *last_entry(struct fake_loop *fl)
+{
+	return fl->log.n ? &fl->log.entries[fl->log.n - 1] : NULL;
+}
+
+static struct strategy *make(const char *spec)
+{
+	struct strategy *s = NULL;
+	char err[200];
+
+	if (strategy_new(spec, &s, err, sizeof(err)))
+		tap_diag("strategy_new(%s): %s", spec, err);
+	return s;
+}
+
+/* ---- registry ------------------------------------------------------------------------ */
+
+static void test_registry(void)
+{
+	const struct strategy_ops *const *all;
+	struct strategy *s;
+	char err[200] = "";
+
+	tap_is_int(strategy_list(&all), 6, "six strategies are registered");
+	tap_is_str(strategy_lookup("none")->name, "none", "none by name");
+	tap_is_str(strategy_lookup("tsa")->name, "tsa", "tsa by name");
+	tap_is_str(strategy_lookup("tsa-h")->name, "tsa-h", "tsa-h is not tsa");
+	tap_is_str(strategy_lookup("map")->name, "map", "map by name");
+	tap_is_str(strategy_lookup("random")->name, "random", "random by name");
+	tap_is_str(strategy_lookup("rnd-y:0.3")->name, "noise", "rnd-y:P goes to the catch-all");
+	tap_is_str(strategy_lookup("random-all@150/sleep:2000")->name, "noise",
+		   "a noise string goes to the catch-all");
+	tap_ok(!(strategy_lookup("none")->flags & STRAT_F_STEERS), "none does not steer");
+	tap_is_int(strategy_lookup("random")->flags, STRAT_F_STEERS | STRAT_F_SYNC_POINTS,
+		   "random steers synchronization points");
+	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
+		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
+		   "map: access points only, implies --access, picks who runs");
+	tap_ok(strategy_lookup("tsa")->flags & STRAT_F_ESTIMATE, "tsa asks for estimation runs");
+	tap_is_int(strategy_lookup("tsa")->replay, STRAT_REPLAY_ORDER, "tsa replays in order");
+	tap_is_int(strategy_lookup("map")->replay, STRAT_REPLAY_PACED, "map replays paced");
+	tap_ok(strategy_new("bogus", &s, err, sizeof(err)) == -EINVAL && !s && err[0],
+	       "an unknown name is refused with a reason (%s)", err);
+	err[0] = 0;
+	tap_ok(strategy_new("sharedVar-all@150/sleep:2000", &s, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "memory-access points"),
+	       "a noise configuration for accesses is refused at synchronization points");
+	tap_ok(strategy_new("map:3", &s, err, sizeof(err)) == -EINVAL, "map takes no options");
+	tap_ok(strategy_new("none:x", &s, err, sizeof(err)) == -EINVAL, "none takes no options");
+	s = make("rnd-y:0.3");
+	tap_ok(s && !strcmp(s->spec, "rnd-y:0.3") && s->flags == s->ops->flags,
+	       "an instance keeps its string and its flags");
+	strategy_free(s);
+}
+
+/* ---- noise and random ------------------------------------------------------------------ */
+
+static void test_noise(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("rnd-y:1");
+	int i, yields = 0, delays = 0, bad = 0;
+
+	fl_begin(&fl, s, 7, 2);
+	for (i = 0; i < 20; i++) {
+		d = fl_point(&fl, (size_t)(i % 2), CS_OP_LOCK_REQ, 0x1000 + (uint64_t)i, 0x4000,
+			     NULL, false);
+		yields += d.v == STRAT_YIELD && d.arg == 1;
+	}
+	tap_is_int(yields, 20, "rnd-y:1 yields once at every point");
+	fl_end(&fl);
+	strategy_free(s);
+
+	s = make("rnd-s10:1");
+	fl_begin(&fl, s, 7, 2);
+	for (i = 0; i < 20; i++) {
+		d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x1000, 0x4000, NULL, false);
+		delays += d.v == STRAT_DELAY;
+		bad += d.v == STRAT_DELAY && (d.us > 10000 || (int64_t)d.us != d.arg);
+	}
+	tap_is_int(delays, 20, "rnd-s10:1 delays at every point");
+	tap_is_int(bad, 0, "each delay is at most 10 ms and logged as its length");
+	fl_end(&fl);
+	strategy_free(s);
+
+	s = make("rnd-y:0.5");
+	fl_begin(&fl, s, 7, 1);
+	for (i = 0, yields = 0; i < 200; i++)
+		yields += fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x1000, 0x4000, NULL, false).v ==
+			  STRAT_YIELD;
+	tap_ok(yields > 60 && yields < 140, "rnd-y:0.5 yields at about half the points (%d/200)",
+	       yields);
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* random: one configuration per run, drawn from the run's seed. */
+static char *random_config(struct strategy *s, uint64_t seed)
+{
+	struct fake_loop fl;
+	struct json_mem m;
+
+	fl_begin(&fl, s, seed, 1);
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	s->ops->config_json(s, &fl.r, &m.j);
+	json_obj_end(&m.j);
+	fl_end(&fl);
+	return json_mem_close(&m);
+}
+
+static void test_random(void)
+{
+	struct strategy *s = make("random");
+	char *a = random_config(s, 11), *b = random_config(s, 11), *c;
+	int differ = 0;
+	uint64_t seed;
+
+	tap_ok(a && strstr(a, "\"noise\":"), "random records its run's noise configuration (%s)",
+	       a ? a : "");
+	tap_is_str(a, b, "the same run seed draws the same configuration");
+	for (seed = 12; seed < 22; seed++) {
+		c = random_config(s, seed);
+		differ += strcmp(a, c) != 0;
+		free(c);
+	}
+	tap_ok(differ >= 5, "other seeds draw other configurations (%d of 10 differ)", differ);
+	free(a);
+	free(b);
+	strategy_free(s);
+}
+
+/* ---- --serial ------------------------------------------------------------------------ */
+
+static void test_serial(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_FIFO);
+	const struct declog_entry *e;
+
+	tap_ok(strategy_has(s, STRAT_F_STEERS) && strategy_has(s, STRAT_F_SERIAL) &&
+		       strategy_has(s, STRAT_F_SYNC_POINTS),
+	       "none --serial steers, serially, at synchronization points");
+	fl_begin(&fl, s, 3, 3);
+	d = fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "every point waits for its turn");
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 0, CS_OP_COND_SIGNAL, 0x20, 0x4008, NULL, false);
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(fl.releases == 1 && e && e->thread == fl.th[0].id && e->action == DECLOG_RELEASE,
+	       "fifo releases the oldest thread (\"0\") first, logged");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(fl.releases == 2 && e && e->thread == fl.th[1].id, "then \"0.1\"");
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == fl.th[0].id, "\"0\" again once it waits again");
+	tap_ok(strstr(policy_fake_log(fl.r.pol), "release 100") != NULL,
+	       "the release reached the policy backend");
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+static void serial_random_order(uint64_t seed, uint64_t *ids, size_t n)
+{
+	struct fake_loop fl;
+	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_RANDOM);
+	size_t i;
+
+	fl_begin(&fl, s, seed, 4);
+	for (i = 0; i < 4; i++)
+		fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	for (i = 0; i < n; i++) {
+		fl_all_parked(&fl);
+		ids[i] = last_entry(&fl) ? last_entry(&fl)->thread : 0;
+	}
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+static void test_serial_random(void)
+{
+	uint64_t a[4], b[4], c[4];
+	bool other = false;
+	uint64_t seed;
+
+	serial_random_order(5, a, 4);
+	serial_random_order(5, b, 4);
+	tap_ok(!memcmp(a, b, sizeof(a)), "serial random: the same seed gives the same order");
+	for (seed = 6; seed < 16 && !other; seed++) {
+		serial_random_order(seed, c, 4);
+		other = memcmp(a, c, sizeof(a)) != 0;
+	}
+	tap_ok(other, "another seed gives another order");
+}
+
+/* ---- tsa ------------------------------------------------------------------------------- */
+
+static void test_tsa(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("tsa");
+
+	fl_begin(&fl, s, 1, 2);
+	d = fl_point(&fl, 0, CS_OP_COND_SIGNAL, 0x20, 0x4008, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "tsa: a point that is not a lock request proceeds");
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x30, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED,
+		   "tsa: with nothing estimated a lock request is never paused");
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* ---- map ------------------------------------------------------------------------------- */
+
+static void test_map(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("map");
+	struct cov_event w = { .thread = 0, .op = CS_OP_WRITE, .site = 5, .obj = 9 };
+	struct cov_event r = { .thread = 1, .op = CS_OP_READ, .site = 6, .obj = 9 };
+
+	fl_begin(&fl, s, 1, 2);
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "map: an access to no followed variable proceeds");
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &w, false);
+	tap_is_int(d.v, STRAT_PROCEED, "map: an access to an uncontended variable proceeds");
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &w, true);
+	tap_ok(d.v == STRAT_RELEASE || d.v == STRAT_PARK,
+	       "map: a contended access is the engine's decision (%d)", d.v);
+	if (d.v == STRAT_RELEASE)
+		tap_is_int(d.arg, 4, "released at once: logged as MAP_REL_PROCEED");
+	else
+		tap_ok(1, "kept: released later by the engine");
+	d = fl_point(&fl, 1, CS_OP_READ, 0x60, 0x9000, &r, true);
+	tap_ok(d.v == STRAT_PARK || d.v == STRAT_PROCEED || d.v == STRAT_RELEASE,
+	       "map: the other thread's access to it is decided too (%d)", d.v);
+	if (d.v == STRAT_PARK) {
+		size_t before = fl.releases;
+
+		/* Its write has not been confirmed as executed: after 2 ms
+		 * and an all-parked note the kept read may go. */
+		fl_all_parked(&fl);
+		tap_ok(fl.releases >= before, "map: an all-parked note is handled");
+	} else {
+		tap_ok(1, "map: nothing kept");
+	}
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* ---- replay --------------------------------------------------------------------------- */
+
+static void test_replay_decisions(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct declog rec;
+	struct strategy *s;
+	uint64_t id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
+
+	declog_init(&rec, 9, NULL);
+	declog_add(&rec, id1, 0, 1, DECLOG_DELAY_US, 1500);
+	declog_add(&rec, id1, 0, 2, DECLOG_PARK, 0);
+	declog_add(&rec, id1, 0, 3, DECLOG_YIELD, 2);
+	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec);
+	tap_ok(strategy_has(s, STRAT_F_STEERS) && !strategy_has(s, STRAT_F_SERIAL),
+	       "replay of a noise run steers in parallel");
+	fl_begin(&fl, s, 9, 2);
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "a point with no logged decision proceeds");
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_ok(d.v == STRAT_DELAY && d.us == 1500 && d.arg == 1500,
+	       "the logged delay at the logged point");
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_HALT, "the logged halt");
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_ok(d.v == STRAT_YIELD && d.arg == 2, "the logged yield");
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "another thread at the same index: nothing logged");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
+static void test_replay_order(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct declog rec;
+	struct strategy *s;
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
+	const struct declog_entry *e;
+
+	/* tsa paused 0.1 at its point 0 and 0 at its point 1, and released
+	 * 0.1 first. */
+	declog_init(&rec, 4, NULL);
+	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 1);
+	declog_add(&rec, id0, 0, 1, DECLOG_RELEASE, 3);
+	s = strategy_replay_new(strategy_lookup("tsa"), CS_SERIAL_OFF, &rec);
+	fl_begin(&fl, s, 4, 2);
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "order: an unlogged point proceeds");
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "order: a logged point waits");
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "order: the other logged point waits");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id1 && e->event == 0, "order: 0.1 goes first, as logged");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id0 && e->event == 1, "order: then 0 at its point 1");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+
+	/* A run recorded with --serial: every point waits. */
+	declog_init(&rec, 4, NULL);
+	s = strategy_replay_new(strategy_lookup("none"), CS_SERIAL_FIFO, &rec);
+	tap_ok(strategy_has(s, STRAT_F_SERIAL) && strategy_has(s, STRAT_F_STEERS),
+	       "replay of a --serial run is serial");
+	fl_begin(&fl, s, 4, 2);
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "serial replay: an unlogged point waits too");
+	fl_all_parked(&fl);
+	tap_is_int(fl.releases, 1, "serial replay: off the log, the recorded rule picks");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
+static void test_replay_paced(void)
+{
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	struct cs_event ev = { 0 };
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
+
+	declog_init(&rec, 2, NULL);
+	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 4);
+	declog_add(&rec, id0, 0, 0, DECLOG_RELEASE, 4);
+	s = strategy_replay_new(strategy_lookup("map"), CS_SERIAL_OFF, &rec);
+	tap_ok(strategy_has(s, STRAT_F_ACCESS_POINTS) && !strategy_has(s, STRAT_F_SYNC_POINTS),
+	       "replay of map steers access points");
+	fl_begin(&fl, s, 2, 2);
+	fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, NULL, false);
+	tap_is_int(fl.releases, 0, "paced: 0 waits for 0.1, logged before it");
+	fl_point(&fl, 1, CS_OP_READ, 0x60, 0x9000, NULL, false);
+	tap_is_int(fl.releases, 1, "paced: 0.1 goes at once");
+	tap_is_int(last_entry(&fl)->thread, id1, "paced: it is 0.1");
+	ev.tid = fl.th[1].tid;
+	ev.op = CS_OP_UNLOCK;
+	s->ops->event(s, &fl.r, &ev, &fl.th[1]);
+	tap_is_int(fl.releases, 2, "paced: once 0.1 moved on, 0 goes");
+	tap_is_int(last_entry(&fl)->thread, id0, "paced: it is 0");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
+int main(void)
+{
+	tap_plan(62);
+	test_registry();
+	test_noise();
+	test_random();
+	test_serial();
+	test_serial_random();
+	test_tsa();
+	test_map();
+	test_replay_decisions();
+	test_replay_order();
+	test_replay_paced();
+	return tap_done();
+}

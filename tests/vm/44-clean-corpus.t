@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 1500
+# The clean corpus (tests/programs/clean_*: correct programs with owner
+# checks, trylock assertions, condvar hand-offs, spin-waits, barriers,
+# many threads, recursive and reader-writer locks) under every registered
+# strategy, 30 runs each, in one VM boot: no failure at all (issue 13).
+# Runs that were only slow under steering are counted, not failures.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+progs=$(cd "$PROGS" && ls clean_* 2>/dev/null | grep -v '\.' | sort)
+[ -n "$progs" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+strategies="none random rnd-s10:0.2 tsa tsa-h map"
+RUNS=${CLEAN_RUNS:-30}
+plan $(( $(echo $progs | wc -w) * $(echo $strategies | wc -w) ))
+T=$(mktemp -d /tmp/cs-clean-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+"$CS" vm -t 1450 -C "$PROGS" -o "$T/out" -- sh -c "
+cd /out
+for p in $progs; do
+	for s in $strategies; do
+		$CS run -s \$s -n $RUNS --keep-going --seed 1 -o \$p-\$s -- $PROGS/\$p >/dev/null 2>\$p-\$s.err
+		echo \"\$p \$s exit \$?\"
+	done
+done" >"$T/guest" 2>"$T/guest.err"
+for p in $progs; do
+	for s in $strategies; do
+		line=$(grep "^$p $s " "$T/guest")
+		sum=$("$CS" report "$T/out/$p-$s" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+slow = sum(1 for r in d["runs"] if r["summary"].startswith("slow under steering"))
+print("%d runs, %d failures, %d slow" % (len(d["runs"]), len(d["failures"]), slow))
+for f in d["failures"][:3]:
+    print("  run %s: %s" % (f["run"], f["summary"]))')
+		diag "$p $s: ${line##* } ${sum:-no campaign}"
+		like "$line $sum" "exit 0 $RUNS runs, 0 failures" "$p under $s: $RUNS runs, no failure"
+	done
+done
+done_testing
