@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# The test-program corpus run natively, without concsched
+# (tests/programs/clean_*, bad_*, race_*). Each clean_ program is correct
+# under every interleaving: 100 runs, no failure allowed. Each bad_ (hang)
+# and race_ (assertion, exit 1) program fails only under a rare
+# interleaving that concsched has to produce: 500 runs, at most 1 failure.
+# Every run has a 2 s timeout; a timeout counts as a failure. The failure
+# counts are printed as diagnostics. CORPUS_JOBS programs run at a time
+# (default: the number of CPUs). No root needed.
+source "$(dirname "$0")/../lib.sh"
+
+CLEAN="clean_lockwrap clean_condhandoff clean_spinflag clean_barrier clean_manythreads
+	clean_recursive clean_rwlock"
+BAD="bad_lockorder bad_selfdeadlock bad_lostwakeup"
+RACE="race_torn_pair race_split_cs race_wrong_lock race_no_lock race_ws_deque race_uaf
+	race_flag_token"
+CLEAN_RUNS=100
+BAD_RUNS=500
+BAD_MAX=1
+LIMIT=2
+
+built=0
+for p in $CLEAN $BAD $RACE; do
+	[ -x "$PROGS/$p" ] && built=$((built + 1))
+done
+[ "$built" -gt 0 ] || skip_all "build first: make"
+command -v python3 >/dev/null || command -v timeout >/dev/null ||
+	skip_all "neither python3 nor timeout (coreutils)"
+
+set -- $CLEAN $BAD $RACE
+plan $#
+T=$(mktemp -d /tmp/cs-corpus-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+ulimit -c 0 # the race_ programs abort: no core files
+
+# python3 starts each run itself: one process per run instead of two with
+# timeout(1), which halves the cost where process start-up dominates.
+cat >"$T/count.py" <<'PY'
+import subprocess, sys
+prog, runs, limit = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+fails = 0
+for _ in range(runs):
+    try:
+        r = subprocess.run([prog], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=limit)
+        fails += r.returncode != 0
+    except subprocess.TimeoutExpired:
+        fails += 1
+print(fails)
+PY
+
+# failures PROG RUNS: how many of RUNS native runs of PROG failed (a
+# nonzero exit, a signal or a timeout), or "missing".
+failures() {
+	local f=0 i
+	[ -x "$PROGS/$1" ] || { echo missing; return; }
+	if command -v python3 >/dev/null; then
+		python3 "$T/count.py" "$PROGS/$1" "$2" "$LIMIT" || echo error
+		return
+	fi
+	for ((i = 0; i < $2; i++)); do
+		timeout -k 1 "$LIMIT" "$PROGS/$1" >/dev/null 2>&1 || f=$((f + 1))
+	done
+	echo "$f"
+}
+
+jobs_max=${CORPUS_JOBS:-$(nproc 2>/dev/null || echo 2)}
+start=$(date +%s)
+running=0
+for p in "$@"; do
+	case $p in clean_*) n=$CLEAN_RUNS ;; *) n=$BAD_RUNS ;; esac
+	failures "$p" "$n" >"$T/$p" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs_max" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+for p in "$@"; do
+	f=$(tail -n 1 "$T/$p")
+	case $p in
+	clean_*) n=$CLEAN_RUNS max=0 ;;
+	*) n=$BAD_RUNS max=$BAD_MAX ;;
+	esac
+	case $f in
+	missing)
+		ok 1 "$p: built ($PROGS/$p missing)"
+		continue
+		;;
+	'' | *[!0-9]*)
+		ok 1 "$p: counting its runs failed (got '$f')"
+		continue
+		;;
+	esac
+	diag "$p: $f of $n native runs failed"
+	ok $([ "$f" -le "$max" ]; echo $?) "$p: at most $max failures in $n native runs (got $f)"
+done
+diag "corpus runs took $(($(date +%s) - start)) s with $jobs_max at a time"
+done_testing
