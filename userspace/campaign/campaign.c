@@ -52,7 +52,7 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 	json_kv_str(&m.j, "strategy", o->strategy);
 	if (s->ops->config_json)
 		s->ops->config_json(s, &r->sr, &m.j);
-	json_kv_str(&m.j, "serial", serial_mode_name(o->serial));
+	json_kv_str(&m.j, "serial", serial_mode_name(s->sched_serial));
 	json_kv_uint(&m.j, "seed", r->seed);
 	access_run_config_json(c, &m.j);
 	json_obj_end(&m.j);

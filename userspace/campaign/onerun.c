@@ -691,7 +691,7 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 		run_session_close(s);
 	}
 	if ((r->steer || s->want_sched) && !s->ctl) {
-		so.serial = r->o->serial;
+		so.serial = r->strat ? r->strat->sched_serial : CS_SERIAL_OFF;
 		so.seed = r->seed;
 		r->tm_sched = now_ns();
 		err = sched_ctl_open(&s->ctl, &so);
@@ -848,7 +848,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 				err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0,
 						       0);
 		if (!err)
-			err = policy_serialize(r->pol, r->o->serial, r->seed);
+			err = policy_serialize(r->pol, r->strat->sched_serial, r->seed);
 		if (!err)
 			err = sched_ctl_set_active(r->ctl, true);
 		if (err) {

@@ -266,5 +266,6 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 								    : RP_DECISIONS;
 	}
 	s->replay = recorded->replay;
+	s->sched_serial = serial;
 	return s;
 }

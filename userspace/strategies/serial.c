@@ -289,5 +289,6 @@ struct strategy *strategy_serial_wrap(struct strategy *inner, enum cs_serial_mod
 	s->flags = (inner->flags & (STRAT_F_ACCESS | STRAT_F_ESTIMATE)) | STRAT_F_STEERS |
 		   STRAT_F_SYNC_POINTS | STRAT_F_SERIAL;
 	s->replay = STRAT_REPLAY_ORDER;
+	s->sched_serial = mode;
 	return s;
 }

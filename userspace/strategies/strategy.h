@@ -211,6 +211,9 @@ struct strategy {
 	char *spec;
 	unsigned flags; /* ops->flags unless a wrapper changes them */
 	enum strat_replay replay;
+	/* The scheduler's serial mode this strategy runs under (OFF: threads
+	 * run in parallel; --serial's mode; CS_SERIAL_PRIO for priorities). */
+	enum cs_serial_mode sched_serial;
 	void *priv;
 };
 
