@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # timeout: 240
-# concsched vm (userspace/vm.c, docs/vm.md): three boots. The first checks
+# concsched vm (userspace/vm/vm.c, docs/vm.md): three boots. The first checks
 # stdout/stderr separation, exit status, carried files, a dynamically
 # linked 4-thread program, the guest's sched_ext and BTF, and /out coming
 # back; the second checks --timeout (124, bounded, qemu gone, /out kept);

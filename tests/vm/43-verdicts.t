@@ -16,7 +16,7 @@ for p in slow_steered hang_trylock deadlock bad_selfdeadlock bad_lostwakeup; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 16
+plan 17
 T=$(mktemp -d /tmp/cs-verdicts-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -36,13 +36,13 @@ echo \"self exit \$?\"
 $CS run -s random -n 60 --run-timeout 2 -o lost -- $PROGS/bad_lostwakeup 2>lost.err
 echo \"lost exit \$?\"
 " >"$T/guest" 2>"$T/guest.err"
-diag "$(cat "$T/guest")"
+while read -r l; do diag "$l"; done <"$T/guest"
 
 # --- slow under steering is not a failure -----------------------------------------
 like "$(grep '^slow ' "$T/guest")" '^slow exit 0$' "slow_steered under halt-everywhere: exit 0, no failure"
 "$CS" report "$T/out/slow" --json >"$T/slow.json"
 is "$(jget "$T/slow.json" 'len(d["failures"])')" 0 "no failure stored"
-like "$(jget "$T/slow.json" '[r["summary"] for r in d["runs"]][0]')" \
+like "$(jget "$T/slow.json" '[r["summary"] for r in d["runs"]["list"]][0]')" \
 	'^slow under steering: past the 2 s run timeout while steered \([1-9][0-9]* parks, [1-9][0-9]* ended by the watchdog' \
 	"the run says it was slow under steering, with its parks and watchdog releases"
 is "$(jget "$T/slow.json" '[w["kind"] for w in d["warnings"]][0]')" slow "a 'slow' warning is recorded"
@@ -60,8 +60,11 @@ like "$(jget "$T/t.json" 'd["failures"][0]["detail"]')" '^confirmed: still runni
 # --- real deadlocks and hangs are still reported ---------------------------------------
 "$CS" report "$T/out/lockorder" --json >"$T/lo.json"
 is "$(jget "$T/lo.json" 'd["failures"][0]["kind"]')" deadlock "the lock-order inversion is a deadlock"
-like "$(jget "$T/lo.json" 'd["failures"][0]["detail"]')" 'waits for .*confirmed: the cycle' \
-	"with its cycle, confirmed after the grace period"
+jget "$T/lo.json" 'd["failures"][0]["detail"]' >"$T/lo.detail"
+like "$(head -1 "$T/lo.detail")" 'holds first .* and waits for second .*; thread .* holds second .* and waits for first' \
+	"with its cycle (who holds what, waits where)"
+like "$(tail -1 "$T/lo.detail")" '^confirmed: the cycle.s threads were blocked in lock requests [0-9.]+ s after' \
+	"confirmed after the grace period"
 like "$(grep '^self ' "$T/guest")" 'exit 1$' "bad_selfdeadlock: found within 60 runs"
 "$CS" report "$T/out/self" --json >"$T/self.json"
 is "$(jget "$T/self.json" 'd["failures"][0]["kind"]')" deadlock "the self-deadlock is a deadlock"

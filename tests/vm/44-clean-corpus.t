@@ -31,8 +31,8 @@ for p in $progs; do
 		sum=$("$CS" report "$T/out/$p-$s" --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-slow = sum(1 for r in d["runs"] if r["summary"].startswith("slow under steering"))
-print("%d runs, %d failures, %d slow" % (len(d["runs"]), len(d["failures"]), slow))
+slow = sum(1 for r in d["runs"]["list"] if r["summary"].startswith("slow under steering"))
+print("%d runs, %d failures, %d slow" % (len(d["runs"]["list"]), len(d["failures"]), slow))
 for f in d["failures"][:3]:
     print("  run %s: %s" % (f["run"], f["summary"]))')
 		diag "$p $s: ${line##* } ${sum:-no campaign}"
