@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * TAP check for a coverage task set (userspace/metrics.h): exactly the
+ * TAP check for a coverage task set (userspace/coverage/metrics.h): exactly the
  * wanted keys, and on failure both lists as diagnostics. For the unit
  * tests of the metrics and the MAP matchers.
  */

@@ -1,6 +1,6 @@
 #!/.concsched/busybox sh
 # SPDX-License-Identifier: MIT
-# /init of the concsched VM (userspace/vm.c puts it in the initramfs with a
+# /init of the concsched VM (userspace/vm/vm.c puts it in the initramfs with a
 # static busybox; docs/vm.md). It mounts the kernel filesystems, runs the
 # command from /.concsched/run/cmd.sh with its stdout and stderr on the
 # virtio-serial ports cs.stdout/cs.stderr, enforces the time limit itself

@@ -16,7 +16,7 @@ for p in slow_steered hang_trylock deadlock bad_selfdeadlock bad_lostwakeup; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 17
+plan 18
 T=$(mktemp -d /tmp/cs-verdicts-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -65,6 +65,8 @@ like "$(head -1 "$T/lo.detail")" 'holds first .* and waits for second .*; thread
 	"with its cycle (who holds what, waits where)"
 like "$(tail -1 "$T/lo.detail")" '^confirmed: the cycle.s threads were blocked in lock requests [0-9.]+ s after' \
 	"confirmed after the grace period"
+like "$("$CS" report "$T/out/lockorder")" '    confirmed: the cycle.s threads were blocked' \
+	"the text report says how it was confirmed"
 like "$(grep '^self ' "$T/guest")" 'exit 1$' "bad_selfdeadlock: found within 60 runs"
 "$CS" report "$T/out/self" --json >"$T/self.json"
 is "$(jget "$T/self.json" 'd["failures"][0]["kind"]')" deadlock "the self-deadlock is a deadlock"

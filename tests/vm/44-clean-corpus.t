@@ -8,7 +8,7 @@
 # Runs that were only slow under steering are counted, not failures.
 source "$(dirname "$0")/../lib.sh"
 need_vm
-progs=$(cd "$PROGS" && ls clean_* 2>/dev/null | grep -v '\.' | sort)
+progs=$(cd "$PROGS" && ls clean_* 2>/dev/null | grep -v '\.' | sort | tr '\n' ' ')
 [ -n "$progs" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 strategies="none random rnd-s10:0.2 tsa tsa-h map"

@@ -527,6 +527,8 @@ void report_write_text(const struct report *r, FILE *f)
 			text_sites(x->sites, x->nsites, f);
 			fputc('\n', f);
 		}
+		if (x->detail && strstr(x->detail, "confirmed: "))
+			fprintf(f, "    %s\n", strstr(x->detail, "confirmed: "));
 		fprintf(f, "    replay: %s\n", replay_cmd(r, x->run, cmd, sizeof(cmd)));
 	}
 	fprintf(f, "warnings:  %zu\n", r->nwarnings);
