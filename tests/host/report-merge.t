@@ -9,7 +9,7 @@ FIX=$B/tests/unit/test_report.t
 [ -x "$CS" ] && [ -x "$FIX" ] || skip_all "build first (make)"
 T=$(mktemp -d /tmp/cs-report-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 38
+plan 43
 
 have_python() { command -v python3 >/dev/null; }
 # json_get FILE EXPR: evaluate a python expression on the parsed document j.
@@ -21,21 +21,46 @@ errlines() { wc -l <"$T/err" | tr -d ' '; }
 	"$FIX" --make-campaign "$T/x" other && "$FIX" --make-killed "$T/k" h1
 ok $? "fixture campaigns built"
 
-out=$("$CS" report "$T/a" 2>"$T/err"); rc=$?
+# Printed commands run as printed: concsched as this shell finds it (the
+# build's path, relative to the cwd under it, unless PATH finds this very
+# binary), "sudo " only for a user who is not root.
+vm=""; [ -d /sys/kernel/sched_ext ] || vm=" --vm"
+sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo "
+self=$(realpath "$CS")
+root=$(realpath "$ROOT")
+replay_line() { sed -n 's/^ *replay: //p' | head -1; }
+out=$(cd "$root" && env -u SUDO_USER PATH=/usr/bin:/bin "$CS" report "$T/a" 2>"$T/err"); rc=$?
 is "$rc" 1 "report: exit 1 when the campaign has failures"
-like "$out" "replay: sudo concsched replay $T/a --run 30" "report: exact replay command"
+is "$(printf '%s\n' "$out" | replay_line)" "${sudo}${self#"$root"/} replay $T/a --run 30$vm" \
+	"report: exact replay command, the binary relative to the cwd"
+out=$(cd / && env -u SUDO_USER PATH=/usr/bin:/bin "$CS" report "$T/a" 2>/dev/null)
+is "$(printf '%s\n' "$out" | replay_line)" "${sudo}$self replay $T/a --run 30$vm" \
+	"replay command from outside the tree: the absolute path"
+out=$(cd "$(dirname "$self")" && env -u SUDO_USER PATH=/usr/bin:/bin "$CS" report "$T/a" 2>/dev/null)
+is "$(printf '%s\n' "$out" | replay_line)" "${sudo}./concsched replay $T/a --run 30$vm" \
+	"replay command from the binary's directory: ./concsched"
+out=$(cd / && env -u SUDO_USER PATH="$(dirname "$self"):/usr/bin:/bin" "$CS" report "$T/a" 2>/dev/null)
+is "$(printf '%s\n' "$out" | replay_line)" "${sudo}concsched replay $T/a --run 30$vm" \
+	"PATH finds this binary: plain concsched"
+out=$(cd / && SUDO_USER=cs-nobody PATH=/usr/bin:/bin "$CS" report "$T/a" 2>/dev/null)
+is "$(printf '%s\n' "$out" | replay_line)" "sudo $self replay $T/a --run 30$vm" \
+	"run through sudo (SUDO_USER): the command starts with sudo"
+mkdir -p "$T/sp ace"
+cp -r "$T/a" "$T/sp ace/a'b"
+out=$(cd / && env -u SUDO_USER PATH=/usr/bin:/bin "$CS" report "$T/sp ace/a'b" 2>/dev/null)
+is "$(printf '%s\n' "$out" | replay_line)" "${sudo}$self replay '$T/sp ace/a'\\''b' --run 30$vm" \
+	"a directory with a space and a quote is shell-quoted"
 like "$out" "sp +50 tasks of 100 estimated \(50\.0%\), saturated at run 9" "report: coverage and saturation"
 like "$out" "sites:  transfer bank\.c:42, audit bank\.c:77" "report: failure sites"
 
-"$CS" report "$T/a" --json >"$T/a.json" 2>"$T/err"
+(cd / && env -u SUDO_USER PATH=/usr/bin:/bin "$CS" report "$T/a" --json >"$T/a.json" 2>"$T/err")
 is "$?" 1 "report --json: exit 1 with failures"
 if have_python; then
 	is "$(json_get "$T/a.json" 'j["schema"]')" "concsched-report/1" "json: schema"
 	is "$(json_get "$T/a.json" 'j["runs"]["total"]')" 40 "json: 40 runs"
 	is "$(json_get "$T/a.json" '[m["saturation"]["saturated_at_run"] for m in j["metrics"]]')" "[None, 9]" "json: saturation per metric"
 	# A steered campaign replays in the VM where this kernel lacks sched_ext.
-	vm=""; [ -d /sys/kernel/sched_ext ] || vm=" --vm"
-	is "$(json_get "$T/a.json" 'j["failures"][0]["replay"]')" "sudo concsched replay $T/a --run 30$vm" "json: replay"
+	is "$(json_get "$T/a.json" 'j["failures"][0]["replay"]')" "${sudo}$self replay $T/a --run 30$vm" "json: replay"
 	is "$(json_get "$T/a.json" 'len(j["metrics"][1]["series"])')" 40 "json: one series point per run"
 else
 	for i in 1 2 3 4 5; do skip "python3 missing" "json check $i"; done

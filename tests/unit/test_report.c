@@ -244,6 +244,13 @@ static void test_replay_quoting(void)
 		   "sudo concsched replay camp --run 3", "plain dir unquoted");
 	tap_is_str(report_replay_command("my camp's", 12, buf, sizeof(buf)),
 		   "sudo concsched replay 'my camp'\\''s' --run 12", "dir with space and quote");
+	/* The host's answer for a user who is root: no sudo. */
+	setenv("CONCSCHED_HOST_CMD", "build/concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "0", 1);
+	tap_is_str(report_replay_command("camp", 3, buf, sizeof(buf)),
+		   "build/concsched replay camp --run 3", "the host's command, root: no sudo");
+	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "1", 1);
 }
 
 int main(int argc, char **argv)
@@ -256,7 +263,12 @@ int main(int argc, char **argv)
 		return make_killed(argv[2], argv[3]) ? 1 : 0;
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(35);
+	/* Printed commands as the host would print them for a sudo user
+	 * with concsched on PATH (cs_self_command; tests/host/report-merge.t
+	 * checks how a real binary names itself). */
+	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "1", 1);
+	tap_plan(36);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);

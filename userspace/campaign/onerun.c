@@ -65,8 +65,8 @@ const char *kernel_release(void)
 int check_environment(const struct campaign *c)
 {
 	if (geteuid() != 0) {
-		cs_err("run needs root to load BPF probes and the scheduler (try: sudo concsched "
-		       "run ...)");
+		cs_err("run needs root to load BPF probes and the scheduler (try: %s run ...)",
+		       cs_self_command(true));
 		return -EPERM;
 	}
 	if (c->steer && !sched_ext_supported()) {

@@ -85,39 +85,12 @@ size_t report_failure_count(const struct report *r)
 	return r->nfailures;
 }
 
-/* Shell-quote a directory only when it needs it. */
-static void shell_quote(const char *s, char *buf, size_t len)
-{
-	size_t pos = 0;
-	const char *p;
-
-	if (!strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
-		snprintf(buf, len, "%s", s);
-		return;
-	}
-	if (len < 3) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[pos++] = '\'';
-	for (p = s; *p && pos + 5 < len; p++) {
-		if (*p == '\'') {
-			memcpy(buf + pos, "'\\''", 4);
-			pos += 4;
-		} else {
-			buf[pos++] = *p;
-		}
-	}
-	buf[pos++] = '\'';
-	buf[pos] = '\0';
-}
-
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len)
 {
 	char q[1024];
 
-	shell_quote(dir, q, sizeof(q));
-	snprintf(buf, len, "sudo concsched replay %s --run %ld", q, run);
+	cs_shell_quote(dir, q, sizeof(q));
+	snprintf(buf, len, "%s replay %s --run %ld", cs_self_command(true), q, run);
 	return buf;
 }
 

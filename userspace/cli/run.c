@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,9 +179,12 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	fprintf(stderr, "concsched: running the campaign in the sched_ext VM (%s)\n",
 		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
 	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
-	if ((ret == 0 || ret == 1) && !o->json)
-		fprintf(stderr, "concsched: campaign stored in %s (concsched report %s)\n", o->out,
-			o->out);
+	if ((ret == 0 || ret == 1) && !o->json) {
+		char q[PATH_MAX];
+
+		fprintf(stderr, "concsched: campaign stored in %s (%s report %s)\n", o->out,
+			cs_self_command(false), cs_shell_quote(o->out, q, sizeof(q)));
+	}
 	free(gargv);
 	free(carry);
 	free(out_alloc);
@@ -407,6 +411,8 @@ int cmd_run(int argc, char **argv)
 	int err;
 
 	err = parse_run_args(&o, argc, argv);
+	if (!err)
+		vm_scratch_sweep(o.out);
 	if (!err)
 		err = o.vm ? run_vm(&o, argc, argv) : campaign_run(&o);
 	else
