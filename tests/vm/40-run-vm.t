@@ -10,7 +10,7 @@ need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 14
+plan 15
 T=$(mktemp -d /tmp/cs-runvm-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -26,6 +26,8 @@ like "$(cat "$T/err")" "replay: sudo $(cs_printed) replay $T/bank --run [0-9]+ -
 is "$?" 1 "the campaign came back to the host (report exits 1: it has a failure)"
 is "$(jget "$T/bank.json" 'd["failures"][0]["kind"]')" assertion "stored failure kind"
 like "$(jget "$T/bank.json" 'd["campaign"]["kernel"]')" '\+deb' "it ran on the VM's sched_ext kernel"
+is "$(jget "$T/bank.json" '(d["campaign"]["host"], d["campaign"]["where"])')" "('$(hostname)', 'vm')" \
+	"the campaign records this host as its machine and the VM as where it ran"
 
 # --- the seed 000 baselines, in one VM ------------------------------------
 "$CS" vm -t 400 -C "$BANK" -- sh -c "
