@@ -313,6 +313,7 @@ enum cs_sync_stat {
 	CS_SSTAT_LOCKSET_OVF,  /* lockset deeper than CS_LOCKSET_MAX          */
 	CS_SSTAT_UNMATCHED,    /* return without a matching entry             */
 	CS_SSTAT_OUT_OF_SCOPE, /* hits in processes that are not targets      */
+	CS_SSTAT_FORKS,	       /* a tracked process forked; child not followed */
 	CS_SSTAT__COUNT,
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Bundled example: an atomicity violation that plain reruns almost never
+ * Bundled example: an atomicity violation that native reruns almost never
  * show. Two tellers withdraw from one account. Each checks the balance in
  * one critical section and debits it in a second one, so both can pass the
  * check before either debits, and the balance goes negative. The window is

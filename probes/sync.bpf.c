@@ -992,8 +992,10 @@ int BPF_PROG(cs_sync_fork, struct task_struct *parent, struct task_struct *child
 	if (pt && (pt->tgid != ptgid || pt->gen != pk.gen))
 		pt = NULL;
 	if (ctgid != ptgid) {
-		if (!cs_follow_forks)
+		if (!cs_follow_forks) {
+			stat_inc(CS_SSTAT_FORKS); /* run says the children are not steered */
 			return 0;
+		}
 		bpf_map_update_elem(&cs_sync_tracked, &ctgid, &init, BPF_ANY);
 		emit(pt, ptgid, ptid, pk.gen, CS_OP_FORK, ctgid, 0, 0, 0);
 		return 0;

@@ -49,11 +49,12 @@ is "$?" 1 "--check failing is a failure"
 like "$(cat "$T/err")" 'check' "the failure says the check failed"
 
 # --- deadlock oracle -------------------------------------------------------
-"$CS" run -s none -n 1 --run-timeout 2 -o "$T/dl" -- "$PROGS/deadlock" 2>"$T/err"
+env -u SUDO_USER "$CS" run -s none -n 1 --run-timeout 2 -o "$T/dl" -- "$PROGS/deadlock" 2>"$T/err"
 is "$?" 1 "deadlocking target: exit 1"
 like "$(cat "$T/err")" 'deadlock: thread 0\.[12] .*holds .*taken at thread_[ab]\+0x[0-9a-f]+ \(deadlock\.c:(18|28)\).* waits for .*deadlock\.c:(20|30)' \
 	"the deadlock names the cycle with sites"
-like "$(cat "$T/err")" 'replay: sudo concsched replay .*/dl --run 1' "the summary gives the replay command"
+is "$(sed -n 's/^ *replay: //p' "$T/err")" "$(cs_printed) replay $T/dl --run 1" \
+	"the summary gives the replay command as it runs from here (as root: no sudo)"
 pgrep -f "$PROGS/deadlock" >/dev/null
 is "$?" 1 "the hung target was killed"
 "$CS" replay "$T/dl" --run 1 --run-timeout 2 >"$T/rep" 2>&1

@@ -4,7 +4,10 @@
  * HTML with one inline SVG chart per metric and no external assets.
  *
  * Also the fixture maker for tests/host/report-merge.t (no root needed):
- *   test_report.t --make-campaign DIR HASH   a finished 40-run campaign
+ *   test_report.t --make-campaign DIR HASH [STRATEGY SEED WHERE HOST]
+ *                                            a finished 40-run campaign
+ *                                            (default random 1234 native
+ *                                            fixture-host)
  *   test_report.t --make-killed DIR HASH     the same, then a writer
  *                                            SIGKILLed in the middle of run 41
  */
@@ -29,17 +32,19 @@
  * Metric "map": one new task per run, never saturated. 100 sp requirements
  * are estimated, so sp is 50 % covered.
  */
-static int make_campaign(const char *dir, const char *hash)
+static int make_campaign_as(const char *dir, const char *hash, const char *strategy, uint64_t seed,
+			    const char *where, const char *host)
 {
 	struct store_campaign c = { .program = "/opt/bank",
 				    .binary_hash = (char *)hash,
 				    .args_json = "[\"--accounts\",\"4\"]",
-				    .strategy = "random",
+				    .strategy = (char *)strategy,
 				    .config_json = "{\"noise\":\"sleep\"}",
 				    .metric = "sp",
 				    .saturation = "5,0.1",
-				    .seed = 1234,
-				    .host = "fixture-host",
+				    .seed = seed,
+				    .host = (char *)host,
+				    .where = (char *)where,
 				    .kernel = "7.2.0",
 				    .created_ns = 1700000000000000000LL };
 	struct store_site sa = { .object = "/opt/bank",
@@ -96,6 +101,11 @@ static int make_campaign(const char *dir, const char *hash)
 	}
 	store_close(s);
 	return 0;
+}
+
+static int make_campaign(const char *dir, const char *hash)
+{
+	return make_campaign_as(dir, hash, "random", 1234, "native", "fixture-host");
 }
 
 /* make_campaign, then a writer killed with run 41's transaction open. */
@@ -244,6 +254,13 @@ static void test_replay_quoting(void)
 		   "sudo concsched replay camp --run 3", "plain dir unquoted");
 	tap_is_str(report_replay_command("my camp's", 12, buf, sizeof(buf)),
 		   "sudo concsched replay 'my camp'\\''s' --run 12", "dir with space and quote");
+	/* The host's answer for a user who is root: no sudo. */
+	setenv("CONCSCHED_HOST_CMD", "build/concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "0", 1);
+	tap_is_str(report_replay_command("camp", 3, buf, sizeof(buf)),
+		   "build/concsched replay camp --run 3", "the host's command, root: no sudo");
+	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "1", 1);
 }
 
 int main(int argc, char **argv)
@@ -252,11 +269,21 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--make-campaign"))
 		return make_campaign(argv[2], argv[3]) ? 1 : 0;
+	if (argc == 8 && !strcmp(argv[1], "--make-campaign"))
+		return make_campaign_as(argv[2], argv[3], argv[4], strtoull(argv[5], NULL, 10),
+					argv[6], argv[7])
+			       ? 1
+			       : 0;
 	if (argc == 4 && !strcmp(argv[1], "--make-killed"))
 		return make_killed(argv[2], argv[3]) ? 1 : 0;
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(35);
+	/* Printed commands as the host would print them for a sudo user
+	 * with concsched on PATH (cs_self_command; tests/host/report-merge.t
+	 * checks how a real binary names itself). */
+	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
+	setenv("CONCSCHED_HOST_SUDO", "1", 1);
+	tap_plan(36);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);

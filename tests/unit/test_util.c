@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* util.c and json.c: strict number parsing, cache dir rule, JSON escaping. */
+/* util.c and json.c: strict number parsing, cache dir rule, JSON escaping,
+ * moving a directory tree (also across filesystems). */
+#include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "lib/json.h"
 #include "tap.h"
@@ -36,6 +43,93 @@ static void fill_nested(struct json *j)
 	json_obj_end(j);
 }
 
+/* A small campaign-like tree: a file with its mode, a subdir, a symlink. */
+static int make_tree(const char *dir)
+{
+	char *p;
+	FILE *f;
+	int err = mkdir(dir, 0750);
+
+	p = xasprintf("%s/campaign.db", dir);
+	f = fopen(p, "w");
+	if (f) {
+		fputs("data", f);
+		fclose(f);
+		chmod(p, 0640);
+	}
+	free(p);
+	p = xasprintf("%s/sub", dir);
+	err |= mkdir(p, 0755);
+	free(p);
+	p = xasprintf("%s/sub/link", dir);
+	err |= symlink("../campaign.db", p);
+	free(p);
+	return err || !f;
+}
+
+static bool tree_ok(const char *dir)
+{
+	char *p = xasprintf("%s/campaign.db", dir), *q = xasprintf("%s/sub/link", dir), *s;
+	char target[64] = "";
+	struct stat st = { 0 }, dt = { 0 };
+	bool ok;
+
+	s = read_file(p, NULL);
+	ok = s && !strcmp(s, "data") && !stat(p, &st) && (st.st_mode & 0777) == 0640 &&
+	     readlink(q, target, sizeof(target) - 1) > 0 && !strcmp(target, "../campaign.db") &&
+	     !stat(dir, &dt) && (dt.st_mode & 0777) == 0750;
+	free(s);
+	free(p);
+	free(q);
+	return ok;
+}
+
+/* cs_move_tree within /tmp (rename) and from /dev/shm to /tmp (EXDEV:
+ * copy, then remove). */
+static void test_move_tree(void)
+{
+	char tmp[] = "/tmp/cs-util-XXXXXX", shm[] = "/dev/shm/cs-util-XXXXXX";
+	struct statfs a, b;
+	char *from, *to;
+	int err;
+
+	if (!mkdtemp(tmp)) {
+		tap_skip("no /tmp", "move tree");
+		tap_skip("no /tmp", "move tree");
+		tap_skip("no /tmp", "move tree");
+		tap_skip("no /tmp", "move tree");
+		return;
+	}
+	from = xasprintf("%s/a", tmp);
+	to = xasprintf("%s/b", tmp);
+	tap_ok(!make_tree(from) && !cs_move_tree(from, to) && tree_ok(to) &&
+		       access(from, F_OK) != 0,
+	       "cs_move_tree on one filesystem: renamed, modes and symlink kept");
+	free(from);
+	free(to);
+	if (!mkdtemp(shm) || statfs(shm, &a) || statfs(tmp, &b) || a.f_type == b.f_type) {
+		tap_skip("/dev/shm and /tmp are one filesystem type here", "EXDEV copy");
+		tap_skip("/dev/shm and /tmp are one filesystem type here", "EXDEV source removed");
+	} else {
+		from = xasprintf("%s/a", shm);
+		to = xasprintf("%s/c", tmp);
+		tap_ok(!make_tree(from) && !cs_move_tree(from, to) && tree_ok(to),
+		       "cs_move_tree across filesystems: copied with modes and symlink");
+		tap_ok(access(from, F_OK) != 0, "cs_move_tree across filesystems: source removed");
+		free(from);
+		free(to);
+	}
+	from = xasprintf("%s/b", tmp);
+	to = xasprintf("%s/d", tmp);
+	err = make_tree(to) ? -1 : cs_move_tree(from, to);
+	tap_ok(err == -EEXIST || err == -ENOTEMPTY,
+	       "cs_move_tree onto a non-empty directory fails (%d)", err);
+	free(from);
+	free(to);
+	tap_is_int(cs_remove_tree(tmp), 0, "cs_remove_tree removes the tree");
+	rmdir(shm);
+}
+
 int main(void)
 {
 	uint64_t u;
@@ -43,7 +137,7 @@ int main(void)
 	double d;
 	char *s;
 
-	tap_plan(14);
+	tap_plan(19);
 	tap_ok(parse_u64("42", &u) == 0 && u == 42, "parse_u64 accepts 42");
 	tap_ok(parse_u64("0x10", &u) == 0 && u == 16, "parse_u64 accepts hex");
 	tap_ok(parse_u64("-1", &u) < 0, "parse_u64 rejects negative");
@@ -70,5 +164,6 @@ int main(void)
 		   "json nests, escapes and separates");
 	free(s);
 	tap_is_int(fnv1a64("a", 1, FNV1A64_INIT), 0xaf63dc4c8601ec8cULL, "fnv1a64 of 'a'");
+	test_move_tree();
 	return tap_done();
 }

@@ -10,22 +10,24 @@ need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 14
+plan 15
 T=$(mktemp -d /tmp/cs-runvm-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
 # --- the README's campaign: default strategy finds the bank bug -----------
-"$CS" run --vm -n 100 -o "$T/bank" -- "$BANK" >"$T/out" 2>"$T/err"
+SUDO_USER=cs-nobody "$CS" run --vm -n 100 -o "$T/bank" -- "$BANK" >"$T/out" 2>"$T/err"
 is "$?" 1 "run --vm on examples/bank finds a failure (exit 1)"
 like "$(cat "$T/err")" "assertion .*overdrawn.* failed in main at examples/bank.c:[0-9]+" \
 	"the failure is the bank's overdraft assertion, with its site"
-like "$(cat "$T/err")" "replay: sudo concsched replay $T/bank --run [0-9]+ --vm" \
-	"the replay command names the host directory and --vm"
+like "$(cat "$T/err")" "replay: sudo $(cs_printed) replay $T/bank --run [0-9]+ --vm" \
+	"the replay command names the host's binary, sudo (SUDO_USER), the host directory and --vm"
 "$CS" report "$T/bank" --json >"$T/bank.json"
 is "$?" 1 "the campaign came back to the host (report exits 1: it has a failure)"
 is "$(jget "$T/bank.json" 'd["failures"][0]["kind"]')" assertion "stored failure kind"
 like "$(jget "$T/bank.json" 'd["campaign"]["kernel"]')" '\+deb' "it ran on the VM's sched_ext kernel"
+is "$(jget "$T/bank.json" '(d["campaign"]["host"], d["campaign"]["where"])')" "('$(hostname)', 'vm')" \
+	"the campaign records this host as its machine and the VM as where it ran"
 
 # --- the seed 000 baselines, in one VM ------------------------------------
 "$CS" vm -t 400 -C "$BANK" -- sh -c "

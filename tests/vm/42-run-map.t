@@ -5,7 +5,8 @@
 # VM: the log4j NullAppender bug ported to C (tests/programs/null_appender.c:
 # reader checks a pointer for NULL then dereferences it, writer sets it to
 # NULL; only reader:R, writer:W, reader:R crashes) is found by map in fewer
-# runs than by plain reruns (strategy none); both numbers go to the diag
+# runs than by reruns without steering (strategy none; not the native
+# baseline: the probes change timing); both numbers go to the diag
 # (docs/metrics.md records them). The map run replays. And the exact MAP
 # tasks of a fixed schedule: with --serial fifo the reader (thread 0.1, the
 # older one) runs to its end before the writer, in every run, so MAP holds

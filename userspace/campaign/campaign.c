@@ -298,7 +298,8 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	if (r->slow && !outcome_is_failure(v.outcome)) {
 		if (c->tty)
 			progress(c, true);
-		fprintf(stderr, "concsched: run %" PRId64 ": %s (not a failure)\n", index, v.summary);
+		fprintf(stderr, "concsched: run %" PRId64 ": %s (not a failure)\n", index,
+			v.summary);
 	} else if (!outcome_is_failure(v.outcome)) {
 		double d = (r->t1 - r->t0) / 1e9;
 
@@ -615,6 +616,10 @@ int campaign_run(struct run_opts *o)
 	info.metric = (char *)o->metric;
 	info.saturation = (char *)o->sat_spec;
 	info.seed = o->seed;
+	/* In the VM (run --vm), the machine is the host that started it. */
+	info.where = getenv("CONCSCHED_VM") ? "vm" : "native";
+	if (getenv("CONCSCHED_VM") && getenv("CONCSCHED_HOST_NAME"))
+		info.host = getenv("CONCSCHED_HOST_NAME");
 	err = store_create(o->out, &info, &c.st);
 	free(info.args_json);
 	free(info.config_json);

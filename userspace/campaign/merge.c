@@ -275,6 +275,53 @@ static int merge_runs(struct merge_ctx *m)
 	return err;
 }
 
+/* Who the merged runs come from (store_list_inputs): the destination
+ * itself when it has runs of its own, then the source's inputs when it is
+ * a merge itself, else the source. */
+static int merge_inputs(struct merge_ctx *m)
+{
+	struct store_campaign c;
+	struct store_input *in = NULL;
+	sqlite3_stmt *st = NULL;
+	bool own = false;
+	size_t n = 0, i;
+	int err = 0;
+
+	if (sqlite3_prepare_v2(m->ddb,
+			       "SELECT 1 FROM runs, (SELECT uuid FROM campaign LIMIT 1) c WHERE"
+			       " coalesce(origin_campaign, c.uuid) = c.uuid AND"
+			       " outcome != 'running' LIMIT 1",
+			       -1, &st, NULL))
+		return -EIO;
+	own = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (own && !store_get_campaign(m->dst, &c)) {
+		err = store_add_input(m->dst, &c, store_dir(m->dst));
+		store_campaign_free(&c);
+	}
+	if (!err)
+		err = store_list_inputs(m->src, &in, &n);
+	for (i = 0; !err && i < n; i++) {
+		struct store_campaign ic = { .uuid = in[i].uuid,
+					     .strategy = in[i].strategy,
+					     .seed = in[i].seed,
+					     .host = in[i].host,
+					     .where = in[i].where,
+					     .kernel = in[i].kernel,
+					     .version = in[i].version };
+
+		err = store_add_input(m->dst, &ic, in[i].dir);
+	}
+	store_inputs_free(in, n);
+	if (!err && !n) {
+		err = store_get_campaign(m->src, &c);
+		if (!err)
+			err = store_add_input(m->dst, &c, store_dir(m->src));
+		store_campaign_free(&c);
+	}
+	return err;
+}
+
 /* The earlier-started of two destination runs (ties: lower index). */
 static int64_t earlier_run(struct merge_ctx *m, int64_t a, int64_t b)
 {
@@ -488,7 +535,9 @@ int store_merge(struct store *dst, struct store *src)
 		sqlite3_exec(m.ddb, "ROLLBACK", NULL, NULL, NULL);
 		return -EBUSY;
 	}
-	err = merge_sites(&m);
+	err = merge_inputs(&m);
+	if (!err)
+		err = merge_sites(&m);
 	if (!err)
 		err = merge_runs(&m);
 	if (!err)

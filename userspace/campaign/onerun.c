@@ -65,8 +65,8 @@ const char *kernel_release(void)
 int check_environment(const struct campaign *c)
 {
 	if (geteuid() != 0) {
-		cs_err("run needs root to load BPF probes and the scheduler (try: sudo concsched "
-		       "run ...)");
+		cs_err("run needs root to load BPF probes and the scheduler (try: %s run ...)",
+		       cs_self_command(true));
 		return -EPERM;
 	}
 	if (c->steer && !sched_ext_supported()) {
@@ -331,6 +331,8 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->sr.site_id = svc_site_id;
 	r->timeout_s = c->o->run_timeout_s;
 	r->grace_s = run_grace_s(r->timeout_s);
+	r->forks_noted = &c->forks_noted;
+	r->tty = c->tty;
 }
 
 double run_grace_s(double timeout_s)
@@ -795,6 +797,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
+	lo.own_cgroup = true;
 	err = launch_prepare(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
@@ -861,8 +864,8 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 
 void onerun_cleanup(struct onerun *r)
 {
-	if (r->launched && !r->l.reaped)
-		launch_kill(&r->l);
+	if (r->launched)
+		launch_end(&r->l);
 	if (r->ctl)
 		sched_ctl_quiesce(r->ctl);
 	if (r->sess && r->sess->ap_open)
@@ -881,6 +884,27 @@ void onerun_cleanup(struct onerun *r)
 		close(r->err_fd);
 }
 
+/* The probes follow the target's own process only (run has no
+ * --follow-forks): say once per campaign that it forked. */
+static void note_forks(struct onerun *r)
+{
+	uint64_t st[CS_SSTAT__COUNT];
+	const char *base = strrchr(r->ti->path, '/');
+
+	if (sync_probes_stats(r->sp, st))
+		return;
+	r->forks = st[CS_SSTAT_FORKS];
+	if (!r->forks || *r->forks_noted)
+		return;
+	*r->forks_noted = true;
+	base = base ? base + 1 : r->ti->path;
+	fprintf(stderr,
+		"%sconcsched: %s forked; its children's threads are not steered (run follows "
+		"only %s's own threads; the children are killed when the run ends; see "
+		"docs/run.md)\n",
+		r->tty ? "\r\033[K" : "", base, base);
+}
+
 /* Run the target once; fills r (caller cleans up with onerun_cleanup). */
 int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 {
@@ -894,6 +918,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	err = run_loop(r);
 	if (err)
 		return err;
+	note_forks(r);
 	r->tm_harvest = now_ns();
 	if (r->sess->ap_open) /* not reset: its counters are read at commit */
 		access_probes_detach(&r->sess->ap);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,8 +68,10 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 	if (store_open(ro.dir, true, &st))
 		return EXIT_USAGE;
 	if (store_get_campaign(st, &camp) || store_load_run(st, ro.run, &sr)) {
-		cs_err("%s has no run %" PRId64 " (concsched report %s lists its runs)", ro.dir,
-		       ro.run, ro.dir);
+		char q[PATH_MAX];
+
+		cs_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro.dir, ro.run,
+		       cs_self_command(false), cs_shell_quote(ro.dir, q, sizeof(q)));
 		goto out;
 	}
 	if (ro.vm) {

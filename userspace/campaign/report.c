@@ -78,46 +78,31 @@ struct report {
 	size_t nfailures;
 	struct report_warning *warnings;
 	size_t nwarnings;
+	struct store_input *inputs; /* a merged campaign's inputs, else none */
+	size_t ninputs;
 };
+
+/* "native", "VM", or "?" for a campaign that did not record it. */
+static const char *where_text(const char *where)
+{
+	if (where && !strcmp(where, "vm"))
+		return "VM";
+	if (where && !strcmp(where, "native"))
+		return "native";
+	return "?";
+}
 
 size_t report_failure_count(const struct report *r)
 {
 	return r->nfailures;
 }
 
-/* Shell-quote a directory only when it needs it. */
-static void shell_quote(const char *s, char *buf, size_t len)
-{
-	size_t pos = 0;
-	const char *p;
-
-	if (!strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
-		snprintf(buf, len, "%s", s);
-		return;
-	}
-	if (len < 3) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[pos++] = '\'';
-	for (p = s; *p && pos + 5 < len; p++) {
-		if (*p == '\'') {
-			memcpy(buf + pos, "'\\''", 4);
-			pos += 4;
-		} else {
-			buf[pos++] = *p;
-		}
-	}
-	buf[pos++] = '\'';
-	buf[pos] = '\0';
-}
-
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len)
 {
 	char q[1024];
 
-	shell_quote(dir, q, sizeof(q));
-	snprintf(buf, len, "sudo concsched replay %s --run %ld", q, run);
+	cs_shell_quote(dir, q, sizeof(q));
+	snprintf(buf, len, "%s replay %s --run %ld", cs_self_command(true), q, run);
 	return buf;
 }
 
@@ -367,6 +352,8 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 		err = store_for_each_failure(s, collect_failure, r);
 	if (!err)
 		err = store_for_each_warning(s, collect_warning, r);
+	if (!err)
+		err = store_list_inputs(s, &r->inputs, &r->ninputs);
 	if (err)
 		goto fail;
 	*out = r;
@@ -383,6 +370,7 @@ void report_free(struct report *r)
 	if (!r)
 		return;
 	store_campaign_free(&r->c);
+	store_inputs_free(r->inputs, r->ninputs);
 	free(r->dir);
 	store_runs_free(r->runs, r->nruns);
 	for (i = 0; i < r->nmetrics; i++) {
@@ -484,10 +472,30 @@ void report_write_text(const struct report *r, FILE *f)
 	format_time(r->c.created_ns, when, sizeof(when));
 	fprintf(f, "campaign:  %s\n", r->dir);
 	fprintf(f, "program:   %s %s\n", r->c.program ?: "?", r->c.args_json ?: "[]");
-	fprintf(f, "strategy:  %s, seed %llu, binary %s\n", r->c.strategy ?: "?",
-		(unsigned long long)r->c.seed, r->c.binary_hash ?: "?");
-	fprintf(f, "host:      %s, kernel %s, concsched %s, created %s\n", r->c.host ?: "?",
-		r->c.kernel ?: "?", r->c.version ?: "?", when);
+	if (r->ninputs) {
+		/* Merged: each input's own strategy, seed and machine. */
+		fprintf(f, "strategy:  merged from %zu campaign%s, binary %s\n", r->ninputs,
+			r->ninputs == 1 ? "" : "s", r->c.binary_hash ?: "?");
+		for (i = 0; i < r->ninputs; i++) {
+			const struct store_input *in = &r->inputs[i];
+
+			fprintf(f,
+				"input:     %s: %s, seed %llu, %lld runs; host %s, %s, kernel "
+				"%s\n",
+				in->dir ?: "?", in->strategy ?: "?", (unsigned long long)in->seed,
+				(long long)in->runs, in->host ?: "?", where_text(in->where),
+				in->kernel ?: "?");
+		}
+		fprintf(f, "merged:    on host %s, %s, concsched %s\n", r->c.host ?: "?", when,
+			r->c.version ?: "?");
+	} else {
+		fprintf(f, "strategy:  %s, seed %llu, binary %s\n", r->c.strategy ?: "?",
+			(unsigned long long)r->c.seed, r->c.binary_hash ?: "?");
+		fprintf(f, "host:      %s\n", r->c.host ?: "?");
+		fprintf(f, "where:     %s, kernel %s\n", where_text(r->c.where),
+			r->c.kernel ?: "?");
+		fprintf(f, "created:   %s, concsched %s\n", when, r->c.version ?: "?");
+	}
 	text_outcomes(r, f);
 	fprintf(f, "coverage:%s\n", r->nmetrics ? "" : "  no tasks recorded");
 	for (i = 0; i < r->nmetrics; i++) {
@@ -568,6 +576,7 @@ static void json_sites(struct json *j, const struct report_site *s, size_t n)
 static void json_campaign(const struct report *r, struct json *j)
 {
 	char spec[48];
+	size_t i;
 
 	json_obj_begin(j, "campaign");
 	json_kv_str(j, "dir", r->dir);
@@ -581,9 +590,27 @@ static void json_campaign(const struct report *r, struct json *j)
 	json_kv_str(j, "saturation", sat_format(&r->sat, spec, sizeof(spec)));
 	json_kv_uint(j, "seed", r->c.seed);
 	json_kv_str(j, "host", r->c.host);
+	json_kv_str(j, "where", r->c.where);
 	json_kv_str(j, "kernel", r->c.kernel);
 	json_kv_int(j, "created_ns", r->c.created_ns);
 	json_kv_str(j, "version", r->c.version);
+	json_arr_begin(j, "inputs");
+	for (i = 0; i < r->ninputs; i++) {
+		const struct store_input *in = &r->inputs[i];
+
+		json_obj_begin(j, NULL);
+		json_kv_str(j, "uuid", in->uuid);
+		json_kv_str(j, "dir", in->dir);
+		json_kv_str(j, "strategy", in->strategy);
+		json_kv_uint(j, "seed", in->seed);
+		json_kv_int(j, "runs", in->runs);
+		json_kv_str(j, "host", in->host);
+		json_kv_str(j, "where", in->where);
+		json_kv_str(j, "kernel", in->kernel);
+		json_kv_str(j, "version", in->version);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_obj_end(j);
 }
 
@@ -933,15 +960,39 @@ void report_write_html(const struct report *r, FILE *f)
 	html_escape(f, r->c.args_json);
 	fprintf(f, "</code></td></tr>\n<tr><th>campaign</th><td><code>");
 	html_escape(f, r->dir);
-	fprintf(f, "</code></td></tr>\n<tr><th>strategy</th><td>");
-	html_escape(f, r->c.strategy);
-	fprintf(f, ", seed %llu</td></tr>\n<tr><th>host</th><td>", (unsigned long long)r->c.seed);
-	html_escape(f, r->c.host);
-	fprintf(f, ", kernel ");
-	html_escape(f, r->c.kernel);
-	fprintf(f, ", concsched ");
+	fprintf(f, "</code></td></tr>\n");
+	if (r->ninputs) {
+		fprintf(f, "<tr><th>strategy</th><td>merged from %zu campaign%s</td></tr>\n",
+			r->ninputs, r->ninputs == 1 ? "" : "s");
+		for (i = 0; i < r->ninputs; i++) {
+			const struct store_input *in = &r->inputs[i];
+
+			fprintf(f, "<tr><th>input</th><td><code>");
+			html_escape(f, in->dir);
+			fprintf(f, "</code>: ");
+			html_escape(f, in->strategy);
+			fprintf(f, ", seed %llu, %lld runs; host ", (unsigned long long)in->seed,
+				(long long)in->runs);
+			html_escape(f, in->host);
+			fprintf(f, ", %s, kernel ", where_text(in->where));
+			html_escape(f, in->kernel);
+			fprintf(f, "</td></tr>\n");
+		}
+		fprintf(f, "<tr><th>merged</th><td>on host ");
+		html_escape(f, r->c.host);
+	} else {
+		fprintf(f, "<tr><th>strategy</th><td>");
+		html_escape(f, r->c.strategy);
+		fprintf(f, ", seed %llu</td></tr>\n<tr><th>host</th><td>",
+			(unsigned long long)r->c.seed);
+		html_escape(f, r->c.host);
+		fprintf(f, "</td></tr>\n<tr><th>where</th><td>%s, kernel ", where_text(r->c.where));
+		html_escape(f, r->c.kernel);
+		fprintf(f, "</td></tr>\n<tr><th>created</th><td>");
+	}
+	fprintf(f, "%s%s, concsched ", r->ninputs ? ", " : "", when);
 	html_escape(f, r->c.version);
-	fprintf(f, ", created %s</td></tr>\n<tr><th>runs</th><td>%zu", when, r->nruns);
+	fprintf(f, "</td></tr>\n<tr><th>runs</th><td>%zu", r->nruns);
 	for (o = 0; o <= OUTCOME_COUNT; o++)
 		if (r->outcomes[o])
 			fprintf(f, "; %s %zu", o == OUTCOME_COUNT ? "other" : outcome_name(o),

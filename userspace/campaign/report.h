@@ -53,7 +53,9 @@ void report_write_html(const struct report *r, FILE *f);
 int report_write_tasks(struct store *s, const char *metric, bool json, FILE *f);
 char *report_task_text(struct store *s, const char *key);
 
-/* "sudo concsched replay 'DIR' --run N" into buf. */
+/* "sudo concsched replay 'DIR' --run N" into buf, with this concsched as
+ * the user types it (cs_self_command: "sudo " only for a user who is not
+ * root, the binary's path when PATH finds another concsched or none). */
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len);
 
 #endif

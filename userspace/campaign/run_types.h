@@ -35,9 +35,9 @@ struct json;
 #define RUN_MAX_ACTIONS	    100000
 #define RUN_DEFAULT_CAP	    1000
 #define RUN_DEFAULT_TIMEOUT 30.0
-#define RUN_MAX_GRACE	    30.0 /* s of grace after the run timeout, at most */
-#define RUN_MIN_TIMEOUT	    2.0	 /* the adaptive run timeout, at least */
-#define RUN_TIMEOUT_FACTOR  20.0 /* ... times the slowest clean run */
+#define RUN_MAX_GRACE	    30.0       /* s of grace after the run timeout, at most */
+#define RUN_MIN_TIMEOUT	    2.0	       /* the adaptive run timeout, at least */
+#define RUN_TIMEOUT_FACTOR  20.0       /* ... times the slowest clean run */
 #define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	    4096
 #define RUN_MAX_DELAYS	    4096
@@ -130,9 +130,9 @@ struct onerun {
 	 * hang, one that ends in it was only slow under steering */
 	double timeout_s;
 	double grace_s;
-	bool slow;	       /* ended in the grace period: not a failure */
-	bool graced;	       /* the grace period began */
-	double grace_used_s;   /* how long it ran in the grace period */
+	bool slow;	     /* ended in the grace period: not a failure */
+	bool graced;	     /* the grace period began */
+	double grace_used_s; /* how long it ran in the grace period */
 	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
 	/* outcome */
 	int out_fd, err_fd;
@@ -142,6 +142,9 @@ struct onerun {
 	struct syncov_run cov;
 	char deadlock[4096];
 	bool has_deadlock;
+	uint64_t forks;	   /* processes the target forked (not followed) */
+	bool *forks_noted; /* the campaign said so already */
+	bool tty;	   /* a progress line is on stderr */
 };
 
 struct campaign {
@@ -164,6 +167,7 @@ struct campaign {
 	bool tty;
 	double slowest_clean_s; /* the adaptive run timeout's measure */
 	size_t slow;		/* runs slow under steering (not failures) */
+	bool forks_noted;	/* "PROG forked; ..." was said */
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */
 	struct access_campaign *acc; /* --access, map */

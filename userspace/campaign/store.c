@@ -45,11 +45,19 @@ struct store {
 	char *site_object, *site_function, *site_file; /* store_get_site */
 };
 
+/* The campaigns merged into this one; campaigns of older versions lack
+ * it until a merge writes into them. */
+#define STORE_INPUTS_DDL                                                                           \
+	"CREATE TABLE IF NOT EXISTS inputs(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"     \
+	" dir TEXT, strategy TEXT, seed INTEGER, host TEXT, where_ran TEXT, kernel TEXT,"          \
+	" version TEXT)"
+
 static const char *const store_schema =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL);"
 	"CREATE TABLE campaign(uuid TEXT NOT NULL, program TEXT, binary_hash TEXT,"
 	" args TEXT, strategy TEXT, config TEXT, metric TEXT, saturation TEXT,"
-	" seed INTEGER, host TEXT, kernel TEXT, created_ns INTEGER, version TEXT);"
+	" seed INTEGER, host TEXT, kernel TEXT, created_ns INTEGER, version TEXT,"
+	" where_ran TEXT);"
 	"CREATE TABLE runs(idx INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"
 	" seed INTEGER, strategy_config TEXT, outcome TEXT, summary TEXT,"
 	" exit_status INTEGER, signal INTEGER, started_ns INTEGER, duration_ns INTEGER,"
@@ -72,7 +80,7 @@ static const char *const store_schema =
 	"CREATE TABLE warnings(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
 	" kind TEXT, variable TEXT, threads TEXT, locks TEXT);"
 	"CREATE TABLE warning_sites(warning INTEGER NOT NULL, pos INTEGER NOT NULL,"
-	" site INTEGER NOT NULL, PRIMARY KEY(warning, pos)) WITHOUT ROWID;"
+	" site INTEGER NOT NULL, PRIMARY KEY(warning, pos)) WITHOUT ROWID;" STORE_INPUTS_DDL ";"
 	"CREATE VIEW run_new_tasks AS SELECT first_run AS run, metric,"
 	" count(*) AS new_tasks FROM tasks GROUP BY first_run, metric;"
 	"CREATE VIEW task_totals AS SELECT t.id, t.metric, t.key, t.first_run,"
@@ -280,8 +288,9 @@ static int insert_campaign(struct store *s, const struct store_campaign *c, cons
 	if (sqlite3_prepare_v2(
 		    s->db,
 		    "INSERT INTO campaign(uuid, program, binary_hash, args, strategy,"
-		    " config, metric, saturation, seed, host, kernel, created_ns, version)"
-		    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+		    " config, metric, saturation, seed, host, kernel, created_ns, version,"
+		    " where_ran)"
+		    " VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
 		    -1, &st, NULL))
 		return -EIO;
 	bind_text(st, 1, uuid);
@@ -297,6 +306,7 @@ static int insert_campaign(struct store *s, const struct store_campaign *c, cons
 	bind_text(st, 11, c->kernel ? c->kernel : u.release);
 	sqlite3_bind_int64(st, 12, c->created_ns ? c->created_ns : (int64_t)now_realtime_ns());
 	bind_text(st, 13, c->version ? c->version : CONCSCHED_VERSION);
+	bind_text(st, 14, c->where);
 	err = step_done(st);
 	sqlite3_finalize(st);
 	return err;
@@ -529,18 +539,30 @@ cleanup:
 	return err;
 }
 
+/* Campaigns of older versions have no where_ran column: their VM
+ * campaigns carry the guest's hostname (tools/vm-init.sh). */
+#define VM_GUEST_HOSTNAME "concsched-vm"
+
 int store_get_campaign(struct store *s, struct store_campaign *c)
 {
+	static const char *const sql[] = {
+		"SELECT uuid, program, binary_hash, args, strategy, config, metric,"
+		" saturation, seed, host, kernel, created_ns, version, where_ran FROM campaign"
+		" LIMIT 1",
+		"SELECT uuid, program, binary_hash, args, strategy, config, metric,"
+		" saturation, seed, host, kernel, created_ns, version, NULL FROM campaign"
+		" LIMIT 1",
+	};
 	sqlite3_stmt *st = NULL;
 	int err = -ENOMSG;
+	bool old = false;
 
 	memset(c, 0, sizeof(*c));
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT uuid, program, binary_hash, args, strategy, config, metric,"
-			       " saturation, seed, host, kernel, created_ns, version FROM campaign"
-			       " LIMIT 1",
-			       -1, &st, NULL))
-		return -EIO;
+	if (sqlite3_prepare_v2(s->db, sql[0], -1, &st, NULL)) {
+		old = true;
+		if (sqlite3_prepare_v2(s->db, sql[1], -1, &st, NULL))
+			return -EIO;
+	}
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		c->uuid = col_strdup(st, 0);
 		c->program = col_strdup(st, 1);
@@ -555,6 +577,9 @@ int store_get_campaign(struct store *s, struct store_campaign *c)
 		c->kernel = col_strdup(st, 10);
 		c->created_ns = sqlite3_column_int64(st, 11);
 		c->version = col_strdup(st, 12);
+		c->where = col_strdup(st, 13);
+		if (old && c->host)
+			c->where = xstrdup(strcmp(c->host, VM_GUEST_HOSTNAME) ? "native" : "vm");
 		err = 0;
 	}
 	sqlite3_finalize(st);
@@ -572,6 +597,7 @@ void store_campaign_free(struct store_campaign *c)
 	free(c->metric);
 	free(c->saturation);
 	free(c->host);
+	free(c->where);
 	free(c->kernel);
 	free(c->version);
 	memset(c, 0, sizeof(*c));
@@ -1245,4 +1271,82 @@ int store_coverage_series(struct store *s, const char *metric, struct store_seri
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_errno(rc);
+}
+
+int store_add_input(struct store *s, const struct store_campaign *c, const char *dir)
+{
+	sqlite3_stmt *st = NULL;
+	int err = exec_sql(s, STORE_INPUTS_DDL);
+
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR IGNORE INTO inputs(uuid, dir, strategy, seed, host,"
+			       " where_ran, kernel, version) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
+			       -1, &st, NULL))
+		return -EIO;
+	bind_text(st, 1, c->uuid);
+	bind_text(st, 2, dir);
+	bind_text(st, 3, c->strategy);
+	sqlite3_bind_int64(st, 4, (int64_t)c->seed);
+	bind_text(st, 5, c->host);
+	bind_text(st, 6, c->where);
+	bind_text(st, 7, c->kernel);
+	bind_text(st, 8, c->version);
+	err = step_done(st);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_list_inputs(struct store *s, struct store_input **inputs, size_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	struct store_input *v = NULL;
+	size_t k = 0;
+	int rc;
+
+	*inputs = NULL;
+	*n = 0;
+	/* No table: a campaign of an older version that was never merged into. */
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "SELECT i.uuid, i.dir, i.strategy, i.seed, i.host, i.where_ran, i.kernel,"
+		    " i.version, (SELECT count(*) FROM runs r WHERE r.outcome != 'running'"
+		    " AND coalesce(r.origin_campaign, (SELECT uuid FROM campaign LIMIT 1))"
+		    " = i.uuid) FROM inputs i ORDER BY i.id",
+		    -1, &st, NULL))
+		return 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof(*v));
+		v[k].uuid = col_strdup(st, 0);
+		v[k].dir = col_strdup(st, 1);
+		v[k].strategy = col_strdup(st, 2);
+		v[k].seed = (uint64_t)sqlite3_column_int64(st, 3);
+		v[k].host = col_strdup(st, 4);
+		v[k].where = col_strdup(st, 5);
+		v[k].kernel = col_strdup(st, 6);
+		v[k].version = col_strdup(st, 7);
+		v[k].runs = sqlite3_column_int64(st, 8);
+		k++;
+	}
+	sqlite3_finalize(st);
+	*inputs = v;
+	*n = k;
+	return rc == SQLITE_DONE ? 0 : sql_errno(rc);
+}
+
+void store_inputs_free(struct store_input *inputs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(inputs[i].uuid);
+		free(inputs[i].dir);
+		free(inputs[i].strategy);
+		free(inputs[i].host);
+		free(inputs[i].where);
+		free(inputs[i].kernel);
+		free(inputs[i].version);
+	}
+	free(inputs);
 }

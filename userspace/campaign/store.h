@@ -55,7 +55,10 @@ struct store_campaign {
 	char *metric;	   /* metric whose saturation stops the campaign */
 	char *saturation;  /* "WINDOW,THRESHOLD" as given (saturation.h) */
 	uint64_t seed;
-	char *host;	    /* filled by store_create when NULL */
+	char *host;	    /* filled by store_create when NULL; a VM campaign's
+			     * is the host machine's name */
+	char *where;	    /* where the runs ran: "native" or "vm"; NULL unknown
+			     * (campaigns of older versions: inferred on read) */
 	char *kernel;	    /* filled by store_create when NULL (uname -r) */
 	int64_t created_ns; /* CLOCK_REALTIME; filled when 0 */
 	char *version;	    /* concsched version; filled when NULL */
@@ -143,6 +146,16 @@ struct store_warning {
 	const char *locks;    /* free text, locksets */
 	const int64_t *sites;
 	size_t nsites;
+};
+
+/* A campaign merged into this one (store_merge), in merge order. */
+struct store_input {
+	char *uuid;
+	char *dir; /* as given to merge */
+	char *strategy;
+	uint64_t seed;
+	char *host, *where, *kernel, *version;
+	int64_t runs; /* its committed runs in this campaign */
 };
 
 /* One point of a coverage-over-runs series: after run `run` (ended at
@@ -248,6 +261,13 @@ int store_coverage_series(struct store *s, const char *metric, struct store_seri
  * time). Idempotent. Returns the number of runs added, -EXDEV when the
  * binary hashes differ, -errno otherwise. */
 int store_merge(struct store *dst, struct store *src);
+/* The campaigns merged into s (a campaign that was never a merge
+ * destination has none); free with store_inputs_free(). */
+int store_list_inputs(struct store *s, struct store_input **inputs, size_t *n);
+/* Record campaign c (its row as store_get_campaign returns it, from dir)
+ * as merged into s; a uuid already there is ignored. For store_merge. */
+int store_add_input(struct store *s, const struct store_campaign *c, const char *dir);
+void store_inputs_free(struct store_input *inputs, size_t n);
 /* Both campaigns ran the same binary (its hash); the hashes in *ha, *hb
  * (malloc'd, "unknown" when unrecorded). */
 bool store_same_binary(struct store *a, struct store *b, char **ha, char **hb);

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
  * A campaign command (run, replay) run inside the sched_ext VM
- * (docs/vm.md): the guest's /out comes back into a temporary directory next
- * to the campaign and is moved into place.
+ * (docs/vm.md): the guest's /out comes back into a private scratch
+ * directory under $TMPDIR (or /tmp), named after our pid, and the campaign
+ * in it is moved into place (renamed, or copied across filesystems). A
+ * replay brings nothing back and needs no scratch directory, so it works
+ * on a campaign it cannot write. Scratch directories of processes that are
+ * gone (kill -9) are removed by the next run or replay.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "campaign/onerun.h"
@@ -14,27 +21,148 @@
 #include "lib/util.h"
 #include "vm/vm.h"
 
-/* Run `concsched ARGV...` in the VM with the guest's /out received into
- * a temporary directory next to host_out, then move /out/SUB there. */
+#define SCRATCH_PREFIX "concsched-out."
+#define KEPT_PREFIX    "concsched-kept."
+
+static const char *scratch_parent(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/tmp";
+}
+
+/* The DIR.vm-XXXXXX an older concsched left next to DIR when it was
+ * killed: remove it when empty (a non-empty one may hold a campaign). */
+static void sweep_legacy(const char *host_out)
+{
+	char *slash, *dir, *base;
+	struct dirent *e;
+	size_t blen;
+	DIR *d;
+
+	if (!host_out || !*host_out)
+		return;
+	dir = xstrdup(host_out);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+		d = opendir(*dir ? dir : "/");
+	} else {
+		base = dir;
+		d = opendir(".");
+	}
+	blen = strlen(base);
+	while (d && (e = readdir(d))) {
+		char *p;
+
+		if (strncmp(e->d_name, base, blen) || strncmp(e->d_name + blen, ".vm-", 4) ||
+		    strlen(e->d_name + blen + 4) != 6)
+			continue;
+		p = slash ? xasprintf("%s/%s", *dir ? dir : "", e->d_name) : xstrdup(e->d_name);
+		if (!rmdir(p))
+			cs_debug("removed the empty %s a killed campaign left", p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+void vm_scratch_sweep(const char *host_out)
+{
+	const char *parent = scratch_parent();
+	DIR *d = opendir(parent);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		struct stat st;
+		char *p;
+		int pid;
+
+		if (sscanf(e->d_name, SCRATCH_PREFIX "%d.", &pid) != 1 || pid <= 0 ||
+		    pid == (int)getpid() || kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		p = xasprintf("%s/%s", parent, e->d_name);
+		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
+			int err = cs_remove_tree(p);
+
+			if (err)
+				cs_warn("cannot remove %s, left by a VM campaign that was killed: "
+					"%s",
+					p, strerror(-err));
+			else
+				cs_debug("removed %s, left by a VM campaign that was killed", p);
+		}
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	sweep_legacy(host_out);
+}
+
+/* Move the campaign that came back (from) to host_out; on failure keep
+ * it under a name the sweep leaves alone and say where. */
+static int move_campaign(const char *tmp, const char *from, const char *host_out)
+{
+	char *kept, *base, *parent = xstrdup(host_out), *slash = strrchr(parent, '/');
+	int err = 0;
+
+	/* `run -o a/b/camp` creates a/b natively (store_create): here too. */
+	if (slash && slash != parent) {
+		*slash = '\0';
+		err = mkdir_p(parent, 0755);
+	}
+	free(parent);
+	if (!err)
+		err = cs_move_tree(from, host_out);
+	if (!err) {
+		cs_remove_tree(tmp);
+		return 0;
+	}
+	base = strrchr(tmp, '/');
+	kept = xasprintf("%.*s/" KEPT_PREFIX "%s", (int)(base - tmp), tmp,
+			 base + 1 + strlen(SCRATCH_PREFIX));
+	if (!rename(tmp, kept))
+		cs_err("cannot move the campaign to %s: %s (it is in %s/%s)", host_out,
+		       strerror(-err), kept, from + strlen(tmp) + 1);
+	else
+		cs_err("cannot move the campaign to %s: %s (it is in %s)", host_out, strerror(-err),
+		       from);
+	free(kept);
+	return err;
+}
+
+/* Run `concsched ARGV...` in the VM; when sub, the guest's /out comes back
+ * into a scratch directory and /out/SUB is moved to host_out. */
 int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
 	      unsigned timeout_s, unsigned cpus)
 {
 	char *env_dir = xasprintf("CONCSCHED_HOST_DIR=%s", host_out);
-	const char *env[] = { env_dir, NULL, NULL };
+	char host[256] = "", *env_host;
+	const char *env[6] = { env_dir };
 	struct vm_opts vo = { 0 };
 	struct vm_result vr;
-	char *tmp, *from;
-	int err, ret;
+	char *tmp = NULL, *from = NULL;
+	int err, ret, ne = 1;
 
-	tmp = xasprintf("%s.vm-XXXXXX", host_out);
-	if (!mkdtemp(tmp)) {
-		cs_err("cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		free(env_dir);
-		return EXIT_USAGE;
-	}
+	gethostname(host, sizeof(host) - 1);
+	env_host = xasprintf("CONCSCHED_HOST_NAME=%s", host);
+	env[ne++] = env_host;
+	cs_self_command_env(&env[ne], &env[ne + 1]);
+	ne += 2;
 	if (!sched_ext_supported())
-		env[1] = "CONCSCHED_HOST_NO_SCHED_EXT=1";
+		env[ne++] = "CONCSCHED_HOST_NO_SCHED_EXT=1";
+	if (sub) {
+		tmp = xasprintf("%s/" SCRATCH_PREFIX "%d.XXXXXX", scratch_parent(), (int)getpid());
+		if (!mkdtemp(tmp)) {
+			cs_err("cannot create a scratch directory %s: %s (set TMPDIR to a "
+			       "writable directory)",
+			       tmp, strerror(errno));
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
 	vo.env = env;
 	vo.argv = guest_argv;
 	vo.timeout_s = timeout_s;
@@ -45,10 +173,8 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const ch
 	vo.stdout_fd = vo.stderr_fd = -1;
 	err = vm_run(&vo, &vr);
 	if (err) {
-		rmdir(tmp);
-		free(tmp);
-		free(env_dir);
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
 	ret = vr.outcome == VM_EXITED ? vr.exit_code : EXIT_USAGE;
 	if (vr.outcome == VM_DIED)
@@ -57,34 +183,38 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const ch
 		cs_err("the VM campaign ran past its time limit: %s", vr.reason);
 	else if (vr.outcome == VM_INTERRUPTED)
 		ret = 128 + vr.signal;
-	from = sub ? xasprintf("%s/%s", tmp, sub) : NULL;
-	if (from && access(from, F_OK) == 0) {
-		if (rename(from, host_out)) {
-			cs_err("cannot move the campaign to %s: %s (it is in %s)", host_out,
-			       strerror(errno), from);
+	if (!sub)
+		goto out;
+	from = xasprintf("%s/%s", tmp, sub);
+	if (access(from, F_OK) == 0) {
+		if (move_campaign(tmp, from, host_out)) {
 			ret = EXIT_USAGE;
-		} else {
-			rmdir(tmp);
+			free(tmp);
+			tmp = NULL; /* kept */
+			goto out;
 		}
 		if (getenv("SUDO_UID")) {
-			char *cmd =
-				xasprintf("chown -R %s:%s '%s'", getenv("SUDO_UID"),
-					  getenv("SUDO_GID") ? getenv("SUDO_GID") : "", host_out);
+			char q[4200];
+			char *cmd = xasprintf("chown -R %s:%s %s", getenv("SUDO_UID"),
+					      getenv("SUDO_GID") ? getenv("SUDO_GID") : "",
+					      cs_shell_quote(host_out, q, sizeof(q)));
+
 			if (system(cmd))
 				cs_warn("cannot hand %s to the sudo user", host_out);
 			free(cmd);
 		}
-	} else if (from) {
+	} else {
 		if (!vr.out_complete)
 			cs_err("no campaign came back from the VM (see the messages above)");
-		rmdir(tmp);
 		if (ret == 0 || ret == 1)
 			ret = EXIT_USAGE;
-	} else {
-		rmdir(tmp);
 	}
+out:
+	if (tmp)
+		cs_remove_tree(tmp);
 	free(from);
 	free(tmp);
+	free(env_host);
 	free(env_dir);
 	return ret;
 }

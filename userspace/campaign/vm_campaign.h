@@ -3,10 +3,16 @@
 #ifndef CONCSCHED_VM_CAMPAIGN_H
 #define CONCSCHED_VM_CAMPAIGN_H
 
-/* Run `concsched ARGV...` in the VM with the guest's /out received into a
- * temporary directory next to host_out, then move /out/SUB (if sub) to
- * host_out. carry: host files the guest needs. Returns the exit status. */
+/* Run `concsched ARGV...` in the VM. When sub, the guest's /out comes back
+ * into a private scratch directory under $TMPDIR (or /tmp) and /out/SUB is
+ * moved to host_out. carry: host files the guest needs. Returns the exit
+ * status. */
 int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
 	      unsigned timeout_s, unsigned cpus);
+
+/* Remove what VM campaigns killed with SIGKILL left: scratch directories
+ * of processes that are gone, and an empty host_out.vm-XXXXXX (older
+ * versions put the scratch directory there). host_out may be NULL. */
+void vm_scratch_sweep(const char *host_out);
 
 #endif

@@ -125,7 +125,7 @@ static void print_text(const struct doctor_report *r)
 	     r->kvm ? "hardware KVM usable" : "not usable: the VM runs under TCG (slower)");
 
 	if (!r->privileged)
-		printf("problem: no BPF privileges: run as root (sudo concsched ...)\n");
+		printf("problem: no BPF privileges: run as root (%s ...)\n", cs_self_command(true));
 	if (!r->btf)
 		printf("problem: kernel has no BTF: boot a kernel with CONFIG_DEBUG_INFO_BTF=y, "
 		       "or use --vm\n");

@@ -132,7 +132,8 @@ int cmd_estimate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
-		cs_err("estimate needs root to load BPF probes (try: sudo concsched estimate ...)");
+		cs_err("estimate needs root to load BPF probes (try: %s estimate ...)",
+		       cs_self_command(true));
 		return EXIT_USAGE;
 	}
 	if (target_inspect(o.argv[0], &c.ti) || sync_runtime_for_exec(&c.ti, &c.rt) ||

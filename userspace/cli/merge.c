@@ -50,6 +50,9 @@ static int open_destination(const char *dir, struct store *first, struct store *
 	c.uuid = NULL;
 	free(c.host);
 	c.host = NULL;
+	/* Where each input ran is in its inputs row (store_list_inputs). */
+	free(c.where);
+	c.where = NULL;
 	c.created_ns = 0;
 	err = store_create(dir, &c, out);
 	store_campaign_free(&c);

@@ -655,7 +655,8 @@ int cmd_observe(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	if (geteuid() != 0) {
-		cs_err("observe needs root to load BPF probes (try: sudo concsched observe ...)");
+		cs_err("observe needs root to load BPF probes (try: %s observe ...)",
+		       cs_self_command(true));
 		return EXIT_USAGE;
 	}
 	libbpf_set_print(NULL);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "campaign/replay.h"
+#include "campaign/vm_campaign.h"
 #include "cli/commands.h"
 #include "lib/util.h"
 
@@ -109,5 +110,6 @@ int cmd_replay(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
+	vm_scratch_sweep(ro.dir);
 	return replay_run(&ro, argc, argv);
 }

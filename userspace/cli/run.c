@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,9 @@ static void usage(FILE *f)
 		"Options:\n"
 		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | rnd-y:P |\n"
 		"                        rnd-s10:P | rnd-s100:P | a noise configuration\n"
-		"                        (docs/strategies.md) | none (plain reruns under the\n"
-		"                        probes, any kernel)\n"
+		"                        (docs/strategies.md) | none (no steering, any\n"
+		"                        kernel; not native reruns: the probes alone change\n"
+		"                        the timing, so compare against native reruns)\n"
 		"      --estimate-runs K tsa, --access: observed runs before the campaign that\n"
 		"                        estimate the SP requirements / find shared variables (1)\n"
 		"      --access          also probe memory accesses: the estimation runs probe "
@@ -83,7 +85,7 @@ static void usage(FILE *f)
 		"saturation\n"
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
-		"  sudo concsched run -s none -n 100 -- ./mytest    # plain reruns (baseline)\n"
+		"  sudo concsched run -s none -n 100 -- ./mytest    # no steering, probes only\n"
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
 		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
 		"001)\n"
@@ -178,9 +180,12 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	fprintf(stderr, "concsched: running the campaign in the sched_ext VM (%s)\n",
 		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
 	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
-	if ((ret == 0 || ret == 1) && !o->json)
-		fprintf(stderr, "concsched: campaign stored in %s (concsched report %s)\n", o->out,
-			o->out);
+	if ((ret == 0 || ret == 1) && !o->json) {
+		char q[PATH_MAX];
+
+		fprintf(stderr, "concsched: campaign stored in %s (%s report %s)\n", o->out,
+			cs_self_command(false), cs_shell_quote(o->out, q, sizeof(q)));
+	}
 	free(gargv);
 	free(carry);
 	free(out_alloc);
@@ -407,6 +412,8 @@ int cmd_run(int argc, char **argv)
 	int err;
 
 	err = parse_run_args(&o, argc, argv);
+	if (!err)
+		vm_scratch_sweep(o.out);
 	if (!err)
 		err = o.vm ? run_vm(&o, argc, argv) : campaign_run(&o);
 	else

@@ -825,8 +825,8 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 	int rc = EXIT_FAILURE, err, done = 0;
 
 	if (geteuid() != 0) {
-		cs_err("sites --shared attaches uprobes: run as root (sudo concsched sites "
-		       "--shared ...)");
+		cs_err("sites --shared attaches uprobes: run as root (%s sites --shared ...)",
+		       cs_self_command(true));
 		return 2;
 	}
 	while (argv[argc])

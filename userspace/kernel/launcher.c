@@ -141,6 +141,10 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	}
 	/* Both sides set the group so neither can race a kill(-pid). */
 	setpgid(pid, pid);
+	/* Into its cgroup while it waits at the gate: it execs there. */
+	l->own_cgroup = o->own_cgroup;
+	if (o->own_cgroup && !run_cgroup_create(&l->cg) && run_cgroup_add(&l->cg, pid))
+		run_cgroup_destroy(&l->cg);
 	close(gate[0]);
 	close(errp[1]);
 	l->pid = pid;
@@ -219,7 +223,20 @@ void launch_kill(struct launch *l)
 		close(l->err_fd);
 		l->err_fd = -1;
 	}
+	run_cgroup_kill(&l->cg);
 	kill(-l->pid, SIGKILL);
 	kill(l->pid, SIGKILL);
 	launch_wait(l, 0);
+}
+
+void launch_end(struct launch *l)
+{
+	if (l->pid <= 0)
+		return;
+	if (!l->reaped)
+		launch_kill(l);
+	if (l->cg.path)
+		run_cgroup_destroy(&l->cg);
+	else if (l->own_cgroup)
+		kill(-l->pid, SIGKILL); /* what is left of its process group */
 }

@@ -6,12 +6,18 @@
  * switches to SCHED_EXT (inherited by every thread and child), drops to the
  * invoking user and execs. A failed exec is reported back through a
  * close-on-exec pipe, so the caller gets the errno, not a silent exit 127.
+ * With own_cgroup the child is moved into a cgroup v2 of its own
+ * (cgroup.h) before the gate opens, so it execs there and everything it
+ * starts stays there; launch_end() kills what is left when the run ends
+ * (without cgroup v2: the process group, said once).
  */
 #ifndef CONCSCHED_LAUNCHER_H
 #define CONCSCHED_LAUNCHER_H
 
 #include <stdbool.h>
 #include <sys/types.h>
+
+#include "kernel/cgroup.h"
 
 #ifndef SCHED_EXT
 #define SCHED_EXT 7 /* include/uapi/linux/sched.h; glibc lacks it */
@@ -27,6 +33,7 @@ struct launch_opts {
 	int stdout_fd;	 /* -1: inherit */
 	int stderr_fd;	 /* -1: inherit */
 	const char *cwd; /* NULL: inherit */
+	bool own_cgroup; /* a cgroup v2 for the target and all it starts */
 };
 
 struct launch {
@@ -34,7 +41,9 @@ struct launch {
 	int gate_fd; /* write end; closed by launch_release() */
 	int err_fd;  /* read end of the exec-error pipe */
 	bool reaped;
-	int status; /* wait status once reaped */
+	int status;	      /* wait status once reaped */
+	bool own_cgroup;      /* asked for; cg.path NULL: fell back to the group */
+	struct run_cgroup cg; /* the target's cgroup */
 };
 
 /* The user to run the target as: --user NAME|UID, else SUDO_UID/SUDO_GID,
@@ -49,7 +58,11 @@ int launch_release(struct launch *l, const char *prog);
 /* Wait for the child's exit up to timeout_ms (0: forever). Returns 1 if it
  * exited (status in l->status), 0 on timeout, -errno on error. */
 int launch_wait(struct launch *l, unsigned timeout_ms);
-/* SIGKILL the whole process group and reap the leader. */
+/* SIGKILL the whole process group (and cgroup) and reap the leader. */
 void launch_kill(struct launch *l);
+/* The run is over: kill whatever the target left running (its cgroup, or
+ * without one its process group), reap the leader if needed, remove the
+ * cgroup. For launches with own_cgroup. */
+void launch_end(struct launch *l);
 
 #endif

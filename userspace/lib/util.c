@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "lib/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -294,4 +296,248 @@ int file_hash_hex(const char *path, char out[17])
 		return -EIO;
 	snprintf(out, 17, "%016llx", (unsigned long long)h);
 	return 0;
+}
+
+char *cs_find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *found = NULL;
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	while (*path && !found) {
+		size_t len = strcspn(path, ":");
+		char *cand = xasprintf("%.*s/%s", (int)len, path, name);
+		struct stat st;
+
+		if (len && stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+			found = cand;
+		else
+			free(cand);
+		path += len + (path[len] == ':');
+	}
+	return found;
+}
+
+const char *cs_shell_quote(const char *s, char *buf, size_t len)
+{
+	size_t pos = 0;
+	const char *p;
+
+	if (!len)
+		return buf;
+	if (*s && !strpbrk(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~")) {
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	if (len < 3) {
+		buf[0] = '\0';
+		return buf;
+	}
+	buf[pos++] = '\'';
+	for (p = s; *p && pos + 5 < len; p++) {
+		if (*p == '\'') {
+			memcpy(buf + pos, "'\\''", 4);
+			pos += 4;
+		} else {
+			buf[pos++] = *p;
+		}
+	}
+	buf[pos++] = '\'';
+	buf[pos] = '\0';
+	return buf;
+}
+
+/* The invoking user is root: euid 0 and not a sudo from another user. */
+static bool invoker_is_root(void)
+{
+	const char *su = getenv("SUDO_USER");
+
+	return geteuid() == 0 && (!su || !*su || !strcmp(su, "root"));
+}
+
+/* This binary as the user would type it (see cs_self_command). */
+static const char *self_path(void)
+{
+	static char buf[PATH_MAX + 8];
+	char *self, *onpath, *real = NULL, cwd[PATH_MAX];
+	const char *show;
+	size_t n;
+
+	if (buf[0])
+		return buf;
+	self = realpath("/proc/self/exe", NULL);
+	onpath = cs_find_in_path("concsched");
+	if (onpath)
+		real = realpath(onpath, NULL);
+	if (!self || (real && !strcmp(real, self))) {
+		snprintf(buf, sizeof(buf), "concsched");
+	} else {
+		show = self;
+		if (getcwd(cwd, sizeof(cwd)) && (n = strlen(cwd)) > 1 && !strncmp(self, cwd, n) &&
+		    self[n] == '/')
+			show = self + n + 1;
+		if (!strchr(show, '/')) {
+			char *dot = xasprintf("./%s", show);
+
+			cs_shell_quote(dot, buf, sizeof(buf));
+			free(dot);
+		} else {
+			cs_shell_quote(show, buf, sizeof(buf));
+		}
+	}
+	free(self);
+	free(onpath);
+	free(real);
+	return buf;
+}
+
+const char *cs_self_command(bool privileged)
+{
+	static char cmd[2][PATH_MAX + 16];
+	const char *host = getenv("CONCSCHED_HOST_CMD"), *hsudo = getenv("CONCSCHED_HOST_SUDO");
+	bool sudo;
+
+	if (host && *host)
+		sudo = hsudo && !strcmp(hsudo, "1");
+	else
+		sudo = !invoker_is_root();
+	snprintf(cmd[privileged], sizeof(cmd[0]), "%s%s", privileged && sudo ? "sudo " : "",
+		 host && *host ? host : self_path());
+	return cmd[privileged];
+}
+
+void cs_self_command_env(const char **cmd, const char **sudo)
+{
+	static char c[PATH_MAX + 32];
+
+	snprintf(c, sizeof(c), "CONCSCHED_HOST_CMD=%s", cs_self_command(false));
+	*cmd = c;
+	*sudo = !strncmp(cs_self_command(true), "sudo ", 5) ? "CONCSCHED_HOST_SUDO=1"
+							    : "CONCSCHED_HOST_SUDO=0";
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP ? rmdir(path) : unlink(path))
+		return errno == ENOENT ? 0 : -errno;
+	return 0;
+}
+
+int cs_remove_tree(const char *path)
+{
+	struct stat st;
+	int rc;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) && errno != ENOENT ? -errno : 0;
+	rc = nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc < 0 ? -errno : rc;
+}
+
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, err = 0;
+	char buf[65536];
+	ssize_t n, w, off;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	while (!err && (n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno != EINTR)
+				err = -errno;
+			continue;
+		}
+		for (off = 0; off < n && !err; off += w) {
+			w = write(out, buf + off, (size_t)(n - off));
+			if (w < 0) {
+				err = errno == EINTR ? 0 : -errno;
+				w = 0;
+			}
+		}
+	}
+	if (!err && fchmod(out, mode & 07777))
+		err = -errno;
+	if (close(out) && !err)
+		err = -errno;
+	close(in);
+	return err;
+}
+
+static int copy_tree_rec(const char *from, const char *to)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	if (lstat(from, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(from, target, sizeof(target) - 1);
+
+		if (n < 0)
+			return -errno;
+		target[n] = '\0';
+		return symlink(target, to) ? -errno : 0;
+	}
+	if (S_ISREG(st.st_mode))
+		return copy_file(from, to, st.st_mode);
+	if (!S_ISDIR(st.st_mode))
+		return 0; /* sockets, fifos, devices: not part of a campaign */
+	if (mkdir(to, 0700))
+		return -errno;
+	d = opendir(from);
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		char *f, *t;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		f = xasprintf("%s/%s", from, e->d_name);
+		t = xasprintf("%s/%s", to, e->d_name);
+		err = copy_tree_rec(f, t);
+		free(f);
+		free(t);
+	}
+	closedir(d);
+	if (!err && chmod(to, st.st_mode & 07777))
+		err = -errno;
+	return err;
+}
+
+int cs_copy_tree(const char *from, const char *to)
+{
+	int err = copy_tree_rec(from, to);
+
+	if (err && err != -EEXIST)
+		cs_remove_tree(to);
+	return err;
+}
+
+int cs_move_tree(const char *from, const char *to)
+{
+	int err;
+
+	if (!rename(from, to))
+		return 0;
+	if (errno != EXDEV)
+		return -errno;
+	err = cs_copy_tree(from, to);
+	if (!err)
+		cs_remove_tree(from);
+	return err;
 }

@@ -40,8 +40,33 @@ const char *cs_self_dir(void);
  * <self>/../lib/concsched/NAME. Returns malloc'd path or NULL. */
 char *cs_find_helper(const char *name);
 
+/* First executable NAME in $PATH (a default PATH when unset); malloc'd or NULL. */
+char *cs_find_in_path(const char *name);
+/* s for a POSIX shell: as is when it needs no quoting, else in single
+ * quotes. Into buf (truncated to len). */
+const char *cs_shell_quote(const char *s, char *buf, size_t len);
+/* How the user types this concsched again, for the commands it prints:
+ * "concsched" when the one found on PATH is this binary, else the path of
+ * the running binary (relative to the cwd when under it, "./x" in it),
+ * with "sudo " in front when privileged and the invoking user is not root
+ * (SUDO_USER set to another user, or euid != 0). In the VM the host's
+ * answer comes in $CONCSCHED_HOST_CMD and $CONCSCHED_HOST_SUDO
+ * (cs_self_command_env). Static buffers, one per value of privileged. */
+const char *cs_self_command(bool privileged);
+/* "CONCSCHED_HOST_CMD=..." and "CONCSCHED_HOST_SUDO=0|1" for a guest's
+ * environment; static buffers. */
+void cs_self_command_env(const char **cmd, const char **sudo);
+
 /* mkdir -p; 0 or -errno. */
 int mkdir_p(const char *path, unsigned mode);
+/* rm -rf PATH without following symlinks; 0 or -errno (ENOENT is 0). */
+int cs_remove_tree(const char *path);
+/* cp -a FROM TO (directories, regular files with their modes, symlinks);
+ * TO must not exist. 0 or -errno; a partial TO is removed. */
+int cs_copy_tree(const char *from, const char *to);
+/* mv FROM TO: rename(2), or across filesystems (EXDEV) a copy and the
+ * removal of FROM. 0 or -errno. */
+int cs_move_tree(const char *from, const char *to);
 /* Read a whole small file into a malloc'd NUL-terminated buffer. */
 char *read_file(const char *path, size_t *len);
 /* First line of a small file, trailing newline removed; NULL on error. */

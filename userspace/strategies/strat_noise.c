@@ -3,7 +3,8 @@
  * Strategies none, random and the noise configurations (seed 004 section 4,
  * seed 000's RND baselines; ALGORITHMS.md section 6) on the contract.
  *
- * none: plain reruns under the probes; nothing parks (with --serial the
+ * none: reruns under the probes, no steering (not native reruns: the probes
+ * change the timing); nothing parks (with --serial the
  * serial wrapper alone steers). A noise configuration: every
  * synchronization point parks and noise_decide() answers for it: nothing,
  * yield, sleep / busy-wait / wait n us (a delay), or haltOneThread (wait

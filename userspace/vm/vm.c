@@ -166,27 +166,6 @@ out:
 	return p;
 }
 
-static char *find_in_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *found = NULL;
-
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
-	while (*path && !found) {
-		size_t len = strcspn(path, ":");
-		char *cand = xasprintf("%.*s/%s", (int)len, path, name);
-		struct stat st;
-
-		if (len && stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-			found = cand;
-		else
-			free(cand);
-		path += len + (path[len] == ':');
-	}
-	return found;
-}
-
 static char *find_static_busybox(void)
 {
 	static const char *const cands[] = { "/bin/busybox", "/usr/bin/busybox",
@@ -436,7 +415,7 @@ static int resolve_command(struct vm_ctx *c, struct cpio_writer *w)
 	if (!strchr(name, '/')) {
 		if (is_applet(&c->base, name))
 			return 0;
-		host = find_in_path(name);
+		host = cs_find_in_path(name);
 		if (!host) {
 			cs_err("%s: command not found (not in PATH, not a busybox applet)", name);
 			return -ENOENT;
@@ -1056,7 +1035,7 @@ static int vm_prepare(struct vm_ctx *c)
 	c->kernel = vm_kernel_path();
 	if (!c->kernel)
 		return -ENOENT;
-	qemu = find_in_path(QEMU_BIN);
+	qemu = cs_find_in_path(QEMU_BIN);
 	if (!qemu) {
 		cs_err("%s not found in PATH (run: sudo make deps, it installs qemu-system-x86)",
 		       QEMU_BIN);

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A cgroup v2 per run of the target (cgroup.c, used by the launcher): the
+ * target joins ROOT/concsched/<pid>-<n> before it execs, and at the end of
+ * the run everything still in it (children that outlived main, daemons,
+ * grandchildren that left the process group) is killed with cgroup.kill
+ * and the cgroup is removed. ROOT is the cgroup2 mount (/sys/fs/cgroup, or
+ * wherever /proc/self/mountinfo has one; $CONCSCHED_CGROUP_ROOT overrides).
+ * Cgroups of a concsched that died (kill -9) are emptied and removed when
+ * the next one sets up.
+ */
+#ifndef CONCSCHED_CGROUP_H
+#define CONCSCHED_CGROUP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct run_cgroup {
+	char *path; /* NULL: none (cgroup v2 not usable) */
+};
+
+/* Create the next run's cgroup. 0, or -errno when cgroup v2 is not usable
+ * here: the first failure in a process is said once (cs_warn) with the
+ * fallback, killing the process group. */
+int run_cgroup_create(struct run_cgroup *cg);
+/* Move pid into the cgroup. 0 or -errno (said once, as above). */
+int run_cgroup_add(struct run_cgroup *cg, pid_t pid);
+/* SIGKILL every process in the cgroup (cgroup.kill, or one by one on a
+ * kernel without it); does not wait. */
+void run_cgroup_kill(struct run_cgroup *cg);
+/* Kill everything in it, wait (bounded) until it is empty, remove it. */
+void run_cgroup_destroy(struct run_cgroup *cg);
+/* Whether processes are still in the cgroup (cgroup.procs not empty). */
+bool run_cgroup_populated(const struct run_cgroup *cg);
+
+#endif
