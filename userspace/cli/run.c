@@ -17,6 +17,7 @@
 #include "coverage/coverage.h"
 #include "kernel/target.h"
 #include "lib/util.h"
+#include "strategies/pct.h"
 #include "strategies/registry.h"
 #include "strategies/serial.h"
 #include "vm/vm.h"
@@ -34,12 +35,16 @@ static void usage(FILE *f)
 		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
-		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | rnd-y:P |\n"
-		"                        rnd-s10:P | rnd-s100:P | a noise configuration\n"
-		"                        (docs/strategies.md) | none (plain reruns under the\n"
-		"                        probes, any kernel)\n"
-		"      --estimate-runs K tsa, --access: observed runs before the campaign that\n"
-		"                        estimate the SP requirements / find shared variables (1)\n"
+		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | pct[:DEPTH] |\n"
+		"                        rnd-y:P | rnd-s10:P | rnd-s100:P | a noise\n"
+		"                        configuration (docs/strategies.md) | none (plain\n"
+		"                        reruns under the probes, any kernel). pct: one thread\n"
+		"                        at a time by random priorities with DEPTH-1 priority\n"
+		"                        change points (DEPTH 1-%d, default 3); a step is a\n"
+		"                        synchronization point\n"
+		"      --estimate-runs K tsa, pct, --access: observed runs before the campaign\n"
+		"                        that estimate the SP requirements / the number of\n"
+		"                        steps / find shared variables (1)\n"
 		"      --access          also probe memory accesses: the estimation runs probe "
 		"every\n"
 		"                        candidate site, later runs only the sites that touched\n"
@@ -61,7 +66,8 @@ static void usage(FILE *f)
 		"      --seed N          campaign seed (default: random, recorded)\n"
 		"      --serial MODE     off (default) | fifo | random: one target thread at a\n"
 		"                        time; at each point where all are parked the oldest\n"
-		"                        (fifo) or a seeded random one (random) goes on\n"
+		"                        (fifo) or a seeded random one (random) goes on (not\n"
+		"                        with tsa, map, pct: they pick who runs)\n"
 		"      --keep-going      do not stop at the first failure\n"
 		"  -o, --out DIR         campaign directory (default: concsched-PROG-DATE-TIME)\n"
 		"      --json            final summary as JSON on stdout (concsched-report/1)\n"
@@ -87,6 +93,7 @@ static void usage(FILE *f)
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
 		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
 		"001)\n"
+		"  sudo concsched run -s pct:2 -n 100 -o camp -- ./mytest  # PCT, bug depth 2\n"
 		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- "
 		"./mytest\n"
 		"  sudo concsched run --serial random --check './verify out.txt' -- ./mytest\n"
@@ -94,7 +101,7 @@ static void usage(FILE *f)
 		"  sudo concsched replay camp --run 17\n\n"
 		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
 		"130 interrupted.\n",
-		RUN_DEFAULT_CAP, RUN_DEFAULT_TIMEOUT);
+		PCT_MAX_DEPTH, RUN_DEFAULT_CAP, RUN_DEFAULT_TIMEOUT);
 }
 
 /* The strategy string through the registry; --serial wraps it. */
