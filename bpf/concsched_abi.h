@@ -344,7 +344,8 @@ enum cs_tstate {
 
 /* Per-thread control, key: tid (__u32). Created by the scheduler when a
  * task enters SCHED_EXT and by the probe side on first point. Userspace
- * writes next_action/next_delay_ns/prio; BPF owns the rest. */
+ * writes next_action/next_delay_ns/prio (in place, through the syscall
+ * program cs_thread_set); BPF owns the rest. */
 struct cs_thread_ctl {
 	__u64 state;	     /* enum cs_tstate (64-bit: BPF v1 atomics)       */
 	__u32 next_action;   /* one-shot action at the thread's next point   */
@@ -455,6 +456,26 @@ struct cs_release_args {
 	__u32 tid;	/* 0: every parked/delayed thread                     */
 	__u32 reason;	/* enum cs_release_reason                             */
 	__u32 released; /* out: threads released                              */
+	__u32 pad;
+};
+
+/* BPF_PROG_RUN context of the SEC("syscall") program cs_thread_set: the
+ * fields userspace owns in a thread's cs_thread_ctl, written in place (a
+ * read-modify-write of the whole entry from userspace would write back the
+ * BPF side's state and park generation as they were when read, losing a
+ * park or release in between: a thread left parked for good). */
+enum cs_thread_set_what {
+	CS_THREAD_SET_NEXT = 1 << 0, /* next_action, next_delay_ns */
+	CS_THREAD_SET_PRIO = 1 << 1, /* prio                       */
+};
+
+struct cs_thread_set_args {
+	__u32 tid;
+	__u32 what; /* enum cs_thread_set_what                            */
+	__u64 next_delay_ns;
+	__u32 next_action;
+	__u32 prio;
+	__s32 err; /* out: 0, or -ENOMEM when the table is full           */
 	__u32 pad;
 };
 

@@ -896,6 +896,34 @@ int cs_release(struct cs_release_args *args)
 	return 0;
 }
 
+/* Userspace's fields of a thread (args->what), written in place; the entry
+ * is created when the thread has none yet (named before its first point).
+ * The delay is written before the action its point reads first. */
+SEC("syscall")
+int cs_thread_set(struct cs_thread_set_args *args)
+{
+	struct cs_thread_ctl *tc, init = {};
+	__u32 tid = args->tid;
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (!tc) {
+		bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST);
+		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	}
+	if (!tc) {
+		args->err = -12; /* -ENOMEM: the thread table is full */
+		return 0;
+	}
+	if (args->what & CS_THREAD_SET_NEXT) {
+		tc->next_delay_ns = args->next_delay_ns;
+		tc->next_action = args->next_action;
+	}
+	if (args->what & CS_THREAD_SET_PRIO)
+		tc->prio = args->prio;
+	args->err = 0;
+	return 0;
+}
+
 /* ---- function points: park/delay/yield at any symbol of the target ---- */
 
 /* A uprobe on a chosen function (sched_ctl_add_point); the cookie is the

@@ -3,7 +3,8 @@
  * The strategy contract (strategies/strategy.h) on the fake policy backend:
  * the registry's names and static facts, and each strategy's decisions on
  * hand-checked inputs through the same calls the campaign loop makes: noise
- * and random, the --serial wrapper, tsa, map, and the three replay modes.
+ * and random, the --serial wrapper, tsa, map, pct, and the three replay
+ * modes.
  * The "loop" here is a few lines: a thread table, and a release service
  * that logs and releases through the fake policy like onerun.c does.
  */
@@ -12,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
+#include "strategies/pct.h"
 #include "strategies/registry.h"
 #include "strategies/replay.h"
 #include "strategies/serial.h"
@@ -69,7 +72,24 @@ static int fl_tasks(void *ctx, const char *metric, int (*fn)(const char *, void 
 	return 0;
 }
 
-/* threads "0", "0.1", "0.2"... with tids 100, 101, ... */
+/* The next thread appears: "0", "0.1", "0.2"... with tids 100, 101, ... */
+static void fl_thread(struct fake_loop *fl)
+{
+	size_t i = fl->r.nthreads;
+	struct strat_thread *t = &fl->th[fl->r.nthreads++];
+
+	t->tid = 100 + (uint32_t)i;
+	if (i == 0)
+		snprintf(t->path, sizeof(t->path), "0");
+	else
+		snprintf(t->path, sizeof(t->path), "0.%zu", i);
+	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+	t->cid = (uint32_t)i;
+	policy_fake_thread(fl->r.pol, t->tid);
+	if (fl->s->ops->thread_start)
+		fl->s->ops->thread_start(fl->s, &fl->r, t);
+}
+
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
 	size_t i;
@@ -93,20 +113,8 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 		s->ops->campaign_begin(s, &fl->c);
 	if (s->ops->run_begin)
 		s->ops->run_begin(s, &fl->r);
-	for (i = 0; i < nthreads; i++) {
-		struct strat_thread *t = &fl->th[fl->r.nthreads++];
-
-		t->tid = 100 + (uint32_t)i;
-		if (i == 0)
-			snprintf(t->path, sizeof(t->path), "0");
-		else
-			snprintf(t->path, sizeof(t->path), "0.%zu", i);
-		t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
-		t->cid = (uint32_t)i;
-		policy_fake_thread(fl->r.pol, t->tid);
-		if (s->ops->thread_start)
-			s->ops->thread_start(s, &fl->r, t);
-	}
+	for (i = 0; i < nthreads; i++)
+		fl_thread(fl);
 }
 
 static void fl_end(struct fake_loop *fl)
@@ -176,7 +184,7 @@ static void test_registry(void)
 	struct strategy *s;
 	char err[200] = "";
 
-	tap_is_int(strategy_list(&all), 6, "six strategies are registered");
+	tap_is_int(strategy_list(&all), 7, "seven strategies are registered");
 	tap_is_str(strategy_lookup("none")->name, "none", "none by name");
 	tap_is_str(strategy_lookup("tsa")->name, "tsa", "tsa by name");
 	tap_is_str(strategy_lookup("tsa-h")->name, "tsa-h", "tsa-h is not tsa");
@@ -201,6 +209,29 @@ static void test_registry(void)
 	tap_ok(strategy_new("sharedVar-all@150/sleep:2000", &s, err, sizeof(err)) == -EINVAL &&
 		       strstr(err, "memory-access points"),
 	       "a noise configuration for accesses is refused at synchronization points");
+	tap_is_str(strategy_lookup("pct")->name, "pct", "pct by name");
+	tap_is_str(strategy_lookup("pct:2")->name, "pct", "pct:DEPTH by name");
+	tap_is_int(strategy_lookup("pct")->flags,
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_SERIAL |
+			   STRAT_F_PICKS,
+		   "pct: serial at synchronization points, estimates k, picks who runs");
+	tap_is_int(strategy_lookup("pct")->replay, STRAT_REPLAY_ORDER, "pct replays in order");
+	s = make("pct");
+	tap_ok(s && s->sched_serial == CS_SERIAL_PRIO,
+	       "pct runs the scheduler's priority serial mode");
+	strategy_free(s);
+	err[0] = 0;
+	tap_ok(strategy_new("pct:0", &s, err, sizeof(err)) == -EINVAL && !s &&
+		       !strcmp(err, "pct:DEPTH: depth 1-64"),
+	       "pct:0 is refused (%s)", err);
+	tap_ok(strategy_new("pct:x", &s, err, sizeof(err)) == -EINVAL && !s, "pct:x is refused");
+	tap_ok(strategy_new("pct:65", &s, err, sizeof(err)) == -EINVAL && !s,
+	       "pct:65 is refused (deeper than PCT_MAX_DEPTH)");
+	tap_ok(strategy_new("pct:", &s, err, sizeof(err)) == -EINVAL && !s,
+	       "pct: with no depth is refused");
+	s = make("pct:2");
+	tap_ok(s != NULL, "pct:2 is accepted");
+	strategy_free(s);
 	tap_ok(strategy_new("map:3", &s, err, sizeof(err)) == -EINVAL, "map takes no options");
 	tap_ok(strategy_new("none:x", &s, err, sizeof(err)) == -EINVAL, "none takes no options");
 	s = make("rnd-y:0.3");
@@ -411,6 +442,245 @@ static void test_map(void)
 	strategy_free(s);
 }
 
+/* ---- pct ------------------------------------------------------------------------------- */
+
+/* The strategy's run configuration as a string. */
+static char *run_config(struct fake_loop *fl)
+{
+	struct json_mem m;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	fl->s->ops->config_json(fl->s, &fl->r, &m.j);
+	json_obj_end(&m.j);
+	return json_mem_close(&m);
+}
+
+/* Priorities as the fake policy backend has them equal the engine's. */
+static bool prios_match(struct fake_loop *fl, const struct pct *p)
+{
+	size_t i;
+
+	for (i = 0; i < fl->r.nthreads; i++)
+		if (policy_fake_prio(fl->r.pol, fl->th[i].tid) != pct_priority(p, (uint32_t)i))
+			return false;
+	return true;
+}
+
+static size_t released_thread(struct fake_loop *fl)
+{
+	const struct declog_entry *e = last_entry(fl);
+	size_t i;
+
+	for (i = 0; e && i < fl->r.nthreads; i++)
+		if (fl->th[i].id == e->thread)
+			return i;
+	return SIZE_MAX;
+}
+
+/* Depth 1, no estimate (k = 1): the engine seeded with the run's seed gives
+ * thread index i its priority in order of appearance; a hand-made engine
+ * with the same seed says which thread goes first. */
+static void test_pct_depth1(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("pct:1");
+	struct policy_note old = { .ts_ns = 1 };
+	struct pct p;
+	uint32_t best = 0, second = 0, i, parks = 0;
+	const struct declog_entry *e;
+	char *cfg, want[64];
+
+	pct_init(&p, 1, 1, 5);
+	for (i = 0; i < 3; i++)
+		pct_thread_add(&p, i);
+	for (i = 1; i < 3; i++)
+		if (pct_priority(&p, i) > pct_priority(&p, best))
+			best = i;
+	second = best == 0 ? 1 : 0;
+	for (i = 0; i < 3; i++)
+		if (i != best && pct_priority(&p, i) > pct_priority(&p, second))
+			second = i;
+	fl_begin(&fl, s, 5, 3);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":1,\"k\":1}}",
+		   "pct:1 with nothing observed records depth 1, k 1");
+	free(cfg);
+	tap_ok(prios_match(&fl, &p),
+	       "each thread's policy priority is its engine priority (%u %u %u)",
+	       policy_fake_prio(fl.r.pol, 100), policy_fake_prio(fl.r.pol, 101),
+	       policy_fake_prio(fl.r.pol, 102));
+	for (i = 0; i < 3; i++) {
+		d = fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		parks += d.v == STRAT_PARK;
+	}
+	tap_is_int(parks, 3, "every synchronization point parks");
+	tap_is_int(fl.releases, 0, "nobody goes before the all-parked note");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(fl.releases == 1 && released_thread(&fl) == best && e->action == DECLOG_RELEASE &&
+		       e->arg == (int64_t)pct_priority(&p, best),
+	       "the note releases the highest-priority thread (%u), logged with its priority",
+	       best);
+	snprintf(want, sizeof(want), "release %u", 100 + best);
+	tap_ok(strstr(policy_fake_log(fl.r.pol), want) != NULL,
+	       "the release reached the policy backend");
+	s->ops->all_parked(s, &fl.r, &old);
+	tap_is_int(fl.releases, 1, "a note from before the last release is ignored");
+	fl_all_parked(&fl);
+	tap_ok(fl.releases == 2 && released_thread(&fl) == second,
+	       "the next note releases the next priority (%u)", second);
+	fl_point(&fl, best, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == best, "the top thread again once it waits again");
+	fl_thread(&fl);
+	pct_thread_add(&p, 3);
+	tap_ok(prios_match(&fl, &p) && policy_fake_prio(fl.r.pol, 103) >= 1,
+	       "a new thread gets its priority and the others their new ranks");
+	fl_end(&fl);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* The first release of a depth-1 run. */
+static uint64_t pct_first(uint64_t seed)
+{
+	struct fake_loop fl;
+	struct strategy *s = make("pct:1");
+	uint64_t id;
+	size_t i;
+
+	fl_begin(&fl, s, seed, 4);
+	for (i = 0; i < 4; i++)
+		fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	id = last_entry(&fl) ? last_entry(&fl)->thread : 0;
+	fl_end(&fl);
+	strategy_free(s);
+	return id;
+}
+
+/* An observed run with n lock acquisitions (and their unlocks) by two
+ * threads, as the estimation gives it to the strategy. */
+static void pct_observe(struct strategy *s, int n)
+{
+	struct strat_campaign c = { .quiet = true };
+	struct strat_observation obs = { 0 };
+	struct thread_model tm;
+	struct cs_event e = { 0 };
+	int i;
+
+	tmodel_init(&tm, 0);
+	e.pid = 100;
+	for (i = 0; i < n; i++) {
+		e.tid = 100 + (uint32_t)(i % 2);
+		e.obj = 0x4000;
+		e.site = 0x10;
+		e.op = CS_OP_LOCK;
+		e.seq = (uint32_t)(2 * (i / 2));
+		tmodel_add_event(&tm, &e);
+		e.op = CS_OP_UNLOCK;
+		e.seq++;
+		tmodel_add_event(&tm, &e);
+	}
+	obs.tm = &tm;
+	s->ops->estimate(s, &c, &obs);
+	tmodel_free(&tm);
+}
+
+/* Depth 2 over k = 2 steps (estimated): the change point demotes the
+ * thread that would run at its step, and its priority drops to 1 in the
+ * policy. A hand-made engine with the same seed, depth and k makes the
+ * same picks. */
+static void test_pct_change_point(void)
+{
+	const uint32_t both[2] = { 0, 1 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	int step, same = 0, demoted = 0;
+	char *cfg;
+
+	pct_observe(s, 2);
+	fl_begin(&fl, s, 9, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2}}",
+		   "k comes from the observed run: its 2 lock acquisitions");
+	free(cfg);
+	pct_init(&p, 2, 2, 9);
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	for (step = 1; step <= 3; step++) {
+		int64_t want = pct_pick(&p, both, 2);
+		size_t got;
+
+		pct_step(&p);
+		fl_all_parked(&fl);
+		got = released_thread(&fl);
+		same += got == (size_t)want;
+		if (got < 2)
+			fl_point(&fl, got, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	}
+	tap_is_int(same, 3, "each release is the engine's pick (change point at step %llu)",
+		   (unsigned long long)p.change[0]);
+	demoted += policy_fake_prio(fl.r.pol, 100) == 1;
+	demoted += policy_fake_prio(fl.r.pol, 101) == 1;
+	tap_ok(demoted == 1 && prios_match(&fl, &p),
+	       "the demoted thread's policy priority is 1, each the engine's (%u %u)",
+	       policy_fake_prio(fl.r.pol, 100), policy_fake_prio(fl.r.pol, 101));
+	fl_end(&fl);
+	/* The run reached 5 decision points: the next run's k. */
+	fl_begin(&fl, s, 10, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":5}}",
+		   "the next run's k is the previous run's 5 decision points");
+	free(cfg);
+	fl_end(&fl);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* The release order of a run: four threads at a point, four notes. */
+static void pct_order(uint64_t seed, uint64_t *ids, size_t n)
+{
+	struct fake_loop fl;
+	struct strategy *s = make("pct");
+	size_t i;
+
+	pct_observe(s, 8);
+	fl_begin(&fl, s, seed, 4);
+	for (i = 0; i < 4; i++)
+		fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	for (i = 0; i < n; i++) {
+		fl_all_parked(&fl);
+		ids[i] = last_entry(&fl) ? last_entry(&fl)->thread : 0;
+	}
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+static void test_pct_seeds(void)
+{
+	uint64_t a[4], b[4], c[4], first = pct_first(21);
+	bool other = false, again = true;
+	uint64_t seed;
+
+	for (seed = 0; seed < 5; seed++)
+		again &= pct_first(21) == first;
+	tap_ok(first && again, "depth 1: the same seed releases the same thread first every time");
+	pct_order(5, a, 4);
+	pct_order(5, b, 4);
+	tap_ok(!memcmp(a, b, sizeof(a)), "pct: the same seed gives the same release order");
+	for (seed = 6; seed < 16 && !other; seed++) {
+		pct_order(seed, c, 4);
+		other = memcmp(a, c, sizeof(a)) != 0;
+	}
+	tap_ok(other, "another seed gives another order");
+}
+
 /* ---- replay --------------------------------------------------------------------------- */
 
 static void test_replay_decisions(void)
@@ -524,7 +794,7 @@ static void test_replay_paced(void)
 
 int main(void)
 {
-	tap_plan(62);
+	tap_plan(89);
 	test_registry();
 	test_noise();
 	test_random();
@@ -532,6 +802,9 @@ int main(void)
 	test_serial_random();
 	test_tsa();
 	test_map();
+	test_pct_depth1();
+	test_pct_change_point();
+	test_pct_seeds();
 	test_replay_decisions();
 	test_replay_order();
 	test_replay_paced();

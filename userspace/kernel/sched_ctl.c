@@ -441,48 +441,42 @@ int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site)
 	return err == -ENOENT ? 0 : err;
 }
 
-/* Read-modify-write of one thread's control entry; creates it if absent
- * (a thread userspace names before its first point). */
-static int sched_thread_update(struct sched_ctl *c, uint32_t tid,
-			       void (*fn)(struct cs_thread_ctl *, const void *), const void *arg)
+/* Userspace's fields of one thread's control entry, written in place by
+ * the syscall program cs_thread_set (created if absent: a thread userspace
+ * names before its first point). Never a read-modify-write of the whole
+ * entry from here: it would put back the BPF side's fields as they were
+ * when read, and a park or release in between would be lost. */
+static int sched_thread_set(struct sched_ctl *c, struct cs_thread_set_args *args)
 {
-	struct bpf_map *m = c->skel->maps.cs_thread_ctl;
-	struct cs_thread_ctl tc;
+	/* A syscall program's context is written back into ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = args, .ctx_size_in = sizeof(*args));
+	int err;
 
-	if (bpf_map__lookup_elem(m, &tid, sizeof(tid), &tc, sizeof(tc), 0))
-		memset(&tc, 0, sizeof(tc));
-	fn(&tc, arg);
-	return bpf_map__update_elem(m, &tid, sizeof(tid), &tc, sizeof(tc), 0);
-}
-
-struct thread_next_arg {
-	enum cs_action act;
-	uint64_t delay_ns;
-};
-
-static void thread_next_fn(struct cs_thread_ctl *tc, const void *a)
-{
-	const struct thread_next_arg *n = a;
-
-	tc->next_action = n->act;
-	tc->next_delay_ns = n->delay_ns;
-}
-
-static void thread_prio_fn(struct cs_thread_ctl *tc, const void *a)
-{
-	tc->prio = *(const uint32_t *)a;
+	err = bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.cs_thread_set), &ro);
+	if (err) {
+		cs_debug("setting thread %u failed: %s", args->tid, strerror(-err));
+		return err;
+	}
+	return args->err;
 }
 
 int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act, uint64_t delay_ns)
 {
-	struct thread_next_arg n = { act, delay_ns };
+	struct cs_thread_set_args args = {
+		.tid = tid,
+		.what = CS_THREAD_SET_NEXT,
+		.next_action = act,
+		.next_delay_ns = delay_ns,
+	};
 
-	return sched_thread_update(c, tid, thread_next_fn, &n);
+	return sched_thread_set(c, &args);
 }
 
 int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio)
 {
-	return sched_thread_update(c, tid, thread_prio_fn, &prio);
+	struct cs_thread_set_args args = { .tid = tid, .what = CS_THREAD_SET_PRIO, .prio = prio };
+
+	return sched_thread_set(c, &args);
 }
 
 static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason)

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Strategy pct[:DEPTH] (Burckhardt et al., ASPLOS'10; ALGORITHMS.md §10) on
+ * the contract, around the plain-C engine of pct.c.
+ *
+ * Serial mode with priorities: the scheduler runs the highest-priority
+ * runnable target thread (CS_SERIAL_PRIO), and every synchronization point
+ * is a step. A thread at a point is kept (parked by our scheduler) and
+ * waits; at each all-parked note pct_pick chooses among the waiting threads
+ * (the engine's thread ids are the loop's thread-table indexes), the chosen
+ * one is released (logged, arg: its priority) and the step counted. Each
+ * thread's engine priority goes to the scheduler (policy_set_prio) when it
+ * appears and whenever it changes: a new thread shifts the ranks of the
+ * others, a change point demotes the thread it falls on.
+ *
+ * DEPTH-1 change points are drawn over k steps: k is the number of decision
+ * points of the previous run; before the first run, the synchronization
+ * actions of the observed runs at the ops that are decision points (the
+ * largest over the observed runs: PCT's k bounds the run length), at least
+ * DEPTH-1 and 1. The engine is seeded with the run's seed, so a run is
+ * deterministic from it; "pct": {"depth", "k"} in the run's configuration
+ * records what it used. docs/strategies.md "pct".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage/thread_model.h"
+#include "kernel/policy.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/pct.h"
+#include "strategies/strategy.h"
+
+#define PCT_DEFAULT_DEPTH 3
+
+struct pct_strat {
+	uint32_t depth;
+	uint64_t k;	   /* steps of the next run; 0: not known yet */
+	unsigned observed; /* estimation runs seen */
+};
+
+struct pct_strat_run {
+	struct pct eng;
+	uint64_t k;	   /* the k this run's change points were drawn over */
+	uint32_t *waiting; /* thread-table indexes of the kept threads */
+	size_t nwaiting;
+	uint32_t *prio; /* per thread index: last priority given to the policy */
+	bool *exited;
+	size_t cap;	 /* of prio and exited */
+	uint64_t points; /* decision points reached in this run */
+	uint64_t last_release_ns;
+};
+
+/* One action per decision point of STRAT_F_SYNC_POINTS (strategy.h) in an
+ * observed run's thread model: an unsteered run records a lock or sem_wait
+ * request only when it blocked, so a lock request counts by its outcome
+ * (acquired, or a try/timed request that failed) and a sem_wait by its
+ * success; cond wait/signal/broadcast, sem_post and barrier are recorded at
+ * their entry, the point itself. */
+static const uint16_t step_ops[] = {
+	CS_OP_LOCK,	      CS_OP_TRYLOCK_OK, CS_OP_TRYLOCK_FAIL, CS_OP_RDLOCK,
+	CS_OP_WRLOCK,	      CS_OP_SPIN_LOCK,	CS_OP_COND_WAIT,    CS_OP_COND_SIGNAL,
+	CS_OP_COND_BROADCAST, CS_OP_SEM_WAIT,	CS_OP_SEM_POST,	    CS_OP_BARRIER,
+};
+
+static bool is_step_op(unsigned op)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(step_ops); i++)
+		if (step_ops[i] == op)
+			return true;
+	return false;
+}
+
+static int pct_strat_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	struct pct_strat *ps;
+	unsigned long d = PCT_DEFAULT_DEPTH;
+	char *end = NULL;
+
+	if (opts) {
+		errno = 0;
+		if (opts[0] >= '0' && opts[0] <= '9')
+			d = strtoul(opts, &end, 10);
+		if (!end || *end || errno || d < 1 || d > PCT_MAX_DEPTH) {
+			snprintf(err, errlen, "pct:DEPTH: depth 1-%d", PCT_MAX_DEPTH);
+			return -EINVAL;
+		}
+	}
+	ps = xcalloc(1, sizeof(*ps));
+	ps->depth = (uint32_t)d;
+	s->priv = ps;
+	s->sched_serial = CS_SERIAL_PRIO;
+	return 0;
+}
+
+static void pct_strat_destroy(struct strategy *s)
+{
+	free(s->priv);
+	s->priv = NULL;
+}
+
+/* An observed run: its synchronization actions, one per decision point. */
+static int pct_strat_estimate(struct strategy *s, struct strat_campaign *c,
+			      const struct strat_observation *obs)
+{
+	struct pct_strat *ps = s->priv;
+	const struct thread_model *tm = obs->tm;
+	uint64_t n = 0;
+	size_t i, j;
+
+	for (i = 0; i < tm->nthreads; i++)
+		for (j = 0; j < tm->threads[i].nactions; j++)
+			n += is_step_op(tm->threads[i].actions[j].op);
+	if (tm->truncated) /* more actions than the model keeps: count them all */
+		for (i = 0, n = 0; i < ARRAY_SIZE(step_ops); i++)
+			n += tm->by_op[step_ops[i]];
+	if (n > ps->k)
+		ps->k = n;
+	ps->observed++;
+	return 0;
+}
+
+/* The k of the next run: the engine needs DEPTH-1 distinct change points
+ * among k >= 1 steps. */
+static uint64_t next_k(const struct pct_strat *ps)
+{
+	uint64_t k = ps->k ? ps->k : 1;
+
+	return k < ps->depth - 1 ? ps->depth - 1 : k;
+}
+
+static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
+{
+	struct pct_strat *ps = s->priv;
+
+	if (!c->quiet)
+		fprintf(stderr,
+			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
+			"synchronization points of %u observed run%s)\n",
+			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
+			(unsigned long long)next_k(ps), ps->observed, ps->observed == 1 ? "" : "s");
+	return 0;
+}
+
+static void pct_strat_run_begin(struct strategy *s, struct strat_run *r)
+{
+	struct pct_strat *ps = s->priv;
+	struct pct_strat_run *pr = xcalloc(1, sizeof(*pr));
+
+	pr->k = next_k(ps);
+	pct_init(&pr->eng, ps->depth, pr->k, r->seed);
+	r->priv = pr;
+}
+
+static void pct_strat_config(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	struct pct_strat *ps = s->priv;
+	struct pct_strat_run *pr = r->priv;
+
+	json_obj_begin(j, "pct");
+	json_kv_uint(j, "depth", ps->depth);
+	json_kv_uint(j, "k", pr ? pr->k : ps->k);
+	json_obj_end(j);
+}
+
+static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			      const struct strat_outcome *o)
+{
+	struct pct_strat *ps = s->priv;
+	struct pct_strat_run *pr = r->priv;
+
+	if (!pr)
+		return;
+	if (o->ran && pr->points)
+		ps->k = pr->points;
+	pct_free(&pr->eng);
+	free(pr->waiting);
+	free(pr->prio);
+	free(pr->exited);
+	free(pr);
+	r->priv = NULL;
+}
+
+static uint32_t thread_index(struct strat_run *r, const struct strat_thread *t)
+{
+	return (uint32_t)(t - r->threads);
+}
+
+static void grow(struct pct_strat_run *pr, size_t ti)
+{
+	size_t n;
+
+	if (ti < pr->cap)
+		return;
+	n = ti + 1 > 2 * pr->cap ? ti + 1 : 2 * pr->cap;
+	pr->prio = xrealloc(pr->prio, n * sizeof(*pr->prio));
+	pr->exited = xrealloc(pr->exited, n * sizeof(*pr->exited));
+	memset(pr->prio + pr->cap, 0, (n - pr->cap) * sizeof(*pr->prio));
+	memset(pr->exited + pr->cap, 0, (n - pr->cap) * sizeof(*pr->exited));
+	pr->cap = n;
+}
+
+/* Give the scheduler every live thread's engine priority that changed. */
+static void prio_sync(struct pct_strat_run *pr, struct strat_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nthreads && i < pr->cap; i++) {
+		uint32_t p;
+
+		if (pr->exited[i])
+			continue;
+		p = pct_priority(&pr->eng, (uint32_t)i);
+		if (!p || p == pr->prio[i])
+			continue;
+		pr->prio[i] = p;
+		if (policy_set_prio(r->pol, r->threads[i].tid, p))
+			cs_debug("pct: cannot set the priority of thread %s", r->threads[i].path);
+	}
+}
+
+static void pct_strat_thread(struct strategy *s, struct strat_run *r, struct strat_thread *t)
+{
+	struct pct_strat_run *pr = r->priv;
+	uint32_t ti = thread_index(r, t);
+
+	grow(pr, ti);
+	pct_thread_add(&pr->eng, ti);
+	prio_sync(pr, r);
+}
+
+static void pct_strat_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+			    struct strat_thread *t)
+{
+	struct pct_strat_run *pr = r->priv;
+	uint32_t ti = thread_index(r, t);
+
+	if (e->op == CS_OP_EXIT && ti < pr->cap)
+		pr->exited[ti] = true;
+}
+
+/* Thread ti waits (an earlier wait of it was never parked: forgotten). */
+static void waiting_add(struct pct_strat_run *pr, uint32_t ti)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nwaiting; i++)
+		if (pr->waiting[i] == ti)
+			pr->waiting[i--] = pr->waiting[--pr->nwaiting];
+	if (pr->nwaiting % 16 == 0)
+		pr->waiting = xrealloc(pr->waiting, (pr->nwaiting + 16) * sizeof(*pr->waiting));
+	pr->waiting[pr->nwaiting++] = ti;
+}
+
+static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
+{
+	size_t i;
+
+	for (i = 0; i < pr->nwaiting; i++)
+		if (pr->waiting[i] == ti)
+			pr->waiting[i--] = pr->waiting[--pr->nwaiting];
+}
+
+/* Every synchronization point is a step: the thread waits for its turn. */
+static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+			    struct strat_decision *d)
+{
+	struct pct_strat_run *pr = r->priv;
+
+	pr->points++;
+	waiting_add(pr, thread_index(r, p->t));
+	d->v = STRAT_PARK;
+}
+
+static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
+				 const struct policy_note *n)
+{
+	struct pct_strat_run *pr = r->priv;
+	uint32_t changes = pr->eng.next_change;
+	int64_t pick;
+
+	if (n->ts_ns <= pr->last_release_ns)
+		return; /* a note from before our last release */
+	r->drain(r);
+	pick = pct_pick(&pr->eng, pr->waiting, pr->nwaiting);
+	if (pick < 0 || (size_t)pick >= r->nthreads)
+		return;
+	if (pr->eng.next_change != changes) /* a change point demoted a thread */
+		prio_sync(pr, r);
+	waiting_remove(pr, (uint32_t)pick);
+	pr->last_release_ns = now_ns();
+	r->release(r, &r->threads[pick], pct_priority(&pr->eng, (uint32_t)pick));
+	pct_step(&pr->eng);
+}
+
+const struct strategy_ops strat_pct_ops = {
+	.name = "pct",
+	.summary = "PCT (Burckhardt et al.): one thread at a time by random priorities, DEPTH-1 "
+		   "change points; a step is a synchronization point",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_SERIAL |
+		 STRAT_F_PICKS,
+	.replay = STRAT_REPLAY_ORDER,
+	.init = pct_strat_init,
+	.destroy = pct_strat_destroy,
+	.estimate = pct_strat_estimate,
+	.campaign_begin = pct_strat_campaign_begin,
+	.run_begin = pct_strat_run_begin,
+	.config_json = pct_strat_config,
+	.run_end = pct_strat_run_end,
+	.thread_start = pct_strat_thread,
+	.event = pct_strat_event,
+	.point = pct_strat_point,
+	.all_parked = pct_strat_all_parked,
+};
