@@ -4,16 +4,20 @@
 # The clean corpus (tests/programs/clean_*: correct programs with owner
 # checks, trylock assertions, condvar hand-offs, spin-waits, barriers,
 # many threads, recursive and reader-writer locks) under every registered
-# strategy, 30 runs each, in one VM boot: no failure at all (issue 13).
-# Runs that were only slow under steering are counted, not failures.
+# strategy in one VM boot: no failure at all (issue 13). Runs that were only
+# slow under steering are counted, not failures. make test keeps a fast
+# slice (CLEAN_RUNS=3 runs per program and strategy); CLEAN_RUNS=30 is the
+# study recorded in docs/run.md. map skips clean_manythreads (32 threads x
+# thousands of steered accesses: minutes per run under TCG, issue 12's
+# cost bound).
 source "$(dirname "$0")/../lib.sh"
 need_vm
 progs=$(cd "$PROGS" && ls clean_* 2>/dev/null | grep -v '\.' | sort | tr '\n' ' ')
 [ -n "$progs" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-strategies="none random rnd-s10:0.2 tsa tsa-h map"
-RUNS=${CLEAN_RUNS:-30}
-plan $(( $(echo $progs | wc -w) * $(echo $strategies | wc -w) ))
+strategies="none random rnd-s10:0.2 tsa tsa-h pct map"
+RUNS=${CLEAN_RUNS:-3}
+plan $(( $(echo $progs | wc -w) * $(echo $strategies | wc -w) - 1 ))
 T=$(mktemp -d /tmp/cs-clean-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -21,12 +25,14 @@ trap 'rm -rf "$T"' EXIT
 cd /out
 for p in $progs; do
 	for s in $strategies; do
+		[ \"\$p \$s\" = \"clean_manythreads map\" ] && continue
 		$CS run -s \$s -n $RUNS --keep-going --seed 1 -o \$p-\$s -- $PROGS/\$p >/dev/null 2>\$p-\$s.err
 		echo \"\$p \$s exit \$?\"
 	done
 done" >"$T/guest" 2>"$T/guest.err"
 for p in $progs; do
 	for s in $strategies; do
+		[ "$p $s" = "clean_manythreads map" ] && continue
 		line=$(grep "^$p $s " "$T/guest")
 		sum=$("$CS" report "$T/out/$p-$s" --json 2>/dev/null | python3 -c '
 import json, sys
