@@ -369,20 +369,28 @@ static void serial_random_order(uint64_t seed, uint64_t *ids, size_t n)
 	strategy_free(s);
 }
 
-static void test_serial_random(void)
+/* A seeded release order: the same seed gives it again, another seed
+ * (among the next ten) another one. Two tests. */
+static void check_seeded_order(void (*order)(uint64_t seed, uint64_t *ids, size_t n),
+			       const char *what)
 {
 	uint64_t a[4], b[4], c[4];
 	bool other = false;
 	uint64_t seed;
 
-	serial_random_order(5, a, 4);
-	serial_random_order(5, b, 4);
-	tap_ok(!memcmp(a, b, sizeof(a)), "serial random: the same seed gives the same order");
+	order(5, a, 4);
+	order(5, b, 4);
+	tap_ok(!memcmp(a, b, sizeof(a)), "%s: the same seed gives the same release order", what);
 	for (seed = 6; seed < 16 && !other; seed++) {
-		serial_random_order(seed, c, 4);
+		order(seed, c, 4);
 		other = memcmp(a, c, sizeof(a)) != 0;
 	}
-	tap_ok(other, "another seed gives another order");
+	tap_ok(other, "%s: another seed gives another order", what);
+}
+
+static void test_serial_random(void)
+{
+	check_seeded_order(serial_random_order, "serial random");
 }
 
 /* ---- tsa ------------------------------------------------------------------------------- */
@@ -664,21 +672,13 @@ static void pct_order(uint64_t seed, uint64_t *ids, size_t n)
 
 static void test_pct_seeds(void)
 {
-	uint64_t a[4], b[4], c[4], first = pct_first(21);
-	bool other = false, again = true;
-	uint64_t seed;
+	uint64_t first = pct_first(21), seed;
+	bool again = true;
 
 	for (seed = 0; seed < 5; seed++)
 		again &= pct_first(21) == first;
 	tap_ok(first && again, "depth 1: the same seed releases the same thread first every time");
-	pct_order(5, a, 4);
-	pct_order(5, b, 4);
-	tap_ok(!memcmp(a, b, sizeof(a)), "pct: the same seed gives the same release order");
-	for (seed = 6; seed < 16 && !other; seed++) {
-		pct_order(seed, c, 4);
-		other = memcmp(a, c, sizeof(a)) != 0;
-	}
-	tap_ok(other, "another seed gives another order");
+	check_seeded_order(pct_order, "pct");
 }
 
 /* ---- replay --------------------------------------------------------------------------- */
