@@ -336,8 +336,9 @@ static void series_add(struct campaign *c)
 }
 
 /* --run-timeout, or adaptive: RUN_TIMEOUT_FACTOR x the slowest clean run
- * so far (estimation runs included), at least RUN_MIN_TIMEOUT; the default
- * until a run has ended cleanly. */
+ * of the campaign so far, at least RUN_MIN_TIMEOUT; the default until a
+ * run has ended cleanly. Estimation runs do not count: they are not
+ * steered, and a steered run may well take 20 times longer. */
 static double campaign_run_timeout(const struct campaign *c)
 {
 	double t = c->slowest_clean_s * RUN_TIMEOUT_FACTOR;
@@ -345,17 +346,6 @@ static double campaign_run_timeout(const struct campaign *c)
 	if (c->o->run_timeout_set || c->slowest_clean_s <= 0)
 		return c->o->run_timeout_s;
 	return t > RUN_MIN_TIMEOUT ? t : RUN_MIN_TIMEOUT;
-}
-
-/* An observed run that exited as a good run does counts for the timeout. */
-static void observed_clean(struct campaign *c, const struct onerun *r)
-{
-	int want = c->o->expect_exit_set ? c->o->expect_exit : 0;
-	double d = (r->t1 - r->t0) / 1e9;
-
-	if (!r->timed_out && r->l.reaped && WIFEXITED(r->l.status) &&
-	    WEXITSTATUS(r->l.status) == want && d > c->slowest_clean_s)
-		c->slowest_clean_s = d;
 }
 
 /* The strategy's view of the run's end. */
@@ -450,10 +440,8 @@ static int access_estimate(struct campaign *c)
 		struct onerun r;
 
 		err = run_observe_access(c, &r);
-		if (!err) {
+		if (!err)
 			access_estimation_add(c, &r);
-			observed_clean(c, &r);
-		}
 		onerun_cleanup(&r);
 		if (err)
 			cs_err("--access: the estimation run failed: %s", strerror(-err));
@@ -476,7 +464,6 @@ static int strategy_estimate(struct campaign *c)
 
 		err = run_observe_once(c, &r);
 		if (!err) {
-			observed_clean(c, &r);
 			obs.tm = &r.tm;
 			obs.res = &r.res;
 			err = s->ops->estimate ? s->ops->estimate(s, &c->sc, &obs) : 0;

@@ -513,8 +513,9 @@ static void steering_off(struct onerun *r)
 	struct cs_sched_stats ss = { 0 };
 
 	sched_ctl_stats(r->ctl, &ss);
-	r->parks_at_timeout = ss.parks;
-	r->watchdog_at_timeout = ss.watchdog;
+	/* The scheduler's counters run for the whole session: this run's. */
+	r->parks_at_timeout = ss.parks - r->parks_at_start;
+	r->watchdog_at_timeout = ss.watchdog - r->watchdog_at_start;
 	r->delays_at_timeout = ss.delays + r->injected;
 	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
 	sched_ctl_quiesce(r->ctl);
@@ -544,6 +545,13 @@ static int run_loop(struct onerun *r)
 		return err;
 	}
 	r->rb = rb;
+	if (steered) {
+		struct cs_sched_stats ss0 = { 0 };
+
+		sched_ctl_stats(r->ctl, &ss0);
+		r->parks_at_start = ss0.parks;
+		r->watchdog_at_start = ss0.watchdog;
+	}
 	err = launch_release(&r->l, r->ti->path);
 	if (err) {
 		ring_buffer__free(rb);

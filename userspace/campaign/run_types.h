@@ -134,6 +134,7 @@ struct onerun {
 	bool graced;	     /* the grace period began */
 	double grace_used_s; /* how long it ran in the grace period */
 	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
+	uint64_t parks_at_start, watchdog_at_start; /* the session's counters */
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;
