@@ -17,7 +17,7 @@ need_vm
 P=$PROGS/null_appender
 [ -x "$P" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 13
+plan 12
 T=$(mktemp -d /tmp/cs-map-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 NONE_RUNS=60
@@ -38,12 +38,9 @@ like "$("$CS" report "$T/map")" 'signal: killed by SIGSEGV' "the failure is the 
 "$CS" run --vm -s none -n $NONE_RUNS --keep-going -o "$T/none" -- "$P" >/dev/null 2>&1
 "$CS" report "$T/none" --json >"$T/none.json"
 none_n=$(first_failure "$T/none.json")
+# map against none is a measurement (docs/metrics.md), not an assertion:
+# none's rare failures under the probes depend on the machine's load.
 diag "NullAppender: map found it at run $map_n; none: first failure ${none_n} (of $NONE_RUNS runs)"
-if [ "$none_n" = none ]; then
-	ok 0 "map ($map_n runs) beats none (no failure in $NONE_RUNS runs)"
-else
-	ok $([ "$map_n" -lt "$none_n" ]; echo $?) "map ($map_n runs) beats none (first failure at run $none_n)"
-fi
 
 # A fixed schedule (--serial fifo, no other steering): exact MAP tasks.
 # Three estimation runs: one estimation run in about 35 records only 3 of
