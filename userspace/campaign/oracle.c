@@ -357,10 +357,11 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 			 "timed out (hang): still running at the run timeout%s",
 			 in->deadlock_report ? "" : ", no lock cycle found");
 		if (in->grace_s > 0)
-			snprintf(v->detail, sizeof(v->detail),
-				 "confirmed: still running %.3g s after every thread was let go and "
-				 "steering stopped at the %.3g s run timeout",
-				 in->grace_s, in->timeout_s);
+			snprintf(
+				v->detail, sizeof(v->detail),
+				"confirmed: still running %.3g s after every thread was let go and "
+				"steering stopped at the %.3g s run timeout",
+				in->grace_s, in->timeout_s);
 		return;
 	}
 	if (WIFSIGNALED(in->wait_status)) {
