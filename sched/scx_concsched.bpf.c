@@ -370,10 +370,10 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 
 /* ops.enqueue of a thread its point marked: park it until released, its
  * delay ends or the watchdog fires, whichever is first. */
-static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl *tc,
+static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl *tc, __u64 from,
 				    __u64 enq_flags)
 {
-	__u64 now = bpf_ktime_get_ns(), bound, deadline, from = tc->state, to;
+	__u64 now = bpf_ktime_get_ns(), bound, deadline, to;
 	__u32 tid = p->pid, gen;
 	struct cs_sched_shared *sh;
 	struct pt_regs *regs;
@@ -389,7 +389,10 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	regs = (struct pt_regs *)bpf_task_pt_regs(p);
 	tc->park_ip = regs ? BPF_CORE_READ(regs, ip) : 0;
 	/* A release between the point and here cancelled the park
-	 * (cs_release_mark): the thread just runs on. */
+	 * (cs_release_mark): the thread just runs on. The state is the one
+	 * the caller saw pending, never read again here: read again, a
+	 * cancel in between (RUN) would be parked anyway and wait for the
+	 * watchdog (CI: 11-sched-park.t, event + watchdog releases 101). */
 	if (__sync_val_compare_and_swap(&tc->state, from, to) != from)
 		return false;
 	if (to == CS_TS_DELAYED) {
@@ -502,7 +505,7 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		 * cancelled after the kick, must not leave the slot set. */
 		kicked = cs_kicked_here(tid);
 		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) && kicked &&
-		    cs_park(p, tc, enq_flags))
+		    cs_park(p, tc, state, enq_flags))
 			return;
 		if (state == CS_TS_PARKED || state == CS_TS_DELAYED || state == CS_TS_RELEASED) {
 			/* re-enqueue while parked (e.g. property change):
