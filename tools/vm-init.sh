@@ -44,7 +44,9 @@ uptime_s() { read -r u _ </proc/uptime; echo "$u"; }
 halt_now() { echo halt >&3; poweroff -f; sleep 10; }
 
 # virtio-serial ports appear asynchronously (the host announces them on the
-# control queue): wait until all four are named.
+# control queue): wait until all four are named, and cs.stream when the
+# host asked for it (CS_STREAM in env.sh).
+. $run/env.sh
 port() {
 	for p in /sys/class/virtio-ports/vport*; do
 		[ "$(cat "$p/name" 2>/dev/null)" = "$1" ] && { echo "/dev/${p##*/}"; return 0; }
@@ -55,7 +57,9 @@ i=0
 while :; do
 	ctl=$(port cs.ctl) && out=$(port cs.stdout) && err=$(port cs.stderr) &&
 		tarp=$(port cs.out) && [ -c "$ctl" ] && [ -c "$out" ] && [ -c "$err" ] &&
-		[ -c "$tarp" ] && break
+		[ -c "$tarp" ] &&
+		{ [ "$CS_STREAM" != 1 ] || { stream=$(port cs.stream) && [ -c "$stream" ]; }; } &&
+		break
 	i=$((i + 1))
 	if [ $i -gt 600 ]; then
 		echo "concsched-vm: virtio-serial ports cs.* never appeared"
@@ -66,7 +70,8 @@ done
 exec 3>"$ctl"
 echo "boot $(uptime_s)" >&3
 
-. $run/env.sh
+# The campaign streams its committed runs there (userspace/campaign/stream.h).
+[ "$CS_STREAM" = 1 ] && export CONCSCHED_STREAM="$stream"
 cd "$CS_CWD" 2>/dev/null || cd /
 if ! command -v "$CS_ARGV0" >/dev/null 2>&1; then
 	echo "concsched-vm: $CS_ARGV0: command not found in the guest"

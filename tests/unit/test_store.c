@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Campaign store: create/open errors, one transaction per run (commit,
- * abort, SIGKILL mid-run), task bookkeeping, loaders, and merge (union,
- * earliest first run, site remapping, idempotence, different binaries).
+ * abort, SIGKILL mid-run), task bookkeeping, loaders, merge (union,
+ * earliest first run, site remapping, idempotence, different binaries),
+ * and replication through the stream records of run --vm (a copy equal
+ * to its source table by table, whatever the chunking; broken streams).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 
 #include "campaign/report.h"
 #include "campaign/store.h"
+#include "campaign/stream.h"
 #include "tap.h"
 #include "lib/util.h"
 
@@ -372,18 +376,255 @@ static void test_merge(void)
 	store_close(x);
 }
 
-int main(void)
+/* Every row of every table, in order, as text (blobs in hex). */
+static char *dump(struct store *s)
+{
+	static const char *const tables[] = { "campaign",     "schema_version", "runs",
+					      "sites",	      "tasks",		"task_hits",
+					      "requirements", "failures",	"failure_sites",
+					      "warnings",     "warning_sites",	"inputs" };
+	char *buf = NULL;
+	size_t len = 0, t;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		char *sql = xasprintf("SELECT * FROM %s ORDER BY 1, 2", tables[t]);
+		sqlite3_stmt *st = NULL;
+
+		fprintf(f, "[%s]\n", tables[t]);
+		if (sqlite3_prepare_v2(store_sqlite(s), sql, -1, &st, NULL) == SQLITE_OK)
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				int i, n = sqlite3_column_count(st);
+
+				for (i = 0; i < n; i++) {
+					const unsigned char *b = sqlite3_column_blob(st, i);
+					int k, bl = sqlite3_column_bytes(st, i);
+
+					if (sqlite3_column_type(st, i) == SQLITE_BLOB)
+						for (k = 0; k < bl; k++)
+							fprintf(f, "%02x", b[k]);
+					else if (sqlite3_column_type(st, i) == SQLITE_NULL)
+						fputs("NULL", f);
+					else
+						fputs((const char *)sqlite3_column_text(st, i), f);
+					fputc('|', f);
+				}
+				fputc('\n', f);
+			}
+		else
+			fprintf(f, "cannot read %s\n", tables[t]);
+		sqlite3_finalize(st);
+		free(sql);
+	}
+	fclose(f);
+	return buf;
+}
+
+static int to_file(char kind, const void *data, size_t len, void *arg)
+{
+	return stream_write(*(int *)arg, kind, data, len);
+}
+
+struct replica_rx {
+	const char *dir;
+	struct store *st;
+	int snapshots, changesets, ends, progress;
+};
+
+static int apply_record(char kind, const void *data, size_t len, void *arg)
+{
+	struct replica_rx *rx = arg;
+
+	switch (kind) {
+	case STREAM_SNAPSHOT:
+		rx->snapshots++;
+		return store_replica_create(rx->dir, data, len, &rx->st);
+	case STREAM_CHANGESET:
+		rx->changesets++;
+		return rx->st ? store_replica_apply(rx->st, data, len) : -EPROTO;
+	case STREAM_END:
+		rx->ends++;
+		return 0;
+	default:
+		rx->progress++;
+		return 0;
+	}
+}
+
+/* Feed the records in fd's file to a replica at dir, chunk bytes at a time. */
+static int replay_file(const char *file, const char *dir, size_t chunk, struct replica_rx *rx)
+{
+	struct stream_reader rd = { 0 };
+	size_t len = 0, off;
+	char *data = read_file(file, &len);
+	int err = data ? 0 : -EIO;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->dir = dir;
+	for (off = 0; !err && off < len; off += chunk)
+		err = stream_feed(&rd, data + off, len - off < chunk ? len - off : chunk,
+				  apply_record, rx);
+	if (!err && stream_pending(&rd))
+		err = -EPIPE;
+	stream_reader_free(&rd);
+	free(data);
+	return err;
+}
+
+/* test_store.t --count DIR SQL: open DIR for writing, count, close; the
+ * count is the exit status. A process of its own (exec'd, not only forked:
+ * a forked child shares SQLite's view of the parent's open files). */
+static int count_main(const char *dir, const char *sql)
+{
+	struct store *s = NULL;
+	sqlite3_stmt *st = NULL;
+	int n = -1;
+
+	if (store_open(dir, false, &s))
+		return 255;
+	if (sqlite3_prepare_v2(store_sqlite(s), sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	store_close(s);
+	return n < 0 ? 255 : n;
+}
+
+static int child_count(const char *dir, const char *sql)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_store.t", "--count", dir, sql, (char *)NULL);
+		_exit(254);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static void test_replicate(void)
+{
+	static const char *const k1[] = { "@1>@2", "@2>@1" }, *const k2[] = { "@1>@2", "@3>@1" };
+	struct store_run_info ri = { .seed = 9, .strategy_config_json = "{\"x\":1}" };
+	struct store_run_result fail = { .outcome = "assertion",
+					 .summary = "boom",
+					 .declog = "\x01\x02\x00\x03",
+					 .declog_len = 4,
+					 .out = "o",
+					 .out_len = 1,
+					 .err = "e\n",
+					 .err_len = 2 };
+	struct store *a, *b;
+	struct replica_rx rx;
+	char *da, *db;
+	int64_t run, s1, s2, sites[2];
+	int fd, st;
+
+	a = create(path("src"), "00000000000000aa");
+	fd = open(path("records"), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	tap_ok(a && fd >= 0, "source campaign and a record file");
+	tap_is_int(store_replicate(a, to_file, &fd), 0, "replication starts (snapshot sent)");
+	/* Outside a run, a run, a failing run with sites and a warning, an
+	 * aborted run, and one after it. */
+	tap_is_int(store_add_requirement(a, "sp", "@1>@2", "estimate"), 0, "requirement");
+	tap_ok(run_with(a, 1, k1, 2, "pass") == 1, "run 1 committed");
+	st = store_begin_run(a, &ri, &run);
+	s1 = site(a, "main", 10);
+	s2 = site(a, "worker", 20);
+	sites[0] = s1;
+	sites[1] = s2;
+	store_cover_task(a, "sp", "@1>@2", 3);
+	tap_ok(!st && store_record_failure(a, "assertion", "boom", "detail", sites, 2) > 0 &&
+		       store_record_warning(a, "race", "x", sites, 2, "[1,2]", "[]") == 0 &&
+		       store_end_run(a, &fail) == 0,
+	       "run 2 with a failure, sites and a warning");
+	st = store_begin_run(a, &ri, &run);
+	store_cover_task(a, "sp", "@9>@9", 1);
+	site(a, "gone", 99);
+	store_abort_run(a);
+	tap_is_int(st, 0, "run 3 begun, then aborted");
+	tap_ok(run_with(a, 4, k2, 2, "pass") == 3, "the next run is index 3");
+	da = dump(a);
+	store_close(a);
+	close(fd);
+
+	tap_is_int(replay_file(path("records"), path("dst"), 7, &rx), 0,
+		   "the records apply to a copy, 7 bytes at a time");
+	tap_ok(rx.snapshots == 1 && rx.changesets >= 3 && rx.ends == 1,
+	       "one snapshot, a changeset per commit, one end (%d changesets)", rx.changesets);
+	db = rx.st ? dump(rx.st) : NULL;
+	tap_ok(da && strstr(da, "[runs]\n1|") && strstr(da, "\n3|") && !strstr(da, "@9>@9"),
+	       "the source holds runs 1-3 and nothing of the aborted run");
+	tap_is_str(db, da, "the copy equals the source, table by table");
+	free(db);
+	/* Another process opens the copy and closes it while the copy is
+	 * open here (report during run --vm); what is written here next must
+	 * be seen by the next reader. */
+	tap_is_int(child_count(path("dst"), "SELECT count(*) FROM requirements"), 1,
+		   "another process reads the open copy");
+	tap_is_int(store_add_requirement(rx.st, "sp", "@5>@6", "late"), 0, "a write after it");
+	tap_is_int(child_count(path("dst"), "SELECT count(*) FROM requirements"), 2,
+		   "the next reader sees it (the first reader's close kept our WAL)");
+	store_close(rx.st);
+
+	tap_is_int(replay_file(path("records"), path("dst2"), 1 << 20, &rx), 0,
+		   "the same records in one chunk");
+	db = rx.st ? dump(rx.st) : NULL;
+	tap_is_str(db, da, "that copy equals the source too");
+	free(db);
+	store_close(rx.st);
+	tap_is_int(replay_file(path("records"), path("dst"), 4096, &rx), -EEXIST,
+		   "a copy is never made over an existing campaign");
+	store_close(rx.st);
+
+	/* A changeset applied twice conflicts with its own rows. */
+	tap_is_int(store_open(path("dst2"), false, &b), 0, "open the copy");
+	{
+		struct stream_reader rd = { 0 };
+		size_t len = 0;
+		char *data = read_file(path("records"), &len);
+		/* The second record is the first changeset: skip the snapshot. */
+		uint32_t slen = (uint8_t)data[3] | (uint8_t)data[4] << 8 |
+				(uint32_t)(uint8_t)data[5] << 16 | (uint32_t)(uint8_t)data[6] << 24;
+		const char *cs = data + 7 + slen;
+		uint32_t clen = (uint8_t)cs[3] | (uint8_t)cs[4] << 8 |
+				(uint32_t)(uint8_t)cs[5] << 16 | (uint32_t)(uint8_t)cs[6] << 24;
+
+		tap_ok(cs[2] == STREAM_CHANGESET && store_replica_apply(b, cs + 7, clen) < 0,
+		       "a changeset applied twice is refused (a copy that differs stops)");
+		tap_is_int(stream_feed(&rd, "CSX\000\000\000\000", 7, apply_record, &rx), 0,
+			   "an unknown kind is passed on");
+		tap_is_int(stream_feed(&rd, "XY\001\000\000\000\000", 7, apply_record, &rx),
+			   -EPROTO, "a record without its magic breaks the stream");
+		tap_is_int(stream_feed(&rd, "CS", 2, apply_record, &rx), -EPROTO,
+			   "and everything after it is dropped");
+		stream_reader_free(&rd);
+		free(data);
+	}
+	db = dump(b);
+	tap_is_str(db, da, "a refused changeset left the copy as it was");
+	free(db);
+	store_close(b);
+	free(da);
+}
+
+int main(int argc, char **argv)
 {
 	char cmd[128];
 
+	if (argc == 4 && !strcmp(argv[1], "--count"))
+		return count_main(argv[2], argv[3]);
 	snprintf(tmp, sizeof(tmp), "/tmp/cs-store-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(69);
+	tap_plan(92);
 	test_open_errors();
 	test_runs();
 	test_killed_mid_run();
 	test_merge();
+	test_replicate();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd))
 		tap_diag("cannot remove %s", tmp);

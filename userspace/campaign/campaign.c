@@ -29,6 +29,7 @@
 #include "campaign/run_sites.h"
 #include "campaign/saturation.h"
 #include "campaign/store.h"
+#include "campaign/stream.h"
 #include "coverage/coverage.h"
 #include "coverage/metrics.h"
 #include "kernel/launcher.h"
@@ -179,37 +180,81 @@ static char *campaign_config_json(const struct run_opts *o)
 	return json_mem_close(&m);
 }
 
+#define PROGRESS_ADD(buf, len, ...)                                                                \
+	do {                                                                                       \
+		if ((len) < sizeof(buf))                                                           \
+			(len) +=                                                                   \
+				(size_t)snprintf((buf) + (len), sizeof(buf) - (len), __VA_ARGS__); \
+	} while (0)
+
+/* The progress line: on a terminal, and for run --vm on the stream, whose
+ * host end shows it on its terminal (an empty line clears it). */
 static void progress(struct campaign *c, bool final)
 {
 	const struct run_opts *o = c->o;
 	double el = (now_ns() - c->t0) / 1e9, eta = -1;
-	size_t m;
+	char line[512];
+	size_t m, n = 0;
 
-	if (!c->tty)
+	if (!c->tty && c->stream_fd < 0)
 		return;
-	fprintf(stderr, "\r\033[K");
-	if (final)
+	line[0] = '\0';
+	if (!final) {
+		if (o->runs)
+			PROGRESS_ADD(line, n, "run %" PRId64 "/%" PRIu64, c->nruns, o->runs);
+		else
+			PROGRESS_ADD(line, n, "run %" PRId64, c->nruns);
+		for (m = 0; m < SYNCOV__COUNT; m++)
+			PROGRESS_ADD(line, n, "  %s %.0f", metric_names[m],
+				     c->npts ? c->y[m][c->npts - 1] : 0.0);
+		if (c->sat.enough)
+			PROGRESS_ADD(line, n, "  %s slope %.2f%s", o->metric, c->sat.slope,
+				     c->sat.saturated ? " saturated" : "");
+		else
+			PROGRESS_ADD(line, n, "  %s saturation: %zu/%.0f runs", o->metric, c->npts,
+				     o->sat.window);
+		PROGRESS_ADD(line, n, "  failures %zu", c->failures);
+		if (o->runs && c->nruns)
+			eta = el / (double)c->nruns * (double)(o->runs - (uint64_t)c->nruns);
+		if (o->time_s > 0 && (eta < 0 || o->time_s - el < eta))
+			eta = o->time_s - el;
+		if (eta >= 0)
+			PROGRESS_ADD(line, n, "  ETA %.0fs", eta);
+	}
+	if (c->tty) {
+		fprintf(stderr, "\r\033[K%s", line);
+		fflush(stderr);
+	}
+	if (c->stream_fd >= 0)
+		stream_write(c->stream_fd, STREAM_PROGRESS, line, strlen(line));
+}
+
+/* run --vm: the store's records go to the port the host reads. */
+static int campaign_stream_record(char kind, const void *data, size_t len, void *arg)
+{
+	struct campaign *c = arg;
+
+	return stream_write(c->stream_fd, kind, data, len);
+}
+
+static void campaign_stream_start(struct campaign *c)
+{
+	const char *port = getenv("CONCSCHED_STREAM");
+	int err;
+
+	if (!port || !*port)
 		return;
-	if (o->runs)
-		fprintf(stderr, "run %" PRId64 "/%" PRIu64, c->nruns, o->runs);
-	else
-		fprintf(stderr, "run %" PRId64, c->nruns);
-	for (m = 0; m < SYNCOV__COUNT; m++)
-		fprintf(stderr, "  %s %.0f", metric_names[m], c->npts ? c->y[m][c->npts - 1] : 0.0);
-	if (c->sat.enough)
-		fprintf(stderr, "  %s slope %.2f%s", o->metric, c->sat.slope,
-			c->sat.saturated ? " saturated" : "");
-	else
-		fprintf(stderr, "  %s saturation: %zu/%.0f runs", o->metric, c->npts,
-			o->sat.window);
-	fprintf(stderr, "  failures %zu", c->failures);
-	if (o->runs && c->nruns)
-		eta = el / (double)c->nruns * (double)(o->runs - (uint64_t)c->nruns);
-	if (o->time_s > 0 && (eta < 0 || o->time_s - el < eta))
-		eta = o->time_s - el;
-	if (eta >= 0)
-		fprintf(stderr, "  ETA %.0fs", eta);
-	fflush(stderr);
+	c->stream_fd = open(port, O_WRONLY | O_CLOEXEC);
+	if (c->stream_fd < 0) {
+		cs_warn("cannot open %s to stream the campaign: %s", port, strerror(errno));
+		return;
+	}
+	err = store_replicate(c->st, campaign_stream_record, c);
+	if (err) {
+		cs_warn("cannot stream the campaign: %s", strerror(-err));
+		close(c->stream_fd);
+		c->stream_fd = -1;
+	}
 }
 
 /* Record one finished run; returns 1 when it failed. */
@@ -567,7 +612,7 @@ int campaign_run(struct run_opts *o)
 {
 	struct sigaction sa = { .sa_handler = run_on_signal };
 	struct store_campaign info = { 0 };
-	struct campaign c = { .o = o };
+	struct campaign c = { .o = o, .stream_fd = -1 };
 	char *out_alloc = NULL;
 	int err, ret = EXIT_USAGE;
 	size_t m;
@@ -612,6 +657,7 @@ int campaign_run(struct run_opts *o)
 	free(info.config_json);
 	if (err)
 		goto out;
+	campaign_stream_start(&c);
 	libbpf_set_print(NULL);
 	run_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
@@ -670,6 +716,8 @@ out:
 	run_session_close(&c.sess);
 	access_campaign_end(&c);
 	store_close(c.st);
+	if (c.stream_fd >= 0)
+		close(c.stream_fd);
 	for (m = 0; m <= SYNCOV__COUNT; m++) {
 		free(c.x[m]);
 		free(c.y[m]);

@@ -166,6 +166,7 @@ struct campaign {
 	struct sat_result sat;
 	int metric;
 	bool tty;
+	int stream_fd;		/* run --vm: the port cs.stream (stream.h), else -1 */
 	double slowest_clean_s; /* the adaptive run timeout's measure */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */

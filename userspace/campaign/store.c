@@ -8,6 +8,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+/* The session extension (replication, store_replicate): Debian's libsqlite3
+ * is built with it; the header declares it only when asked. */
+#define SQLITE_ENABLE_SESSION
+#define SQLITE_ENABLE_PREUPDATE_HOOK
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "campaign/stream.h"
 #include "lib/util.h"
 
 /* 'CSCH': tells our databases from any other SQLite file. */
@@ -43,6 +48,11 @@ struct store {
 	int64_t run;
 	sqlite3_stmt *stmts[ST_COUNT];
 	char *site_object, *site_function, *site_file; /* store_get_site */
+	/* store_replicate: where committed changes go, and the session
+	 * recording what changed since the last record sent */
+	store_repl_fn repl;
+	void *repl_arg;
+	sqlite3_session *sess;
 };
 
 /* The campaigns merged into this one; campaigns of older versions lack
@@ -223,6 +233,8 @@ static void store_free(struct store *s)
 		return;
 	for (i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->stmts[i]);
+	if (s->sess)
+		sqlite3session_delete(s->sess);
 	if (s->db)
 		sqlite3_close(s->db);
 	free(s->dir);
@@ -233,12 +245,17 @@ static void store_free(struct store *s)
 	free(s);
 }
 
+static void repl_flush(struct store *s);
+
 void store_close(struct store *s)
 {
 	if (!s)
 		return;
 	if (s->run)
 		store_abort_run(s);
+	repl_flush(s);
+	if (s->repl)
+		s->repl(STREAM_END, NULL, 0, s->repl_arg);
 	store_free(s);
 }
 
@@ -614,6 +631,7 @@ int store_begin_run(struct store *s, const struct store_run_info *ri, int64_t *r
 	err = make_uuid(uuid);
 	if (err)
 		return err;
+	repl_flush(s); /* what changed outside a run goes first */
 	err = exec_sql(s, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
@@ -690,8 +708,11 @@ int store_end_run(struct store *s, const struct store_run_result *res)
 		return err;
 	}
 	s->run = 0;
+	repl_flush(s);
 	return 0;
 }
+
+static int repl_session_new(struct store *s);
 
 void store_abort_run(struct store *s)
 {
@@ -699,6 +720,10 @@ void store_abort_run(struct store *s)
 		return;
 	exec_sql(s, "ROLLBACK");
 	s->run = 0;
+	/* The session held only this run's changes (flushed at its begin):
+	 * start afresh rather than trust what it kept of a rollback. */
+	if (s->repl && repl_session_new(s))
+		s->repl = NULL;
 }
 
 char *store_site_ref(char *buf, int64_t id)
@@ -1349,4 +1374,168 @@ void store_inputs_free(struct store_input *inputs, size_t n)
 		free(inputs[i].version);
 	}
 	free(inputs);
+}
+
+/* Replication (store_replicate, campaign/stream.h). */
+
+static int repl_session_new(struct store *s)
+{
+	int rc;
+
+	if (s->sess)
+		sqlite3session_delete(s->sess);
+	s->sess = NULL;
+	rc = sqlite3session_create(s->db, "main", &s->sess);
+	if (rc == SQLITE_OK)
+		rc = sqlite3session_attach(s->sess, NULL);
+	if (rc != SQLITE_OK) {
+		cs_warn("campaign %s: cannot record changes to stream them: %s", s->dir,
+			sqlite3_errstr(rc));
+		return sql_errno(rc) ?: -EIO;
+	}
+	return 0;
+}
+
+static void repl_stop(struct store *s, const char *what, int err)
+{
+	cs_warn("campaign %s: streaming stopped (%s: %s); the campaign stays whole where it "
+		"is written",
+		s->dir, what, strerror(-err));
+	s->repl = NULL;
+	if (s->sess)
+		sqlite3session_delete(s->sess);
+	s->sess = NULL;
+}
+
+/* Send what committed since the last record, and record afresh. */
+static void repl_flush(struct store *s)
+{
+	void *cs = NULL;
+	int n = 0, rc, err;
+
+	if (!s->repl || !s->sess || sqlite3session_isempty(s->sess))
+		return;
+	rc = sqlite3session_changeset(s->sess, &n, &cs);
+	if (rc != SQLITE_OK) {
+		repl_stop(s, "changeset", sql_errno(rc) ?: -EIO);
+		return;
+	}
+	err = s->repl(STREAM_CHANGESET, cs, (size_t)n, s->repl_arg);
+	sqlite3_free(cs);
+	if (err)
+		repl_stop(s, "send", err);
+	else if (repl_session_new(s))
+		s->repl = NULL;
+}
+
+int store_replicate(struct store *s, store_repl_fn fn, void *arg)
+{
+	sqlite3_int64 n = 0;
+	unsigned char *db;
+	int err;
+
+	if (s->run)
+		return -EBUSY;
+	db = sqlite3_serialize(s->db, "main", &n, 0);
+	if (!db)
+		return -ENOMEM;
+	err = fn(STREAM_SNAPSHOT, db, (size_t)n, arg);
+	sqlite3_free(db);
+	if (err)
+		return err;
+	s->repl = fn;
+	s->repl_arg = arg;
+	err = repl_session_new(s);
+	if (err)
+		s->repl = NULL;
+	return err;
+}
+
+int store_replica_create(const char *dir, const void *image, size_t len, struct store **out)
+{
+	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME), *part = xasprintf("%s.part", db);
+	struct stat sb;
+	bool made_dir = stat(dir, &sb) != 0;
+	int fd = -1, err;
+
+	*out = NULL;
+	err = mkdir_p(dir, 0755);
+	if (err) {
+		cs_err("cannot create campaign directory %s: %s", dir, strerror(-err));
+		goto out;
+	}
+	if (stat(db, &sb) == 0) {
+		err = -EEXIST;
+		cs_err("%s already holds a campaign (choose another --out, or remove it)", dir);
+		goto out;
+	}
+	/* Whole or absent: written aside, synced, then renamed into place. */
+	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = fd < 0 ? -errno : write_all(fd, image, len);
+	if (!err && fsync(fd))
+		err = -errno;
+	/* Closed before SQLite opens the file: closing any descriptor of it
+	 * later would drop the POSIX locks SQLite holds on it, and a reader's
+	 * close would then take this writer's WAL away. */
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	fd = -1;
+	if (err) {
+		cs_err("cannot write %s: %s", part, strerror(-err));
+		unlink(part);
+		goto out;
+	}
+	if (rename(part, db)) {
+		err = -errno;
+		cs_err("cannot create %s: %s", db, strerror(errno));
+		unlink(part);
+		goto out;
+	}
+	err = store_open(dir, false, out);
+	if (!err)
+		hand_to_sudo_user(dir, made_dir, db);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(part);
+	free(db);
+	return err;
+}
+
+/* A replica only ever receives what its source committed on top of the
+ * same rows: a conflict means the two differ, and the apply stops. */
+static int replica_conflict(void *arg, int why, sqlite3_changeset_iter *it)
+{
+	(void)arg;
+	(void)why;
+	(void)it;
+	return SQLITE_CHANGESET_ABORT;
+}
+
+int store_replica_apply(struct store *s, const void *changeset, size_t len)
+{
+	int rc;
+
+	if (len > INT32_MAX)
+		return -EMSGSIZE;
+	rc = sqlite3changeset_apply(s->db, (int)len, (void *)changeset, NULL, replica_conflict,
+				    NULL);
+	if (rc != SQLITE_OK) {
+		cs_err("campaign %s: cannot apply what the VM committed: %s", s->dir,
+		       sqlite3_errstr(rc));
+		return sql_errno(rc) ?: -EIO;
+	}
+	return 0;
+}
+
+int64_t store_count_runs(struct store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t n = -EIO;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }

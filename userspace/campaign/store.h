@@ -182,6 +182,23 @@ const char *store_errmsg(struct store *s);
 /* The database path and directory given at open. */
 const char *store_dir(const struct store *s);
 
+/* Replication (run --vm: campaign/stream.h). From now on every committed
+ * change goes to fn: first a snapshot of the whole database
+ * (STREAM_SNAPSHOT), then a changeset after each committed run and
+ * before a run begins if anything changed outside one (STREAM_CHANGESET),
+ * STREAM_END at store_close. An error from fn stops the replication (one
+ * warning); the store itself goes on. */
+typedef int (*store_repl_fn)(char kind, const void *data, size_t len, void *arg);
+int store_replicate(struct store *s, store_repl_fn fn, void *arg);
+
+/* The other end: a new campaign DIR (mkdir -p; it must not hold one) made
+ * from a snapshot, opened for writing; store_replica_apply applies a
+ * changeset in one transaction. Both print one line on failure. */
+int store_replica_create(const char *dir, const void *db, size_t len, struct store **out);
+int store_replica_apply(struct store *s, const void *changeset, size_t len);
+/* Committed runs in the campaign. */
+int64_t store_count_runs(struct store *s);
+
 /* Campaign row; free with store_campaign_free(). */
 int store_get_campaign(struct store *s, struct store_campaign *out);
 void store_campaign_free(struct store_campaign *c);

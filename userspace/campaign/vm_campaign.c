@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * A campaign command (run, replay) run inside the sched_ext VM
- * (docs/vm.md): the guest's /out comes back into a private scratch
- * directory under $TMPDIR (or /tmp), named after our pid, and the campaign
- * in it is moved into place (renamed, or copied across filesystems). A
+ * (docs/vm.md). A run streams its store out as it commits runs
+ * (campaign/stream.h): the host keeps a copy of it at the campaign's place,
+ * so an interruption (^C, kill -9, a VM that dies) loses at most the run in
+ * flight. The guest's /out also comes back at the end, into a private
+ * scratch directory under $TMPDIR (or /tmp) named after our pid; when the
+ * stream did not arrive whole, the campaign in it is moved into place
+ * (renamed, or copied across filesystems) instead. A
  * replay brings nothing back and needs no scratch directory, so it works
  * on a campaign it cannot write. Scratch directories of processes that are
  * gone (kill -9) are removed by the next run or replay.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +22,8 @@
 #include <unistd.h>
 
 #include "campaign/onerun.h"
+#include "campaign/store.h"
+#include "campaign/stream.h"
 #include "campaign/vm_campaign.h"
 #include "lib/util.h"
 #include "vm/vm.h"
@@ -133,14 +140,92 @@ static int move_campaign(const char *tmp, const char *from, const char *host_out
 	return err;
 }
 
-/* Run `concsched ARGV...` in the VM; when sub, the guest's /out comes back
- * into a scratch directory and /out/SUB is moved to host_out. */
+/* The host end of a run's stream: the copy of its store at host_out. */
+struct vm_stream {
+	const char *host_out;
+	struct stream_reader rd;
+	struct store *replica;
+	bool ended;  /* the guest closed its store */
+	bool broken; /* a record could not be applied: the copy is behind */
+	bool tty, progress_shown;
+};
+
+static int stream_record(char kind, const void *data, size_t len, void *arg)
+{
+	struct vm_stream *vs = arg;
+
+	switch (kind) {
+	case STREAM_SNAPSHOT:
+		if (vs->replica)
+			return -EPROTO;
+		return store_replica_create(vs->host_out, data, len, &vs->replica);
+	case STREAM_CHANGESET:
+		return vs->replica ? store_replica_apply(vs->replica, data, len) : -EPROTO;
+	case STREAM_PROGRESS:
+		if (vs->tty) {
+			fprintf(stderr, "\r\033[K%.*s", (int)len, (const char *)data);
+			fflush(stderr);
+			vs->progress_shown = len > 0;
+		}
+		return 0;
+	case STREAM_END:
+		vs->ended = true;
+		return 0;
+	default: /* a newer guest's record: not ours to read */
+		return 0;
+	}
+}
+
+static void clear_progress(struct vm_stream *vs)
+{
+	if (vs->progress_shown)
+		fputs("\r\033[K", stderr);
+	vs->progress_shown = false;
+}
+
+static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
+{
+	struct vm_stream *vs = arg;
+	int err;
+
+	switch (chan) {
+	case VM_CHAN_STDOUT:
+		write_all(STDOUT_FILENO, data, n);
+		break;
+	case VM_CHAN_STDERR:
+		clear_progress(vs);
+		fflush(stderr);
+		write_all(STDERR_FILENO, data, n);
+		break;
+	case VM_CHAN_STREAM:
+		if (vs->broken)
+			break;
+		err = stream_feed(&vs->rd, data, n, stream_record, vs);
+		if (err) {
+			vs->broken = true;
+			clear_progress(vs);
+			cs_warn("the campaign stream from the VM broke (%s): the campaign comes "
+				"back when the VM ends",
+				strerror(-err));
+		}
+		break;
+	case VM_CHAN_STARTED:
+		fprintf(stderr, "concsched: the VM is up (%.1f s); the campaign starts\n",
+			n / 1000.0);
+		break;
+	}
+}
+
+/* Run `concsched ARGV...` in the VM; when sub, the campaign streams into
+ * host_out, and the guest's /out comes back into a scratch directory from
+ * which /out/SUB is moved to host_out if the stream did not arrive whole. */
 int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
 	      unsigned timeout_s, unsigned cpus)
 {
 	char *env_dir = xasprintf("CONCSCHED_HOST_DIR=%s", host_out);
 	char host[256] = "", *env_host;
 	const char *env[6] = { env_dir };
+	struct vm_stream vs = { .host_out = host_out, .tty = isatty(STDERR_FILENO) };
 	struct vm_opts vo = { 0 };
 	struct vm_result vr;
 	char *tmp = NULL, *from = NULL;
@@ -171,7 +256,16 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const ch
 	vo.carry = carry;
 	vo.out_dir = tmp;
 	vo.stdout_fd = vo.stderr_fd = -1;
+	/* CONCSCHED_VM_NO_STREAM=1: only the campaign that comes back at the
+	 * end (the fallback when a stream breaks; tests use it). */
+	if (sub && !getenv("CONCSCHED_VM_NO_STREAM")) {
+		vo.chan_fn = vm_chan;
+		vo.chan_arg = &vs;
+	}
 	err = vm_run(&vo, &vr);
+	clear_progress(&vs);
+	if (vs.replica && !vs.broken && stream_pending(&vs.rd))
+		cs_debug("vm: %zu bytes of a record in flight were lost", stream_pending(&vs.rd));
 	if (err) {
 		ret = EXIT_USAGE;
 		goto out;
@@ -186,30 +280,63 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const ch
 	if (!sub)
 		goto out;
 	from = xasprintf("%s/%s", tmp, sub);
-	if (access(from, F_OK) == 0) {
+	if (vs.replica && vs.ended && !vs.broken) {
+		/* The copy is the whole campaign: the tar's is not needed. */
+		cs_debug("vm: the streamed copy in %s is the campaign (%lld runs)", host_out,
+			 (long long)store_count_runs(vs.replica));
+		store_close(vs.replica);
+		vs.replica = NULL;
+	} else if (access(from, F_OK) == 0) {
+		/* The stream broke or stopped early: the campaign that came
+		 * back whole replaces what arrived of it. */
+		if (vs.replica) {
+			cs_debug("vm: the stream %s: the campaign that came back replaces it",
+				 vs.broken ? "broke" : "did not end");
+			store_close(vs.replica);
+			vs.replica = NULL;
+			cs_remove_tree(host_out);
+		}
 		if (move_campaign(tmp, from, host_out)) {
 			ret = EXIT_USAGE;
 			free(tmp);
 			tmp = NULL; /* kept */
 			goto out;
 		}
-		if (getenv("SUDO_UID")) {
-			char q[4200];
-			char *cmd = xasprintf("chown -R %s:%s %s", getenv("SUDO_UID"),
-					      getenv("SUDO_GID") ? getenv("SUDO_GID") : "",
-					      cs_shell_quote(host_out, q, sizeof(q)));
+	} else if (vs.replica) {
+		int64_t runs = store_count_runs(vs.replica);
+		char q[PATH_MAX];
 
-			if (system(cmd))
-				cs_warn("cannot hand %s to the sudo user", host_out);
-			free(cmd);
-		}
+		store_close(vs.replica);
+		vs.replica = NULL;
+		fprintf(stderr,
+			"concsched: %s; the %lld runs committed before are in %s (%s report %s)\n",
+			vr.outcome == VM_INTERRUPTED ? "interrupted"
+			: vr.outcome == VM_DIED	     ? "the VM died"
+						     : "the campaign did not end",
+			(long long)runs, host_out, cs_self_command(false),
+			cs_shell_quote(host_out, q, sizeof(q)));
+		if (ret == 0 || ret == 1)
+			ret = EXIT_USAGE;
 	} else {
 		if (!vr.out_complete)
 			cs_err("no campaign came back from the VM (see the messages above)");
 		if (ret == 0 || ret == 1)
 			ret = EXIT_USAGE;
+		goto out;
+	}
+	if (getenv("SUDO_UID")) {
+		char q[4200];
+		char *cmd = xasprintf("chown -R %s:%s %s", getenv("SUDO_UID"),
+				      getenv("SUDO_GID") ? getenv("SUDO_GID") : "",
+				      cs_shell_quote(host_out, q, sizeof(q)));
+
+		if (system(cmd))
+			cs_warn("cannot hand %s to the sudo user", host_out);
+		free(cmd);
 	}
 out:
+	store_close(vs.replica);
+	stream_reader_free(&vs.rd);
 	if (tmp)
 		cs_remove_tree(tmp);
 	free(from);

@@ -541,3 +541,20 @@ int cs_move_tree(const char *from, const char *to)
 		cs_remove_tree(from);
 	return err;
 }
+
+int write_all(int fd, const void *p, size_t n)
+{
+	const char *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}

@@ -362,8 +362,8 @@ struct vm_ctx {
 	char *cwd;
 	char **argv; /* possibly with argv[0] made absolute */
 	pid_t qemu;
-	int out_r, err_r, ctl_r;
-	int out_w, err_w, ctl_w;
+	int out_r, err_r, ctl_r, str_r; /* str: cs.stream, only with chan_fn */
+	int out_w, err_w, ctl_w, str_w;
 	char ctl[4096];
 	size_t ctl_len;
 	bool booted, notfound, started, ended, timed_out, outdone;
@@ -472,7 +472,8 @@ static int write_run_scripts(struct vm_ctx *c, struct cpio_writer *w)
 	int err;
 
 	f = open_memstream(&buf, &len);
-	fprintf(f, "CS_TIMEOUT=%u\nCS_OUT=%d\nCS_CWD=", o->timeout_s, o->out_dir ? 1 : 0);
+	fprintf(f, "CS_TIMEOUT=%u\nCS_OUT=%d\nCS_STREAM=%d\nCS_CWD=", o->timeout_s,
+		o->out_dir ? 1 : 0, o->chan_fn ? 1 : 0);
 	sh_quote(f, c->cwd);
 	fputs("\nCS_ARGV0=", f);
 	sh_quote(f, c->argv[0]);
@@ -603,8 +604,9 @@ static void vm_ctx_free(struct vm_ctx *c)
 		free(c->argv[0]);
 	free(c->argv);
 	vm_base_free(&c->base);
-	for (i = 0; i < 6; i++) {
-		int *fds[] = { &c->out_r, &c->err_r, &c->ctl_r, &c->out_w, &c->err_w, &c->ctl_w };
+	for (i = 0; i < 8; i++) {
+		int *fds[] = { &c->out_r, &c->err_r, &c->ctl_r, &c->str_r,
+			       &c->out_w, &c->err_w, &c->ctl_w, &c->str_w };
 
 		if (*fds[i] >= 0)
 			close(*fds[i]);
@@ -677,6 +679,12 @@ static char **qemu_argv(struct vm_ctx *c, const char *accel)
 	a[n++] = xasprintf("file,id=cst,path=%s", c->out_tar);
 	a[n++] = xstrdup("-device");
 	a[n++] = xstrdup("virtserialport,bus=vs.0,chardev=cst,name=cs.out");
+	if (c->str_w >= 0) {
+		a[n++] = xstrdup("-chardev");
+		a[n++] = xasprintf("file,id=css,path=/dev/fd/%d", c->str_w);
+		a[n++] = xstrdup("-device");
+		a[n++] = xstrdup("virtserialport,bus=vs.0,chardev=css,name=cs.stream");
+	}
 	return a;
 }
 
@@ -722,6 +730,8 @@ static int spawn_qemu(struct vm_ctx *c, char **argv)
 		fcntl(c->out_w, F_SETFD, 0);
 		fcntl(c->err_w, F_SETFD, 0);
 		fcntl(c->ctl_w, F_SETFD, 0);
+		if (c->str_w >= 0)
+			fcntl(c->str_w, F_SETFD, 0);
 		execvp(argv[0], argv);
 		dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -746,6 +756,9 @@ static void ctl_line(struct vm_ctx *c, char *line)
 		c->started = true;
 		c->up_start = up;
 		c->t_start = now_ns();
+		if (c->o->chan_fn)
+			c->o->chan_fn(VM_CHAN_STARTED, NULL, (c->t_start - c->t_spawn) / 1000000,
+				      c->o->chan_arg);
 	} else if (sscanf(line, "exit %d %lf", &v, &up) == 2) {
 		c->ended = true;
 		c->exit_code = v;
@@ -826,23 +839,25 @@ static bool out_tar_grew(const struct vm_ctx *c, off_t *size)
 static int vm_pump(struct vm_ctx *c, int out_fd, int err_fd)
 {
 	bool out_broken = false, err_broken = false, killed = false;
+	void (*fn)(enum vm_chan, const void *, size_t, void *) = c->o->chan_fn;
 	uint64_t last_progress = 0;
 	off_t tar_size = 0;
 	char buf[65536];
 
-	while (c->out_r >= 0 || c->err_r >= 0 || c->ctl_r >= 0) {
-		struct pollfd p[3] = { { c->out_r, POLLIN, 0 },
+	while (c->out_r >= 0 || c->err_r >= 0 || c->ctl_r >= 0 || c->str_r >= 0) {
+		struct pollfd p[4] = { { c->out_r, POLLIN, 0 },
 				       { c->err_r, POLLIN, 0 },
-				       { c->ctl_r, POLLIN, 0 } };
-		int *fds[3] = { &c->out_r, &c->err_r, &c->ctl_r };
+				       { c->ctl_r, POLLIN, 0 },
+				       { c->str_r, POLLIN, 0 } };
+		int *fds[4] = { &c->out_r, &c->err_r, &c->ctl_r, &c->str_r };
 		uint64_t deadline, now;
 		int i;
 
 		if (vm_signalled && c->qemu > 0)
 			vm_kill(c);
-		if (poll(p, 3, 100) < 0 && errno != EINTR)
+		if (poll(p, 4, 100) < 0 && errno != EINTR)
 			break;
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < 4; i++) {
 			ssize_t n;
 
 			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -853,12 +868,17 @@ static int vm_pump(struct vm_ctx *c, int out_fd, int err_fd)
 			if (n <= 0) {
 				close(*fds[i]);
 				*fds[i] = -1;
+			} else if (i == 2) {
+				ctl_feed(c, buf, n);
+			} else if (i == 3) {
+				fn(VM_CHAN_STREAM, buf, (size_t)n, c->o->chan_arg);
+			} else if (fn) {
+				fn(i == 0 ? VM_CHAN_STDOUT : VM_CHAN_STDERR, buf, (size_t)n,
+				   c->o->chan_arg);
 			} else if (i == 0) {
 				forward(out_fd, buf, n, &out_broken);
-			} else if (i == 1) {
-				forward(err_fd, buf, n, &err_broken);
 			} else {
-				ctl_feed(c, buf, n);
+				forward(err_fd, buf, n, &err_broken);
 			}
 		}
 		if (c->qemu > 0 && waitpid(c->qemu, NULL, WNOHANG) == c->qemu)
@@ -1028,7 +1048,7 @@ static void remove_stale_tmpdirs(const char *tmp)
 static int vm_prepare(struct vm_ctx *c)
 {
 	const char *t = getenv("TMPDIR");
-	int p[3][2], i, err;
+	int p[4][2], i, err;
 	char cwd[PATH_MAX];
 	char *qemu;
 
@@ -1062,12 +1082,14 @@ static int vm_prepare(struct vm_ctx *c)
 	c->console = xasprintf("%s/%s", c->tmpdir, tmp_files[1]);
 	c->qemu_log = xasprintf("%s/%s", c->tmpdir, tmp_files[2]);
 	c->out_tar = xasprintf("%s/%s", c->tmpdir, tmp_files[3]);
-	for (i = 0; i < 3; i++)
-		if (pipe2(p[i], O_CLOEXEC))
+	for (i = 0; i < 4; i++)
+		if ((i < 3 || c->o->chan_fn) && pipe2(p[i], O_CLOEXEC))
 			return -errno;
 	c->out_r = p[0][0], c->out_w = p[0][1];
 	c->err_r = p[1][0], c->err_w = p[1][1];
 	c->ctl_r = p[2][0], c->ctl_w = p[2][1];
+	if (c->o->chan_fn)
+		c->str_r = p[3][0], c->str_w = p[3][1];
 	return 0;
 }
 
@@ -1132,7 +1154,15 @@ static void vm_collect(struct vm_ctx *c, struct vm_result *r, int killed)
 int vm_run(const struct vm_opts *o, struct vm_result *r)
 {
 	struct vm_ctx c = {
-		.o = o, .out_r = -1, .err_r = -1, .ctl_r = -1, .out_w = -1, .err_w = -1, .ctl_w = -1
+		.o = o,
+		.out_r = -1,
+		.err_r = -1,
+		.ctl_r = -1,
+		.str_r = -1,
+		.out_w = -1,
+		.err_w = -1,
+		.ctl_w = -1,
+		.str_w = -1,
 	};
 	struct sigaction sa = { .sa_handler = vm_on_signal }, old[4];
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
@@ -1176,7 +1206,9 @@ int vm_run(const struct vm_opts *o, struct vm_result *r)
 	}
 	/* Only qemu may hold the write ends, or the pipes never reach EOF. */
 	close(c.out_w), close(c.err_w), close(c.ctl_w);
-	c.out_w = c.err_w = c.ctl_w = -1;
+	if (c.str_w >= 0)
+		close(c.str_w);
+	c.out_w = c.err_w = c.ctl_w = c.str_w = -1;
 	killed = vm_pump(&c, o->stdout_fd >= 0 ? o->stdout_fd : STDOUT_FILENO,
 			 o->stderr_fd >= 0 ? o->stderr_fd : STDERR_FILENO);
 	if (c.notfound) {

@@ -5,12 +5,14 @@
  * initramfs that carries the command, its libraries and any files asked
  * for at their host paths; stream the command's stdout and stderr back on
  * two virtio-serial ports, its status on a third, the guest's /out as a
- * tar on a fourth; bound it with a timeout; always tear qemu down.
+ * tar on a fourth, and (chan_fn) what the command streams on a fifth;
+ * bound it with a timeout; always tear qemu down.
  */
 #ifndef CONCSCHED_VM_H
 #define CONCSCHED_VM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Where the guest's output directory lives (exported as CONCSCHED_OUT). */
 #define VM_GUEST_OUT "/out"
@@ -18,6 +20,15 @@
 #define VM_EXIT_TIMEOUT 124
 /* cmd_vm's status when the VM died under the command (panic, oops, qemu). */
 #define VM_EXIT_VM_DIED 125
+
+/* What vm_opts.chan_fn receives. */
+enum vm_chan {
+	VM_CHAN_STDOUT,	 /* the command's stdout */
+	VM_CHAN_STDERR,	 /* the command's stderr */
+	VM_CHAN_STREAM,	 /* the port cs.stream (only with chan_fn): the guest finds
+			  * it in $CONCSCHED_STREAM */
+	VM_CHAN_STARTED, /* the command started; data is NULL, n the boot in ms */
+};
 
 /* Lists are NULL-terminated; a NULL list is empty. */
 struct vm_opts {
@@ -33,6 +44,10 @@ struct vm_opts {
 	int stdout_fd;		  /* command stdout goes here; -1: STDOUT_FILENO */
 	int stderr_fd;		  /* command stderr goes here; -1: STDERR_FILENO */
 	bool show_log;		  /* print the kernel log even on success */
+	/* When set: gets the command's output instead of stdout_fd/stderr_fd,
+	 * the stream port's bytes, and the start of the command. */
+	void (*chan_fn)(enum vm_chan chan, const void *data, size_t n, void *arg);
+	void *chan_arg;
 };
 
 enum vm_outcome {
