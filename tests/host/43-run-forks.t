@@ -5,13 +5,14 @@
 # cgroup v2 of its own, so a child that outlives main (or leaves the
 # process group) is killed at the end of the run and the cgroup removed;
 # without cgroup v2 the process group is killed and a warning says so
-# once; run says once per campaign that the target forked and that its
-# children are not steered.
+# once; run follows forked children by default (a child that execs fig2
+# gives fig2's coverage), and with --no-follow-forks says once per campaign
+# that the target forked and that its children are not steered.
 source "$(dirname "$0")/../lib.sh"
 need_root
 F=$PROGS/forker
-[ -x "$F" ] && [ -x "$PROGS/fig2" ] || skip_all "build first: make"
-plan 16
+[ -x "$F" ] && [ -x "$PROGS/fig2" ] && [ -x "$PROGS/forkexec" ] || skip_all "build first: make"
+plan 21
 T=$(mktemp -d /tmp/cs-forks-XXXXXX)
 # Whatever a failing check leaves: only this build's forker processes.
 cleanup() {
@@ -27,7 +28,7 @@ cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 
 # --- with cgroup v2 ----------------------------------------------------------
 if [ -n "$cgroot" ]; then
-	"$CS" run -s none -n 3 -o "$T/f" -- "$F" >/dev/null 2>"$T/err" &
+	"$CS" run -s none -n 3 --no-follow-forks -o "$T/f" -- "$F" >/dev/null 2>"$T/err" &
 	pid=$!
 	wait $pid
 	is "$?" 0 "run -s none -n 3 -- forker: exit 0"
@@ -62,13 +63,30 @@ else
 fi
 
 # --- without cgroup v2: the process group, said once -----------------------
-CONCSCHED_CGROUP_ROOT=$T "$CS" run -s none -n 3 -o "$T/n" -- "$F" >/dev/null 2>"$T/err"
+CONCSCHED_CGROUP_ROOT=$T "$CS" run -s none -n 3 --no-follow-forks -o "$T/n" -- "$F" >/dev/null 2>"$T/err"
 is "$?" 0 "without cgroup v2 (CONCSCHED_CGROUP_ROOT=a plain directory): exit 0"
 is "$(left)" 0 "no forker is left: its process group was killed"
 is "$(grep -c "^concsched: warning: no cgroup v2 at $T; .*process group" "$T/err")" 1 \
 	"one warning says so, once for 3 runs"
 [ ! -e "$T/concsched" ]
 ok $? "nothing was created in the plain directory"
+
+# --- followed children (the default) ----------------------------------------
+# SP tasks covered (a campaign without any has no sp entry)
+sp() {
+	local n
+	n=$("$CS" report "$1" --json 2>/dev/null | grep -A3 '"name": "sp"' |
+		sed -n 's/.*"covered": \([0-9]*\).*/\1/p' | head -1)
+	echo "${n:-0}"
+}
+"$CS" run -s none -n 2 -o "$T/fe" -- "$PROGS/forkexec" "$PROGS/fig2" >/dev/null 2>"$T/err"
+is "$?" 0 "forkexec fig2 (fork, exec in the child)"
+is "$(sp "$T/fe")" 3 "followed: the exec'd child's 3 Figure 2 SP tasks"
+is "$(fork_lines "$T/err")" 0 "and no line about forks"
+"$CS" run -s none -n 2 --no-follow-forks -o "$T/nf" -- "$PROGS/forkexec" "$PROGS/fig2" \
+	>/dev/null 2>"$T/err"
+is "$(sp "$T/nf")" 0 "--no-follow-forks: nothing of the child"
+is "$(grep -c '^concsched: forkexec forked; its children' "$T/err")" 1 "--no-follow-forks: one line says so"
 
 # --- a target that does not fork -------------------------------------------
 "$CS" run -s none -n 2 -o "$T/p" -- "$PROGS/fig2" >/dev/null 2>"$T/err"

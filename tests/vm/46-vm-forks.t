@@ -5,25 +5,33 @@
 # guest has cgroup v2 at /sys/fs/cgroup; under strategy none and under a
 # steering strategy (its children are SCHED_EXT too) no forker process
 # outlives the campaign, no run cgroup is left, no warning about cgroups,
-# and one line says the target forked.
+# and one line says the target forked when it is not followed
+# (--no-follow-forks). Followed (the default), a forked child's threads are
+# steered: forkexec running examples/bank in its child finds bank's
+# assertion under -s random, which unsteered children never show, and the
+# failure replays as that assertion.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 F=$PROGS/forker
-[ -x "$F" ] || skip_all "build first: make"
-plan 11
+[ -x "$F" ] && [ -x "$PROGS/forkexec" ] && [ -x "$B/examples/bank" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 17
 T=$(mktemp -d /tmp/cs-vmforks-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 "$CS" vm -t 500 -C "$F" -- sh -c "
 echo fs \$(awk '\$2 == \"/sys/fs/cgroup\" { print \$3 }' /proc/mounts)
 for s in none random; do
-	$CS run -s \$s -n 3 -o /tmp/f-\$s -- $F --setsid >/dev/null 2>/tmp/err-\$s
+	$CS run -s \$s -n 3 --no-follow-forks -o /tmp/f-\$s -- $F --setsid >/dev/null 2>/tmp/err-\$s
 	echo \"\$s exit \$?\"
 	echo \"\$s left \$(pgrep -f '^$F' | wc -l)\"
 	echo \"\$s cgroups \$(ls /sys/fs/cgroup/concsched | grep -c '^[0-9]*-[0-9]*\$')\"
 	echo \"\$s forklines \$(grep -c '^concsched: forker forked; its children' /tmp/err-\$s)\"
 	echo \"\$s warnings \$(grep -c '^concsched: warning' /tmp/err-\$s)\"
-done" >"$T/guest" 2>"$T/guest.err"
+done
+$CS run -s random -n 3 -o /tmp/f-follow -- $F --setsid >/dev/null 2>/tmp/err-follow
+echo \"follow exit \$? left \$(pgrep -f '^$F' | wc -l) forklines \$(grep -c 'forked' /tmp/err-follow)\"
+" >"$T/guest" 2>"$T/guest.err"
 is "$(sed -n 's/^fs //p' "$T/guest")" cgroup2 "the guest's /sys/fs/cgroup is cgroup v2"
 for s in none random; do
 	like "$(grep "^$s " "$T/guest" | tr '\n' ' ')" "^$s exit 0 " "-s $s on forker: exit 0"
@@ -32,4 +40,28 @@ for s in none random; do
 	is "$(sed -n "s/^$s forklines //p" "$T/guest")" 1 "-s $s: one line says forker forked"
 	is "$(sed -n "s/^$s warnings //p" "$T/guest")" 0 "-s $s: no warning"
 done
+is "$(sed -n 's/^follow //p' "$T/guest")" "exit 0 left 0 forklines 0" \
+	"followed (the default): exit 0, nothing left, no fork line"
+
+# Steering reaches a forked child: bank's bug in forkexec's child.
+for f in follow nofollow; do
+	opt=; [ $f = nofollow ] && opt=--no-follow-forks
+	"$CS" run --vm -s random -n 20 --keep-going --seed 3 $opt -o "$T/$f" -- \
+		"$PROGS/forkexec" "$B/examples/bank" >/dev/null 2>"$T/$f.err"
+	echo "$f exit $?" >>"$T/bank"
+done
+nf=$("$CS" report "$T/follow" --json | python3 -c '
+import json, sys; d = json.load(sys.stdin)
+print(sum(1 for f in d["failures"] if f["kind"] == "assertion"), d["failures"][0]["run"] if d["failures"] else 0)')
+nn=$("$CS" report "$T/nofollow" --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["failures"]))')
+like "$(cat "$T/bank" | tr '\n' ' ')" "follow exit 1 nofollow exit 0" "forkexec bank: a failure followed, none not followed"
+ok "$([ "${nf%% *}" -ge 1 ]; echo $?)" "followed: bank's assertion in the child, in ${nf%% *} of 20 runs"
+is "$nn" 0 "--no-follow-forks: the unsteered child never failed in 20 runs"
+# The replay carries the program forkexec is given (an argument naming a
+# file): every replay runs bank, none ends in exec's 127.
+"$CS" replay "$T/follow" --run "${nf##* }" --vm --times 5 >"$T/rep" 2>&1
+is "$(grep -c '^replay [0-5]/5: \(assertion\|pass\): ' "$T/rep")" 5 \
+	"the replays ran bank in the child: each an assertion or a pass"
+like "$(tail -1 "$T/rep")" "recorded: assertion\\) failed again in [1-5] of 5 replays" \
+	"the child's failure replays as the same assertion ($(tail -1 "$T/rep"))"
 done_testing

@@ -171,6 +171,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_str(j, "metric", o->metric);
 	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
 	json_kv_bool(j, "access", o->access);
+	json_kv_bool(j, "follow_forks", !o->no_follow_forks);
 	if (o->access)
 		json_kv_uint(j, "estimate_runs", o->estimate_runs);
 	if (o->expect_exit_set)

@@ -154,6 +154,24 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
+/* A followed child process: its main thread is the forking thread's path
+ * plus "f" and its fork ordinal, so its threads' names (and the coverage
+ * keys built on them) do not depend on pids. */
+static void process_forked(struct onerun *r, const struct cs_event *e)
+{
+	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
+	char path[80];
+
+	if (!parent || run_thread_find(r, (uint32_t)e->obj))
+		return;
+	snprintf(path, sizeof(path), "%s.f%u", parent->path, ++parent->nforked);
+	if (strlen(path) >= sizeof(parent->path))
+		snprintf(path, sizeof(path), "#%016" PRIx64 ".f%u",
+			 fnv1a64(parent->path, strlen(parent->path), FNV1A64_INIT),
+			 parent->nforked);
+	thread_add(r, (uint32_t)e->obj, path);
+}
+
 static void delay_add(struct onerun *r, uint32_t tid, uint64_t us)
 {
 	if (r->ndelays == RUN_MAX_DELAYS) {
@@ -385,6 +403,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	tmodel_add_event(&r->tm, e);
 	if (e->op == CS_OP_CREATE)
 		thread_created(r, e);
+	else if (e->op == CS_OP_FORK)
+		process_forked(r, e);
 	t = thread_of(r, e->tid, e->pid);
 	if (t && r->strat && r->strat->ops->event)
 		r->strat->ops->event(r->strat, &r->sr, e, t);
@@ -691,7 +711,8 @@ static int session_access(struct run_session *s)
  * its own uprobe links and its own site policy. */
 static int session_prepare(struct run_session *s, struct onerun *r)
 {
-	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED };
+	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED,
+				      .follow_forks = !r->o->no_follow_forks };
 	struct sched_ctl_opts so = { 0 };
 	int err;
 
@@ -816,8 +837,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->launched = true;
 	r->tm_attach = now_ns();
 	err = sync_probes_track(r->sp, r->l.pid);
+	/* Followed children have their own mm: only an unfiltered attach
+	 * reaches them; the probes filter on the tracked processes. */
 	if (!err)
-		err = sync_probes_attach(r->sp, r->rt, r->l.pid);
+		err = sync_probes_attach(r->sp, r->rt, r->o->no_follow_forks ? r->l.pid : -1);
 	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
 		return err;
@@ -892,8 +915,8 @@ void onerun_cleanup(struct onerun *r)
 		close(r->err_fd);
 }
 
-/* The probes follow the target's own process only (run has no
- * --follow-forks): say once per campaign that it forked. */
+/* With --no-follow-forks the probes follow the target's own process only:
+ * say once per campaign that it forked. */
 static void note_forks(struct onerun *r)
 {
 	uint64_t st[CS_SSTAT__COUNT];
@@ -907,9 +930,9 @@ static void note_forks(struct onerun *r)
 	*r->forks_noted = true;
 	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
-		"%sconcsched: %s forked; its children's threads are not steered (run follows "
-		"only %s's own threads; the children are killed when the run ends; see "
-		"docs/run.md)\n",
+		"%sconcsched: %s forked; its children's threads are not steered "
+		"(--no-follow-forks: only %s's own threads; the children are killed when the "
+		"run ends; see docs/run.md)\n",
 		r->tty ? "\r\033[K" : "", base, base);
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <bpf/libbpf.h>
 
@@ -29,18 +30,37 @@
 #include "strategies/replay.h"
 #include "strategies/serial.h"
 
-static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv, const char *program)
+/* The guest needs the campaign, the program, and the files its arguments
+ * name (a target that forks and execs the program it is given). */
+static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
+			const struct store_campaign *camp)
 {
-	const char *carry[3] = { ro->dir, program, NULL };
-	char **gargv = xcalloc((size_t)argc + 2, sizeof(*gargv));
+	char **args = NULL, **gargv = xcalloc((size_t)argc + 2, sizeof(*gargv));
+	size_t nargs = 0, nc = 0, k;
+	const char **carry;
 	int i, n = 0, ret;
 
+	if (json_parse_string_array(camp->args_json ? camp->args_json : "[]", &args, &nargs))
+		nargs = 0;
+	carry = xcalloc(nargs + 3, sizeof(*carry));
+	carry[nc++] = ro->dir;
+	carry[nc++] = camp->program;
+	for (k = 0; k < nargs; k++) {
+		struct stat sb;
+
+		if (strchr(args[k], '/') && !stat(args[k], &sb) && S_ISREG(sb.st_mode))
+			carry[nc++] = args[k];
+	}
 	gargv[n++] = "concsched";
 	for (i = 0; i < argc; i++)
 		if (strcmp(argv[i], "--vm"))
 			gargv[n++] = argv[i];
 	fprintf(stderr, "concsched: replaying in the sched_ext VM\n");
 	ret = run_in_vm(gargv, ro->dir, NULL, carry, 0, 2);
+	for (k = 0; k < nargs; k++)
+		free(args[k]);
+	free(args);
+	free(carry);
 	free(gargv);
 	return ret;
 }
@@ -60,7 +80,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 	void *blob = NULL;
 	size_t blob_len = 0, nargs = 0, i;
 	char **args = NULL, *out = NULL, *err_text = NULL, *serial = NULL;
-	uint64_t k, failed = 0;
+	uint64_t k, failed = 0, same = 0;
 	double rt_s = 0;
 	struct json j;
 	int err, ret = EXIT_USAGE;
@@ -75,7 +95,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		goto out;
 	}
 	if (ro.vm) {
-		ret = replay_in_vm(&ro, argc, argv, camp.program);
+		ret = replay_in_vm(&ro, argc, argv, &camp);
 		goto out;
 	}
 	if (store_load_run_blobs(st, ro.run, &blob, &blob_len, &out, &err_text) || !blob ||
@@ -115,6 +135,9 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 	}
 	if (ro.run_timeout_s > 0)
 		o.run_timeout_s = ro.run_timeout_s;
+	/* The processes the run followed (campaigns before follow_forks
+	 * existed followed none). */
+	o.no_follow_forks = !camp.config_json || !strstr(camp.config_json, "\"follow_forks\":true");
 	c.steer = strategy_has(strat, STRAT_F_STEERS);
 	if (target_inspect(o.argv[0], &c.ti) || check_environment(&c) ||
 	    sync_runtime_for_exec(&c.ti, &c.rt) ||
@@ -177,8 +200,13 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		in.timeout_s = r.timeout_s;
 		in.grace_s = r.graced ? r.grace_used_s : 0;
 		oracle_classify(&in, &v);
+		/* Reproduced: the recorded kind of failure, not just any (an
+		 * exit 127 is no replay of an assertion). */
 		if (outcome_is_failure(v.outcome))
 			failed++;
+		if (outcome_is_failure(v.outcome) && sr.outcome &&
+		    !strcmp(outcome_name(v.outcome), sr.outcome))
+			same++;
 		if (ro.json) {
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "outcome", outcome_name(v.outcome));
@@ -201,13 +229,17 @@ out_json:
 	if (ro.json) {
 		json_arr_end(&j);
 		json_kv_uint(&j, "failed", failed);
+		json_kv_uint(&j, "reproduced", same);
 		json_kv_uint(&j, "replays", k);
 		json_obj_end(&j);
 		json_end(&j);
 	} else if (ret != EXIT_USAGE) {
 		printf("run %" PRId64 " (recorded: %s) failed again in %" PRIu64 " of %" PRIu64
-		       " replays\n",
-		       ro.run, sr.outcome, failed, k);
+		       " replays",
+		       ro.run, sr.outcome, same, k);
+		if (failed > same)
+			printf("; %" PRIu64 " failed otherwise (see above)", failed - same);
+		putchar('\n');
 	}
 out:
 	run_session_close(&c.sess);

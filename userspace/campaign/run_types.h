@@ -53,6 +53,7 @@ struct run_opts {
 	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */
 	enum cs_serial_mode serial;
 	bool keep_going;
+	bool no_follow_forks; /* --no-follow-forks: only the target's own process */
 	const char *out;
 	bool json;
 	const char *metric;

@@ -83,6 +83,8 @@ static void usage(FILE *f)
 		"      --check CMD       shell command after each run; non-zero means failure\n"
 		"                        (env: CONCSCHED_RUN, CONCSCHED_EXIT, CONCSCHED_OUT_FILE)\n"
 		"      --user USER       run PROG as USER (default: the sudo caller)\n"
+		"      --no-follow-forks probe and steer only PROG's own process (default:\n"
+		"                        also the processes it forks, and what they exec)\n"
 		"      --vm              run the whole campaign in the sched_ext VM (for kernels\n"
 		"                        without sched_ext; see concsched doctor)\n"
 		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
@@ -226,6 +228,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SEED,
 		O_SERIAL,
 		O_KEEP,
+		O_NO_FOLLOW,
 		O_JSON,
 		O_METRIC,
 		O_SAT,
@@ -248,6 +251,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "serial", required_argument, NULL, O_SERIAL },
 		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "no-follow-forks", no_argument, NULL, O_NO_FOLLOW },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "metric", required_argument, NULL, O_METRIC },
@@ -307,6 +311,9 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 				cs_err("--serial %s: use off, fifo or random", optarg);
 				return -EINVAL;
 			}
+			break;
+		case O_NO_FOLLOW:
+			o->no_follow_forks = true;
 			break;
 		case O_KEEP:
 			o->keep_going = true;

@@ -79,6 +79,7 @@ struct strat_thread {
 	char path[48];	   /* creation path: "0" main, "0.1" its first child... */
 	uint64_t id;	   /* fnv1a64(path): the decision log's abstract thread */
 	uint32_t ncreated; /* children created so far (their path suffix) */
+	uint32_t nforked;  /* processes forked so far (their path suffix) */
 	uint64_t points;   /* decision points reached (the log's event index) */
 	uint32_t cid;	   /* campaign-wide thread id under --access, else 0 */
 };
