@@ -106,10 +106,40 @@ static void test_compact(void)
 	tap_is_str(declog_action_name(DECLOG_DELAY_US), "delay", "action names");
 }
 
+/* The observed schedule rides in the same log: passes round-trip, and
+ * lookups and the decision count see decisions only. */
+static void test_passes(void)
+{
+	struct declog dl, back;
+	const struct declog_entry *e;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+
+	declog_init(&dl, 3, "{}");
+	declog_add(&dl, 7, 0, 0, DECLOG_DELAY_US, 50);
+	declog_add(&dl, 7, 0, 0, DECLOG_PASS, 0);
+	declog_add(&dl, 9, 0, 0, DECLOG_PASS, 0);
+	declog_add(&dl, 9, 0, 1, DECLOG_PASS, 0);
+	tap_is_int(declog_decisions(&dl), 1, "one decision among four entries");
+	tap_ok(declog_lookup(&dl, 7, 0, 0, &e) == 1 && e->action == DECLOG_DELAY_US,
+	       "lookup at a point with a decision and a pass: the decision only");
+	tap_is_int(declog_lookup(&dl, 9, 0, 1, &e), 0, "lookup at a point with a pass only: none");
+	tap_is_int(declog_encode(&dl, &buf, &len), 0, "encode with passes");
+	tap_ok(declog_decode(buf, len, &back) == 0 && back.n == 4 &&
+		       back.entries[3].action == DECLOG_PASS && back.entries[3].thread == 9 &&
+		       back.entries[3].event == 1,
+	       "decode: the passes in order");
+	tap_is_str(declog_action_name(DECLOG_PASS), "pass", "its name");
+	free(buf);
+	declog_free(&back);
+	declog_free(&dl);
+}
+
 int main(void)
 {
-	tap_plan(20);
+	tap_plan(26);
 	test_round_trip();
 	test_compact();
+	test_passes();
 	return tap_done();
 }

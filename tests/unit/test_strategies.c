@@ -695,7 +695,7 @@ static void test_replay_decisions(void)
 	declog_add(&rec, id1, 0, 1, DECLOG_DELAY_US, 1500);
 	declog_add(&rec, id1, 0, 2, DECLOG_PARK, 0);
 	declog_add(&rec, id1, 0, 3, DECLOG_YIELD, 2);
-	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec);
+	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, false);
 	tap_ok(strategy_has(s, STRAT_F_STEERS) && !strategy_has(s, STRAT_F_SERIAL),
 	       "replay of a noise run steers in parallel");
 	fl_begin(&fl, s, 9, 2);
@@ -729,7 +729,7 @@ static void test_replay_order(void)
 	declog_init(&rec, 4, NULL);
 	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 1);
 	declog_add(&rec, id0, 0, 1, DECLOG_RELEASE, 3);
-	s = strategy_replay_new(strategy_lookup("tsa"), CS_SERIAL_OFF, &rec);
+	s = strategy_replay_new(strategy_lookup("tsa"), CS_SERIAL_OFF, &rec, false);
 	fl_begin(&fl, s, 4, 2);
 	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	tap_is_int(d.v, STRAT_PROCEED, "order: an unlogged point proceeds");
@@ -749,7 +749,7 @@ static void test_replay_order(void)
 
 	/* A run recorded with --serial: every point waits. */
 	declog_init(&rec, 4, NULL);
-	s = strategy_replay_new(strategy_lookup("none"), CS_SERIAL_FIFO, &rec);
+	s = strategy_replay_new(strategy_lookup("none"), CS_SERIAL_FIFO, &rec, false);
 	tap_ok(strategy_has(s, STRAT_F_SERIAL) && strategy_has(s, STRAT_F_STEERS),
 	       "replay of a --serial run is serial");
 	fl_begin(&fl, s, 4, 2);
@@ -757,6 +757,68 @@ static void test_replay_order(void)
 	tap_is_int(d.v, STRAT_PARK, "serial replay: an unlogged point waits too");
 	fl_all_parked(&fl);
 	tap_is_int(fl.releases, 1, "serial replay: off the log, the recorded rule picks");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
+static void test_replay_enforced(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct declog rec;
+	struct strategy *s;
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
+	const struct declog_entry *e;
+
+	/* A parallel noise run: 0.1 was delayed at its point 0, so 0 went on
+	 * from its point 0 first; then 0.1 twice, then 0. */
+	declog_init(&rec, 5, NULL);
+	declog_add(&rec, id1, 0, 0, DECLOG_DELAY_US, 300);
+	declog_add(&rec, id0, 0, 0, DECLOG_PASS, 0);
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0);
+	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0);
+	declog_add(&rec, id0, 0, 1, DECLOG_PASS, 0);
+	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, false);
+	tap_ok(strategy_has(s, STRAT_F_SERIAL) && s->sched_serial == CS_SERIAL_FIFO &&
+		       strategy_replay_enforced(s) == 4,
+	       "a noise run with its schedule replays serially, in its 4 recorded passes");
+	fl_begin(&fl, s, 5, 2);
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "enforced: 0.1 waits at its point 0 (no delay: order only)");
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "enforced: 0 waits at its point 0");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id0 && e->event == 0, "enforced: 0 goes first, as it did");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id1 && e->event == 0, "enforced: then 0.1");
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id1 && e->event == 1,
+	       "enforced: 0.1 at its point 1 before 0 at its point 1, though 0 came first");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id0 && e->event == 1, "enforced: then 0");
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id0 && e->event == 2,
+	       "enforced: past the recorded schedule, the waiting thread goes");
+	fl_end(&fl);
+	strategy_free(s);
+
+	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, true);
+	tap_ok(!strategy_replay_enforced(s) && !strategy_has(s, STRAT_F_SERIAL),
+	       "--decisions: the same log replays in parallel");
+	fl_begin(&fl, s, 5, 2);
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_ok(d.v == STRAT_DELAY && d.us == 300, "--decisions: the logged delay, passes ignored");
+	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "--decisions: a pass is no decision");
 	fl_end(&fl);
 	strategy_free(s);
 	declog_free(&rec);
@@ -773,7 +835,7 @@ static void test_replay_paced(void)
 	declog_init(&rec, 2, NULL);
 	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 4);
 	declog_add(&rec, id0, 0, 0, DECLOG_RELEASE, 4);
-	s = strategy_replay_new(strategy_lookup("map"), CS_SERIAL_OFF, &rec);
+	s = strategy_replay_new(strategy_lookup("map"), CS_SERIAL_OFF, &rec, false);
 	tap_ok(strategy_has(s, STRAT_F_ACCESS_POINTS) && !strategy_has(s, STRAT_F_SYNC_POINTS),
 	       "replay of map steers access points");
 	fl_begin(&fl, s, 2, 2);
@@ -794,7 +856,7 @@ static void test_replay_paced(void)
 
 int main(void)
 {
-	tap_plan(89);
+	tap_plan(100);
 	test_registry();
 	test_noise();
 	test_random();
@@ -808,5 +870,6 @@ int main(void)
 	test_replay_decisions();
 	test_replay_order();
 	test_replay_paced();
+	test_replay_enforced();
 	return tap_done();
 }

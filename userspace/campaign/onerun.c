@@ -172,9 +172,23 @@ static void process_forked(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
+/* The observed schedule (issue 14): thread t goes on from its last point
+ * now. The passes, in log order, are what an enforced replay follows. */
+static void passed(struct onerun *r, struct strat_thread *t)
+{
+	if (t && t->points)
+		declog_add(&r->log, t->id, 0, t->points - 1, DECLOG_PASS, 0);
+}
+
+static void passed_tid(struct onerun *r, uint32_t tid)
+{
+	passed(r, run_thread_find(r, tid));
+}
+
 static void delay_add(struct onerun *r, uint32_t tid, uint64_t us)
 {
 	if (r->ndelays == RUN_MAX_DELAYS) {
+		passed_tid(r, tid);
 		policy_release(r->pol, tid);
 		return;
 	}
@@ -190,6 +204,7 @@ static void delays_due(struct onerun *r, bool all)
 
 	while (i < r->ndelays) {
 		if (all || r->delays[i].due_ns <= now) {
+			passed_tid(r, r->delays[i].tid);
 			policy_release(r->pol, r->delays[i].tid);
 			r->delays[i] = r->delays[--r->ndelays];
 			continue;
@@ -216,6 +231,7 @@ static int next_delay_ms(struct onerun *r)
 /* A thread goes on from its point: a kept access has executed. */
 static void go_on(struct onerun *r, struct strat_thread *t)
 {
+	passed(r, t);
 	access_pass(r, t);
 	policy_release(r->pol, t->tid);
 }
@@ -321,8 +337,10 @@ static void on_all_parked(struct policy *pol, const struct policy_note *n, void 
 
 	/* Every runnable thread is stopped: the halted ones have waited until
 	 * they were alone; let them go first. */
-	for (i = 0; i < r->nhalted; i++)
+	for (i = 0; i < r->nhalted; i++) {
+		passed_tid(r, r->halted[i]);
 		policy_release(pol, r->halted[i]);
+	}
 	r->nhalted = 0;
 	if (r->strat && r->strat->ops->all_parked)
 		r->strat->ops->all_parked(r->strat, &r->sr, n);

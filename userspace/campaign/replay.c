@@ -122,7 +122,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}", "serial");
 	if (serial && serial_mode_parse(serial, &o.serial))
 		o.serial = CS_SERIAL_OFF;
-	strat = strategy_replay_new(ops, o.serial, &dl);
+	strat = strategy_replay_new(ops, o.serial, &dl, ro.decisions_only);
 	o.strat = strat;
 	o.run_timeout_s = RUN_DEFAULT_TIMEOUT;
 	if (camp.config_json) {
@@ -161,7 +161,12 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_kv_str(&j, "campaign", ro.dir);
 		json_kv_int(&j, "run", ro.run);
 		json_kv_str(&j, "recorded_outcome", sr.outcome);
+		json_kv_str(&j, "order", strategy_replay_enforced(strat) ? "recorded" : "timing");
 		json_arr_begin(&j, "replays");
+	} else if (strategy_replay_enforced(strat)) {
+		printf("replaying run %" PRId64 " in its recorded order (%zu points, one thread at "
+		       "a time)\n",
+		       ro.run, strategy_replay_enforced(strat));
 	}
 	for (k = 0; k < ro.times && !run_stop; k++) {
 		struct onerun r = { 0 };
@@ -211,13 +216,14 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "outcome", outcome_name(v.outcome));
 			json_kv_str(&j, "summary", v.summary);
-			json_kv_uint(&j, "decisions_applied", r.log.n);
+			json_kv_uint(&j, "decisions_applied", declog_decisions(&r.log));
 			json_kv_dbl(&j, "duration_s", (r.t1 - r.t0) / 1e9);
 			json_obj_end(&j);
 		} else {
 			printf("replay %" PRIu64 "/%" PRIu64 ": %s: %s (%zu recorded decisions "
 			       "applied)\n",
-			       k + 1, ro.times, outcome_name(v.outcome), v.summary, r.log.n);
+			       k + 1, ro.times, outcome_name(v.outcome), v.summary,
+			       declog_decisions(&r.log));
 			fflush(stdout);
 		}
 		free(ro_out);

@@ -12,6 +12,7 @@ struct replay_opts {
 	uint64_t times;
 	double run_timeout_s;
 	bool json, vm;
+	bool decisions_only; /* --decisions: not the recorded order */
 };
 
 /* Replay run ro->run of campaign ro->dir ro->times times; argv: the

@@ -16,13 +16,18 @@ static void replay_usage(FILE *f)
 		"Usage: concsched replay DIR --run N [--times K] [--vm] [--run-timeout SEC]\n\n"
 		"Re-execute run N of campaign DIR with its recorded seed, strategy configuration\n"
 		"and decision log (decisions are keyed by abstract thread and per-thread point\n"
-		"index, so they apply at the same program points). Prints the outcome of each\n"
-		"replay; the campaign is not modified.\n\n"
+		"index, so they apply at the same program points). A run steered in parallel\n"
+		"(random and noise strategies) is replayed in the order its threads went on\n"
+		"from their points, one thread at a time: a failure that depends only on that\n"
+		"order happens again every time. Prints the outcome of each replay; the\n"
+		"campaign is not modified.\n\n"
 		"Options:\n"
 		"  -r, --run N           the run to replay (concsched report DIR lists them)\n"
 		"  -t, --times K         replay K times and count how often it fails (default 1)\n"
 		"      --run-timeout SEC per-replay timeout (default: the campaign's)\n"
 		"      --json            one JSON object with every replay's outcome\n"
+		"      --decisions       re-apply only the recorded decisions, in parallel (the\n"
+		"                        order left to timing), not the recorded order\n"
 		"      --vm              replay inside the sched_ext VM\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"
@@ -43,13 +48,14 @@ static int parse_seconds(const char *opt, const char *s, double *out)
 
 static int parse_replay_args(struct replay_opts *ro, int argc, char **argv)
 {
-	enum { O_RUN_TIMEOUT = 256, O_JSON, O_VM };
+	enum { O_RUN_TIMEOUT = 256, O_JSON, O_VM, O_DECISIONS };
 	static const struct option opts[] = {
 		{ "run", required_argument, NULL, 'r' },
 		{ "times", required_argument, NULL, 't' },
 		{ "run-timeout", required_argument, NULL, O_RUN_TIMEOUT },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "vm", no_argument, NULL, O_VM },
+		{ "decisions", no_argument, NULL, O_DECISIONS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -82,6 +88,9 @@ static int parse_replay_args(struct replay_opts *ro, int argc, char **argv)
 			break;
 		case O_VM:
 			ro->vm = true;
+			break;
+		case O_DECISIONS:
+			ro->decisions_only = true;
 			break;
 		case 'h':
 			replay_usage(stdout);

@@ -16,7 +16,7 @@ static const char declog_magic[4] = { 'C', 'S', 'D', 'L' };
 
 static const char *const action_names[DECLOG_ACTION_END] = {
 	[DECLOG_PARK] = "park",	  [DECLOG_RELEASE] = "release",	  [DECLOG_DELAY_US] = "delay",
-	[DECLOG_YIELD] = "yield", [DECLOG_PRIORITY] = "priority",
+	[DECLOG_YIELD] = "yield", [DECLOG_PRIORITY] = "priority", [DECLOG_PASS] = "pass",
 };
 
 const char *declog_action_name(enum declog_action a)
@@ -357,10 +357,16 @@ size_t declog_lookup(struct declog *dl, uint64_t thread, uint32_t instance, uint
 	if (!dl->n)
 		return 0;
 	if (!dl->sorted) {
+		size_t k;
+
 		dl->sorted = xcalloc(dl->n, sizeof(*dl->sorted));
-		memcpy(dl->sorted, dl->entries, dl->n * sizeof(*dl->sorted));
-		sort_stable(dl->sorted, dl->n);
+		dl->nsorted = 0;
+		for (k = 0; k < dl->n; k++)
+			if (dl->entries[k].action != DECLOG_PASS)
+				dl->sorted[dl->nsorted++] = dl->entries[k];
+		sort_stable(dl->sorted, dl->nsorted);
 	}
+	hi = dl->nsorted;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (entry_key_cmp(&dl->sorted[mid], &key) < 0)
@@ -368,9 +374,18 @@ size_t declog_lookup(struct declog *dl, uint64_t thread, uint32_t instance, uint
 		else
 			hi = mid;
 	}
-	while (lo + count < dl->n && !entry_key_cmp(&dl->sorted[lo + count], &key))
+	while (lo + count < dl->nsorted && !entry_key_cmp(&dl->sorted[lo + count], &key))
 		count++;
 	if (count)
 		*first = &dl->sorted[lo];
 	return count;
+}
+
+size_t declog_decisions(const struct declog *dl)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < dl->n; k++)
+		n += dl->entries[k].action != DECLOG_PASS;
+	return n;
 }

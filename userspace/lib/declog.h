@@ -31,6 +31,8 @@ enum declog_action {
 	DECLOG_DELAY_US, /* delay arg µs (sleep noise) */
 	DECLOG_YIELD,	 /* yield arg times */
 	DECLOG_PRIORITY, /* set priority to arg (PCT) */
+	DECLOG_PASS,	 /* observed: the thread went on from this point; the
+			  * passes, in log order, are the run's schedule */
 	DECLOG_ACTION_END
 };
 
@@ -47,10 +49,11 @@ struct declog {
 	char *config_json;	      /* the run's strategy configuration */
 	struct declog_entry *entries; /* in decision order */
 	size_t n, cap;
-	struct declog_entry *sorted; /* lookup copy, built by declog_lookup */
+	struct declog_entry *sorted; /* lookup copy (decisions only), built by declog_lookup */
+	size_t nsorted;
 };
 
-/* "park", "release", "delay", "yield", "priority". */
+/* "park", "release", "delay", "yield", "priority", "pass". */
 const char *declog_action_name(enum declog_action a);
 
 void declog_init(struct declog *dl, uint64_t seed, const char *config_json);
@@ -65,6 +68,9 @@ int declog_encode(const struct declog *dl, uint8_t **buf, size_t *len);
 /* Decode; -EBADMSG on a truncated or corrupt log, -EPROTONOSUPPORT on a
  * newer version. dl is initialised by the call; free with declog_free. */
 int declog_decode(const uint8_t *buf, size_t len, struct declog *dl);
+
+/* Entries that are decisions (not DECLOG_PASS). */
+size_t declog_decisions(const struct declog *dl);
 
 /* Decisions for (thread, instance) at `event`, in logged order: returns
  * how many and points *first at the first of them (valid until the next

@@ -12,18 +12,24 @@
 #include "strategies/replay.h"
 #include "strategies/serial.h"
 
-enum replay_mode { RP_DECISIONS, RP_SERIAL, RP_ORDER, RP_PACED };
+enum replay_mode { RP_DECISIONS, RP_SERIAL, RP_ORDER, RP_PACED, RP_ENFORCE };
 
 struct replay_strat {
 	enum replay_mode mode;
 	enum cs_serial_mode serial;
 	struct declog *log;
+	/* the log split: decisions (what the cursor modes walk) and passes
+	 * (the observed schedule, RP_ENFORCE) */
+	struct declog_entry *dec, *pass;
+	size_t ndec, npass;
 };
 
 struct replay_run {
 	struct serial_list l;
-	size_t cursor;	   /* next logged release */
-	uint32_t inflight; /* paced: tid released last, until it moves on */
+	size_t cursor;	     /* next logged release (enforced: next pass) */
+	size_t skipped;	     /* enforced: passes skipped (not waiting when due) */
+	size_t off_schedule; /* enforced: releases with no pass left to follow */
+	uint32_t inflight;   /* paced: tid released last, until it moves on */
 	uint64_t last_pick_ns;
 };
 
@@ -34,7 +40,13 @@ struct replay_run {
 
 static void replay_destroy(struct strategy *s)
 {
-	free(s->priv);
+	struct replay_strat *rs = s->priv;
+
+	if (rs) {
+		free(rs->dec);
+		free(rs->pass);
+	}
+	free(rs);
 	s->priv = NULL;
 }
 
@@ -54,6 +66,10 @@ static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat
 
 	if (!rr)
 		return;
+	if (rr->skipped || rr->off_schedule)
+		cs_debug("replay: %zu recorded passes skipped (not waiting when due), %zu "
+			 "releases past the recorded schedule",
+			 rr->skipped, rr->off_schedule);
 	serial_list_free(&rr->l);
 	free(rr);
 	r->priv = NULL;
@@ -68,8 +84,8 @@ static void paced_release(struct replay_run *rr, struct strat_run *r, size_t i)
 
 static void paced_advance(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r)
 {
-	while (rr->cursor < rs->log->n) {
-		const struct declog_entry *want = &rs->log->entries[rr->cursor];
+	while (rr->cursor < rs->ndec) {
+		const struct declog_entry *want = &rs->dec[rr->cursor];
 		size_t i;
 
 		if (rr->inflight && now_ns() - rr->last_pick_ns < PACED_CONFIRM_NS)
@@ -95,6 +111,7 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 	d->v = STRAT_PROCEED;
 	switch (rs->mode) {
 	case RP_SERIAL:
+	case RP_ENFORCE:
 		serial_list_add(&rr->l, ti, p->k);
 		d->v = STRAT_PARK;
 		return;
@@ -150,8 +167,8 @@ static void replay_pick(struct replay_strat *rs, struct replay_run *rr, struct s
 	r->drain(r);
 	if (!rr->l.n)
 		return;
-	if (rr->cursor < rs->log->n) {
-		const struct declog_entry *want = &rs->log->entries[rr->cursor];
+	if (rr->cursor < rs->ndec) {
+		const struct declog_entry *want = &rs->dec[rr->cursor];
 
 		pick = serial_list_find(&rr->l, r, want->thread, want->event);
 		if (pick != SIZE_MAX)
@@ -176,9 +193,8 @@ static void paced_all_parked(struct replay_strat *rs, struct replay_run *rr, str
 	paced_advance(rs, rr, r);
 	if (!rr->l.n || n->ts_ns <= rr->last_pick_ns)
 		return;
-	for (e = rr->cursor; e < rs->log->n; e++) {
-		i = serial_list_find(&rr->l, r, rs->log->entries[e].thread,
-				     rs->log->entries[e].event);
+	for (e = rr->cursor; e < rs->ndec; e++) {
+		i = serial_list_find(&rr->l, r, rs->dec[e].thread, rs->dec[e].event);
 		if (i != SIZE_MAX) {
 			rr->cursor = e + 1;
 			paced_release(rr, r, i);
@@ -189,12 +205,42 @@ static void paced_all_parked(struct replay_strat *rs, struct replay_run *rr, str
 	paced_release(rr, r, 0);
 }
 
+/* Enforced order: the thread whose pass is next goes. When it is not
+ * waiting (the run went another way: it is blocked, or gone), the first
+ * later pass of a waiting thread is where the schedule picks up; with
+ * none, the oldest waiting thread goes. */
+static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
+			 const struct policy_note *n)
+{
+	size_t e, i;
+
+	if (n->ts_ns <= rr->l.last_pick_ns)
+		return;
+	r->drain(r);
+	if (!rr->l.n)
+		return;
+	for (e = rr->cursor; e < rs->npass; e++) {
+		i = serial_list_find(&rr->l, r, rs->pass[e].thread, rs->pass[e].event);
+		if (i != SIZE_MAX) {
+			if (e > rr->cursor)
+				rr->skipped += e - rr->cursor;
+			rr->cursor = e + 1;
+			serial_list_release(&rr->l, r, i);
+			return;
+		}
+	}
+	rr->off_schedule++;
+	serial_list_release(&rr->l, r, serial_list_choose(&rr->l, r));
+}
+
 static void replay_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
 {
 	struct replay_strat *rs = s->priv;
 	struct replay_run *rr = r->priv;
 
-	if (rs->mode == RP_PACED)
+	if (rs->mode == RP_ENFORCE)
+		enforce_pick(rs, rr, r, n);
+	else if (rs->mode == RP_PACED)
 		paced_all_parked(rs, rr, r, n);
 	else if (rs->mode != RP_DECISIONS)
 		replay_pick(rs, rr, r, n);
@@ -242,8 +288,16 @@ static const struct strategy_ops replay_ops = {
 	.poll_ms = replay_poll_ms,
 };
 
+size_t strategy_replay_enforced(const struct strategy *s)
+{
+	const struct replay_strat *rs = s->priv;
+
+	return s->ops == &replay_ops && rs && rs->mode == RP_ENFORCE ? rs->npass : 0;
+}
+
 struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
-				     enum cs_serial_mode serial, struct declog *log)
+				     enum cs_serial_mode serial, struct declog *log,
+				     bool decisions_only)
 {
 	struct strategy *s = xcalloc(1, sizeof(*s));
 	struct replay_strat *rs = xcalloc(1, sizeof(*rs));
@@ -252,6 +306,14 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 
 	rs->serial = serial;
 	rs->log = log;
+	rs->dec = xcalloc(log->n + 1, sizeof(*rs->dec));
+	rs->pass = xcalloc(log->n + 1, sizeof(*rs->pass));
+	for (size_t k = 0; k < log->n; k++) {
+		if (log->entries[k].action == DECLOG_PASS)
+			rs->pass[rs->npass++] = log->entries[k];
+		else
+			rs->dec[rs->ndec++] = log->entries[k];
+	}
 	s->ops = &replay_ops;
 	s->spec = xstrdup(recorded->name);
 	s->priv = rs;
@@ -264,6 +326,18 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 		rs->mode = recorded->replay == STRAT_REPLAY_ORDER   ? RP_ORDER
 			   : recorded->replay == STRAT_REPLAY_PACED ? RP_PACED
 								    : RP_DECISIONS;
+	}
+	if (rs->mode != RP_SERIAL && rs->npass && !decisions_only) {
+		/* A parallel run with its observed schedule: follow it, one
+		 * thread at a time. */
+		rs->mode = RP_ENFORCE;
+		rs->serial = CS_SERIAL_FIFO;
+		serial = CS_SERIAL_FIFO;
+		s->flags |= STRAT_F_STEERS | STRAT_F_SERIAL;
+		/* The points the run stopped at: its recorded kinds. */
+		if (!strategy_has(s, STRAT_F_SYNC_POINTS) &&
+		    !strategy_has(s, STRAT_F_ACCESS_POINTS))
+			s->flags |= STRAT_F_SYNC_POINTS;
 	}
 	s->replay = recorded->replay;
 	s->sched_serial = serial;

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 900
+# Replay in the recorded order (issue 14 items 1, 2): every steered run logs
+# the order in which its threads went on from their points, and replay of a
+# run steered in parallel (random, tsa) follows that order one thread at a
+# time. On examples/bank (its bug is an order of lock calls): each failing
+# random run replays as the same assertion in >= 9 of 10 replays, a passing
+# one passes 10 of 10; tsa's failures >= 9 of 10; pct's and --serial's
+# (replayed serially as before) 10 of 10. --decisions is the old parallel
+# replay, for comparison.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+BANK=$B/examples/bank
+[ -x "$BANK" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 11
+T=$(mktemp -d /tmp/cs-replayorder-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# runs OUTCOME... of a campaign: "N:outcome"
+runs() {
+	"$CS" report "$1" --json | python3 -c '
+import json, sys
+print(" ".join("%d:%s" % (r["run"], r["outcome"]) for r in json.load(sys.stdin)["runs"]["list"]))'
+}
+# the k of "failed again in k of 10"
+again() { sed -n 's/.*failed again in \([0-9]*\) of 10 replays.*/\1/p' "$1" | tail -1; }
+
+"$CS" run --vm -s random -n 10 --keep-going --seed 5 -o "$T/rnd" -- "$BANK" >/dev/null 2>&1
+is "$?" 1 "random on bank: failures (exit 1)"
+all=$(runs "$T/rnd")
+fails=$(printf '%s\n' $all | grep ':assertion$' | head -3 | cut -d: -f1 | tr '\n' ' ')
+first=${fails%% *}
+pass=$(printf '%s\n' $all | grep ':pass$' | head -1 | cut -d: -f1)
+ok "$([ -n "$fails" ] && [ -n "$pass" ]; echo $?)" "failing runs ($(echo $fails)) and a passing one ($pass)"
+low=
+for r in $fails; do
+	"$CS" replay "$T/rnd" --run "$r" --vm --times 10 >"$T/r$r" 2>&1
+	k=$(again "$T/r$r")
+	diag "random run $r: replayed $k/10 (recorded order); $(grep -c 'recorded order' "$T/r$r") order line"
+	[ "${k:-0}" -ge 9 ] || low="$low $r:${k:-?}"
+done
+is "$low" "" "every failing random run replays in its recorded order >= 9 of 10"
+like "$(cat "$T/r$first")" "replaying run $first in its recorded order \\([0-9]+ points" \
+	"replay says it follows the recorded order"
+"$CS" replay "$T/rnd" --run "$pass" --vm --times 10 >"$T/p" 2>&1
+is "$?" 0 "the passing run replays ..."
+like "$(tail -1 "$T/p")" "failed again in 0 of 10 replays$" "... and passes 10 of 10"
+"$CS" replay "$T/rnd" --run "$first" --vm --times 10 --decisions >"$T/d" 2>&1
+diag "random run $first with --decisions (order left to timing): $(again "$T/d")/10"
+ok "$(! grep -q 'recorded order' "$T/d"; echo $?)" "--decisions: the old parallel replay"
+"$CS" replay "$T/rnd" --run "$first" --vm --json >"$T/j" 2>/dev/null
+like "$(cat "$T/j")" '"order": *"recorded"' "--json says which order"
+
+for s in tsa pct:2 serial; do
+	opt="-s $s"
+	[ $s = serial ] && opt="-s random --serial random"
+	"$CS" run --vm $opt -n 15 --keep-going --seed 5 -o "$T/$s" -- "$BANK" >/dev/null 2>&1
+	f=$(runs "$T/$s" | tr ' ' '\n' | grep ':assertion$' | head -2 | cut -d: -f1)
+	ks=
+	for r in $f; do
+		"$CS" replay "$T/$s" --run "$r" --vm --times 10 >"$T/$s$r" 2>&1
+		ks="$ks $(again "$T/$s$r")"
+	done
+	diag "$s: failing runs $(echo $f) replayed$ks of 10"
+	want=10
+	[ $s = tsa ] && want=9
+	ok "$([ -n "$f" ] && for k in $ks; do [ "$k" -ge $want ] || exit 1; done; echo $?)" \
+		"$s: its failures replay >= $want of 10 ($(echo $ks))"
+done
+done_testing
