@@ -115,6 +115,7 @@ static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const cha
 	t->tid = tid;
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+	declog_name_thread(&r->log, t->id, t->path);
 	if (r->acc)
 		access_hook_thread(r, t);
 	if (r->strat && r->strat->ops->thread_start)
@@ -177,7 +178,28 @@ static void process_forked(struct onerun *r, const struct cs_event *e)
 static void passed(struct onerun *r, struct strat_thread *t)
 {
 	if (t && t->points)
-		declog_add(&r->log, t->id, 0, t->points - 1, DECLOG_PASS, 0);
+		declog_add(&r->log, t->id, 0, t->points - 1, DECLOG_PASS, t->site);
+}
+
+/* The store site of an event's address, for the schedule (cached: a
+ * point's site is looked up once per run, not symbolized at each hit). */
+static int64_t point_site(struct onerun *r, const struct cs_event *e)
+{
+	uint64_t key = e->site ^ ((uint64_t)e->pid << 48) ^ ((uint64_t)e->gen << 40);
+	struct point_site *ps = &r->point_sites[fnv1a64(&key, sizeof(key), FNV1A64_INIT) %
+						ARRAY_SIZE(r->point_sites)];
+
+	if (!r->st)
+		return 0;
+	if (ps->key == key && ps->id > 0)
+		return ps->id;
+	ps->key = key;
+	ps->id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	if (ps->id <= 0) {
+		run_refresh_vmas(r);
+		ps->id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	}
+	return ps->id > 0 ? ps->id : 0;
 }
 
 static void passed_tid(struct onerun *r, uint32_t tid)
@@ -318,6 +340,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	}
 	p.t = t;
 	p.k = t->points++;
+	t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
 	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended))

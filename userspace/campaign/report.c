@@ -6,6 +6,7 @@
  * so the page can be attached to a CI artifact or a bug report).
  */
 #include "campaign/report.h"
+#include "campaign/schedule.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -746,31 +747,6 @@ void report_write_json(const struct report *r, FILE *f)
 	json_end(&j);
 }
 
-static void html_escape(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 /* Chart geometry (SVG user units). */
 #define CH_W 640
 #define CH_H 240
@@ -802,7 +778,7 @@ static void html_chart(const struct report *r, const struct report_metric *m, FI
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 		CH_W, CH_H, CH_W, CH_H);
-	html_escape(f, m->name);
+	cs_html_escape(f, m->name);
 	fprintf(f, " coverage over runs\">\n");
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
@@ -849,7 +825,7 @@ static void html_sites(const struct report_site *s, size_t n, FILE *f)
 	fprintf(f, "<ul class=\"sites\">");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "<li><code>");
-		html_escape(f, s[i].text);
+		cs_html_escape(f, s[i].text);
 		fprintf(f, "</code></li>");
 	}
 	fprintf(f, "</ul>\n");
@@ -860,7 +836,7 @@ static void html_metric(const struct report *r, const struct report_metric *m, F
 	char spec[48];
 
 	fprintf(f, "<section class=\"metric\"><h3>");
-	html_escape(f, m->name);
+	cs_html_escape(f, m->name);
 	fprintf(f, "%s</h3>\n<p>%lld tasks", m->stop ? " (stopping metric)" : "",
 		(long long)m->covered);
 	if (m->estimated)
@@ -880,8 +856,12 @@ static void html_metric(const struct report *r, const struct report_metric *m, F
 	fprintf(f, "</section>\n");
 }
 
+/* Failures whose schedule the HTML page draws. */
+#define HTML_SCHEDULES 5
+
 static void html_failures(const struct report *r, FILE *f)
 {
+	struct sched_view v;
 	char cmd[1200];
 	size_t i;
 
@@ -890,20 +870,31 @@ static void html_failures(const struct report *r, FILE *f)
 		const struct report_failure *x = &r->failures[i];
 
 		fprintf(f, "<div class=\"failure\"><h3>run %lld: ", (long long)x->run);
-		html_escape(f, x->kind);
+		cs_html_escape(f, x->kind);
 		fprintf(f, "</h3>\n<p>");
-		html_escape(f, x->summary);
+		cs_html_escape(f, x->summary);
 		fprintf(f, "</p>\n");
 		if (x->detail && *x->detail) {
 			fprintf(f, "<pre>");
-			html_escape(f, x->detail);
+			cs_html_escape(f, x->detail);
 			fprintf(f, "</pre>\n");
 		}
 		if (x->nsites)
 			html_sites(x->sites, x->nsites, f);
 		fprintf(f, "<p>Replay: <code class=\"replay\">");
-		html_escape(f, replay_cmd(r, x->run, cmd, sizeof(cmd)));
-		fprintf(f, "</code></p></div>\n");
+		cs_html_escape(f, replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		fprintf(f, "</code></p>\n");
+		/* The schedule of the first failures, as a swimlane. */
+		if (i < HTML_SCHEDULES && !schedule_load(r->store, x->run, &v)) {
+			fprintf(f,
+				"<details open><summary>Schedule: %zu points, %zu threads, %zu "
+				"preemptions</summary>\n<div class=\"schedule\">",
+				v.nsteps, v.nthreads, v.npreemptions);
+			schedule_write_svg(&v, f);
+			fprintf(f, "</div></details>\n");
+			schedule_free(&v);
+		}
+		fprintf(f, "</div>\n");
 	}
 }
 
@@ -916,18 +907,18 @@ static void html_warnings(const struct report *r, FILE *f)
 		const struct report_warning *w = &r->warnings[i];
 
 		fprintf(f, "<div class=\"warning\"><p>");
-		html_escape(f, w->kind);
+		cs_html_escape(f, w->kind);
 		fprintf(f, " on <code>");
-		html_escape(f, w->variable);
+		cs_html_escape(f, w->variable);
 		fprintf(f, "</code> in %zu run%s (first run %lld)", w->runs,
 			w->runs == 1 ? "" : "s", (long long)w->first_run);
 		if (w->threads) {
 			fprintf(f, "; threads ");
-			html_escape(f, w->threads);
+			cs_html_escape(f, w->threads);
 		}
 		if (w->locks) {
 			fprintf(f, "; locks ");
-			html_escape(f, w->locks);
+			cs_html_escape(f, w->locks);
 		}
 		fprintf(f, "</p>\n");
 		html_sites(w->sites, w->nsites, f);
@@ -944,7 +935,7 @@ void report_write_html(const struct report *r, FILE *f)
 	format_time(r->c.created_ns, when, sizeof(when));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>"
 		   "concsched report: ");
-	html_escape(f, r->c.program);
+	cs_html_escape(f, r->c.program);
 	fprintf(f, "</title>\n<style>\n"
 		   "body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}\n"
 		   "code,pre{font-family:monospace;background:#f4f4f4}\n"
@@ -955,11 +946,11 @@ void report_write_html(const struct report *r, FILE *f)
 		   "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}\n"
 		   "</style></head><body>\n<h1>concsched campaign report</h1>\n<table>\n");
 	fprintf(f, "<tr><th>program</th><td><code>");
-	html_escape(f, r->c.program);
+	cs_html_escape(f, r->c.program);
 	fprintf(f, " ");
-	html_escape(f, r->c.args_json);
+	cs_html_escape(f, r->c.args_json);
 	fprintf(f, "</code></td></tr>\n<tr><th>campaign</th><td><code>");
-	html_escape(f, r->dir);
+	cs_html_escape(f, r->dir);
 	fprintf(f, "</code></td></tr>\n");
 	if (r->ninputs) {
 		fprintf(f, "<tr><th>strategy</th><td>merged from %zu campaign%s</td></tr>\n",
@@ -968,30 +959,30 @@ void report_write_html(const struct report *r, FILE *f)
 			const struct store_input *in = &r->inputs[i];
 
 			fprintf(f, "<tr><th>input</th><td><code>");
-			html_escape(f, in->dir);
+			cs_html_escape(f, in->dir);
 			fprintf(f, "</code>: ");
-			html_escape(f, in->strategy);
+			cs_html_escape(f, in->strategy);
 			fprintf(f, ", seed %llu, %lld runs; host ", (unsigned long long)in->seed,
 				(long long)in->runs);
-			html_escape(f, in->host);
+			cs_html_escape(f, in->host);
 			fprintf(f, ", %s, kernel ", where_text(in->where));
-			html_escape(f, in->kernel);
+			cs_html_escape(f, in->kernel);
 			fprintf(f, "</td></tr>\n");
 		}
 		fprintf(f, "<tr><th>merged</th><td>on host ");
-		html_escape(f, r->c.host);
+		cs_html_escape(f, r->c.host);
 	} else {
 		fprintf(f, "<tr><th>strategy</th><td>");
-		html_escape(f, r->c.strategy);
+		cs_html_escape(f, r->c.strategy);
 		fprintf(f, ", seed %llu</td></tr>\n<tr><th>host</th><td>",
 			(unsigned long long)r->c.seed);
-		html_escape(f, r->c.host);
+		cs_html_escape(f, r->c.host);
 		fprintf(f, "</td></tr>\n<tr><th>where</th><td>%s, kernel ", where_text(r->c.where));
-		html_escape(f, r->c.kernel);
+		cs_html_escape(f, r->c.kernel);
 		fprintf(f, "</td></tr>\n<tr><th>created</th><td>");
 	}
 	fprintf(f, "%s%s, concsched ", r->ninputs ? ", " : "", when);
-	html_escape(f, r->c.version);
+	cs_html_escape(f, r->c.version);
 	fprintf(f, "</td></tr>\n<tr><th>runs</th><td>%zu", r->nruns);
 	for (o = 0; o <= OUTCOME_COUNT; o++)
 		if (r->outcomes[o])

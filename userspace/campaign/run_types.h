@@ -115,7 +115,13 @@ struct onerun {
 	/* steering: the strategy and what it sees of the run */
 	struct strategy *strat;
 	struct strat_run sr; /* seed, policy, log, thread table, services */
-	struct declog log;   /* decisions made */
+	struct declog log;   /* decisions made, and the observed schedule */
+	/* the store site id of each thread's last point (the schedule's
+	 * passes carry it), and a cache of event address -> site id */
+	struct point_site {
+		uint64_t key;
+		int64_t id;
+	} point_sites[256];
 	struct delay delays[RUN_MAX_DELAYS];
 	size_t ndelays;
 	uint32_t halted[64];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "campaign/report.h"
+#include "campaign/schedule.h"
 #include "campaign/store.h"
 #include "cli/commands.h"
 #include "lib/util.h"
@@ -15,7 +16,8 @@
 static void report_usage(FILE *f)
 {
 	fprintf(f, "Usage: concsched report DIR [--json] [--html FILE] [--saturation W,T]\n"
-		   "       concsched report DIR --tasks METRIC [--json]\n\n"
+		   "       concsched report DIR --tasks METRIC [--json]\n"
+		   "       concsched report DIR --schedule N [--json]\n\n"
 		   "Summarise a campaign directory written by `concsched run` (also one whose\n"
 		   "run was interrupted or killed: every committed run is reported): program,\n"
 		   "runs and outcomes, coverage per metric with saturation, failures with\n"
@@ -27,6 +29,9 @@ static void report_usage(FILE *f)
 		   "  --saturation W,T   judge saturation over the last W runs (or Ws seconds)\n"
 		   "                     with slope threshold T (default: the campaign's, else "
 		   "50,0.1)\n"
+		   "  --schedule N       show run N's schedule instead: one column per thread,\n"
+		   "                     the points in the order the threads passed them\n"
+		   "                     (function file:line), preemptions marked, the end\n"
 		   "  --tasks METRIC     list the covered tasks of one metric instead: first\n"
 		   "                     run, hits, and the task with its sites resolved\n"
 		   "  -h, --help         this text\n\n"
@@ -34,7 +39,8 @@ static void report_usage(FILE *f)
 		   "  concsched report camp\n"
 		   "  concsched report camp --json | jq '.metrics[] | {name, covered}'\n"
 		   "  concsched report camp --html camp.html\n"
-		   "  concsched report camp --tasks map\n\n"
+		   "  concsched report camp --tasks map\n"
+		   "  concsched report camp --schedule 4\n\n"
 		   "Exit status: 0 no failure recorded, 1 the campaign has failures,\n"
 		   "2 not a campaign directory, unwritable output or usage error.\n");
 }
@@ -66,6 +72,36 @@ static int write_html_file(const struct report *r, const char *path)
 	return 0;
 }
 
+/* report DIR --schedule N */
+static int write_schedule(struct store *s, const char *dir, int64_t run, bool json)
+{
+	struct sched_view v;
+	struct json j;
+	int err = schedule_load(s, run, &v);
+
+	if (err == -ENOENT) {
+		cs_err("%s has no run %lld (concsched report %s lists its runs)", dir,
+		       (long long)run, dir);
+		return EXIT_USAGE;
+	}
+	if (err) {
+		cs_err("run %lld of %s has no schedule (only steered runs record one, since "
+		       "this version)",
+		       (long long)run, dir);
+		schedule_free(&v);
+		return EXIT_USAGE;
+	}
+	if (json) {
+		json_init(&j, stdout, true);
+		schedule_write_json(&v, &j, NULL);
+		json_end(&j);
+	} else {
+		schedule_write_text(&v, stdout);
+	}
+	schedule_free(&v);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -73,6 +109,7 @@ int cmd_report(int argc, char **argv)
 		{ "html", required_argument, NULL, 'H' },
 		{ "saturation", required_argument, NULL, 'S' },
 		{ "tasks", required_argument, NULL, 'T' },
+		{ "schedule", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -82,6 +119,7 @@ int cmd_report(int argc, char **argv)
 	struct report *r = NULL;
 	struct store *s = NULL;
 	bool json = false;
+	uint64_t sched_run = 0;
 	int c, ret = EXIT_USAGE;
 
 	optind = 1;
@@ -95,6 +133,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'T':
 			tasks = optarg;
+			break;
+		case 'C':
+			if (parse_u64(optarg, &sched_run) || !sched_run) {
+				cs_err("--schedule %s: a run number (1, 2, ...)", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'S':
 			if (sat_parse(optarg, &sat)) {
@@ -122,12 +166,21 @@ int cmd_report(int argc, char **argv)
 	}
 	ro.dir = argv[optind];
 	ro.replay_vm = access("/sys/kernel/sched_ext", F_OK) != 0;
-	if (tasks && html) {
-		cs_err("--tasks lists tasks; it does not combine with --html");
+	if ((tasks || sched_run) && html) {
+		cs_err("--tasks and --schedule print to the terminal; they do not combine with "
+		       "--html");
+		return EXIT_USAGE;
+	}
+	if (tasks && sched_run) {
+		cs_err("--tasks or --schedule: one at a time");
 		return EXIT_USAGE;
 	}
 	if (open_for_report(ro.dir, &s))
 		return EXIT_USAGE;
+	if (sched_run) {
+		ret = write_schedule(s, ro.dir, (int64_t)sched_run, json);
+		goto cleanup;
+	}
 	if (tasks) {
 		if (report_write_tasks(s, tasks, json, stdout)) {
 			ret = EXIT_USAGE;

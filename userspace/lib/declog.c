@@ -33,6 +33,11 @@ void declog_init(struct declog *dl, uint64_t seed, const char *config_json)
 
 void declog_free(struct declog *dl)
 {
+	size_t i;
+
+	for (i = 0; i < dl->nnames; i++)
+		free(dl->names[i].path);
+	free(dl->names);
 	free(dl->config_json);
 	free(dl->entries);
 	free(dl->sorted);
@@ -186,6 +191,14 @@ int declog_encode(const struct declog *dl, uint8_t **buf, size_t *len)
 	}
 	out_varint(&hdr, dl->n);
 	out_bytes(&hdr, body.p ? body.p : (uint8_t *)"", body.len);
+	out_varint(&hdr, dl->nnames);
+	for (i = 0; i < dl->nnames; i++) {
+		size_t pl = strlen(dl->names[i].path);
+
+		out_u64le(&hdr, dl->names[i].id);
+		out_varint(&hdr, pl);
+		out_bytes(&hdr, dl->names[i].path, pl);
+	}
 	free(tab);
 	free(body.p);
 	*buf = hdr.p;
@@ -264,7 +277,31 @@ static int decode_entries(struct inbuf *in, struct thread_slot *tab, size_t ntab
 					   (enum declog_action)action, unzigzag(arg) };
 		push_entry(dl, &e);
 	}
-	return in->p == in->end ? 0 : -EBADMSG;
+	return 0;
+}
+
+static int decode_names(struct inbuf *in, struct declog *dl)
+{
+	uint64_t n, len, id;
+	uint8_t b[8];
+	size_t i;
+	int k;
+
+	if (in_varint(in, &n) || n > (uint64_t)(in->end - in->p) / 9)
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		char *path;
+
+		if (in_bytes(in, b, 8) || in_varint(in, &len) || len > (uint64_t)(in->end - in->p))
+			return -EBADMSG;
+		for (id = 0, k = 7; k >= 0; k--)
+			id = id << 8 | b[k];
+		path = xcalloc(1, len + 1);
+		in_bytes(in, path, len);
+		declog_name_thread(dl, id, path);
+		free(path);
+	}
+	return 0;
 }
 
 int declog_decode(const uint8_t *buf, size_t len, struct declog *dl)
@@ -295,6 +332,10 @@ int declog_decode(const uint8_t *buf, size_t len, struct declog *dl)
 	if (decode_threads(&in, &tab, &ntab))
 		goto cleanup;
 	err = decode_entries(&in, tab, ntab, dl);
+	if (!err && version >= 2)
+		err = decode_names(&in, dl);
+	if (!err && in.p != in.end)
+		err = -EBADMSG;
 cleanup:
 	free(tab);
 	if (err)
@@ -388,4 +429,24 @@ size_t declog_decisions(const struct declog *dl)
 	for (k = 0; k < dl->n; k++)
 		n += dl->entries[k].action != DECLOG_PASS;
 	return n;
+}
+
+void declog_name_thread(struct declog *dl, uint64_t id, const char *path)
+{
+	if (!path || declog_thread_path(dl, id))
+		return;
+	dl->names = xrealloc(dl->names, (dl->nnames + 1) * sizeof(*dl->names));
+	dl->names[dl->nnames].id = id;
+	dl->names[dl->nnames].path = xstrdup(path);
+	dl->nnames++;
+}
+
+const char *declog_thread_path(const struct declog *dl, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < dl->nnames; i++)
+		if (dl->names[i].id == id)
+			return dl->names[i].path;
+	return NULL;
 }

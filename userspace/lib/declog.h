@@ -15,6 +15,8 @@
  *   varint nthreads, nthreads x (u64 abstract id, varint instance)
  *   varint nentries, nentries x (varint thread index, varint event delta
  *       from that thread's previous entry, u8 action, zigzag varint arg)
+ *   version 2: varint nnames, nnames x (u64 abstract id, varint len + the
+ *       thread's creation path), for people reading a schedule
  * Typical size: 3-5 bytes per decision.
  */
 #ifndef CONCSCHED_DECLOG_H
@@ -23,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECLOG_VERSION 1
+#define DECLOG_VERSION 2
 
 enum declog_action {
 	DECLOG_PARK = 1, /* park the thread before this event; arg unused */
@@ -51,6 +53,11 @@ struct declog {
 	size_t n, cap;
 	struct declog_entry *sorted; /* lookup copy (decisions only), built by declog_lookup */
 	size_t nsorted;
+	struct declog_name {
+		uint64_t id;
+		char *path;
+	} * names; /* creation paths of the log's threads, in naming order */
+	size_t nnames;
 };
 
 /* "park", "release", "delay", "yield", "priority", "pass". */
@@ -68,6 +75,12 @@ int declog_encode(const struct declog *dl, uint8_t **buf, size_t *len);
 /* Decode; -EBADMSG on a truncated or corrupt log, -EPROTONOSUPPORT on a
  * newer version. dl is initialised by the call; free with declog_free. */
 int declog_decode(const uint8_t *buf, size_t len, struct declog *dl);
+
+/* Name abstract thread id by its creation path (once; later names of the
+ * same id are ignored). */
+void declog_name_thread(struct declog *dl, uint64_t id, const char *path);
+/* The path of id, or NULL. */
+const char *declog_thread_path(const struct declog *dl, uint64_t id);
 
 /* Entries that are decisions (not DECLOG_PASS). */
 size_t declog_decisions(const struct declog *dl);

@@ -69,6 +69,8 @@ int cs_copy_tree(const char *from, const char *to);
 int cs_move_tree(const char *from, const char *to);
 /* Read a whole small file into a malloc'd NUL-terminated buffer. */
 char *read_file(const char *path, size_t *len);
+/* s with <, >, &, " and ' escaped for HTML/SVG text and attributes. */
+void cs_html_escape(FILE *f, const char *s);
 /* Write all n bytes (retrying short writes and EINTR); 0 or -errno. */
 int write_all(int fd, const void *p, size_t n);
 /* First line of a small file, trailing newline removed; NULL on error. */

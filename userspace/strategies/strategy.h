@@ -82,6 +82,7 @@ struct strat_thread {
 	uint32_t nforked;  /* processes forked so far (their path suffix) */
 	uint64_t points;   /* decision points reached (the log's event index) */
 	uint32_t cid;	   /* campaign-wide thread id under --access, else 0 */
+	int64_t site;	   /* the store site of its last point (0: unknown) */
 };
 
 /* A thread parked at a decision point. */

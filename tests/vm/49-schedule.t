@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 600
+# Showing a failing schedule (issue 14 item 4): a steered run records its
+# schedule; `report DIR --schedule N` prints it as one column per thread
+# (bank: its two tellers, the check of both before either debit), --json
+# carries the same, and the HTML report draws it as an SVG swimlane that a
+# real browser renders: headless Chromium's screenshot is not blank and
+# shows one lane colour per thread of the schedule.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+BANK=$B/examples/bank
+[ -x "$BANK" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+command -v chromium >/dev/null || skip_all "chromium missing (run: sudo make deps)"
+plan 12
+T=$(mktemp -d /tmp/cs-schedule-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+"$CS" run --vm -s random -n 8 --keep-going --seed 5 -o "$T/c" -- "$BANK" >/dev/null 2>&1
+is "$?" 1 "random on bank: failures"
+run=$("$CS" report "$T/c" --json | python3 -c '
+import json, sys; print(json.load(sys.stdin)["failures"][0]["run"])')
+"$CS" report "$T/c" --schedule "$run" >"$T/text" 2>&1
+is "$?" 0 "report --schedule $run"
+like "$(head -1 "$T/text")" "^run $run \\(assertion\\): 4 points, 2 threads, [0-9]+ switches, [0-9]+ preemptions" \
+	"its header: the 4 lock calls of the two tellers"
+like "$(sed -n 2p "$T/text")" "^ +step +0\\.[12] +0\\.[12] *$" "a column per thread"
+# The failing order: both tellers check (line 26) before either debits (34).
+is "$(sed -n '3,6p' "$T/text" | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
+	"bank.c:26 bank.c:26 bank.c:34 bank.c:34 " "both checks before both debits"
+like "$(grep '^ *end' "$T/text")" "end +assertion: assertion .balance >= 0" "the failure last"
+"$CS" report "$T/c" --schedule "$run" --json >"$T/json"
+is "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(len(d["threads"]), len(d["steps"]), d["steps"][0]["function"], d["steps"][3]["line"],
+      sum(s["preemption"] for s in d["steps"]) == d["preemptions"])' "$T/json")" "2 4 teller 34 True" \
+	"--json: the same threads, steps, sites and preemptions"
+"$CS" report "$T/c" --schedule 99 >/dev/null 2>"$T/err"
+is "$?" 2 "--schedule of a run that does not exist: exit 2"
+like "$(cat "$T/err")" "has no run 99" "... with one line saying so"
+
+"$CS" report "$T/c" --html "$T/r.html" >/dev/null 2>&1
+like "$(grep -c '<svg class="swimlane" data-threads="2"' "$T/r.html")" "^[1-5]$" \
+	"the HTML report has a 2-lane swimlane per failing run"
+chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
+	--screenshot="$T/r.png" "file://$T/r.html" >/dev/null 2>&1
+# Count the pixels of each lane colour (schedule.c's palette) in the PNG.
+lanes=$(python3 - "$T/r.png" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        assert depth == 8 and ctype in (2, 6) and not interlace
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+prev, rows, i = bytearray(stride), [], 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line))
+    prev = line
+palette = ["1f77b4", "ff7f0e", "2ca02c", "d62728", "9467bd", "8c564b", "e377c2", "17becf"]
+count = {c: 0 for c in palette}
+nonwhite = 0
+for row in rows:
+    for x in range(0, stride, bpp):
+        px = row[x:x + 3].hex()
+        if px in count:
+            count[px] += 1
+        if px != "ffffff":
+            nonwhite += 1
+print(nonwhite, sum(1 for c in palette if count[c] > 200))
+EOF
+)
+ok "$([ "${lanes%% *}" -gt 10000 ] 2>/dev/null; echo $?)" "the screenshot is not blank (${lanes%% *} non-white pixels)"
+is "${lanes##* }" 2 "the rendered page shows 2 lane colours: one per thread"
+done_testing
