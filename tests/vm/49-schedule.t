@@ -6,14 +6,17 @@
 # (bank: its two tellers, the check of both before either debit), --json
 # carries the same, and the HTML report draws it as an SVG swimlane that a
 # real browser renders: headless Chromium's screenshot is not blank and
-# shows one lane colour per thread of the schedule.
+# shows one lane colour per thread of the schedule. Then minimize (item 3):
+# the failing run shrinks to bank's one necessary preemption, is stored as
+# a new run whose schedule report shows and which replays 10 of 10; a
+# passing run has nothing to minimize.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 command -v chromium >/dev/null || skip_all "chromium missing (run: sudo make deps)"
-plan 12
+plan 20
 T=$(mktemp -d /tmp/cs-schedule-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -94,4 +97,27 @@ EOF
 )
 ok "$([ "${lanes%% *}" -gt 10000 ] 2>/dev/null; echo $?)" "the screenshot is not blank (${lanes%% *} non-white pixels)"
 is "${lanes##* }" 2 "the rendered page shows 2 lane colours: one per thread"
+
+# --- minimize --------------------------------------------------------------
+nruns=$("$CS" report "$T/c" --json | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["runs"]["list"]))')
+before=$(sed -n 's/.* \([0-9]*\) preemptions$/\1/p' "$T/text" | head -1)
+"$CS" minimize "$T/c" --run "$run" --vm >"$T/min" 2>"$T/min.err"
+is "$?" 0 "minimize --run $run --vm"
+new=$((nruns + 1))
+like "$(cat "$T/min")" "^run $run: ($before preemptions -> 1|1 preemptions, none can be undone).* run $new" \
+	"it reports the preemptions left (1: the tellers' checks must interleave) and the new run $new"
+"$CS" report "$T/c" --schedule "$new" >"$T/mtext" 2>&1
+like "$(head -1 "$T/mtext")" "^run $new \(assertion\): 4 points, 2 threads, [0-9]+ switches, 1 preemptions" \
+	"report --schedule $new: the minimal schedule, 1 preemption"
+is "$(sed -n '3,6p' "$T/mtext" | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
+	"bank.c:26 bank.c:26 bank.c:34 bank.c:34 " "still both checks before both debits"
+"$CS" replay "$T/c" --run "$new" --vm --times 10 >"$T/mrep" 2>&1
+like "$(tail -1 "$T/mrep")" "failed again in 10 of 10 replays" "the minimal schedule replays 10 of 10"
+like "$(cat "$T/min")" "replay it: .*replay $T/c --run $new --vm" "it prints the replay command"
+pass=$("$CS" report "$T/c" --json | python3 -c '
+import json, sys
+print(next((r["run"] for r in json.load(sys.stdin)["runs"]["list"] if r["outcome"] == "pass"), 0))')
+"$CS" minimize "$T/c" --run "$pass" --vm >/dev/null 2>"$T/perr"
+is "$?" 2 "minimize of a passing run: exit 2"
+like "$(cat "$T/perr")" "passed: only a failing run has a schedule to minimize" "... with one line saying why"
 done_testing

@@ -65,93 +65,184 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 	return ret;
 }
 
+void replayer_close(struct replayer *p)
+{
+	size_t i;
+
+	run_session_close(&p->c.sess);
+	access_campaign_end(&p->c);
+	for (i = 0; i < p->nargs; i++)
+		free(p->args[i]);
+	free(p->args);
+	free(p->o.argv);
+	free(p->serial);
+	declog_free(&p->dl);
+	store_run_clear(&p->sr);
+	store_campaign_free(&p->camp);
+	store_close(p->st);
+	memset(p, 0, sizeof(*p));
+}
+
+int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable)
+{
+	void *blob = NULL;
+	size_t blob_len = 0, i;
+	char *out = NULL, *err_text = NULL, q[PATH_MAX];
+	double rt_s = 0;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	p->c.o = &p->o;
+	p->dir = ro->dir;
+	p->run = ro->run;
+	if (store_open(ro->dir, !writable, &p->st))
+		return -ENOENT;
+	if (store_get_campaign(p->st, &p->camp) || store_load_run(p->st, ro->run, &p->sr)) {
+		cs_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro->dir, ro->run,
+		       cs_self_command(false), cs_shell_quote(ro->dir, q, sizeof(q)));
+		return -ENOENT;
+	}
+	p->ops = strategy_lookup(p->camp.strategy);
+	if (!p->ops) {
+		cs_err("campaign %s: unknown strategy %s", ro->dir, p->camp.strategy);
+		return -EINVAL;
+	}
+	if (json_parse_string_array(p->camp.args_json ? p->camp.args_json : "[]", &p->args,
+				    &p->nargs)) {
+		cs_err("campaign %s: unreadable program arguments", ro->dir);
+		return -EBADMSG;
+	}
+	if (ro->vm)
+		return 0;
+	err = store_load_run_blobs(p->st, ro->run, &blob, &blob_len, &out, &err_text);
+	if (err || !blob || declog_decode(blob, blob_len, &p->dl)) {
+		cs_err("run %" PRId64 " of %s has no readable decision log", ro->run, ro->dir);
+		err = -EBADMSG;
+	}
+	free(blob);
+	free(out);
+	free(err_text);
+	if (err)
+		return err;
+	p->o.argv = xcalloc(p->nargs + 2, sizeof(*p->o.argv));
+	p->o.argv[0] = p->camp.program;
+	for (i = 0; i < p->nargs; i++)
+		p->o.argv[i + 1] = p->args[i];
+	p->o.argc = (int)p->nargs + 1;
+	p->o.strategy = p->camp.strategy;
+	p->serial = json_get_string(p->sr.strategy_config_json ? p->sr.strategy_config_json : "{}",
+				    "serial");
+	if (p->serial && serial_mode_parse(p->serial, &p->o.serial))
+		p->o.serial = CS_SERIAL_OFF;
+	p->o.run_timeout_s = RUN_DEFAULT_TIMEOUT;
+	if (p->camp.config_json) {
+		char *cfg = p->camp.config_json, *at = strstr(cfg, "\"run_timeout_s\":");
+
+		if (at)
+			rt_s = strtod(at + 16, NULL);
+		if (rt_s > 0)
+			p->o.run_timeout_s = rt_s;
+	}
+	if (ro->run_timeout_s > 0)
+		p->o.run_timeout_s = ro->run_timeout_s;
+	/* The processes the run followed (campaigns before follow_forks
+	 * existed followed none). */
+	p->o.no_follow_forks =
+		!p->camp.config_json || !strstr(p->camp.config_json, "\"follow_forks\":true");
+	if (target_inspect(p->o.argv[0], &p->c.ti) || check_environment(&p->c) ||
+	    sync_runtime_for_exec(&p->c.ti, &p->c.rt) ||
+	    launch_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
+		return -EINVAL;
+	if (p->camp.binary_hash && strcmp(p->camp.binary_hash, p->c.ti.hash))
+		cs_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "
+			"differ",
+			p->c.ti.path, p->c.ti.hash, p->camp.binary_hash);
+	p->o.argv[0] = p->c.ti.path;
+	/* The access sites the run probed (--access, map). */
+	if (access_replay_setup(&p->c, p->sr.strategy_config_json))
+		return -EINVAL;
+	libbpf_set_print(NULL);
+	return 0;
+}
+
+int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
+		  struct declog *log, double *secs)
+{
+	struct oracle_input in = { 0 };
+	struct onerun r = { 0 };
+	char *ro_out, *ro_err;
+	size_t ol, el;
+	int err;
+
+	p->o.strat = strat;
+	p->c.steer = strategy_has(strat, STRAT_F_STEERS);
+	onerun_init(&r, &p->c, strat, p->dl.seed, p->c.steer);
+	if (strat->ops->run_begin)
+		strat->ops->run_begin(strat, &r.sr);
+	if (p->c.acc) {
+		r.access_on = true;
+		r.access_mask = access_replay_mask(&p->c);
+	}
+	declog_init(&r.log, p->dl.seed, p->dl.config_json);
+	err = onerun_do(&r, p->c.uid, p->c.gid, p->c.drop);
+	if (strat->ops->run_end) {
+		struct strat_outcome so = { .ran = !err, .timed_out = r.timed_out };
+
+		strat->ops->run_end(strat, &r.sr, &p->c.sc, &so);
+	}
+	if (err) {
+		onerun_cleanup(&r);
+		return err;
+	}
+	ro_out = read_capture(r.out_fd, &ol);
+	ro_err = read_capture(r.err_fd, &el);
+	in.wait_status = r.l.status;
+	in.timed_out = r.timed_out;
+	in.out = ro_out;
+	in.out_len = ol;
+	in.err = ro_err;
+	in.err_len = el;
+	in.deadlock_report = r.has_deadlock ? r.deadlock : NULL;
+	in.timeout_s = r.timeout_s;
+	in.grace_s = r.graced ? r.grace_used_s : 0;
+	oracle_classify(&in, v);
+	if (secs)
+		*secs = (r.t1 - r.t0) / 1e9;
+	if (log) {
+		*log = r.log;
+		memset(&r.log, 0, sizeof(r.log));
+	}
+	free(ro_out);
+	free(ro_err);
+	onerun_cleanup(&r);
+	return 0;
+}
+
+bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v)
+{
+	/* The recorded kind of failure, not just any (an exit 127 is no
+	 * replay of an assertion). */
+	return outcome_is_failure(v->outcome) && p->sr.outcome &&
+	       !strcmp(outcome_name(v->outcome), p->sr.outcome);
+}
+
 int replay_run(const struct replay_opts *opts, int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = run_on_signal };
 	struct replay_opts ro = *opts;
-	const struct strategy_ops *ops;
 	struct strategy *strat = NULL;
-	struct store_campaign camp = { 0 };
-	struct store_run sr = { 0 };
-	struct store *st = NULL;
-	struct run_opts o = { 0 };
-	struct campaign c = { .o = &o };
-	struct declog dl = { 0 };
-	void *blob = NULL;
-	size_t blob_len = 0, nargs = 0, i;
-	char **args = NULL, *out = NULL, *err_text = NULL, *serial = NULL;
+	struct replayer p;
 	uint64_t k, failed = 0, same = 0;
-	double rt_s = 0;
 	struct json j;
-	int err, ret = EXIT_USAGE;
+	int ret = EXIT_USAGE;
 
-	if (store_open(ro.dir, true, &st))
-		return EXIT_USAGE;
-	if (store_get_campaign(st, &camp) || store_load_run(st, ro.run, &sr)) {
-		char q[PATH_MAX];
-
-		cs_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro.dir, ro.run,
-		       cs_self_command(false), cs_shell_quote(ro.dir, q, sizeof(q)));
+	if (replayer_open(&p, &ro, false))
 		goto out;
-	}
 	if (ro.vm) {
-		ret = replay_in_vm(&ro, argc, argv, &camp);
+		ret = replay_in_vm(&ro, argc, argv, &p.camp);
 		goto out;
 	}
-	if (store_load_run_blobs(st, ro.run, &blob, &blob_len, &out, &err_text) || !blob ||
-	    declog_decode(blob, blob_len, &dl)) {
-		cs_err("run %" PRId64 " of %s has no readable decision log", ro.run, ro.dir);
-		goto out;
-	}
-	if (json_parse_string_array(camp.args_json ? camp.args_json : "[]", &args, &nargs)) {
-		cs_err("campaign %s: unreadable program arguments", ro.dir);
-		goto out;
-	}
-	o.argv = xcalloc(nargs + 2, sizeof(*o.argv));
-	o.argv[0] = camp.program;
-	for (i = 0; i < nargs; i++)
-		o.argv[i + 1] = args[i];
-	o.argc = (int)nargs + 1;
-	o.strategy = camp.strategy;
-	ops = strategy_lookup(camp.strategy);
-	if (!ops) {
-		cs_err("campaign %s: unknown strategy %s", ro.dir, camp.strategy);
-		goto out;
-	}
-	serial =
-		json_get_string(sr.strategy_config_json ? sr.strategy_config_json : "{}", "serial");
-	if (serial && serial_mode_parse(serial, &o.serial))
-		o.serial = CS_SERIAL_OFF;
-	strat = strategy_replay_new(ops, o.serial, &dl, ro.decisions_only);
-	o.strat = strat;
-	o.run_timeout_s = RUN_DEFAULT_TIMEOUT;
-	if (camp.config_json) {
-		char *cfg = camp.config_json, *p = strstr(cfg, "\"run_timeout_s\":");
-
-		if (p)
-			rt_s = strtod(p + 16, NULL);
-		if (rt_s > 0)
-			o.run_timeout_s = rt_s;
-	}
-	if (ro.run_timeout_s > 0)
-		o.run_timeout_s = ro.run_timeout_s;
-	/* The processes the run followed (campaigns before follow_forks
-	 * existed followed none). */
-	o.no_follow_forks = !camp.config_json || !strstr(camp.config_json, "\"follow_forks\":true");
-	c.steer = strategy_has(strat, STRAT_F_STEERS);
-	if (target_inspect(o.argv[0], &c.ti) || check_environment(&c) ||
-	    sync_runtime_for_exec(&c.ti, &c.rt) ||
-	    launch_resolve_user(NULL, &c.uid, &c.gid, &c.drop))
-		goto out;
-	if (camp.binary_hash && strcmp(camp.binary_hash, c.ti.hash))
-		cs_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "
-			"differ",
-			c.ti.path, c.ti.hash, camp.binary_hash);
-	o.argv[0] = c.ti.path;
-	/* The access sites the run probed (--access, map). */
-	if (access_replay_setup(&c, sr.strategy_config_json))
-		goto out;
-	libbpf_set_print(NULL);
+	strat = strategy_replay_new(p.ops, p.o.serial, &p.dl, ro.decisions_only);
 	run_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -160,7 +251,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_obj_begin(&j, NULL);
 		json_kv_str(&j, "campaign", ro.dir);
 		json_kv_int(&j, "run", ro.run);
-		json_kv_str(&j, "recorded_outcome", sr.outcome);
+		json_kv_str(&j, "recorded_outcome", p.sr.outcome);
 		json_kv_str(&j, "order", strategy_replay_enforced(strat) ? "recorded" : "timing");
 		json_arr_begin(&j, "replays");
 	} else if (strategy_replay_enforced(strat)) {
@@ -169,66 +260,29 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		       ro.run, strategy_replay_enforced(strat));
 	}
 	for (k = 0; k < ro.times && !run_stop; k++) {
-		struct onerun r = { 0 };
-		struct oracle_input in = { 0 };
 		struct oracle_verdict v;
-		char *ro_out, *ro_err;
-		size_t ol, el;
+		struct declog log = { 0 };
+		double secs = 0;
 
-		onerun_init(&r, &c, strat, dl.seed, c.steer);
-		if (strat->ops->run_begin)
-			strat->ops->run_begin(strat, &r.sr);
-		if (c.acc) {
-			r.access_on = true;
-			r.access_mask = access_replay_mask(&c);
-		}
-		declog_init(&r.log, dl.seed, dl.config_json);
-		err = onerun_do(&r, c.uid, c.gid, c.drop);
-		if (strat->ops->run_end) {
-			struct strat_outcome so = { .ran = !err, .timed_out = r.timed_out };
-
-			strat->ops->run_end(strat, &r.sr, &c.sc, &so);
-		}
-		if (err) {
-			onerun_cleanup(&r);
+		if (replayer_once(&p, strat, &v, &log, &secs))
 			goto out_json;
-		}
-		ro_out = read_capture(r.out_fd, &ol);
-		ro_err = read_capture(r.err_fd, &el);
-		in.wait_status = r.l.status;
-		in.timed_out = r.timed_out;
-		in.out = ro_out;
-		in.out_len = ol;
-		in.err = ro_err;
-		in.err_len = el;
-		in.deadlock_report = r.has_deadlock ? r.deadlock : NULL;
-		in.timeout_s = r.timeout_s;
-		in.grace_s = r.graced ? r.grace_used_s : 0;
-		oracle_classify(&in, &v);
-		/* Reproduced: the recorded kind of failure, not just any (an
-		 * exit 127 is no replay of an assertion). */
-		if (outcome_is_failure(v.outcome))
-			failed++;
-		if (outcome_is_failure(v.outcome) && sr.outcome &&
-		    !strcmp(outcome_name(v.outcome), sr.outcome))
-			same++;
+		failed += outcome_is_failure(v.outcome);
+		same += replayer_reproduced(&p, &v);
 		if (ro.json) {
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "outcome", outcome_name(v.outcome));
 			json_kv_str(&j, "summary", v.summary);
-			json_kv_uint(&j, "decisions_applied", declog_decisions(&r.log));
-			json_kv_dbl(&j, "duration_s", (r.t1 - r.t0) / 1e9);
+			json_kv_uint(&j, "decisions_applied", declog_decisions(&log));
+			json_kv_dbl(&j, "duration_s", secs);
 			json_obj_end(&j);
 		} else {
 			printf("replay %" PRIu64 "/%" PRIu64 ": %s: %s (%zu recorded decisions "
 			       "applied)\n",
 			       k + 1, ro.times, outcome_name(v.outcome), v.summary,
-			       declog_decisions(&r.log));
+			       declog_decisions(&log));
 			fflush(stdout);
 		}
-		free(ro_out);
-		free(ro_err);
-		onerun_cleanup(&r);
+		declog_free(&log);
 	}
 	ret = failed ? 1 : run_stop ? 128 + run_stop : 0;
 out_json:
@@ -242,26 +296,13 @@ out_json:
 	} else if (ret != EXIT_USAGE) {
 		printf("run %" PRId64 " (recorded: %s) failed again in %" PRIu64 " of %" PRIu64
 		       " replays",
-		       ro.run, sr.outcome, same, k);
+		       ro.run, p.sr.outcome, same, k);
 		if (failed > same)
 			printf("; %" PRIu64 " failed otherwise (see above)", failed - same);
 		putchar('\n');
 	}
 out:
-	run_session_close(&c.sess);
 	strategy_free(strat);
-	access_campaign_end(&c);
-	for (i = 0; i < nargs; i++)
-		free(args[i]);
-	free(args);
-	free(o.argv);
-	free(serial);
-	free(blob);
-	free(out);
-	free(err_text);
-	declog_free(&dl);
-	store_run_clear(&sr);
-	store_campaign_free(&camp);
-	store_close(st);
+	replayer_close(&p);
 	return ret;
 }

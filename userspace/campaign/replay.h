@@ -6,6 +6,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "campaign/oracle.h"
+#include "campaign/run_types.h"
+#include "campaign/store.h"
+#include "lib/declog.h"
+#include "strategies/strategy.h"
+
 struct replay_opts {
 	const char *dir;
 	int64_t run;
@@ -14,6 +20,35 @@ struct replay_opts {
 	bool json, vm;
 	bool decisions_only; /* --decisions: not the recorded order */
 };
+
+/* One recorded run made ready to be re-run (replay, minimize): the
+ * campaign, the run and its decision log, the target and its probes. */
+struct replayer {
+	const char *dir;
+	int64_t run;
+	struct store *st;
+	struct store_campaign camp;
+	struct store_run sr;
+	const struct strategy_ops *ops; /* the recorded strategy */
+	struct run_opts o;
+	struct campaign c;
+	struct declog dl; /* the run's log */
+	char **args;
+	size_t nargs;
+	char *serial;
+};
+
+/* Load ro->run of ro->dir (writable: the store opened for writing). With
+ * ro->vm only the campaign and the run are loaded. 0 or -errno (one line
+ * printed). replayer_close whatever it returned. */
+int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable);
+/* Run the target once under strat; *v its verdict, *log (when given) the
+ * replay's own decision log (declog_free it), *secs its duration. */
+int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
+		  struct declog *log, double *secs);
+/* v is the recorded kind of failure. */
+bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v);
+void replayer_close(struct replayer *p);
 
 /* Replay run ro->run of campaign ro->dir ro->times times; argv: the
  * command line, passed on to the VM with --vm. The exit status: 1 it

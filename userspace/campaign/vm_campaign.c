@@ -210,8 +210,7 @@ static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
 		}
 		break;
 	case VM_CHAN_STARTED:
-		fprintf(stderr, "concsched: the VM is up (%.1f s); the campaign starts\n",
-			n / 1000.0);
+		fprintf(stderr, "concsched: the VM is up (%.1f s)\n", n / 1000.0);
 		break;
 	}
 }

@@ -16,6 +16,7 @@ int cmd_vm(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
+int cmd_minimize(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 
 #endif

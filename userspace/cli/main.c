@@ -20,6 +20,8 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "find concurrency bugs: repeat a program under steered interleavings" },
 	{ "replay", cmd_replay, "re-execute a recorded run of a campaign: replay DIR --run N" },
+	{ "minimize", cmd_minimize,
+	  "shrink a failing run to its fewest preemptions: minimize DIR --run N" },
 	{ "estimate", cmd_estimate,
 	  "estimate a program's synchronization-pair requirements (seed 000)" },
 	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Minimizing a schedule (campaign/minimize.c) on hand-checked pass orders:
+ * how many preemptions an order has, and what undoing one gives.
+ */
+#include <string.h>
+
+#include "campaign/minimize.h"
+#include "tap.h"
+
+/* An order from a string: "ABAB" = A's point 0, B's 0, A's 1, B's 1. */
+static size_t order(const char *s, struct declog_entry *v)
+{
+	unsigned k[26] = { 0 };
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		memset(&v[i], 0, sizeof(v[i]));
+		v[i].thread = (uint64_t)(s[i] - 'A' + 1);
+		v[i].event = k[s[i] - 'A']++;
+		v[i].action = DECLOG_PASS;
+	}
+	return i;
+}
+
+static void text(const struct declog_entry *v, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = (char)('A' + v[i].thread - 1);
+	out[n] = 0;
+}
+
+int main(void)
+{
+	struct declog_entry v[16], out[16];
+	char s[17];
+	size_t n;
+	bool ok;
+
+	tap_plan(12);
+	n = order("AABB", v);
+	tap_is_int(schedule_preemptions(v, n), 0, "AABB: one switch, A was done: no preemption");
+	n = order("ABAB", v);
+	tap_is_int(schedule_preemptions(v, n), 2,
+		   "ABAB: A and then B stopped while going on later");
+	n = order("ABBA", v);
+	tap_is_int(schedule_preemptions(v, n), 1, "ABBA: only A was stopped");
+	n = order("ABCACB", v);
+	tap_is_int(schedule_preemptions(v, n), 3, "ABCACB: A, B and C each stopped once");
+
+	n = order("ABAB", v);
+	ok = schedule_unpreempt(v, n, 1, out);
+	text(out, n, s);
+	tap_ok(ok && !strcmp(s, "AABB"), "ABAB undo at 1: A runs on -> AABB (got %s)", s);
+	tap_ok(out[1].thread == 1 && out[1].event == 1 && out[2].event == 0,
+	       "each thread's points keep their order");
+	ok = schedule_unpreempt(v, n, 2, out);
+	text(out, n, s);
+	tap_ok(ok && !strcmp(s, "ABBA"), "ABAB undo at 2: B runs on -> ABBA (got %s)", s);
+	tap_is_int(schedule_preemptions(out, n), 1, "one preemption fewer");
+	tap_ok(!schedule_unpreempt(v, n, 3, out), "ABAB at 3: A is done, nothing to undo");
+	tap_ok(!schedule_unpreempt(v, n, 0, out), "step 0 is never a preemption");
+	n = order("ABBBAC", v);
+	ok = schedule_unpreempt(v, n, 1, out);
+	text(out, n, s);
+	tap_ok(ok && !strcmp(s, "AABBBC"), "ABBBAC undo at 1: A's next run moves up (got %s)", s);
+	n = order("AABA", v);
+	ok = schedule_unpreempt(v, n, 2, out);
+	text(out, n, s);
+	tap_ok(ok && !strcmp(s, "AAAB"), "AABA undo at 2 -> AAAB (got %s)", s);
+	return tap_done();
+}
