@@ -14,7 +14,7 @@ need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 11
+plan 12
 T=$(mktemp -d /tmp/cs-replayorder-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -44,6 +44,8 @@ done
 is "$low" "" "every failing random run replays in its recorded order >= 9 of 10"
 like "$(cat "$T/r$first")" "replaying run $first in its recorded order \\([0-9]+ points" \
 	"replay says it follows the recorded order"
+like "$("$CS" report "$T/rnd" | grep -A2 "^  run $first:" | tail -1)" "\\(replayed 10/10\\)|\\(replayed 9/10\\)" \
+	"report shows the replays next to the failure"
 "$CS" replay "$T/rnd" --run "$pass" --vm --times 10 >"$T/p" 2>&1
 is "$?" 0 "the passing run replays ..."
 like "$(tail -1 "$T/p")" "failed again in 0 of 10 replays$" "... and passes 10 of 10"

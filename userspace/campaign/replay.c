@@ -5,6 +5,7 @@
  * (strategies/replay.h); the campaign is not modified.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
@@ -20,6 +22,7 @@
 #include "campaign/oracle.h"
 #include "campaign/replay.h"
 #include "campaign/store.h"
+#include "campaign/stream.h"
 #include "campaign/vm_campaign.h"
 #include "kernel/launcher.h"
 #include "kernel/target.h"
@@ -29,6 +32,58 @@
 #include "strategies/registry.h"
 #include "strategies/replay.h"
 #include "strategies/serial.h"
+
+/* Keep what `replay --times K` found in the campaign, for report's
+ * "replayed k/K", when the campaign can be written (else it is only
+ * printed). */
+static void record_replays(const char *dir, int64_t run, uint64_t times, uint64_t same,
+			   const char *order)
+{
+	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
+	struct store *st = NULL;
+	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
+
+	free(db);
+	if (!rw || !times)
+		return;
+	if (store_open(dir, false, &st))
+		return;
+	if (store_add_replay(st, run, times, same, order))
+		cs_warn("cannot note the replays in %s: %s", dir, store_errmsg(st));
+	store_close(st);
+}
+
+/* The guest's result ('R' record on the stream): noted on the host. */
+static int replayed_record(char kind, const void *data, size_t len, void *arg)
+{
+	const char *dir = arg;
+	long long run;
+	unsigned long long times, same;
+	char text[128], order[16];
+
+	if (kind != STREAM_REPLAYED || len >= sizeof(text))
+		return 0;
+	memcpy(text, data, len);
+	text[len] = 0;
+	if (sscanf(text, "%lld %llu %llu %15s", &run, &times, &same, order) == 4)
+		record_replays(dir, run, times, same, order);
+	return 0;
+}
+
+/* In the VM: say the result on the stream. */
+static void stream_replays(int64_t run, uint64_t times, uint64_t same, const char *order)
+{
+	const char *port = getenv("CONCSCHED_STREAM");
+	char text[128];
+	int fd;
+
+	if (!port || !*port || (fd = open(port, O_WRONLY | O_CLOEXEC)) < 0)
+		return;
+	snprintf(text, sizeof(text), "%lld %llu %llu %s", (long long)run, (unsigned long long)times,
+		 (unsigned long long)same, order);
+	stream_write(fd, STREAM_REPLAYED, text, strlen(text));
+	close(fd);
+}
 
 /* The guest needs the campaign, the program, and the files its arguments
  * name (a target that forks and execs the program it is given). */
@@ -56,7 +111,8 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 		if (strcmp(argv[i], "--vm"))
 			gargv[n++] = argv[i];
 	fprintf(stderr, "concsched: replaying in the sched_ext VM\n");
-	ret = run_in_vm(gargv, ro->dir, NULL, carry, 0, 2);
+	ret = run_in_vm_records(gargv, ro->dir, NULL, carry, 0, 2, replayed_record,
+				(void *)ro->dir);
 	for (k = 0; k < nargs; k++)
 		free(args[k]);
 	free(args);
@@ -285,6 +341,12 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		declog_free(&log);
 	}
 	ret = failed ? 1 : run_stop ? 128 + run_stop : 0;
+	if (getenv("CONCSCHED_STREAM"))
+		stream_replays(ro.run, k, same,
+			       strategy_replay_enforced(strat) ? "recorded" : "timing");
+	else
+		record_replays(ro.dir, ro.run, k, same,
+			       strategy_replay_enforced(strat) ? "recorded" : "timing");
 out_json:
 	if (ro.json) {
 		json_arr_end(&j);

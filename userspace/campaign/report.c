@@ -9,6 +9,7 @@
 #include "campaign/schedule.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ struct report_site {
 struct report_failure {
 	int64_t run;
 	char *kind, *summary, *detail;
+	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;
 };
@@ -184,6 +186,8 @@ static int collect_failure(const struct store_failure *f, void *arg)
 	rf->detail = dup_or_null(f->detail);
 	rf->nsites = f->nsites;
 	rf->sites = sites_load(r->store, f->sites, f->nsites);
+	if (store_replayed(r->store, f->run, &rf->replays, &rf->reproduced))
+		rf->replays = rf->reproduced = 0;
 	return 0;
 }
 
@@ -538,7 +542,11 @@ void report_write_text(const struct report *r, FILE *f)
 		}
 		if (x->detail && strstr(x->detail, "confirmed: "))
 			fprintf(f, "    %s\n", strstr(x->detail, "confirmed: "));
-		fprintf(f, "    replay: %s\n", replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		fprintf(f, "    replay: %s", replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		if (x->replays)
+			fprintf(f, "  (replayed %" PRIu64 "/%" PRIu64 ")", x->reproduced,
+				x->replays);
+		fputc('\n', f);
 	}
 	fprintf(f, "warnings:  %zu\n", r->nwarnings);
 	for (i = 0; i < r->nwarnings; i++) {
@@ -725,6 +733,10 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "detail", x->detail);
 		json_sites(&j, x->sites, x->nsites);
 		json_kv_str(&j, "replay", replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		if (x->replays) {
+			json_kv_uint(&j, "replays", x->replays);
+			json_kv_uint(&j, "reproduced", x->reproduced);
+		}
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -883,7 +895,11 @@ static void html_failures(const struct report *r, FILE *f)
 			html_sites(x->sites, x->nsites, f);
 		fprintf(f, "<p>Replay: <code class=\"replay\">");
 		cs_html_escape(f, replay_cmd(r, x->run, cmd, sizeof(cmd)));
-		fprintf(f, "</code></p>\n");
+		fprintf(f, "</code>");
+		if (x->replays)
+			fprintf(f, " (replayed %" PRIu64 "/%" PRIu64 ")", x->reproduced,
+				x->replays);
+		fprintf(f, "</p>\n");
 		/* The schedule of the first failures, as a swimlane. */
 		if (i < HTML_SCHEDULES && !schedule_load(r->store, x->run, &v)) {
 			fprintf(f,

@@ -1539,3 +1539,52 @@ int64_t store_count_runs(struct store *s)
 	sqlite3_finalize(st);
 	return n;
 }
+
+#define STORE_REPLAYS_DDL                                                                          \
+	"CREATE TABLE IF NOT EXISTS replays(run INTEGER NOT NULL, at_ns INTEGER NOT NULL,"         \
+	" times INTEGER NOT NULL, reproduced INTEGER NOT NULL, mode TEXT,"                         \
+	" PRIMARY KEY(run, at_ns)) WITHOUT ROWID"
+
+int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
+		     const char *order)
+{
+	sqlite3_stmt *st = NULL;
+	int err = exec_sql(s, STORE_REPLAYS_DDL);
+
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO replays(run, at_ns, times, reproduced, mode)"
+			       " VALUES(?1, ?2, ?3, ?4, ?5)",
+			       -1, &st, NULL))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, (int64_t)now_realtime_ns());
+	sqlite3_bind_int64(st, 3, (int64_t)times);
+	sqlite3_bind_int64(st, 4, (int64_t)reproduced);
+	bind_text(st, 5, order);
+	err = step_done(st);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced)
+{
+	sqlite3_stmt *st = NULL;
+	int err = -ENOENT;
+
+	/* Campaigns nobody replayed have no such table. */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT times, reproduced FROM replays WHERE run = ?1"
+			       " ORDER BY at_ns DESC LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -ENOENT;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*times = (uint64_t)sqlite3_column_int64(st, 0);
+		*reproduced = (uint64_t)sqlite3_column_int64(st, 1);
+		err = 0;
+	}
+	sqlite3_finalize(st);
+	return err;
+}

@@ -199,6 +199,14 @@ int store_replica_apply(struct store *s, const void *changeset, size_t len);
 /* Committed runs in the campaign. */
 int64_t store_count_runs(struct store *s);
 
+/* What `replay --times K` found (table replays, created when first
+ * written): run, replays, how many failed as recorded, the order
+ * ("recorded" or "timing"). store_replayed: the latest record of run;
+ * -ENOENT when it was never replayed. */
+int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
+		     const char *order);
+int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced);
+
 /* Campaign row; free with store_campaign_free(). */
 int store_get_campaign(struct store *s, struct store_campaign *out);
 void store_campaign_free(struct store_campaign *c);

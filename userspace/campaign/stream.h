@@ -19,6 +19,7 @@ enum stream_kind {
 	STREAM_CHANGESET = 'C', /* what committed since the previous record */
 	STREAM_PROGRESS = 'P',	/* the campaign's progress line (text) */
 	STREAM_END = 'E',	/* the store was closed: nothing else follows */
+	STREAM_REPLAYED = 'R',	/* replay's result: "RUN TIMES REPRODUCED ORDER" */
 };
 
 #define STREAM_MAX_RECORD (256u << 20)

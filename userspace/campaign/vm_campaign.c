@@ -148,6 +148,8 @@ struct vm_stream {
 	bool ended;  /* the guest closed its store */
 	bool broken; /* a record could not be applied: the copy is behind */
 	bool tty, progress_shown;
+	int (*record_fn)(char kind, const void *data, size_t len, void *arg);
+	void *record_arg;
 };
 
 static int stream_record(char kind, const void *data, size_t len, void *arg)
@@ -156,6 +158,8 @@ static int stream_record(char kind, const void *data, size_t len, void *arg)
 
 	switch (kind) {
 	case STREAM_SNAPSHOT:
+		if (!vs->host_out)
+			return -EPROTO;
 		if (vs->replica)
 			return -EPROTO;
 		return store_replica_create(vs->host_out, data, len, &vs->replica);
@@ -171,8 +175,8 @@ static int stream_record(char kind, const void *data, size_t len, void *arg)
 	case STREAM_END:
 		vs->ended = true;
 		return 0;
-	default: /* a newer guest's record: not ours to read */
-		return 0;
+	default: /* the caller's, or a newer guest's record: not ours to read */
+		return vs->record_fn ? vs->record_fn(kind, data, len, vs->record_arg) : 0;
 	}
 }
 
@@ -221,10 +225,21 @@ static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
 int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
 	      unsigned timeout_s, unsigned cpus)
 {
+	return run_in_vm_records(guest_argv, host_out, sub, carry, timeout_s, cpus, NULL, NULL);
+}
+
+int run_in_vm_records(char **guest_argv, const char *host_out, const char *sub,
+		      const char *const *carry, unsigned timeout_s, unsigned cpus,
+		      int (*record_fn)(char kind, const void *data, size_t len, void *arg),
+		      void *record_arg)
+{
 	char *env_dir = xasprintf("CONCSCHED_HOST_DIR=%s", host_out);
 	char host[256] = "", *env_host;
 	const char *env[6] = { env_dir };
-	struct vm_stream vs = { .host_out = host_out, .tty = isatty(STDERR_FILENO) };
+	struct vm_stream vs = { .host_out = sub ? host_out : NULL,
+				.tty = isatty(STDERR_FILENO),
+				.record_fn = record_fn,
+				.record_arg = record_arg };
 	struct vm_opts vo = { 0 };
 	struct vm_result vr;
 	char *tmp = NULL, *from = NULL;
@@ -257,7 +272,7 @@ int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const ch
 	vo.stdout_fd = vo.stderr_fd = -1;
 	/* CONCSCHED_VM_NO_STREAM=1: only the campaign that comes back at the
 	 * end (the fallback when a stream breaks; tests use it). */
-	if (sub && !getenv("CONCSCHED_VM_NO_STREAM")) {
+	if ((sub || record_fn) && !getenv("CONCSCHED_VM_NO_STREAM")) {
 		vo.chan_fn = vm_chan;
 		vo.chan_arg = &vs;
 	}
