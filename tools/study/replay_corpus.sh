@@ -24,6 +24,7 @@ progs=${1:-"$b/examples/bank $b/tests/programs/bad_lockorder $b/tests/programs/b
 $b/tests/programs/bad_lostwakeup $b/tests/programs/race_torn_pair $b/tests/programs/race_split_cs
 $b/tests/programs/race_wrong_lock $b/tests/programs/race_no_lock $b/tests/programs/race_ws_deque
 $b/tests/programs/race_uaf $b/tests/programs/race_flag_token"}
+progs=$(echo $progs)
 runs=${RC_RUNS:-30}
 take=${RC_TAKE:-2}
 strategies=${RC_STRATEGIES:-random tsa pct:2 serial}
