@@ -173,12 +173,37 @@ static void process_forked(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
-/* The observed schedule (issue 14): thread t goes on from its last point
- * now. The passes, in log order, are what an enforced replay follows. */
+/* The observed schedule (issue 14): thread t is let go from its last
+ * point now. Its pass is logged when its next event shows it went on (a
+ * lock request's pass is its acquisition): the order of the passes is the
+ * order in which threads really went on, not the order of the releases (a
+ * released thread may reach its CPU after one released later). An enforced
+ * replay follows that order. */
 static void passed(struct onerun *r, struct strat_thread *t)
 {
-	if (t && t->points)
-		declog_add(&r->log, t->id, 0, t->points - 1, DECLOG_PASS, t->site);
+	if (!t || !t->points)
+		return;
+	if (t->pass_pending)
+		declog_add(&r->log, t->id, 0, t->pass_pending - 1, DECLOG_PASS, t->pass_site);
+	t->pass_pending = t->points;
+	t->pass_site = t->site;
+}
+
+static void pass_seen(struct onerun *r, struct strat_thread *t)
+{
+	if (!t || !t->pass_pending)
+		return;
+	declog_add(&r->log, t->id, 0, t->pass_pending - 1, DECLOG_PASS, t->pass_site);
+	t->pass_pending = 0;
+}
+
+/* At the end of the run: passes of threads not seen again. */
+static void passes_flush(struct onerun *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->sr.nthreads; i++)
+		pass_seen(r, &r->sr.threads[i]);
 }
 
 /* The store site of an event's address, for the schedule (cached: a
@@ -382,6 +407,10 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->seed = seed;
 	r->strat = strat;
 	r->sr.seed = seed;
+	/* Known before run_begin: the campaign probes accesses (--access,
+	 * or a replay of a run that did). */
+	r->sr.access_points =
+		strat && strategy_has(strat, STRAT_F_ACCESS_POINTS) && (c->o->access || c->acc);
 	r->sr.serial = c->o->serial;
 	r->sr.log = &r->log;
 	r->sr.ctx = r;
@@ -431,6 +460,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		/* From the access probes (probes/access.bpf.c): not part of
 		 * the thread model, a decision point when parked. */
 		t = thread_of(r, e->tid, e->pid);
+		pass_seen(r, t);
 		if (t && r->strat && r->strat->ops->event)
 			r->strat->ops->event(r->strat, &r->sr, e, t);
 		if (r->acc && t)
@@ -447,6 +477,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	else if (e->op == CS_OP_FORK)
 		process_forked(r, e);
 	t = thread_of(r, e->tid, e->pid);
+	pass_seen(r, t);
 	if (t && r->strat && r->strat->ops->event)
 		r->strat->ops->event(r->strat, &r->sr, e, t);
 	if (r->acc && t)
@@ -988,6 +1019,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (err)
 		return err;
 	err = run_loop(r);
+	passes_flush(r);
 	if (err)
 		return err;
 	note_forks(r);

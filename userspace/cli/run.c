@@ -121,6 +121,15 @@ static int make_strategy(struct run_opts *o)
 	}
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
+	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!o->access || o->serial != CS_SERIAL_OFF)) {
+		cs_err(o->access ? "--strategy %s acts at memory accesses, which --serial does not "
+				   "steer: drop --serial"
+				 : "--strategy %s acts at memory accesses: add --access (its "
+				   "estimation runs find the shared variables to probe)",
+		       o->strategy);
+		strategy_free(s);
+		return -EINVAL;
+	}
 	if (o->serial != CS_SERIAL_OFF) {
 		if (strategy_has(s, STRAT_F_PICKS)) {
 			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",

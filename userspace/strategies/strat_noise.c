@@ -8,9 +8,13 @@
  * serial wrapper alone steers). A noise configuration: every
  * synchronization point parks and noise_decide() answers for it: nothing,
  * yield, sleep / busy-wait / wait n us (a delay), or haltOneThread (wait
- * until every other runnable thread is parked). random: a configuration
- * drawn afresh for each run from the run's seed, among the ones that act
- * at synchronization points.
+ * until every other runnable thread is parked). With --access every probed
+ * memory access is a decision point too, so the placements over accesses
+ * (sharedVar-all, sharedVar-one, pattern, and reads/writes of read-write)
+ * act where they were meant to; a configuration that acts only at accesses
+ * demands --access (STRAT_F_NEEDS_ACCESS). random: a configuration drawn
+ * afresh for each run from the run's seed, among the ones that act at
+ * synchronization points, or with --access among all of them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +24,7 @@
 
 #include "kernel/policy.h"
 #include "lib/json.h"
+#include "coverage/cov_event.h"
 #include "lib/util.h"
 #include "strategies/noise.h"
 #include "strategies/strategy.h"
@@ -29,16 +34,41 @@ struct noise_strat {
 	bool random; /* draw a configuration per run */
 };
 
+/* pattern: the function and the variables one thread accessed in it since
+ * it last entered another function (an invocation, as far as points see). */
+#define PATTERN_VARS 16
+struct pattern_thread {
+	uint64_t id;
+	uint32_t func;
+	uint32_t vars[PATTERN_VARS];
+	size_t nvars;
+};
+
 struct noise_strat_run {
 	struct noise_config cfg;
 	struct noise_run run;
 	uint64_t *lock_threads; /* (obj, first tid) pairs, UINT32_MAX once shared */
 	size_t nlock_threads;
+	struct pattern_thread *pat;
+	size_t npat;
 };
 
 /* The decision points are synchronization calls; placements and seedings
  * that only make sense at memory accesses (or need access probes) are
  * redrawn for `random` and refused for a configuration. */
+/* Seedings run can apply at a point: a delay, a yield or a halt. */
+static bool noise_seeding_runs(const struct noise_config *c)
+{
+	switch (c->seed.kind) {
+	case NOISE_SEED_INVERSE:
+	case NOISE_SEED_PRIORITY:
+	case NOISE_SEED_TIMEOUT:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static bool noise_fits_sync(const struct noise_config *c)
 {
 	switch (c->placement) {
@@ -66,13 +96,17 @@ static int noise_init(struct strategy *s, const char *opts, char *err, size_t er
 	s->priv = ns;
 	if (noise_config_parse(opts ? opts : "", &ns->cfg, err, errlen))
 		return -EINVAL;
-	if (!noise_fits_sync(&ns->cfg)) {
+	if (!noise_seeding_runs(&ns->cfg)) {
 		snprintf(err, errlen,
-			 "this placement/seeding needs memory-access points; run steers at "
-			 "synchronization points (use random-all, read-write or coverage with "
-			 "yield, sleep, busywait, wait or haltOne)");
+			 "seeding %s is not available in run (it needs thread priorities or the "
+			 "program's own timeouts); use yield, sleep, busyWait, wait, mixed or "
+			 "haltOneThread",
+			 noise_seeding_name(ns->cfg.seed.kind));
 		return -EINVAL;
 	}
+	/* Placements over accesses: only with --access (run checks). */
+	if (!noise_fits_sync(&ns->cfg))
+		s->flags |= STRAT_F_NEEDS_ACCESS;
 	return 0;
 }
 
@@ -105,7 +139,8 @@ static void noise_run_start(struct strategy *s, struct strat_run *r)
 		cs_rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
 		do
 			noise_config_random(&rng, &nr->cfg);
-		while (!noise_fits_sync(&nr->cfg));
+		while (!noise_seeding_runs(&nr->cfg) ||
+		       (!r->access_points && !noise_fits_sync(&nr->cfg)));
 	} else {
 		nr->cfg = ns->cfg;
 	}
@@ -130,6 +165,7 @@ static void noise_run_stop(struct strategy *s, struct strat_run *r, struct strat
 	if (!nr)
 		return;
 	free(nr->lock_threads);
+	free(nr->pat);
 	free(nr);
 	r->priv = NULL;
 }
@@ -154,6 +190,35 @@ static bool lock_shared(struct noise_strat_run *nr, uint64_t obj, uint32_t tid)
 	return false;
 }
 
+/* pattern: has this thread accessed var in the function it is in, since
+ * it entered it? */
+static bool repeat_in_function(struct noise_strat_run *nr, uint64_t thread, uint32_t func,
+			       uint32_t var)
+{
+	struct pattern_thread *pt = NULL;
+	size_t i;
+
+	for (i = 0; i < nr->npat; i++)
+		if (nr->pat[i].id == thread)
+			pt = &nr->pat[i];
+	if (!pt) {
+		nr->pat = xrealloc(nr->pat, (nr->npat + 1) * sizeof(*nr->pat));
+		pt = &nr->pat[nr->npat++];
+		memset(pt, 0, sizeof(*pt));
+		pt->id = thread;
+	}
+	if (pt->func != func) {
+		pt->func = func;
+		pt->nvars = 0;
+	}
+	for (i = 0; i < pt->nvars; i++)
+		if (pt->vars[i] == var)
+			return true;
+	if (pt->nvars < PATTERN_VARS)
+		pt->vars[pt->nvars++] = var;
+	return false;
+}
+
 static void noise_point_decide(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			       struct strat_decision *d)
 {
@@ -161,13 +226,26 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	struct noise_point pt = { 0 };
 	struct noise_decision nd;
 
-	pt.kind = NOISE_PT_SYNC;
 	pt.thread = (uint32_t)p->t->id;
-	pt.site = (uint32_t)p->e->site;
-	pt.var = p->e->obj;
-	pt.shared = p->e->obj && lock_shared(nr, p->e->obj, p->e->tid);
 	pt.site_hits = p->k;
-	pt.coverage_target = p->k == 0;
+	if (cov_op_is_access(p->e->op)) {
+		/* A probed access (--access): the variables the estimation
+		 * runs found shared are the ones probed. */
+		pt.kind = cov_op_writes(p->e->op) ? NOISE_PT_WRITE : NOISE_PT_READ;
+		pt.site = p->access ? p->access->site : (uint32_t)p->e->site;
+		pt.var = p->access ? p->access->obj : 0;
+		pt.shared = p->access != NULL;
+		pt.repeat_in_function =
+			p->access &&
+			repeat_in_function(nr, p->t->id, p->access->func, p->access->obj);
+		pt.coverage_target = p->contended;
+	} else {
+		pt.kind = NOISE_PT_SYNC;
+		pt.site = (uint32_t)p->e->site;
+		pt.var = p->e->obj;
+		pt.shared = p->e->obj && lock_shared(nr, p->e->obj, p->e->tid);
+		pt.coverage_target = p->k == 0;
+	}
 	nd = noise_decide(&nr->run, &pt);
 	switch (nd.act) {
 	case NOISE_ACT_SLEEP:
@@ -200,7 +278,7 @@ const struct strategy_ops strat_none_ops = {
 const struct strategy_ops strat_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default)",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
 	.destroy = noise_destroy,
@@ -214,7 +292,7 @@ const struct strategy_ops strat_noise_ops = {
 	.name = "noise",
 	.summary = "a noise configuration: PLACEMENT@FREQ/SEEDING, rnd-y:P, rnd-s10:P, "
 		   "rnd-s100:P",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ANY_NAME,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ANY_NAME,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = noise_init,
 	.destroy = noise_destroy,

@@ -58,6 +58,9 @@ enum strat_flags {
 	STRAT_F_SERIAL = 1u << 5,	 /* one thread at a time: the loop waits on
 					  * the scheduler's all-parked notes */
 	STRAT_F_PICKS = 1u << 6,	 /* picks who runs itself: refuses --serial */
+	STRAT_F_NEEDS_ACCESS = 1u << 8,	 /* this configuration acts only at memory
+					  * accesses: run demands --access (set by
+					  * init) */
 	STRAT_F_ANY_NAME = 1u << 7,	 /* the registry's last resort: takes any
 					  * strategy string (noise configurations) */
 };
@@ -76,13 +79,16 @@ enum strat_replay {
 /* One target thread (the loop's thread table). */
 struct strat_thread {
 	uint32_t tid;
-	char path[48];	   /* creation path: "0" main, "0.1" its first child... */
-	uint64_t id;	   /* fnv1a64(path): the decision log's abstract thread */
-	uint32_t ncreated; /* children created so far (their path suffix) */
-	uint32_t nforked;  /* processes forked so far (their path suffix) */
-	uint64_t points;   /* decision points reached (the log's event index) */
-	uint32_t cid;	   /* campaign-wide thread id under --access, else 0 */
-	int64_t site;	   /* the store site of its last point (0: unknown) */
+	char path[48];	       /* creation path: "0" main, "0.1" its first child... */
+	uint64_t id;	       /* fnv1a64(path): the decision log's abstract thread */
+	uint32_t ncreated;     /* children created so far (their path suffix) */
+	uint32_t nforked;      /* processes forked so far (their path suffix) */
+	uint64_t points;       /* decision points reached (the log's event index) */
+	uint32_t cid;	       /* campaign-wide thread id under --access, else 0 */
+	int64_t site;	       /* the store site of its last point (0: unknown) */
+	uint64_t pass_pending; /* 1 + the point it was let go from, until its next
+				* event shows it went on (the schedule's pass) */
+	int64_t pass_site;
 };
 
 /* A thread parked at a decision point. */
@@ -121,8 +127,9 @@ struct strat_run {
 	struct declog *log;	      /* decisions made in this run */
 	struct strat_thread *threads; /* the loop's table (index = order seen) */
 	size_t nthreads;
-	void *priv; /* the strategy's per-run state */
-	void *ctx;  /* the loop's */
+	bool access_points; /* probed accesses are decision points this run */
+	void *priv;	    /* the strategy's per-run state */
+	void *ctx;	    /* the loop's */
 	/* Let a kept thread go: logs DECLOG_RELEASE(arg) at its last point;
 	 * an access it was kept at counts as executed from now on. */
 	void (*release)(struct strat_run *r, struct strat_thread *t, int64_t arg);
