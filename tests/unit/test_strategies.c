@@ -90,11 +90,14 @@ static void fl_thread(struct fake_loop *fl)
 		fl->s->ops->thread_start(fl->s, &fl->r, t);
 }
 
+static bool fl_access; /* the next fl_begin's run has access points (--access) */
+
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
 	size_t i;
 
 	memset(fl, 0, sizeof(*fl));
+	fl->r.access_points = fl_access;
 	fl->s = s;
 	fl->c.quiet = true;
 	fl->c.site_of = fl_site_of;
@@ -194,8 +197,9 @@ static void test_registry(void)
 	tap_is_str(strategy_lookup("random-all@150/sleep:2000")->name, "noise",
 		   "a noise string goes to the catch-all");
 	tap_ok(!(strategy_lookup("none")->flags & STRAT_F_STEERS), "none does not steer");
-	tap_is_int(strategy_lookup("random")->flags, STRAT_F_STEERS | STRAT_F_SYNC_POINTS,
-		   "random steers synchronization points");
+	tap_is_int(strategy_lookup("random")->flags,
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS,
+		   "random steers synchronization points, and accesses with --access");
 	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
 		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
@@ -206,9 +210,15 @@ static void test_registry(void)
 	tap_ok(strategy_new("bogus", &s, err, sizeof(err)) == -EINVAL && !s && err[0],
 	       "an unknown name is refused with a reason (%s)", err);
 	err[0] = 0;
-	tap_ok(strategy_new("sharedVar-all@150/sleep:2000", &s, err, sizeof(err)) == -EINVAL &&
-		       strstr(err, "memory-access points"),
-	       "a noise configuration for accesses is refused at synchronization points");
+	tap_ok(strategy_new("sharedVar-all@150/sleep:2000", &s, err, sizeof(err)) == 0 &&
+		       strategy_has(s, STRAT_F_NEEDS_ACCESS) &&
+		       strategy_has(s, STRAT_F_ACCESS_POINTS),
+	       "a noise configuration over accesses needs --access (run checks the flag)");
+	strategy_free(s);
+	s = NULL;
+	tap_ok(strategy_new("random-all@150/inverseNoise:2", &s, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "not available in run"),
+	       "a seeding run cannot apply is refused with a reason (%s)", err);
 	tap_is_str(strategy_lookup("pct")->name, "pct", "pct by name");
 	tap_is_str(strategy_lookup("pct:2")->name, "pct", "pct:DEPTH by name");
 	tap_is_int(strategy_lookup("pct")->flags,
@@ -681,6 +691,89 @@ static void test_pct_seeds(void)
 	check_seeded_order(pct_order, "pct");
 }
 
+/* The run's configuration as config_json writes it. */
+static const char *fl_config(struct fake_loop *fl, char *buf, size_t len)
+{
+	struct json_mem m;
+	char *text;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	if (fl->s->ops->config_json)
+		fl->s->ops->config_json(fl->s, &fl->r, &m.j);
+	json_obj_end(&m.j);
+	text = json_mem_close(&m);
+	snprintf(buf, len, "%s", text ? text : "");
+	free(text);
+	return buf;
+}
+
+/* Noise at access points (--access): the placements over accesses. */
+static void test_noise_access(void)
+{
+	struct cov_event acc = { 0 };
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("sharedVar-all@1000/sleep:300");
+	int i, at_access = 0, at_sync = 0, first = 0, again = 0, drawn_access = 0;
+
+	fl_access = true;
+	fl_begin(&fl, s, 3, 2);
+	acc.obj = 7;
+	acc.site = 11;
+	acc.func = 5;
+	for (i = 0; i < 10; i++) {
+		d = fl_point(&fl, (size_t)(i % 2), CS_OP_WRITE, 0x50, 0x9000, &acc, true);
+		at_access += d.v == STRAT_DELAY && d.us == 300;
+		d = fl_point(&fl, (size_t)(i % 2), CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		at_sync += d.v != STRAT_PROCEED;
+	}
+	tap_is_int(at_access, 10,
+		   "sharedVar-all@1000/sleep:300: a 300 us delay at every shared access");
+	tap_is_int(at_sync, 0, "... and nothing at a lock call no second thread has used");
+	fl_end(&fl);
+	strategy_free(s);
+
+	s = make("pattern@1000/yield:2");
+	fl_begin(&fl, s, 3, 1);
+	d = fl_point(&fl, 0, CS_OP_READ, 0x50, 0x9000, &acc, false);
+	first = d.v == STRAT_PROCEED;
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x54, 0x9000, &acc, false);
+	again = d.v == STRAT_YIELD && d.arg == 2;
+	tap_ok(first && again,
+	       "pattern: the first access to x in a function goes, the second yields twice");
+	acc.func = 6;
+	d = fl_point(&fl, 0, CS_OP_READ, 0x60, 0x9000, &acc, false);
+	tap_is_int(d.v, STRAT_PROCEED, "pattern: in another function, x is new again");
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* random --access draws placements over accesses too. */
+	s = make("random");
+	for (i = 0; i < 40; i++) {
+		char buf[64] = "";
+		const char *p;
+
+		fl_begin(&fl, s, (uint64_t)i, 1);
+		p = strstr(fl_config(&fl, buf, sizeof(buf)), "sharedVar");
+		drawn_access += p != NULL || strstr(buf, "pattern") != NULL;
+		fl_end(&fl);
+	}
+	fl_access = false;
+	tap_ok(drawn_access > 0, "random --access draws access placements (%d of 40 runs)",
+	       drawn_access);
+	for (i = 0, drawn_access = 0; i < 40; i++) {
+		char buf[64] = "";
+
+		fl_begin(&fl, s, (uint64_t)i, 1);
+		fl_config(&fl, buf, sizeof(buf));
+		drawn_access += strstr(buf, "sharedVar") || strstr(buf, "pattern");
+		fl_end(&fl);
+	}
+	tap_is_int(drawn_access, 0, "random without --access never does");
+	strategy_free(s);
+}
+
 /* ---- replay --------------------------------------------------------------------------- */
 
 static void test_replay_decisions(void)
@@ -856,7 +949,7 @@ static void test_replay_paced(void)
 
 int main(void)
 {
-	tap_plan(100);
+	tap_plan(107);
 	test_registry();
 	test_noise();
 	test_random();
@@ -871,5 +964,6 @@ int main(void)
 	test_replay_order();
 	test_replay_paced();
 	test_replay_enforced();
+	test_noise_access();
 	return tap_done();
 }
