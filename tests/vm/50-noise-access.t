@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 600
+# Noise at memory-access points (issue 12 item 2): with --access a noise
+# configuration over accesses (sharedVar-all) delays threads at the probed
+# accesses to shared variables, which opens race_torn_pair's window (two
+# plain stores, no lock: never between synchronization points) — it fails
+# with its assertion, which plain reruns practically never show
+# (tests/host/50-corpus-native.t); random --access runs; a correct program
+# under the same noise never fails; without --access the configuration is
+# refused in one line.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+P=$PROGS/race_torn_pair
+[ -x "$P" ] && [ -x "$PROGS/clean_lockwrap" ] || skip_all "build first: make"
+command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
+plan 7
+T=$(mktemp -d /tmp/cs-noiseacc-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+kinds() {
+	"$CS" report "$1" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d["runs"]["list"]), sum(1 for f in d["failures"] if f["kind"] == "assertion"), len(d["failures"]))'
+}
+
+"$CS" run -s 'sharedVar-all@500/sleep:200' -n 1 -o "$T/x" -- "$P" >/dev/null 2>"$T/err"
+is "$?" 2 "an access placement without --access: exit 2"
+like "$(cat "$T/err")" "acts at memory accesses: add --access" "... with one line saying what to add"
+
+"$CS" run --vm -s 'sharedVar-all@500/sleep:200' --access -n 40 --keep-going --seed 1 -o "$T/sv" \
+	-- "$P" >/dev/null 2>&1
+read -r n a f <<<"$(kinds "$T/sv")"
+diag "sharedVar-all@500/sleep:200 --access: $a assertions in $n runs"
+ok "$([ "${n:-0}" = 40 ] && [ "${a:-0}" -ge 1 ] && [ "$a" = "$f" ]; echo $?)" \
+	"race_torn_pair fails with its assertion under noise at accesses ($a of $n)"
+is "$(sqlite3 "$T/sv/campaign.db" "SELECT DISTINCT json_extract(strategy_config, '$.noise') FROM runs")" \
+	"sharedVar-all@500/sleep:200" "every run records the configuration"
+
+"$CS" run --vm -s random --access -n 20 --keep-going --seed 1 -o "$T/rnd" -- "$P" >/dev/null 2>&1
+read -r n a f <<<"$(kinds "$T/rnd")"
+diag "random --access: $a assertions in $n runs"
+is "$n" 20 "random --access: 20 runs"
+"$CS" run --vm -s 'sharedVar-all@500/sleep:200' --access -n 10 --keep-going --seed 1 -o "$T/clean" \
+	-- "$PROGS/clean_lockwrap" >/dev/null 2>&1
+is "$?" 0 "a correct program under noise at accesses: exit 0"
+is "$(kinds "$T/clean")" "10 0 0" "... 10 runs, no failure"
+done_testing
