@@ -5,7 +5,7 @@
 # configuration over accesses (sharedVar-all) delays threads at the probed
 # accesses to shared variables, which opens race_torn_pair's window (two
 # plain stores, no lock: never between synchronization points) — it fails
-# with its assertion, which plain reruns practically never show
+# with its assertion, which native reruns practically never show
 # (tests/host/50-corpus-native.t); random --access runs; a correct program
 # under the same noise never fails; without --access the configuration is
 # refused in one line.
