@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -469,8 +470,12 @@ static void text_outcomes(const struct report *r, FILE *f)
 	fprintf(f, "%s, %.1f s of target time\n", first ? "" : ")", r->total_s);
 }
 
+/* Failures whose schedule the text report points to. */
+#define TEXT_SCHEDULES 5
+
 void report_write_text(const struct report *r, FILE *f)
 {
+	struct sched_view v;
 	char when[64], cmd[1200];
 	size_t i;
 
@@ -547,6 +552,18 @@ void report_write_text(const struct report *r, FILE *f)
 			fprintf(f, "  (replayed %" PRIu64 "/%" PRIu64 ")", x->reproduced,
 				x->replays);
 		fputc('\n', f);
+		/* How the threads went, for the first failures. */
+		if (i < TEXT_SCHEDULES && !schedule_load(r->store, x->run, &v)) {
+			char q[PATH_MAX];
+
+			fprintf(f,
+				"    schedule: %zu points, %zu threads, %zu preemptions (%s report "
+				"%s "
+				"--schedule %lld)\n",
+				v.nsteps, v.nthreads, v.npreemptions, cs_self_command(false),
+				cs_shell_quote(r->dir, q, sizeof(q)), (long long)x->run);
+			schedule_free(&v);
+		}
 	}
 	fprintf(f, "warnings:  %zu\n", r->nwarnings);
 	for (i = 0; i < r->nwarnings; i++) {
