@@ -91,6 +91,7 @@ static void fl_thread(struct fake_loop *fl)
 }
 
 static bool fl_access; /* the next fl_begin's run has access points (--access) */
+static uint64_t fl_est_accesses; /* the campaign's accesses per estimation run */
 
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
@@ -100,6 +101,7 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->r.access_points = fl_access;
 	fl->s = s;
 	fl->c.quiet = true;
+	fl->c.est_accesses = fl_est_accesses;
 	fl->c.site_of = fl_site_of;
 	fl->c.add_requirement = fl_add_req;
 	fl->c.for_each_task = fl_tasks;
@@ -222,9 +224,10 @@ static void test_registry(void)
 	tap_is_str(strategy_lookup("pct")->name, "pct", "pct by name");
 	tap_is_str(strategy_lookup("pct:2")->name, "pct", "pct:DEPTH by name");
 	tap_is_int(strategy_lookup("pct")->flags,
-		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_SERIAL |
-			   STRAT_F_PICKS,
-		   "pct: serial at synchronization points, estimates k, picks who runs");
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS |
+			   STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS,
+		   "pct: serial at synchronization points (and accesses with --access), estimates "
+		   "k, picks who runs");
 	tap_is_int(strategy_lookup("pct")->replay, STRAT_REPLAY_ORDER, "pct replays in order");
 	s = make("pct");
 	tap_ok(s && s->sched_serial == CS_SERIAL_PRIO,
@@ -661,6 +664,70 @@ static void test_pct_change_point(void)
 	strategy_free(s);
 }
 
+/* pct --access: an access to a shared variable is a step (the thread waits
+ * for its turn before it), one to a variable the campaign does not follow
+ * goes on; the first run's k adds the estimation run's accesses, the next
+ * run's counts the access steps. With depth 2 over k = 2 steps the single
+ * change point falls on step 1: the thread the engine picks at the first
+ * all-parked note is demoted between two of its stores. */
+static void test_pct_access(void)
+{
+	const uint32_t both[2] = { 0, 1 };
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	int64_t first, second;
+	char *cfg;
+
+	pct_observe(s, 2);
+	fl_access = true;
+	fl_est_accesses = 4;
+	fl_begin(&fl, s, 9, 2);
+	fl_est_accesses = 0;
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":6}}",
+		   "with --access the first k adds the estimation run's 4 accesses to its 2 "
+		   "acquisitions");
+	free(cfg);
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "pct: an access to no followed variable goes on");
+	d = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &acc, false);
+	tap_is_int(d.v, STRAT_PARK, "pct: an access to a shared variable waits for its turn");
+	d = fl_point(&fl, 1, CS_OP_READ, 0x60, 0x9000, &acc, false);
+	tap_is_int(d.v, STRAT_PARK, "... the other thread's read too");
+	pct_init(&p, 2, 6, 9);
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	first = pct_pick(&p, both, 2);
+	pct_step(&p);
+	fl_all_parked(&fl);
+	tap_ok(first >= 0 && released_thread(&fl) == (size_t)first,
+	       "the first release at an access is the engine's pick (thread %lld)",
+	       (long long)first);
+	/* the released thread's next store is a step again */
+	fl_point(&fl, (size_t)first, CS_OP_WRITE, 0x54, 0x9008, &acc, false);
+	second = pct_pick(&p, both, 2);
+	pct_step(&p);
+	fl_all_parked(&fl);
+	tap_ok(second >= 0 && released_thread(&fl) == (size_t)second,
+	       "the second release is the engine's pick too (thread %lld, change point at step "
+	       "%llu)",
+	       (long long)second, (unsigned long long)p.change[0]);
+	fl_end(&fl);
+	fl_access = false;
+	fl_begin(&fl, s, 10, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3}}",
+		   "the next run's k is the previous run's 3 access steps (the unfollowed access "
+		   "is none)");
+	free(cfg);
+	fl_end(&fl);
+	pct_free(&p);
+	strategy_free(s);
+}
+
 /* The release order of a run: four threads at a point, four notes. */
 static void pct_order(uint64_t seed, uint64_t *ids, size_t n)
 {
@@ -949,7 +1016,7 @@ static void test_replay_paced(void)
 
 int main(void)
 {
-	tap_plan(107);
+	tap_plan(114);
 	test_registry();
 	test_noise();
 	test_random();
@@ -960,6 +1027,7 @@ int main(void)
 	test_pct_depth1();
 	test_pct_change_point();
 	test_pct_seeds();
+	test_pct_access();
 	test_replay_decisions();
 	test_replay_order();
 	test_replay_paced();

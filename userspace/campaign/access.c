@@ -996,6 +996,7 @@ void access_campaign_estimated(struct campaign *c)
 		cs_warn("--access: no shared variable found: the runs probe no access%s",
 			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "");
 	c->sc.contended_vars = ac->nsteer;
+	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }
 
 void access_campaign_end(struct campaign *c)

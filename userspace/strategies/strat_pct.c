@@ -20,6 +20,14 @@
  * DEPTH-1 and 1. The engine is seeded with the run's seed, so a run is
  * deterministic from it; "pct": {"depth", "k"} in the run's configuration
  * records what it used. docs/strategies.md "pct".
+ *
+ * With --access the probed accesses to the variables the access estimation
+ * found shared are steps too (STRAT_F_ACCESS_POINTS): a thread waits for
+ * its turn before the load or store, so a change point can fall between
+ * two plain stores of one thread, where no synchronization point is. The
+ * first run's k then adds the accesses of an estimation run (every probed
+ * candidate site: an upper bound of the shared ones); later runs use the
+ * previous run's count of steps, accesses included.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -137,12 +145,14 @@ static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c
 {
 	struct pct_strat *ps = s->priv;
 
+	ps->k += c->est_accesses;
 	if (!c->quiet)
 		fprintf(stderr,
 			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
-			"synchronization points of %u observed run%s)\n",
+			"synchronization points of %u observed run%s%s)\n",
 			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
-			(unsigned long long)next_k(ps), ps->observed, ps->observed == 1 ? "" : "s");
+			(unsigned long long)next_k(ps), ps->observed, ps->observed == 1 ? "" : "s",
+			c->est_accesses ? ", and the accesses of an estimation run" : "");
 	return 0;
 }
 
@@ -265,12 +275,18 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 			pr->waiting[i--] = pr->waiting[--pr->nwaiting];
 }
 
-/* Every synchronization point is a step: the thread waits for its turn. */
+/* Every synchronization point is a step, and with --access every access
+ * to a shared variable: the thread waits for its turn. An access to a
+ * variable the campaign does not follow goes on. */
 static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			    struct strat_decision *d)
 {
 	struct pct_strat_run *pr = r->priv;
 
+	if (cov_op_is_access(p->e->op) && !p->access) {
+		d->v = STRAT_PROCEED;
+		return;
+	}
 	pr->points++;
 	waiting_add(pr, thread_index(r, p->t));
 	d->v = STRAT_PARK;
@@ -300,9 +316,10 @@ static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
 const struct strategy_ops strat_pct_ops = {
 	.name = "pct",
 	.summary = "PCT (Burckhardt et al.): one thread at a time by random priorities, DEPTH-1 "
-		   "change points; a step is a synchronization point",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_SERIAL |
-		 STRAT_F_PICKS,
+		   "change points; a step is a synchronization point (with --access: and an "
+		   "access to a shared variable)",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
+		 STRAT_F_SERIAL | STRAT_F_PICKS,
 	.replay = STRAT_REPLAY_ORDER,
 	.init = pct_strat_init,
 	.destroy = pct_strat_destroy,

@@ -158,6 +158,9 @@ struct strat_campaign {
 	bool quiet; /* no summaries on stderr (--json) */
 	unsigned estimate_runs;
 	size_t contended_vars; /* --access: variables a write may race on */
+	uint64_t est_accesses; /* --access: probed accesses per estimation run
+				* (every candidate site: an upper bound of the
+				* shared ones), 0 without --access */
 	uint64_t nruns;	       /* runs so far */
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 900
+# pct --access (issue 12 item 1): with --access every probed access to a
+# shared variable is a PCT step, so a change point can fall between the
+# writer's two plain stores of race_torn_pair (depth 2, no synchronization
+# point in the window): pct:2 --access finds its torn read, pct:2 without
+# --access never can (one thread at a time, nothing to switch at). The
+# failing run replays 10 of 10 (a serial strategy's schedule, issue 14), and
+# a correct program whose shared counter is locked never fails.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+P=$PROGS/race_torn_pair
+[ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
+command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
+plan 10
+T=$(mktemp -d /tmp/cs-pctacc-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+# runs, assertion failures, failures; the first failing run
+kinds() {
+	"$CS" report "$1" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f = d["failures"]
+print(len(d["runs"]["list"]), sum(1 for x in f if x["kind"] == "assertion"), len(f),
+      min((x["run"] for x in f), default=0))'
+}
+
+"$CS" run --vm -s pct:2 --access -n 30 --keep-going --seed 1 -o "$T/pa" -- "$P" \
+	>/dev/null 2>"$T/pa.err"
+read -r n a f first <<<"$(kinds "$T/pa")"
+diag "pct:2 --access: $a assertions in $n runs (first: run $first)"
+is "$n" 30 "pct:2 --access: 30 runs"
+ok "$([ "${a:-0}" -ge 1 ] && [ "$a" = "$f" ]; echo $?)" \
+	"race_torn_pair fails with its assertion when accesses are steps ($a of $n)"
+like "$(cat "$T/pa.err")" "pct: depth 2, 1 change point over k = [0-9]+ steps .*and the accesses of an estimation run" \
+	"the first k counts the estimation run's accesses"
+k=$(sqlite3 "$T/pa/campaign.db" "SELECT max(json_extract(strategy_config, '$.pct.k')) FROM runs WHERE idx > 1")
+ok "$([ "${k:-0}" -ge 4 ]; echo $?)" "later runs draw over k >= 4 steps: the 4 shared accesses count ($k)"
+
+if [ "${first:-0}" -ge 1 ]; then
+	"$CS" replay "$T/pa" --run "$first" --vm --times 10 >"$T/rep" 2>&1
+	is "$?" 1 "the failing run $first replays: exit 1"
+	like "$(tail -1 "$T/rep")" "failed again in 10 of 10 replays$" "... the same assertion 10 of 10"
+else
+	skip "no failing run" "the failing run replays"
+	skip "no failing run" "... 10 of 10"
+fi
+
+"$CS" run --vm -s pct:2 -n 30 --keep-going --seed 1 -o "$T/p" -- "$P" >/dev/null 2>&1
+read -r n a f first <<<"$(kinds "$T/p")"
+diag "pct:2 without --access: $f failures in $n runs"
+is "$n" 30 "pct:2 without --access: 30 runs"
+is "$f" 0 "... none fails: no step lies between the stores"
+
+"$CS" run --vm -s pct:2 --access -n 10 --keep-going --seed 1 -o "$T/clean" \
+	-- "$PROGS/counter" locked 20 >/dev/null 2>&1
+is "$?" 0 "a correct program (a locked counter) under pct:2 --access: exit 0"
+read -r n a f first <<<"$(kinds "$T/clean")"
+is "$n $f" "10 0" "... 10 runs, no failure"
+done_testing
