@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 33
+plan 36
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -60,6 +60,20 @@ is "$?" 1 "the hung target was killed"
 "$CS" replay "$T/dl" --run 1 --run-timeout 2 >"$T/rep" 2>&1
 is "$?" 1 "replay of the deadlock fails again (exit 1)"
 like "$(cat "$T/rep")" 'failed again in 1 of 1' "replay counts the reproduction"
+
+# A lock cycle does not wait for the run timeout: confirmed once its
+# threads stay blocked (2 s), the run ends as a deadlock.
+start=$(date +%s)
+"$CS" run -s none -n 1 --run-timeout 60 -o "$T/dl60" -- "$PROGS/deadlock" 2>"$T/err"
+rc=$?
+el=$(( $(date +%s) - start ))
+is "$rc" 1 "a deadlock with a 60 s run timeout: exit 1"
+diag "the 60 s run timeout's deadlock took ${el} s"
+like "$(cat "$T/err")" "confirmed: the cycle's threads stayed blocked in lock requests [0-9.]+ s \(the run was not steered\) \(the cycle was found [0-9.e-]+ s into the run; run timeout 60 s\)" \
+	"... confirmed before the run timeout, and says when the cycle was found"
+# A trylock loop that never ends has no cycle: it is still a hang at the timeout.
+"$CS" run -s none -n 1 --run-timeout 3 -o "$T/try" -- "$PROGS/hang_trylock" 2>"$T/err"
+like "$(cat "$T/err")" "timed out \(hang\)" "a hang with trylocks is not taken for a deadlock"
 
 # --- saturation stops an open-ended campaign -------------------------------
 "$CS" run -s none --saturation 5,0.5 -o "$T/sat" -- "$PROGS/fig2" 2>"$T/err"

@@ -155,6 +155,22 @@ static void test_status(void)
 				"2 s after every thread was let go and steering stopped at the 2 s "
 				"run timeout") != NULL,
 	       "a deadlock says how it was confirmed");
+	in.found_s = 0.25;
+	in.confirm_s = 2;
+	in.timeout_s = 30;
+	oracle_classify(&in, &v);
+	tap_ok(v.outcome == OUTCOME_DEADLOCK &&
+		       strstr(v.detail, "\nconfirmed: the cycle's threads stayed blocked in lock "
+					"requests 2 s after every thread was let go and steering "
+					"stopped (the cycle was found 0.25 s into the run; run "
+					"timeout 30 s)") != NULL,
+	       "a deadlock confirmed before the timeout says when it was found");
+	in.grace_s = 0;
+	oracle_classify(&in, &v);
+	tap_ok(strstr(v.detail, "2 s (the run was not steered) (the cycle was found") != NULL,
+	       "... and that nothing was steered in an unsteered run");
+	in.found_s = in.confirm_s = 0;
+	in.timeout_s = in.grace_s = 2;
 	in.deadlock_report = NULL;
 	oracle_classify(&in, &v);
 	tap_ok(v.outcome == OUTCOME_TIMEOUT &&
@@ -233,7 +249,7 @@ static void test_deadlocks(void)
 
 int main(void)
 {
-	tap_plan(37);
+	tap_plan(39);
 	test_outputs();
 	test_status();
 	test_deadlocks();

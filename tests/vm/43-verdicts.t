@@ -9,14 +9,15 @@
 #   a hang, never a deadlock (a trylock never waits);
 # - real failures are still reported: a lock-order inversion and a
 #   self-deadlock as deadlocks with their cycle, confirmed after the grace
-#   period, and a lost wake-up as a hang.
+#   period or, once the cycle holds, long before the run timeout; a lost
+#   wake-up as a hang.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 for p in slow_steered hang_trylock deadlock bad_selfdeadlock bad_lostwakeup; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 18
+plan 21
 T=$(mktemp -d /tmp/cs-verdicts-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -31,6 +32,8 @@ for s in random tsa; do
 done
 $CS run -s random -n 1 --run-timeout 2 -o lockorder -- $PROGS/deadlock 2>lockorder.err
 echo \"lockorder exit \$?\"
+$CS run -s random -n 1 --run-timeout 120 -o lockorder120 -- $PROGS/deadlock 2>lockorder120.err
+echo \"lockorder120 exit \$?\"
 $CS run -s random -n 60 --run-timeout 2 -o self -- $PROGS/bad_selfdeadlock 2>self.err
 echo \"self exit \$?\"
 $CS run -s random -n 60 --run-timeout 2 -o lost -- $PROGS/bad_lostwakeup 2>lost.err
@@ -63,10 +66,19 @@ is "$(jget "$T/lo.json" 'd["failures"][0]["kind"]')" deadlock "the lock-order in
 jget "$T/lo.json" 'd["failures"][0]["detail"]' >"$T/lo.detail"
 like "$(head -1 "$T/lo.detail")" 'holds first .* and waits for second .*; thread .* holds second .* and waits for first' \
 	"with its cycle (who holds what, waits where)"
-like "$(tail -1 "$T/lo.detail")" '^confirmed: the cycle.s threads were blocked in lock requests [0-9.]+ s after' \
-	"confirmed after the grace period"
-like "$("$CS" report "$T/out/lockorder")" '    confirmed: the cycle.s threads were blocked' \
+like "$(tail -1 "$T/lo.detail")" '^confirmed: the cycle.s threads (were|stayed) blocked in lock requests [0-9.]+ s after every thread was let go' \
+	"confirmed once every thread was let go and steering stopped"
+like "$("$CS" report "$T/out/lockorder")" '    confirmed: the cycle.s threads (were|stayed) blocked' \
 	"the text report says how it was confirmed"
+# A lock cycle under steering does not wait for the run timeout: once it
+# holds, every thread is let go and steering stops; still there 2 s later,
+# it is a confirmed deadlock, found long before the 120 s run timeout.
+like "$(grep '^lockorder120 ' "$T/guest")" 'exit 1$' "the inversion with a 120 s run timeout: exit 1"
+"$CS" report "$T/out/lockorder120" --json >"$T/lo120.json"
+is "$(jget "$T/lo120.json" 'd["failures"][0]["kind"]')" deadlock "... a deadlock"
+like "$(jget "$T/lo120.json" 'd["failures"][0]["detail"]' | tail -1)" \
+	'^confirmed: the cycle.s threads stayed blocked in lock requests [0-9.]+ s after every thread was let go and steering stopped \(the cycle was found [0-9.e-]+ s into the run; run timeout 120 s\)$' \
+	"... confirmed before the run timeout, after steering stopped"
 like "$(grep '^self ' "$T/guest")" 'exit 1$' "bad_selfdeadlock: found within 60 runs"
 "$CS" report "$T/out/self" --json >"$T/self.json"
 is "$(jget "$T/self.json" 'd["failures"][0]["kind"]')" deadlock "the self-deadlock is a deadlock"

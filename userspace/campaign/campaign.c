@@ -290,6 +290,8 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	in.deadlock_report = r->has_deadlock ? r->deadlock : NULL;
 	in.timeout_s = r->timeout_s;
 	in.grace_s = r->graced ? r->grace_used_s : 0;
+	in.found_s = r->dl_found_s;
+	in.confirm_s = r->dl_confirm_s;
 	oracle_classify(&in, &v);
 	if (r->slow && !outcome_is_failure(v.outcome)) {
 		/* Not the program's: it ended once we stopped steering. */

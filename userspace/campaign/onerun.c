@@ -620,6 +620,105 @@ static void steering_off(struct onerun *r)
 		 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout, r->grace_s);
 }
 
+/*
+ * A deadlock need not wait for the run timeout. Threads blocked in blocking
+ * lock requests (lock, rdlock, wrlock; never a trylock or a timed lock),
+ * each holding the lock the one before it waits for, can never go on: no
+ * thread outside the cycle can unlock what they hold. The check is the
+ * timeout's (analyze_deadlock), only sooner, and as careful:
+ *  - the cycle must stay as it is (no event from its threads) for
+ *    DL_SETTLE_NS under steering; then every thread is let go and steering
+ *    stops, as at the timeout (a thread of the cycle we kept goes on into
+ *    its lock request and blocks for real);
+ *  - then it must stay for DL_CONFIRM_NS more without steering;
+ *  - lost events (sequence gaps) or a truncated thread model stop the check:
+ *    the last action seen might not be the last one.
+ * A cycle that breaks up (it was not one) resets the watch, and the run
+ * goes on unsteered as after the timeout's release. Checked every
+ * DL_CHECK_NS. Returns true when the run is a confirmed deadlock.
+ */
+#define DL_CHECK_NS (200 * 1000 * 1000ULL)
+#define DL_SETTLE_NS (500 * 1000 * 1000ULL)
+#define DL_CONFIRM_NS (2000 * 1000 * 1000ULL)
+
+static uint64_t lock_cycle_sig(struct onerun *r)
+{
+	const struct thread_model *m = &r->tm;
+	size_t n = m->nthreads, i, j, k, len, nh = 0;
+	struct dl_thread *dt;
+	struct dl_held *held;
+	size_t *cyc;
+	uint64_t sig = FNV1A64_INIT;
+
+	if (!n || m->truncated || m->seq_gaps)
+		return 0;
+	dt = xcalloc(n, sizeof(*dt));
+	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
+	cyc = xcalloc(n, sizeof(*cyc));
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &m->threads[i];
+		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+
+		dt[i].held = &held[nh];
+		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
+			held[nh++].lock = t->held[j];
+			dt[i].nheld++;
+		}
+		if (last && !t->exited && tm_action_waits_for_good(last)) {
+			dt[i].blocked = true;
+			dt[i].waits_for = last->obj;
+		}
+	}
+	len = deadlock_analyze(dt, n, cyc, NULL, 0);
+	for (k = 0; k < len; k++) {
+		const struct tm_thread *t = &m->threads[cyc[k]];
+		uint64_t w[2] = { t->tid, t->nevents };
+
+		sig = fnv1a64(w, sizeof(w), sig);
+	}
+	free(dt);
+	free(held);
+	free(cyc);
+	return len ? sig | 1 : 0;
+}
+
+enum dl_watch { DL_NONE, DL_STEERING_OFF, DL_CONFIRMED };
+
+static enum dl_watch lock_cycle_watch(struct onerun *r, uint64_t now)
+{
+	uint64_t sig;
+
+	if (now < r->dl_next_ns)
+		return DL_NONE;
+	r->dl_next_ns = now + DL_CHECK_NS;
+	ring_buffer__consume(r->rb);
+	sig = lock_cycle_sig(r);
+	if (!sig || sig != r->dl_sig) {
+		r->dl_sig = sig;
+		r->dl_first_ns = r->dl_since_ns = now;
+		return DL_NONE;
+	}
+	if (r->steer) {
+		if (now - r->dl_since_ns < DL_SETTLE_NS)
+			return DL_NONE;
+		cs_debug("run: a lock cycle for %.3g s under steering: every thread goes on",
+			 (now - r->dl_since_ns) / 1e9);
+		steering_off(r);
+		r->dl_since_ns = now;
+		return DL_STEERING_OFF;
+	}
+	if (now - r->dl_since_ns < DL_CONFIRM_NS)
+		return DL_NONE;
+	analyze_deadlock(r);
+	if (!r->has_deadlock)
+		return DL_NONE;
+	r->dl_confirm_s = (now - r->dl_since_ns) / 1e9;
+	r->dl_found_s = (r->dl_first_ns - r->t0) / 1e9;
+	if (r->dl_found_s <= 0)
+		r->dl_found_s = 1e-9;
+	return DL_CONFIRMED;
+}
+
 static int run_loop(struct onerun *r)
 {
 	/* Serial mode waits on the scheduler's notes (the decisions happen
@@ -681,6 +780,27 @@ static int run_loop(struct onerun *r)
 			break;
 		}
 		access_hook_tick(r);
+		switch (lock_cycle_watch(r, now_ns())) {
+		case DL_STEERING_OFF: { /* as at the timeout: a grace period at least,
+					 * and the time to confirm the cycle */
+			uint64_t g = (uint64_t)(r->grace_s * 1e9);
+
+			if (g < DL_CONFIRM_NS + 2 * DL_CHECK_NS)
+				g = DL_CONFIRM_NS + 2 * DL_CHECK_NS;
+			serial = false;
+			grace_t0 = now_ns();
+			if (deadline < grace_t0 + g)
+				deadline = grace_t0 + g;
+			break;
+		}
+		case DL_CONFIRMED:
+			r->timed_out = true; /* ended like a hang: a deadlock */
+			break;
+		case DL_NONE:
+			break;
+		}
+		if (r->timed_out)
+			break;
 		if (r->steer && r->strat->ops->tick)
 			r->strat->ops->tick(r->strat, &r->sr);
 		if (r->steer) {
@@ -697,7 +817,7 @@ static int run_loop(struct onerun *r)
 		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
 	if (r->graced && !r->timed_out && r->l.reaped && !run_stop)
 		r->slow = true;
-	if (r->timed_out)
+	if (r->timed_out && !r->dl_found_s)
 		analyze_deadlock(r);
 	if (!r->l.reaped)
 		launch_kill(&r->l);

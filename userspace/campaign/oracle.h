@@ -59,6 +59,11 @@ struct oracle_input {
 	 * running grace_s later (0: not steered, no grace period). */
 	double timeout_s;
 	double grace_s;
+	/* A deadlock confirmed before the run timeout: the cycle was found
+	 * found_s into the run and its threads stayed blocked confirm_s after
+	 * every thread was let go (0: confirmed at the timeout, as above). */
+	double found_s;
+	double confirm_s;
 };
 
 struct oracle_verdict {

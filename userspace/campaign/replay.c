@@ -261,6 +261,8 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 	in.deadlock_report = r.has_deadlock ? r.deadlock : NULL;
 	in.timeout_s = r.timeout_s;
 	in.grace_s = r.graced ? r.grace_used_s : 0;
+	in.found_s = r.dl_found_s;
+	in.confirm_s = r.dl_confirm_s;
 	oracle_classify(&in, v);
 	if (secs)
 		*secs = (r.t1 - r.t0) / 1e9;

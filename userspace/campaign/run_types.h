@@ -150,6 +150,11 @@ struct onerun {
 	struct syncov_run cov;
 	char deadlock[4096];
 	bool has_deadlock;
+	/* A lock cycle seen while the run goes on (onerun.c lock_cycle_watch):
+	 * its signature, since when, and the time into the run it was found
+	 * when it ended the run as a confirmed deadlock (0: it did not). */
+	uint64_t dl_sig, dl_first_ns, dl_since_ns, dl_next_ns;
+	double dl_found_s, dl_confirm_s;
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
 	bool tty;	   /* a progress line is on stderr */
