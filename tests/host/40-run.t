@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 36
+plan 38
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -74,6 +74,14 @@ like "$(cat "$T/err")" "confirmed: the cycle's threads stayed blocked in lock re
 # A trylock loop that never ends has no cycle: it is still a hang at the timeout.
 "$CS" run -s none -n 1 --run-timeout 3 -o "$T/try" -- "$PROGS/hang_trylock" 2>"$T/err"
 like "$(cat "$T/err")" "timed out \(hang\)" "a hang with trylocks is not taken for a deadlock"
+
+# A replay gets the timeout its run had (adaptive: 20x the slowest clean
+# run, at least 2 s), not the campaign's first 30 s.
+"$CS" run -s none -n 2 -o "$T/adapt" -- "$PROGS/fig2" >/dev/null 2>&1
+is "$("$CS" replay "$T/adapt" --run 2 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_timeout_s"])')" 2 \
+	"replay of run 2 uses its own adaptive 2 s run timeout"
+is "$("$CS" replay "$T/adapt" --run 1 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["run_timeout_s"])')" 30 \
+	"... run 1's was the 30 s before any clean run"
 
 # --- saturation stops an open-ended campaign -------------------------------
 "$CS" run -s none --saturation 5,0.5 -o "$T/sat" -- "$PROGS/fig2" 2>"$T/err"

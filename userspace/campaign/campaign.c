@@ -55,6 +55,8 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 		s->ops->config_json(s, &r->sr, &m.j);
 	json_kv_str(&m.j, "serial", serial_mode_name(s->sched_serial));
 	json_kv_uint(&m.j, "seed", r->seed);
+	/* the timeout this run had (adaptive): its replays get the same */
+	json_kv_dbl(&m.j, "run_timeout_s", r->timeout_s);
 	access_run_config_json(c, &m.j);
 	json_obj_end(&m.j);
 	return json_mem_close(&m);

@@ -190,14 +190,18 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 				    "serial");
 	if (p->serial && serial_mode_parse(p->serial, &p->o.serial))
 		p->o.serial = CS_SERIAL_OFF;
+	/* The run's own timeout (adaptive in its campaign), else the
+	 * campaign's --run-timeout (runs recorded before runs kept theirs). */
 	p->o.run_timeout_s = RUN_DEFAULT_TIMEOUT;
-	if (p->camp.config_json) {
-		char *cfg = p->camp.config_json, *at = strstr(cfg, "\"run_timeout_s\":");
+	for (i = 0; i < 2; i++) {
+		const char *cfg = i ? p->camp.config_json : p->sr.strategy_config_json;
+		const char *at = cfg ? strstr(cfg, "\"run_timeout_s\":") : NULL;
 
-		if (at)
-			rt_s = strtod(at + 16, NULL);
-		if (rt_s > 0)
+		rt_s = at ? strtod(at + 16, NULL) : 0;
+		if (rt_s > 0) {
 			p->o.run_timeout_s = rt_s;
+			break;
+		}
 	}
 	if (ro->run_timeout_s > 0)
 		p->o.run_timeout_s = ro->run_timeout_s;
@@ -311,6 +315,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_kv_int(&j, "run", ro.run);
 		json_kv_str(&j, "recorded_outcome", p.sr.outcome);
 		json_kv_str(&j, "order", strategy_replay_enforced(strat) ? "recorded" : "timing");
+		json_kv_dbl(&j, "run_timeout_s", p.o.run_timeout_s);
 		json_arr_begin(&j, "replays");
 	} else if (strategy_replay_enforced(strat)) {
 		printf("replaying run %" PRId64 " in its recorded order (%zu points, one thread at "

@@ -24,7 +24,7 @@ static void minimize_usage(FILE *f)
 		"  -r, --run N           the failing run (concsched report DIR lists them)\n"
 		"  -t, --times K         replays a candidate must fail in, every one (default 3)\n"
 		"      --max-tries M     candidates replayed at most (default 60)\n"
-		"      --run-timeout SEC per-replay timeout (default: the campaign's)\n"
+		"      --run-timeout SEC per-replay timeout (default: the run's own)\n"
 		"      --vm              minimize inside the sched_ext VM\n"
 		"  -h, --help            this text\n\n"
 		"Examples:\n"

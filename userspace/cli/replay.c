@@ -25,7 +25,7 @@ static void replay_usage(FILE *f)
 		"Options:\n"
 		"  -r, --run N           the run to replay (concsched report DIR lists them)\n"
 		"  -t, --times K         replay K times and count how often it fails (default 1)\n"
-		"      --run-timeout SEC per-replay timeout (default: the campaign's)\n"
+		"      --run-timeout SEC per-replay timeout (default: the run's own)\n"
 		"      --json            one JSON object with every replay's outcome\n"
 		"      --decisions       re-apply only the recorded decisions, in parallel (the\n"
 		"                        order left to timing), not the recorded order\n"
