@@ -18,10 +18,13 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
+#include "strategies/ga.h"
+#include "strategies/noise.h"
 #include "strategies/pct.h"
 #include "strategies/registry.h"
 #include "strategies/replay.h"
 #include "strategies/serial.h"
+#include "strategies/strat_noise.h"
 #include "strategies/strategy.h"
 #include "tap.h"
 
@@ -72,6 +75,23 @@ static int fl_tasks(void *ctx, const char *metric, int (*fn)(const char *, void 
 	return 0;
 }
 
+/* Notes the strategy made on the runs (strat_campaign.note), in order. */
+static char *fl_notes[64];
+static size_t fl_nnotes;
+
+static int fl_note(void *ctx, const char *json)
+{
+	if (fl_nnotes < ARRAY_SIZE(fl_notes))
+		fl_notes[fl_nnotes++] = xstrdup(json);
+	return 0;
+}
+
+static void fl_notes_free(void)
+{
+	while (fl_nnotes)
+		free(fl_notes[--fl_nnotes]);
+}
+
 /* The next thread appears: "0", "0.1", "0.2"... with tids 100, 101, ... */
 static void fl_thread(struct fake_loop *fl)
 {
@@ -91,6 +111,9 @@ static void fl_thread(struct fake_loop *fl)
 }
 
 static bool fl_access; /* the next fl_begin's run has access points (--access) */
+/* fl_begin/fl_end are runs of one campaign the test began itself: no
+ * campaign_begin/campaign_end around each */
+static bool fl_keep_campaign;
 static uint64_t fl_est_accesses; /* the campaign's accesses per estimation run */
 
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
@@ -105,6 +128,7 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->c.site_of = fl_site_of;
 	fl->c.add_requirement = fl_add_req;
 	fl->c.for_each_task = fl_tasks;
+	fl->c.note = fl_note;
 	declog_init(&fl->log, seed, NULL);
 	fl->r.seed = seed;
 	fl->r.pol = policy_new_fake();
@@ -114,7 +138,7 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->r.release = fl_release;
 	fl->r.drain = fl_drain;
 	fl->r.site_id = fl_site_id;
-	if (s->ops->campaign_begin)
+	if (s->ops->campaign_begin && !fl_keep_campaign)
 		s->ops->campaign_begin(s, &fl->c);
 	if (s->ops->run_begin)
 		s->ops->run_begin(s, &fl->r);
@@ -122,16 +146,21 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 		fl_thread(fl);
 }
 
+static void fl_end_with(struct fake_loop *fl, const struct strat_outcome *o)
+{
+	if (fl->s->ops->run_end)
+		fl->s->ops->run_end(fl->s, &fl->r, &fl->c, o);
+	if (fl->s->ops->campaign_end && !fl_keep_campaign)
+		fl->s->ops->campaign_end(fl->s, &fl->c);
+	policy_free(fl->r.pol);
+	declog_free(&fl->log);
+}
+
 static void fl_end(struct fake_loop *fl)
 {
 	struct strat_outcome o = { .ran = true };
 
-	if (fl->s->ops->run_end)
-		fl->s->ops->run_end(fl->s, &fl->r, &fl->c, &o);
-	if (fl->s->ops->campaign_end)
-		fl->s->ops->campaign_end(fl->s, &fl->c);
-	policy_free(fl->r.pol);
-	declog_free(&fl->log);
+	fl_end_with(fl, &o);
 }
 
 /* Thread i reaches a decision point of op (its next point index). */
@@ -189,7 +218,7 @@ static void test_registry(void)
 	struct strategy *s;
 	char err[200] = "";
 
-	tap_is_int(strategy_list(&all), 7, "seven strategies are registered");
+	tap_is_int(strategy_list(&all), 8, "eight strategies are registered");
 	tap_is_str(strategy_lookup("none")->name, "none", "none by name");
 	tap_is_str(strategy_lookup("tsa")->name, "tsa", "tsa by name");
 	tap_is_str(strategy_lookup("tsa-h")->name, "tsa-h", "tsa-h is not tsa");
@@ -1014,9 +1043,137 @@ static void test_replay_paced(void)
 	declog_free(&rec);
 }
 
+/* ---- ga -------------------------------------------------------------------------------- */
+
+/* ga:2,3 (2 runs per individual, 3 individuals) over two generations on the
+ * fake backend, against a hand-made engine with the same seed and gene
+ * ranges: each run's configuration is its individual's genome as a noise
+ * configuration, the fitness of a run is (WGoldiLockSC + 1000 warnings +
+ * 10000 failures) / ms, an individual's is the mean of its runs, a run that
+ * did not run is not counted (the same run comes again), and the run that
+ * completes a generation notes its summary; the points are the inner noise
+ * strategy's decisions. */
+static void test_ga(void)
+{
+	struct ga_gene_spec spec[GA_NOISE_GENES];
+	struct ga_params par;
+	struct ga g;
+	struct fake_loop fl;
+	struct strategy *s = make("ga:2,3"), *plain;
+	struct strat_campaign c = { .quiet = true, .seed = 0 };
+	char buf[256], want[256], exp[400], err[200] = "";
+	int run, cfg_ok = 0, note_ok = 0, point_ok = 0;
+	double prev = 0;
+
+	tap_is_str(strategy_lookup("ga:2,3")->name, "ga", "ga by name");
+	tap_is_int(strategy_lookup("ga")->flags,
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS,
+		   "ga: noise at points and accesses, implies --access");
+	tap_ok(strategy_new("ga:0", &plain, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "RUNS per evaluation"),
+	       "ga:0 is refused (%s)", err);
+	tap_ok(strategy_new("ga:2,2", &plain, err, sizeof(err)) == -EINVAL,
+	       "ga:2,2 is refused (3 individuals at least)");
+	tap_ok(strategy_new("ga:2,x", &plain, err, sizeof(err)) == -EINVAL, "ga:2,x is refused");
+
+	memcpy(spec, ga_noise_spec, sizeof(spec));
+	spec[GA_G_SEEDING].max = NOISE_SEED_HALT_ONE;
+	spec[GA_G_TIMEOUT].max = 0;
+	ga_params_default(&par);
+	par.pop_size = 3;
+	ga_init(&g, spec, GA_NOISE_GENES, &par, 0x6761ULL);
+	s->ops->campaign_begin(s, &c);
+	fl_keep_campaign = true;
+	fl_access = true;
+	for (run = 0; run < 14; run++) {
+		/* run 12 does not run: run 13 is run 12 again */
+		int e = run == 13 ? 12 : run;
+		uint32_t gen = (uint32_t)(e / 6), ind = (uint32_t)(e / 2) % 3;
+		struct strat_outcome o = { .ran = run != 12, .duration_ns = 10 * 1000 * 1000 };
+		struct noise_config nc;
+		struct fake_loop pl;
+		struct strat_decision da, db;
+		struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+
+		fl_begin(&fl, s, (uint64_t)run, 2);
+		ga_genome_to_noise(g.pop[ind].genes, &nc);
+		noise_config_format(&nc, want, sizeof(want));
+		fl_config(&fl, buf, sizeof(buf));
+		snprintf(exp, sizeof(exp),
+			 "{\"noise\":\"%s\",\"ga\":{\"generation\":%u,\"individual\":%u,\"run\":%u}}",
+			 want, gen, ind, (uint32_t)(e % 2) + 1);
+		cfg_ok += !strcmp(buf, exp);
+		if (strcmp(buf, exp))
+			tap_diag("run %d: %s, want %s", run, buf, exp);
+		/* a noise strategy with the same configuration and run seed
+		 * decides the same at the same point */
+		plain = make("random-all@100/yield:1");
+		strat_noise_configure(plain, &nc);
+		fl_keep_campaign = false;
+		fl_begin(&pl, plain, (uint64_t)run, 2);
+		da = fl_point(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &acc, true);
+		db = fl_point(&pl, 0, CS_OP_WRITE, 0x50, 0x9000, &acc, true);
+		point_ok += da.v == db.v && da.us == db.us && da.arg == db.arg;
+		fl_end(&pl);
+		strategy_free(plain);
+		fl_keep_campaign = true;
+		/* WGoldiLockSC 10 * (e + 1) over 10 ms, a warning in run 3, run 5
+		 * failed */
+		o.wgoldilock_sc = 10.0 * (e + 1);
+		o.warnings = e == 3;
+		o.failed = e == 5;
+		fl_end_with(&fl, &o);
+		if (run == 12)
+			continue;
+		{
+			double f = ga_fitness(o.wgoldilock_sc, o.warnings, o.failed, 10.0);
+			const char *n = fl_nnotes ? fl_notes[fl_nnotes - 1] : "";
+			char fit[64];
+
+			snprintf(fit, sizeof(fit), "\"fitness\":%.6g,", f);
+			snprintf(exp, sizeof(exp), "\"noise\":\"%s\"", want);
+			note_ok += strstr(n, fit) && strstr(n, exp);
+			if (e % 2)
+				ga_set_fitness(&g, ind, (prev + f) / 2);
+			prev = f;
+			if (e % 6 == 5)
+				ga_next_generation(&g);
+		}
+	}
+	fl_keep_campaign = false;
+	fl_access = false;
+	tap_is_int(cfg_ok, 14,
+		   "each run runs its individual's configuration, numbered by generation, "
+		   "individual and run (the run that did not run comes again)");
+	tap_is_int(point_ok, 14, "every point is the inner noise strategy's decision");
+	tap_is_int((int)fl_nnotes, 13, "a note on each run that ran, none on the one that did not");
+	tap_is_int(note_ok, 13, "each note carries the run's configuration and fitness");
+	tap_ok(strstr(fl_notes[1], "\"evaluation\":") && !strstr(fl_notes[0], "\"evaluation\":"),
+	       "the second run of an individual notes its evaluation (the mean)");
+	tap_ok(strstr(fl_notes[5], "\"generation\":{\"index\":0,") &&
+		       strstr(fl_notes[5], "\"summary\":\"ga generation 0: best fitness ") &&
+		       !strstr(fl_notes[4], "\"summary\""),
+	       "the run that completes generation 0 notes its summary");
+	tap_ok(strstr(fl_notes[11], "\"generation\":{\"index\":1,") != NULL,
+	       "... and generation 1's");
+	{
+		/* generation 0: individual 2's runs 4 and 5, run 5 failed */
+		double best = (ga_fitness(50, 0, 0, 10) + ga_fitness(60, 0, 1, 10)) / 2;
+		char b[64];
+
+		snprintf(b, sizeof(b), "best fitness %.4g (", best);
+		tap_ok(strstr(fl_notes[5], b) != NULL,
+		       "generation 0's best is the individual with the failing run (%s)", b);
+	}
+	fl_notes_free();
+	if (s->ops->campaign_end)
+		s->ops->campaign_end(s, &c);
+	strategy_free(s);
+}
+
 int main(void)
 {
-	tap_plan(114);
+	tap_plan(127);
 	test_registry();
 	test_noise();
 	test_random();
@@ -1033,5 +1190,6 @@ int main(void)
 	test_replay_paced();
 	test_replay_enforced();
 	test_noise_access();
+	test_ga();
 	return tap_done();
 }

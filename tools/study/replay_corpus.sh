@@ -13,10 +13,10 @@
 #   tools/study/replay_corpus.sh [PROGRAMS]
 #
 # Environment: CONCSCHED (default build/concsched), RC_RUNS (default 30),
-# RC_TAKE (default 2), RC_STRATEGIES (default "random tsa pct:2 serial
-# svall"; serial = random --serial random, svall = noise at accesses:
-# sharedVar-all@500/sleep:200 --access), RC_SEED (default 1), RC_TIMEOUT
-# (the VM's limit in seconds, default 3000).
+# RC_TAKE (default 2), RC_STRATEGIES (default "random tsa pct:2 pcta map
+# serial svall"; pcta = pct:2 --access, serial = random --serial random,
+# svall = noise at accesses: sharedVar-all@500/sleep:200 --access), RC_SEED
+# (default 1), RC_TIMEOUT (the VM's limit in seconds, default 3000).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cs=${CONCSCHED:-$root/build/concsched}
@@ -28,7 +28,7 @@ $b/tests/programs/race_uaf $b/tests/programs/race_flag_token"}
 progs=$(echo $progs)
 runs=${RC_RUNS:-30}
 take=${RC_TAKE:-2}
-strategies=${RC_STRATEGIES:-random tsa pct:2 serial svall}
+strategies=${RC_STRATEGIES:-random tsa pct:2 pcta map serial svall}
 seed=${RC_SEED:-1}
 out=$(mktemp -d /tmp/cs-rc-XXXXXX)
 trap 'rm -rf "$out"' EXIT
@@ -43,6 +43,7 @@ for p in $progs; do
 		opt=\"-s \$s\"
 		[ \$s = serial ] && opt='-s random --serial random'
 		[ \$s = svall ] && opt='-s sharedVar-all@500/sleep:200 --access'
+		[ \$s = pcta ] && opt='-s pct:2 --access'
 		c=/out/\$n-\$(echo \$s | tr -d :)
 		$cs run \$opt -n $runs --keep-going --seed $seed -o \$c -- \$p >/dev/null 2>&1
 		fails=\$($cs report \$c 2>/dev/null | sed -n 's/^  run \\([0-9]*\\): .*/\\1/p' | head -$take)

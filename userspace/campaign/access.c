@@ -1243,6 +1243,19 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	}
 }
 
+void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings)
+{
+	const struct access_run *ar = r->acc;
+
+	*wgoldilock_sc = 0;
+	*warnings = 0;
+	if (!ar || ar->estimate)
+		return;
+	*wgoldilock_sc = (double)cov_metrics_wgoldilock(ar->m);
+	*warnings = race_warning_count(cov_metrics_races(ar->m)) +
+		    cov_metrics_deadlocks(ar->m)->count;
+}
+
 /* The run's access configuration, for its strategy JSON (replay). */
 void access_run_config_json(const struct campaign *c, struct json *j)
 {

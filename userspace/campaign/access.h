@@ -22,6 +22,8 @@ void access_campaign_end(struct campaign *c);
 /* Runs: an estimation run (every candidate) or a test run (shared sites). */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate);
 void access_run_commit(struct campaign *c, struct onerun *r);
+/* The run's WGoldiLockSC and its warnings (0 and 0 without --access). */
+void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings);
 void access_run_free(struct onerun *r);
 void access_run_config_json(const struct campaign *c, struct json *j);
 

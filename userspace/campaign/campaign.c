@@ -409,6 +409,7 @@ static void run_ended(struct campaign *c, struct onerun *r, bool ran, bool faile
 	out.watchdog_releases = r->watchdog_at_timeout;
 	out.duration_ns = r->t1 > r->t0 ? r->t1 - r->t0 : 0;
 	out.cov = &r->cov;
+	access_run_fitness(r, &out.wgoldilock_sc, &out.warnings);
 	c->sc.nruns = (uint64_t)c->nruns;
 	if (s->ops->run_end)
 		s->ops->run_end(s, &r->sr, &c->sc, &out);
@@ -538,6 +539,13 @@ static int sc_add_requirement(void *ctx, const char *metric, const char *key, co
 	struct campaign *c = ctx;
 
 	return store_add_requirement(c->st, metric, key, source);
+}
+
+static int sc_note(void *ctx, const char *json)
+{
+	struct campaign *c = ctx;
+
+	return c->nruns > 0 ? store_add_strategy_note(c->st, c->nruns, json) : -ENOENT;
 }
 
 struct task_walk {
@@ -679,6 +687,7 @@ int campaign_run(struct run_opts *o)
 	c.sc.ctx = &c;
 	c.sc.site_of = sc_site_of;
 	c.sc.add_requirement = sc_add_requirement;
+	c.sc.note = sc_note;
 	c.sc.for_each_task = sc_for_each_task;
 	if (o->access && access_estimate(&c)) {
 		ret = EXIT_USAGE;

@@ -84,7 +84,23 @@ struct report {
 	size_t nwarnings;
 	struct store_input *inputs; /* a merged campaign's inputs, else none */
 	size_t ninputs;
+	/* The strategy's note summaries (strategy_notes with a "summary"),
+	 * e.g. a GA's generations, in run order. */
+	char **log;
+	size_t nlog;
 };
+
+static int collect_note(int64_t run, const char *json, void *arg)
+{
+	struct report *r = arg;
+	char *line = json ? json_get_string(json, "summary") : NULL;
+
+	if (!line)
+		return 0;
+	r->log = xrealloc(r->log, (r->nlog + 1) * sizeof(*r->log));
+	r->log[r->nlog++] = line;
+	return 0;
+}
 
 /* "native", "VM", or "?" for a campaign that did not record it. */
 static const char *where_text(const char *where)
@@ -360,6 +376,8 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 		err = store_for_each_warning(s, collect_warning, r);
 	if (!err)
 		err = store_list_inputs(s, &r->inputs, &r->ninputs);
+	if (!err)
+		err = store_strategy_notes(s, collect_note, r);
 	if (err)
 		goto fail;
 	*out = r;
@@ -400,6 +418,9 @@ void report_free(struct report *r)
 		sites_free(r->warnings[i].sites, r->warnings[i].nsites);
 	}
 	free(r->warnings);
+	for (i = 0; i < r->nlog; i++)
+		free(r->log[i]);
+	free(r->log);
 	free(r);
 }
 
@@ -527,6 +548,8 @@ void report_write_text(const struct report *r, FILE *f)
 				(long long)(m->estimated - m->covered_estimated),
 				(long long)(m->covered - m->covered_estimated));
 	}
+	for (i = 0; i < r->nlog; i++)
+		fprintf(f, "%s%s\n", i ? "           " : "search:    ", r->log[i]);
 	if (r->has_rules)
 		fprintf(f, "releases:  rule 1 %llu, rule 2 %llu, rule 3 %llu, random %llu\n",
 			(unsigned long long)r->rules[1], (unsigned long long)r->rules[2],
@@ -739,6 +762,10 @@ void report_write_json(const struct report *r, FILE *f)
 	} else {
 		json_kv_null(&j, "releases");
 	}
+	json_arr_begin(&j, "search");
+	for (i = 0; i < r->nlog; i++)
+		json_kv_str(&j, NULL, r->log[i]);
+	json_arr_end(&j);
 	json_arr_begin(&j, "failures");
 	for (i = 0; i < r->nfailures; i++) {
 		const struct report_failure *x = &r->failures[i];
@@ -931,6 +958,22 @@ static void html_failures(const struct report *r, FILE *f)
 	}
 }
 
+/* The strategy's search (its note summaries), when it made any. */
+static void html_search(const struct report *r, FILE *f)
+{
+	size_t i;
+
+	if (!r->nlog)
+		return;
+	fprintf(f, "<h2>Search</h2>\n<ul>\n");
+	for (i = 0; i < r->nlog; i++) {
+		fprintf(f, "<li>");
+		cs_html_escape(f, r->log[i]);
+		fprintf(f, "</li>\n");
+	}
+	fprintf(f, "</ul>\n");
+}
+
 static void html_warnings(const struct report *r, FILE *f)
 {
 	size_t i;
@@ -1027,6 +1070,7 @@ void report_write_html(const struct report *r, FILE *f)
 	for (i = 0; i < r->nmetrics; i++)
 		html_metric(r, &r->metrics[i], f);
 	html_failures(r, f);
+	html_search(r, f);
 	html_warnings(r, f);
 	fprintf(f, "</body></html>\n");
 }

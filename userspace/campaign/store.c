@@ -62,6 +62,11 @@ struct store {
 	" dir TEXT, strategy TEXT, seed INTEGER, host TEXT, where_ran TEXT, kernel TEXT,"          \
 	" version TEXT)"
 
+/* What a strategy notes about a run once it has ended (strat_campaign.note):
+ * a JSON object per run, e.g. a GA's fitness and generation summaries. */
+#define STORE_NOTES_DDL                                                                            \
+	"CREATE TABLE IF NOT EXISTS strategy_notes(run INTEGER PRIMARY KEY, note TEXT NOT NULL)"
+
 static const char *const store_schema =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL);"
 	"CREATE TABLE campaign(uuid TEXT NOT NULL, program TEXT, binary_hash TEXT,"
@@ -91,6 +96,7 @@ static const char *const store_schema =
 	" kind TEXT, variable TEXT, threads TEXT, locks TEXT);"
 	"CREATE TABLE warning_sites(warning INTEGER NOT NULL, pos INTEGER NOT NULL,"
 	" site INTEGER NOT NULL, PRIMARY KEY(warning, pos)) WITHOUT ROWID;" STORE_INPUTS_DDL ";"
+	STORE_NOTES_DDL ";"
 	"CREATE VIEW run_new_tasks AS SELECT first_run AS run, metric,"
 	" count(*) AS new_tasks FROM tasks GROUP BY first_run, metric;"
 	"CREATE VIEW task_totals AS SELECT t.id, t.metric, t.key, t.first_run,"
@@ -1585,6 +1591,39 @@ int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *repr
 		*reproduced = (uint64_t)sqlite3_column_int64(st, 1);
 		err = 0;
 	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_add_strategy_note(struct store *s, int64_t run, const char *json)
+{
+	sqlite3_stmt *st = NULL;
+	int err = exec_sql(s, STORE_NOTES_DDL);
+
+	if (err)
+		return err;
+	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO strategy_notes(run, note) VALUES(?1, ?2)",
+			       -1, &st, NULL))
+		return -EIO;
+	sqlite3_bind_int64(st, 1, run);
+	bind_text(st, 2, json);
+	err = step_done(st);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int store_strategy_notes(struct store *s, int (*fn)(int64_t run, const char *json, void *arg),
+			 void *arg)
+{
+	sqlite3_stmt *st = NULL;
+	int err = 0;
+
+	/* Campaigns from before the table have no notes. */
+	if (sqlite3_prepare_v2(s->db, "SELECT run, note FROM strategy_notes ORDER BY run", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	while (!err && sqlite3_step(st) == SQLITE_ROW)
+		err = fn(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1), arg);
 	sqlite3_finalize(st);
 	return err;
 }

@@ -207,6 +207,13 @@ int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t repr
 		     const char *order);
 int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced);
 
+/* A strategy's note on a run that ended (a JSON object; table
+ * strategy_notes), and every note in run order (fn's non-zero return stops
+ * the walk and is returned; a campaign without the table has none). */
+int store_add_strategy_note(struct store *s, int64_t run, const char *json);
+int store_strategy_notes(struct store *s, int (*fn)(int64_t run, const char *json, void *arg),
+			 void *arg);
+
 /* Campaign row; free with store_campaign_free(). */
 int store_get_campaign(struct store *s, struct store_campaign *out);
 void store_campaign_free(struct store_campaign *c);

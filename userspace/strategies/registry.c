@@ -20,6 +20,7 @@
 	X(strat_tsa_h_ops)                                                                         \
 	X(strat_map_ops)                                                                           \
 	X(strat_pct_ops)                                                                           \
+	X(strat_ga_ops)                                                                            \
 	X(strat_noise_ops)
 
 #define DECLARE(ops) extern const struct strategy_ops ops;

@@ -27,6 +27,7 @@
 #include "coverage/cov_event.h"
 #include "lib/util.h"
 #include "strategies/noise.h"
+#include "strategies/strat_noise.h"
 #include "strategies/strategy.h"
 
 struct noise_strat {
@@ -121,6 +122,14 @@ static int random_init(struct strategy *s, const char *opts, char *err, size_t e
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void strat_noise_configure(struct strategy *s, const struct noise_config *c)
+{
+	struct noise_strat *ns = s->priv;
+
+	ns->cfg = *c;
+	ns->random = false;
 }
 
 static void noise_destroy(struct strategy *s)

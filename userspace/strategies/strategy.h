@@ -150,6 +150,10 @@ struct strat_outcome {
 	uint64_t parks, watchdog_releases; /* up to the timeout, when slow */
 	uint64_t duration_ns;
 	const struct syncov_run *cov; /* its synchronization coverage */
+	/* --access: the run's WGoldiLockSC (seed 004's weighted GoldiLock-SC
+	 * coverage) and its warnings (races, lock-order), else 0 */
+	double wgoldilock_sc;
+	uint64_t warnings;
 };
 
 /* The campaign, as a strategy sees it. */
@@ -166,6 +170,10 @@ struct strat_campaign {
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);
 	int (*add_requirement)(void *ctx, const char *metric, const char *key, const char *source);
+	/* Note on the run that just ended (from run_end, when it ran): a JSON
+	 * object stored with the run; "summary", when present, is a line the
+	 * report prints (docs/DESIGN.md "Adding a strategy"). */
+	int (*note)(void *ctx, const char *json);
 	/* Each covered task key of metric, so far. */
 	int (*for_each_task)(void *ctx, const char *metric, int (*fn)(const char *key, void *arg),
 			     void *arg);

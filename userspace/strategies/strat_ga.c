@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Strategy ga[:RUNS[,POP]]: seed 004's search over noise configurations
+ * (TNCS, ALGORITHMS.md section 7) on the contract, around the engine of
+ * ga.c.
+ *
+ * An individual is a noise configuration as a genome (ga_noise_spec). The
+ * campaign evaluates the population one individual at a time: each is run
+ * RUNS times (default 5, the paper's) as a plain noise configuration (the
+ * noise strategy inside does the steering, at synchronization points and
+ * at the probed accesses), and its fitness is the mean over those runs of
+ * seed 004's (WGoldiLockSC + 1000 warnings + 10000 failures) / time_ms.
+ * Once every individual of a generation has its fitness, ga_next_generation
+ * breeds the next (elites re-evaluated). WGoldiLockSC and the race warnings
+ * come from the access probes, and most placements act at accesses, so ga
+ * implies --access.
+ *
+ * The search covers what run can apply: the seedings yield, sleep,
+ * busyWait, wait and haltOneThread (inverseNoise, priority and
+ * timeoutTamper need thread priorities or the program's own timeouts, and
+ * mixed is left out), over every placement. The engine is seeded with the
+ * campaign seed and each run's noise with the run's seed, so a campaign is
+ * deterministic from its seed up to what the program's timing changes in
+ * the fitness. Each run's configuration records "noise" and "ga":
+ * {"generation", "individual", "run"}; its note (strategy_notes) the run's
+ * fitness, and the run that completes a generation the generation's best
+ * and mean fitness and the best configuration so far, which the report
+ * prints. docs/strategies.md "ga".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/ga.h"
+#include "strategies/noise.h"
+#include "strategies/registry.h"
+#include "strategies/strat_noise.h"
+#include "strategies/strategy.h"
+
+#define GA_DEFAULT_RUNS 5
+#define GA_MAX_RUNS	100
+
+struct ga_strat {
+	struct ga g;
+	struct ga_gene_spec spec[GA_NOISE_GENES]; /* ga_noise_spec, run's seedings */
+	struct ga_params par;
+	uint32_t runs; /* per evaluation */
+	struct strategy *inner;
+	/* the evaluation in flight */
+	uint32_t cur;	     /* individual */
+	uint32_t done;	     /* of its runs */
+	double sum;	     /* of their fitness */
+	bool running;	     /* a run of cur is in flight */
+	struct noise_config cfg; /* cur's configuration */
+	/* the best evaluation so far */
+	bool have_best;
+	double best;
+	uint32_t best_gen;
+	char best_noise[160];
+};
+
+static int ga_strat_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	struct ga_strat *gs = xcalloc(1, sizeof(*gs));
+	unsigned long runs = GA_DEFAULT_RUNS, pop;
+	char *end = NULL;
+	int ret;
+
+	s->priv = gs;
+	ga_params_default(&gs->par);
+	pop = gs->par.pop_size;
+	if (opts) {
+		errno = 0;
+		runs = strtoul(opts, &end, 10);
+		if (end != opts && *end == ',' && !errno)
+			pop = strtoul(end + 1, &end, 10);
+		if (end == opts || *end || errno || runs < 1 || runs > GA_MAX_RUNS || pop < 3 ||
+		    pop > GA_MAX_POP) {
+			snprintf(err, errlen,
+				 "ga:RUNS[,POP]: RUNS per evaluation 1-%d, POP individuals 3-%d",
+				 GA_MAX_RUNS, GA_MAX_POP);
+			return -EINVAL;
+		}
+	}
+	gs->runs = (uint32_t)runs;
+	gs->par.pop_size = (uint32_t)pop;
+	memcpy(gs->spec, ga_noise_spec, sizeof(gs->spec));
+	/* Seedings run applies: yield, sleep, busyWait, wait, haltOneThread
+	 * (the first five of enum noise_seeding); no timeoutTamper. */
+	gs->spec[GA_G_SEEDING].max = NOISE_SEED_HALT_ONE;
+	gs->spec[GA_G_TIMEOUT].max = 0;
+	ret = strategy_new("random-all@100/yield:1", &gs->inner, err, errlen);
+	return ret;
+}
+
+static void ga_strat_destroy(struct strategy *s)
+{
+	struct ga_strat *gs = s->priv;
+
+	if (gs)
+		strategy_free(gs->inner);
+	free(gs);
+	s->priv = NULL;
+}
+
+static int ga_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
+{
+	struct ga_strat *gs = s->priv;
+
+	if (ga_init(&gs->g, gs->spec, GA_NOISE_GENES, &gs->par, c->seed ^ 0x6761ULL))
+		return -EINVAL;
+	if (!c->quiet)
+		fprintf(stderr,
+			"concsched: ga: %u individuals per generation, %u run%s each "
+			"(%u runs a generation)\n",
+			gs->par.pop_size, gs->runs, gs->runs == 1 ? "" : "s",
+			gs->par.pop_size * gs->runs);
+	return 0;
+}
+
+/* The next individual that needs an evaluation (the population was bred
+ * when none was left). */
+static uint32_t next_individual(struct ga_strat *gs)
+{
+	uint32_t i;
+
+	for (i = 0; i < gs->par.pop_size; i++)
+		if (gs->g.pop[i].needs_eval)
+			return i;
+	return 0;
+}
+
+static void ga_strat_run_begin(struct strategy *s, struct strat_run *r)
+{
+	struct ga_strat *gs = s->priv;
+
+	if (!gs->done) {
+		gs->cur = next_individual(gs);
+		gs->sum = 0;
+	}
+	ga_genome_to_noise(gs->g.pop[gs->cur].genes, &gs->cfg);
+	strat_noise_configure(gs->inner, &gs->cfg);
+	gs->running = true;
+	gs->inner->ops->run_begin(gs->inner, r);
+}
+
+static void ga_strat_config(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	struct ga_strat *gs = s->priv;
+
+	gs->inner->ops->config_json(gs->inner, r, j);
+	json_obj_begin(j, "ga");
+	json_kv_uint(j, "generation", gs->g.generation);
+	json_kv_uint(j, "individual", gs->cur);
+	json_kv_uint(j, "run", gs->done + 1);
+	json_obj_end(j);
+}
+
+static void note_generation(struct json *j, struct ga_strat *gs)
+{
+	double best = 0, mean = 0;
+	uint32_t i, bi = 0;
+	char noise[160];
+	char line[640];
+
+	for (i = 0; i < gs->par.pop_size; i++) {
+		const struct ga_individual *ind = &gs->g.pop[i];
+
+		mean += ind->fitness;
+		if (!i || ind->fitness > best) {
+			best = ind->fitness;
+			bi = i;
+		}
+	}
+	mean /= gs->par.pop_size;
+	{
+		struct noise_config c;
+
+		ga_genome_to_noise(gs->g.pop[bi].genes, &c);
+		noise_config_format(&c, noise, sizeof(noise));
+	}
+	json_obj_begin(j, "generation");
+	json_kv_uint(j, "index", gs->g.generation);
+	json_kv_dbl(j, "best", best);
+	json_kv_dbl(j, "mean", mean);
+	json_kv_str(j, "best_noise", noise);
+	json_obj_end(j);
+	snprintf(line, sizeof(line),
+		 "ga generation %u: best fitness %.4g (%s), mean %.4g; best so far %.4g (%s, "
+		 "generation %u)",
+		 gs->g.generation, best, noise, mean, gs->best, gs->best_noise, gs->best_gen);
+	json_kv_str(j, "summary", line);
+}
+
+static void ga_strat_run_end(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+			     const struct strat_outcome *o)
+{
+	struct ga_strat *gs = s->priv;
+	struct json_mem m;
+	double f;
+	char *text, noise[160];
+	bool generation_done = false;
+
+	if (!gs->running)
+		return;
+	gs->running = false;
+	gs->inner->ops->run_end(gs->inner, r, c, o);
+	if (!o->ran)
+		return; /* not evaluated: the same individual runs again */
+	f = ga_fitness(o->wgoldilock_sc, o->warnings, o->failed ? 1 : 0, o->duration_ns / 1e6);
+	gs->sum += f;
+	gs->done++;
+	noise_config_format(&gs->cfg, noise, sizeof(noise));
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_uint(&m.j, "generation", gs->g.generation);
+	json_kv_uint(&m.j, "individual", gs->cur);
+	json_kv_str(&m.j, "noise", noise);
+	json_kv_dbl(&m.j, "fitness", f);
+	json_kv_dbl(&m.j, "wgoldilock_sc", o->wgoldilock_sc);
+	json_kv_uint(&m.j, "warnings", o->warnings);
+	if (gs->done == gs->runs) {
+		double mean = gs->sum / gs->runs;
+
+		ga_set_fitness(&gs->g, gs->cur, mean);
+		json_kv_dbl(&m.j, "evaluation", mean);
+		if (!gs->have_best || mean > gs->best) {
+			gs->have_best = true;
+			gs->best = mean;
+			gs->best_gen = gs->g.generation;
+			snprintf(gs->best_noise, sizeof(gs->best_noise), "%s", noise);
+		}
+		gs->done = 0;
+		generation_done = true;
+		for (uint32_t i = 0; i < gs->par.pop_size; i++)
+			generation_done &= !gs->g.pop[i].needs_eval;
+		if (generation_done)
+			note_generation(&m.j, gs);
+	}
+	json_obj_end(&m.j);
+	text = json_mem_close(&m);
+	if (text && c->note)
+		c->note(c->ctx, text);
+	free(text);
+	if (generation_done && ga_next_generation(&gs->g))
+		cs_debug("ga: the next generation cannot be bred");
+}
+
+static void ga_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+			   struct strat_decision *d)
+{
+	struct ga_strat *gs = s->priv;
+
+	gs->inner->ops->point(gs->inner, r, p, d);
+}
+
+const struct strategy_ops strat_ga_ops = {
+	.name = "ga",
+	.summary = "seed 004's genetic search over noise configurations: RUNS runs per "
+		   "individual, fitness (WGoldiLockSC + 1000 warnings + 10000 failures) / ms",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS,
+	.replay = STRAT_REPLAY_DECISIONS,
+	.init = ga_strat_init,
+	.destroy = ga_strat_destroy,
+	.campaign_begin = ga_strat_campaign_begin,
+	.run_begin = ga_strat_run_begin,
+	.config_json = ga_strat_config,
+	.run_end = ga_strat_run_end,
+	.point = ga_strat_point,
+};
