@@ -253,8 +253,8 @@ static void test_registry(void)
 	tap_is_str(strategy_lookup("pct")->name, "pct", "pct by name");
 	tap_is_str(strategy_lookup("pct:2")->name, "pct", "pct:DEPTH by name");
 	tap_is_int(strategy_lookup("pct")->flags,
-		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS |
-			   STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS,
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
+			   STRAT_F_SERIAL | STRAT_F_PICKS,
 		   "pct: serial at synchronization points (and accesses with --access), estimates "
 		   "k, picks who runs");
 	tap_is_int(strategy_lookup("pct")->replay, STRAT_REPLAY_ORDER, "pct replays in order");
@@ -1100,7 +1100,8 @@ static void test_ga(void)
 		noise_config_format(&nc, want, sizeof(want));
 		fl_config(&fl, buf, sizeof(buf));
 		snprintf(exp, sizeof(exp),
-			 "{\"noise\":\"%s\",\"ga\":{\"generation\":%u,\"individual\":%u,\"run\":%u}}",
+			 "{\"noise\":\"%s\",\"ga\":{\"generation\":%u,\"individual\":%u,\"run\":%u}"
+			 "}",
 			 want, gen, ind, (uint32_t)(e % 2) + 1);
 		cfg_ok += !strcmp(buf, exp);
 		if (strcmp(buf, exp))

@@ -1252,8 +1252,8 @@ void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t 
 	if (!ar || ar->estimate)
 		return;
 	*wgoldilock_sc = (double)cov_metrics_wgoldilock(ar->m);
-	*warnings = race_warning_count(cov_metrics_races(ar->m)) +
-		    cov_metrics_deadlocks(ar->m)->count;
+	*warnings =
+		race_warning_count(cov_metrics_races(ar->m)) + cov_metrics_deadlocks(ar->m)->count;
 }
 
 /* The run's access configuration, for its strategy JSON (replay). */

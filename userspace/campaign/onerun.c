@@ -637,8 +637,8 @@ static void steering_off(struct onerun *r)
  * goes on unsteered as after the timeout's release. Checked every
  * DL_CHECK_NS. Returns true when the run is a confirmed deadlock.
  */
-#define DL_CHECK_NS (200 * 1000 * 1000ULL)
-#define DL_SETTLE_NS (500 * 1000 * 1000ULL)
+#define DL_CHECK_NS   (200 * 1000 * 1000ULL)
+#define DL_SETTLE_NS  (500 * 1000 * 1000ULL)
 #define DL_CONFIRM_NS (2000 * 1000 * 1000ULL)
 
 static uint64_t lock_cycle_sig(struct onerun *r)

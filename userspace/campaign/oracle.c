@@ -337,12 +337,14 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 		snprintf(v->summary, sizeof(v->summary), "deadlock: %s", in->deadlock_report);
 		if (in->found_s > 0)
 			snprintf(v->detail, sizeof(v->detail),
-				 "%s\nconfirmed: the cycle's threads stayed blocked in lock requests "
+				 "%s\nconfirmed: the cycle's threads stayed blocked in lock "
+				 "requests "
 				 "%.3g s %s (the cycle was found %.3g s into the run; run timeout "
 				 "%.3g s)",
 				 in->deadlock_report, in->confirm_s,
-				 in->grace_s > 0 ? "after every thread was let go and steering stopped"
-						 : "(the run was not steered)",
+				 in->grace_s > 0
+					 ? "after every thread was let go and steering stopped"
+					 : "(the run was not steered)",
 				 in->found_s, in->timeout_s);
 		else if (in->grace_s > 0)
 			snprintf(v->detail, sizeof(v->detail),

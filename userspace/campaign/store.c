@@ -95,8 +95,8 @@ static const char *const store_schema =
 	"CREATE TABLE warnings(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
 	" kind TEXT, variable TEXT, threads TEXT, locks TEXT);"
 	"CREATE TABLE warning_sites(warning INTEGER NOT NULL, pos INTEGER NOT NULL,"
-	" site INTEGER NOT NULL, PRIMARY KEY(warning, pos)) WITHOUT ROWID;" STORE_INPUTS_DDL ";"
-	STORE_NOTES_DDL ";"
+	" site INTEGER NOT NULL, PRIMARY KEY(warning, pos)) WITHOUT ROWID;" STORE_INPUTS_DDL
+	";" STORE_NOTES_DDL ";"
 	"CREATE VIEW run_new_tasks AS SELECT first_run AS run, metric,"
 	" count(*) AS new_tasks FROM tasks GROUP BY first_run, metric;"
 	"CREATE VIEW task_totals AS SELECT t.id, t.metric, t.key, t.first_run,"
@@ -1602,7 +1602,8 @@ int store_add_strategy_note(struct store *s, int64_t run, const char *json)
 
 	if (err)
 		return err;
-	if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO strategy_notes(run, note) VALUES(?1, ?2)",
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT OR REPLACE INTO strategy_notes(run, note) VALUES(?1, ?2)",
 			       -1, &st, NULL))
 		return -EIO;
 	sqlite3_bind_int64(st, 1, run);
@@ -1623,7 +1624,8 @@ int store_strategy_notes(struct store *s, int (*fn)(int64_t run, const char *jso
 			       NULL) != SQLITE_OK)
 		return 0;
 	while (!err && sqlite3_step(st) == SQLITE_ROW)
-		err = fn(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1), arg);
+		err = fn(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+			 arg);
 	sqlite3_finalize(st);
 	return err;
 }

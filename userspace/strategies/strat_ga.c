@@ -37,7 +37,6 @@
 #include "lib/util.h"
 #include "strategies/ga.h"
 #include "strategies/noise.h"
-#include "strategies/registry.h"
 #include "strategies/strat_noise.h"
 #include "strategies/strategy.h"
 
@@ -51,10 +50,10 @@ struct ga_strat {
 	uint32_t runs; /* per evaluation */
 	struct strategy *inner;
 	/* the evaluation in flight */
-	uint32_t cur;	     /* individual */
-	uint32_t done;	     /* of its runs */
-	double sum;	     /* of their fitness */
-	bool running;	     /* a run of cur is in flight */
+	uint32_t cur;		 /* individual */
+	uint32_t done;		 /* of its runs */
+	double sum;		 /* of their fitness */
+	bool running;		 /* a run of cur is in flight */
 	struct noise_config cfg; /* cur's configuration */
 	/* the best evaluation so far */
 	bool have_best;
@@ -68,7 +67,6 @@ static int ga_strat_init(struct strategy *s, const char *opts, char *err, size_t
 	struct ga_strat *gs = xcalloc(1, sizeof(*gs));
 	unsigned long runs = GA_DEFAULT_RUNS, pop;
 	char *end = NULL;
-	int ret;
 
 	s->priv = gs;
 	ga_params_default(&gs->par);
@@ -93,8 +91,12 @@ static int ga_strat_init(struct strategy *s, const char *opts, char *err, size_t
 	 * (the first five of enum noise_seeding); no timeoutTamper. */
 	gs->spec[GA_G_SEEDING].max = NOISE_SEED_HALT_ONE;
 	gs->spec[GA_G_TIMEOUT].max = 0;
-	ret = strategy_new("random-all@100/yield:1", &gs->inner, err, errlen);
-	return ret;
+	{
+		struct noise_config none = { 0 };
+
+		gs->inner = strat_noise_new(&none);
+	}
+	return 0;
 }
 
 static void ga_strat_destroy(struct strategy *s)
@@ -102,7 +104,7 @@ static void ga_strat_destroy(struct strategy *s)
 	struct ga_strat *gs = s->priv;
 
 	if (gs)
-		strategy_free(gs->inner);
+		strat_noise_free(gs->inner);
 	free(gs);
 	s->priv = NULL;
 }

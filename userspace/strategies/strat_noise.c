@@ -132,6 +132,30 @@ void strat_noise_configure(struct strategy *s, const struct noise_config *c)
 	ns->random = false;
 }
 
+extern const struct strategy_ops strat_noise_ops;
+
+struct strategy *strat_noise_new(const struct noise_config *c)
+{
+	struct strategy *s = xcalloc(1, sizeof(*s));
+
+	s->ops = &strat_noise_ops;
+	s->spec = xstrdup("noise");
+	s->flags = strat_noise_ops.flags;
+	s->replay = strat_noise_ops.replay;
+	s->priv = xcalloc(1, sizeof(struct noise_strat));
+	strat_noise_configure(s, c);
+	return s;
+}
+
+void strat_noise_free(struct strategy *s)
+{
+	if (!s)
+		return;
+	free(s->priv);
+	free(s->spec);
+	free(s);
+}
+
 static void noise_destroy(struct strategy *s)
 {
 	free(s->priv);

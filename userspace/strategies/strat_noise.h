@@ -14,4 +14,9 @@
  * run_begin on. */
 void strat_noise_configure(struct strategy *s, const struct noise_config *c);
 
+/* A noise strategy instance running c, for a strategy to hold inside;
+ * strat_noise_free releases it. */
+struct strategy *strat_noise_new(const struct noise_config *c);
+void strat_noise_free(struct strategy *s);
+
 #endif
