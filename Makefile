@@ -5,6 +5,7 @@
 #   make test       check-layout, then unit + host + VM tests through prove
 #   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
 #   make bench      benchmarks (results go to docs/perf.md by hand)
+#   make bench-bugs every strategy on the bug-class corpus (hours; docs/perf.md)
 #   make vmlinux    regenerate build/vmlinux.h
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     clang-format every C file; make format-check in CI
@@ -56,7 +57,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm check-layout bench vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm check-layout bench bench-bugs vmlinux install uninstall clean format format-check
 
 all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(VARIANT_BINS) $(BENCH_BINS)
 
@@ -134,6 +135,10 @@ check-layout: $(BUILD)/concsched
 
 bench: all
 	$(Q)tools/bench/run
+
+# Every strategy on the bug-class corpus, 5 seeds each (hours in the VM).
+bench-bugs: all
+	$(Q)tools/bench/bugs/run
 
 install: $(BUILD)/concsched
 	install -D -m 0755 $(BUILD)/concsched $(DESTDIR)$(PREFIX)/bin/concsched
