@@ -585,6 +585,8 @@ enum cs_access_stat {
 	CS_ASTAT_FILTERED,	/* hit in a process that is not a target         */
 	CS_ASTAT_ALLOCS,	/* heap allocations recorded                     */
 	CS_ASTAT_ALLOC_DROPPED, /* alloc ring buffer full                     */
+	CS_ASTAT_UNSTEERED,	/* run: a hit past its site's steering cap,
+				 * not a decision point                      */
 	CS_ASTAT__COUNT,
 };
 

@@ -49,6 +49,11 @@ const volatile bool record_events = true;
 /* Whether to write struct cs_event into cs_sync_events and call the
  * scheduler's decision point (concsched run). */
 const volatile bool run_events = false;
+/* run_events: each site's first steer_cap hits of a run are decision
+ * points, later ones only 1 in steer_sample (0: no cap); the others go on
+ * at once and count as CS_ASTAT_UNSTEERED (issue 12: bounded cost). */
+const volatile __u64 steer_cap = 0;
+const volatile __u32 steer_sample = 64;
 
 /* max_entries of access_sites and site_hits are set by userspace to the
  * number of sites before load. */
@@ -141,7 +146,8 @@ static __always_inline __u64 access_reg(const struct access_regs *g, __u8 reg)
 /* run_events mode: the access as a thread-model event, and a decision
  * point (may mark the thread for a park; access_commit parks it). */
 static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u32 idx,
-					     const struct cs_access_site *site, __u64 ip, __u64 ea)
+					     const struct cs_access_site *site, __u64 ip, __u64 ea,
+					     bool steer)
 {
 	__u32 tid = (__u32)id, flags;
 	struct cs_event *e;
@@ -154,7 +160,12 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 		op = CS_OP_WRITE;
 	else
 		op = CS_OP_READ;
-	flags = cs_sched_point(ctx, tid, ip, op, ea);
+	if (steer) {
+		flags = cs_sched_point(ctx, tid, ip, op, ea);
+	} else {
+		flags = 0;
+		access_stat(CS_ASTAT_UNSTEERED);
+	}
 	e = bpf_ringbuf_reserve(&cs_sync_events, sizeof(*e), 0);
 	if (!e) {
 		access_stat(CS_ASTAT_DROPPED);
@@ -211,9 +222,13 @@ static __always_inline int access_hit_body(struct pt_regs *ctx)
 	if (hits)
 		__sync_fetch_and_add(hits, 1);
 	if (run_events) {
+		__u64 n = hits ? *hits : 0;
+		bool steer =
+			!steer_cap || n <= steer_cap || (steer_sample && n % steer_sample == 0);
+
 		/* A point that marked this thread parks in access_commit,
 		 * after its event is out and before the access executes. */
-		access_run_event(ctx, id, idx, site, ip, ea);
+		access_run_event(ctx, id, idx, site, ip, ea, steer);
 		return 0;
 	}
 	if (!record_events)

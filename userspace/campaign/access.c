@@ -96,6 +96,7 @@ struct access_campaign {
 	uint64_t attach_ns_total;
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
+	uint64_t unsteered; /* hits past a site's steering cap (--steer-cap) */
 	/* replay: the filters read back from the run's JSON */
 	char **inc, **exc, **objs;
 	size_t ninc, nexc, nobjs;
@@ -933,6 +934,7 @@ int access_campaign_begin(struct campaign *c)
 	path_id(ac, "0");
 	c->sess.aset = &ac->set;
 	c->sess.aprog = c->ti.path;
+	c->sess.steer_cap = c->o->steer_cap;
 	return 0;
 }
 
@@ -1013,6 +1015,13 @@ void access_campaign_end(struct campaign *c)
 			" race/lock-order warnings\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
 			ac->accesses, ac->dropped, ac->warnings);
+	if (ac->unsteered && (!c->o->json || c->tty))
+		fprintf(stderr,
+			"concsched: access: %" PRIu64
+			" hits went on unsteered past the steering cap "
+			"(%" PRIu64 " per site and run, then 1 in %u; --steer-cap; the report's "
+			"unsteered warnings name the sites)\n",
+			ac->unsteered, c->o->steer_cap, STEER_SAMPLE);
 	for (i = 0; i < ac->nvars; i++) {
 		free(ac->vars[i].reads);
 		free(ac->vars[i].writes);
@@ -1179,6 +1188,31 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	feed_access(ar, &ev, split);
 }
 
+/* The sites whose hits went past the steering cap in this run: an
+ * "unsteered" warning each, so the report says what was not steered. */
+static void unsteered_sites(struct campaign *c, struct onerun *r, struct access_campaign *ac)
+{
+	uint64_t cap = c->o->steer_cap, n = access_probes_stat(&r->sess->ap, CS_ASTAT_UNSTEERED);
+	char what[160];
+	size_t i;
+
+	if (!n || !cap || !r->steer)
+		return;
+	ac->unsteered += n;
+	snprintf(what, sizeof(what),
+		 "hits past the steering cap (%" PRIu64 " steered per run, then 1 in %u)", cap,
+		 STEER_SAMPLE);
+	for (i = 0; i < ac->set.n; i++) {
+		int64_t site;
+
+		if (!ac->shared_site[i] || access_probes_site_hits(&r->sess->ap, i) <= cap)
+			continue;
+		site = cand_site(ac, c, (uint32_t)i);
+		store_record_warning(c->st, "unsteered", what, site ? &site : NULL, site ? 1 : 0,
+				     NULL, NULL);
+	}
+}
+
 /* Store the run's tasks and warnings (inside the run's transaction). */
 void access_run_commit(struct campaign *c, struct onerun *r)
 {
@@ -1193,6 +1227,7 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	ac = ar->ac;
 	ac->accesses += ar->accesses;
 	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
+	unsteered_sites(c, r, ac);
 	ac->attach_ns_total += r->sess->ap.attach_ns;
 	ac->attached_last = r->sess->ap.attached;
 	for (m = 0; m < COV__COUNT; m++) {
@@ -1280,6 +1315,7 @@ void access_run_config_json(const struct campaign *c, struct json *j)
 		json_kv_str(j, NULL, o->site_objects[i]);
 	json_arr_end(j);
 	json_kv_uint(j, "candidates", ac->set.n);
+	json_kv_uint(j, "steer_cap", o->steer_cap);
 	mask = access_mask_format(ac->shared_site, ac->set.n);
 	json_kv_str(j, "sites", mask);
 	free(mask);
@@ -1308,7 +1344,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	struct access_campaign *ac;
 	struct run_opts *o = c->o;
 	char *sites = NULL;
-	int64_t cand = -1;
+	int64_t cand = -1, cap = 0;
 	int err;
 
 	if (!obj)
@@ -1333,6 +1369,8 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	o->site_objects = (const char **)ac->objs;
 	o->nsite_objects = ac->nobjs;
 	o->access = true;
+	/* The run's steering cap (runs from before it had none). */
+	o->steer_cap = json_get_int(obj, "steer_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
 	err = collect_sites(c, ac);
 	if (!err && (int64_t)ac->set.n != cand) {
 		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
@@ -1353,6 +1391,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 		ac->nshared_sites += ac->shared_site[i];
 	c->sess.aset = &ac->set;
 	c->sess.aprog = c->ti.path;
+	c->sess.steer_cap = o->steer_cap;
 	return 0;
 }
 

@@ -887,6 +887,8 @@ static int session_access(struct run_session *s)
 	alloc = access_alloc_object(s->aprog);
 	ao.alloc_object = alloc;
 	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
+	ao.steer_cap = s->steer_cap;
+	ao.steer_sample = STEER_SAMPLE;
 	ao.before_load = share_maps_ap;
 	ao.before_load_arg = s;
 	err = access_probes_load(&s->ap, s->aset, &ao);

@@ -41,6 +41,8 @@ struct json;
 #define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	    4096
 #define RUN_MAX_DELAYS	    4096
+#define STEER_DEFAULT_CAP   500 /* steered hits per access site and run ... */
+#define STEER_SAMPLE	    64	/* ... then 1 in this many */
 
 struct run_opts {
 	const char *strategy;
@@ -65,9 +67,12 @@ struct run_opts {
 	const char *user;
 	bool vm;
 	unsigned vm_cpus;
-	unsigned estimate_runs;	   /* estimating strategies, --access: observed runs */
-	bool access;		   /* memory-access sites (--access, or the strategy needs them) */
-	struct site_filter sites;  /* --sites-include / --sites-exclude */
+	unsigned estimate_runs;	  /* estimating strategies, --access: observed runs */
+	bool access;		  /* memory-access sites (--access, or the strategy needs them) */
+	struct site_filter sites; /* --sites-include / --sites-exclude */
+	uint64_t steer_cap;	  /* --steer-cap: steered hits per access site and
+				   * run, then 1 in STEER_SAMPLE (0: no cap) */
+	bool steer_cap_set;
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
 	char **argv;
@@ -91,6 +96,7 @@ struct run_session {
 	const struct site_set *aset;
 	const char *aprog; /* whose allocator the access probes follow */
 	struct access_probes ap;
+	uint64_t steer_cap; /* of ap's load (run_opts.steer_cap) */
 	bool ap_open;
 	bool ap_kicked;
 };

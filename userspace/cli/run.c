@@ -66,6 +66,9 @@ static void usage(FILE *f)
 		"                        matching GLOB (repeatable; default all)\n"
 		"      --sites-exclude GLOB  drop functions or source files matching GLOB\n"
 		"      --sites-object LIB    also probe the accesses of shared object LIB\n"
+		"      --steer-cap N     steer the first N hits of each access site per run,\n"
+		"                        then 1 in %d; the others go on at once and the\n"
+		"                        report names the sites (default %d; 0: no cap)\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"      --time SEC        stop after SEC seconds\n"
@@ -121,7 +124,8 @@ static void usage(FILE *f)
 		"  sudo concsched replay camp --run 17\n\n"
 		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
 		"130 interrupted.\n",
-		PCT_MAX_DEPTH, RUN_DEFAULT_CAP, RUN_DEFAULT_TIMEOUT);
+		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, RUN_DEFAULT_CAP,
+		RUN_DEFAULT_TIMEOUT);
 }
 
 /* The strategy string through the registry; --serial wraps it. */
@@ -265,7 +269,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_ACCESS,
 		O_SINC,
 		O_SEXC,
-		O_SOBJ
+		O_SOBJ,
+		O_STEER_CAP
 	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -290,6 +295,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "sites-include", required_argument, NULL, O_SINC },
 		{ "sites-exclude", required_argument, NULL, O_SEXC },
 		{ "sites-object", required_argument, NULL, O_SOBJ },
+		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -299,6 +305,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->strategy = "random";
 	o->metric = "sp";
 	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
+	o->steer_cap = STEER_DEFAULT_CAP;
 	o->vm_cpus = 2;
 	o->estimate_runs = 1;
 	sat_config_default(&o->sat);
@@ -404,6 +411,14 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			}
 			o->vm_cpus = (unsigned)v;
 			break;
+		case O_STEER_CAP:
+			if (parse_u64(optarg, &v)) {
+				cs_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
+				return -EINVAL;
+			}
+			o->steer_cap = v;
+			o->steer_cap_set = true;
+			break;
 		case O_EST:
 			if (parse_u64(optarg, &v) || !v || v > 1000) {
 				cs_err("--estimate-runs %s: 1-1000", optarg);
@@ -433,6 +448,11 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	err = make_strategy(o);
 	if (err)
 		return err;
+	if (o->steer_cap_set && !o->access) {
+		cs_err("--steer-cap bounds the steering at access sites: add --access (or a "
+		       "strategy that implies it)");
+		return -EINVAL;
+	}
 	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
 		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
 		       "--access (or --strategy map)");

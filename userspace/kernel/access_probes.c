@@ -176,6 +176,10 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	}
 	ap->skel->rodata->record_events = !opts || opts->record_events;
 	ap->skel->rodata->run_events = opts && opts->run_events;
+	if (opts && opts->run_events) {
+		ap->skel->rodata->steer_cap = opts->steer_cap;
+		ap->skel->rodata->steer_sample = opts->steer_sample ? opts->steer_sample : 64;
+	}
 	ap->run_events = opts && opts->run_events;
 	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
 	bpf_map__set_max_entries(ap->skel->maps.site_hits, (__u32)set->n);

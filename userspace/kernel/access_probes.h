@@ -66,6 +66,10 @@ struct access_probes_opts {
 	 * then ignored. */
 	bool run_events;
 	int sync_events_fd;
+	/* run_events: each site's first steer_cap hits of a run are decision
+	 * points, later ones 1 in steer_sample (steer_cap 0: all). */
+	uint64_t steer_cap;
+	uint32_t steer_sample;
 	/* Called between open and load (share the scheduler's maps). */
 	int (*before_load)(struct bpf_object *obj, void *arg);
 	void *before_load_arg;
