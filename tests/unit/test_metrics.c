@@ -308,6 +308,15 @@ static void test_fpairs(void)
 	}
 	tap_ok(seq_ok, "fpair_next: high group, then untried low, then lowest S(p)");
 	tap_ok(!fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1, "(f1,f1): r=3, c=1");
+	/* A grown profile (f5 writes v1 with no lock): grouping again keeps
+	 * the attempts of the pairs that were there and adds the new ones. */
+	e.op = W, e.func = 5, e.obj = 1, e.held.n = 0;
+	fpair_profile_add(t, &e);
+	tap_is_int(fpair_group(t), 13, "regrouped: 15 pairs, the same 2 dropped");
+	tap_ok(!fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1 &&
+		       !fpair_counts(t, 1, 5, &r, &c) && r == 1 && c == 0 &&
+		       fpair_group_of(t, 1, 5) == FPAIR_HIGH,
+	       "... (f1,f1) keeps r=3, c=1; the new (f1,f5) is high and untried");
 	fpair_table_free(t);
 
 	/* Coverage: functions running at the same time in two threads. */
@@ -376,7 +385,7 @@ static void test_json(void)
 
 int main(void)
 {
-	tap_plan(2 + 3 + 2 + 3 + 4 + 8 + 6 + 2);
+	tap_plan(2 + 3 + 2 + 3 + 4 + 10 + 6 + 2);
 	test_lp_concurpairs();
 	test_avio();
 	test_eraser();

@@ -218,7 +218,7 @@ static void test_registry(void)
 	struct strategy *s;
 	char err[200] = "";
 
-	tap_is_int(strategy_list(&all), 8, "eight strategies are registered");
+	tap_is_int(strategy_list(&all), 9, "nine strategies are registered");
 	tap_is_str(strategy_lookup("none")->name, "none", "none by name");
 	tap_is_str(strategy_lookup("tsa")->name, "tsa", "tsa by name");
 	tap_is_str(strategy_lookup("tsa-h")->name, "tsa-h", "tsa-h is not tsa");
@@ -1172,9 +1172,122 @@ static void test_ga(void)
 	strategy_free(s);
 }
 
+/* ---- fpair ----------------------------------------------------------------------------- */
+
+/* An access point of thread i in function func: variable var, written or
+ * read, holding lock (0: none). */
+static struct strat_decision fp_access(struct fake_loop *fl, size_t i, uint32_t func, uint32_t var,
+				       bool write, uint32_t lock)
+{
+	struct cov_event ev = { .obj = var, .func = func, .site = func + 1, .thread = (uint32_t)i };
+
+	ev.op = write ? CS_OP_WRITE : CS_OP_READ;
+	if (lock)
+		cov_lockset_add(&ev.held, lock);
+	return fl_point(fl, i, ev.op, 0x50, 0x9000 + var, &ev, true);
+}
+
+/* fpair on the fake backend, hand-checked. Run 1 profiles: functions 10
+ * (writes v7) and 20 (reads v7) with no lock, 30 and 40 (write v8) always
+ * under lock 5. The high group then holds (10, 10) and (10, 20) (v7 written,
+ * empty locksets), (30, 40) is dropped (a common lock); all S(p) = 1, so
+ * the smaller f, then g, goes first: run 2 targets (10, 10), run 3
+ * (10, 20). */
+static void test_fpair(void)
+{
+	struct fake_loop fl;
+	struct strategy *s = make("fpair"), *bad = NULL;
+	struct strat_decision d, e;
+	char buf[256], err[200] = "";
+	const struct declog_entry *le;
+	int goes;
+
+	tap_is_str(strategy_lookup("fpair")->name, "fpair", "fpair by name");
+	tap_is_int(strategy_lookup("fpair")->flags,
+		   STRAT_F_STEERS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
+		   "fpair: access points, implies --access, picks who runs");
+	tap_ok(strategy_new("fpair:3", &bad, err, sizeof(err)) == -EINVAL, "fpair:3 is refused");
+	fl_keep_campaign = true;
+	fl_access = true;
+
+	fl_begin(&fl, s, 1, 2);
+	tap_is_str(fl_config(&fl, buf, sizeof(buf)), "{\"fpair\":null}",
+		   "run 1 has no target: it profiles");
+	goes = 0;
+	goes += fp_access(&fl, 0, 10, 7, true, 0).v == STRAT_PROCEED;
+	goes += fp_access(&fl, 1, 20, 7, false, 0).v == STRAT_PROCEED;
+	goes += fp_access(&fl, 0, 30, 8, true, 5).v == STRAT_PROCEED;
+	goes += fp_access(&fl, 1, 40, 8, true, 5).v == STRAT_PROCEED;
+	tap_is_int(goes, 4, "... every access goes on");
+	fl_end(&fl);
+
+	fl_begin(&fl, s, 2, 2);
+	tap_is_str(fl_config(&fl, buf, sizeof(buf)),
+		   "{\"fpair\":{\"f\":10,\"g\":10,\"group\":\"high\",\"choices\":0}}",
+		   "run 2 targets (10, 10): high group, lowest S, smallest ids");
+	d = fp_access(&fl, 0, 10, 7, true, 0);
+	tap_is_int(d.v, STRAT_PARK, "thread 0 inside 10 is held");
+	d = fp_access(&fl, 1, 20, 7, false, 0);
+	tap_is_int(d.v, STRAT_PROCEED, "thread 1 in 20 (not the pair) goes on");
+	fl.releases = 0;
+	d = fp_access(&fl, 1, 10, 7, true, 0);
+	le = last_entry(&fl);
+	tap_ok(d.v == STRAT_RELEASE && d.arg == 0 && fl.releases == 0,
+	       "thread 1 inside 10 too: met; the first attempt's first choice (bit 0 of 0): the "
+	       "newcomer goes on by one access, thread 0 stays held");
+	/* the one that went reaches its next access in 10: again one goes */
+	{
+		size_t went = d.v == STRAT_PARK ? 0 : 1;
+
+		fl.releases = 0;
+		e = fp_access(&fl, went, 10, 7, false, 0);
+		tap_ok(e.v == STRAT_RELEASE && fl.releases == 0,
+		       "at its next access the next choice (bit 1 of 0): the same thread goes on");
+		/* whichever is running leaves for function 20: the other goes */
+		went = e.v == STRAT_PARK ? 1 - went : went;
+		fl.releases = 0;
+		e = fp_access(&fl, went, 20, 7, false, 0);
+		le = last_entry(&fl);
+		tap_ok(e.v == STRAT_PROCEED && fl.releases == 1 &&
+			       released_thread(&fl) == 1 - went && le->arg == 2,
+		       "one leaves the pair: the interleaving ends, the other goes on");
+	}
+	fl_end(&fl);
+	tap_ok(fl_nnotes == 1 && strstr(fl_notes[0], "\"f\":10,\"g\":10,\"met\":true"),
+	       "run 2's note: the target was met (%s)", fl_nnotes ? fl_notes[0] : "none");
+
+	fl_begin(&fl, s, 3, 2);
+	tap_is_str(fl_config(&fl, buf, sizeof(buf)),
+		   "{\"fpair\":{\"f\":10,\"g\":20,\"group\":\"high\",\"choices\":0}}",
+		   "run 3 targets the untried high pair (10, 20)");
+	d = fp_access(&fl, 0, 10, 7, true, 0);
+	tap_is_int(d.v, STRAT_PARK, "thread 0 inside 10 waits for a partner in 20");
+	fl.releases = 0;
+	fl_all_parked(&fl);
+	le = last_entry(&fl);
+	tap_ok(fl.releases == 1 && released_thread(&fl) == 0 && le->arg == 1,
+	       "everyone runnable parked: the hold ends, thread 0 goes on alone");
+	d = fp_access(&fl, 1, 40, 8, true, 5);
+	tap_is_int(d.v, STRAT_PROCEED, "an access outside the pair goes on");
+	fl_end(&fl);
+	tap_ok(fl_nnotes == 2 && strstr(fl_notes[1], "\"f\":10,\"g\":20,\"met\":false"),
+	       "run 3's note: not met");
+
+	fl_begin(&fl, s, 4, 2);
+	tap_is_str(fl_config(&fl, buf, sizeof(buf)),
+		   "{\"fpair\":{\"f\":10,\"g\":30,\"group\":\"low\",\"choices\":0}}",
+		   "run 4: every high pair tried, the low group's untried pairs come next, "
+		   "smallest first (10, 30)");
+	fl_end(&fl);
+	fl_keep_campaign = false;
+	fl_access = false;
+	fl_notes_free();
+	strategy_free(s);
+}
+
 int main(void)
 {
-	tap_plan(127);
+	tap_plan(145);
 	test_registry();
 	test_noise();
 	test_random();
@@ -1192,5 +1305,6 @@ int main(void)
 	test_replay_enforced();
 	test_noise_access();
 	test_ga();
+	test_fpair();
 	return tap_done();
 }

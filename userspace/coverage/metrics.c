@@ -799,10 +799,12 @@ static enum fpair_group classify_pair(const struct fpair_table *t, const struct 
 
 size_t fpair_group(struct fpair_table *t)
 {
+	struct fpair *old = t->pairs;
+	struct cov_u64map old_index = t->pair_index;
 	size_t kept = 0;
 
-	free(t->pairs);
-	cov_u64map_free(&t->pair_index);
+	memset(&t->pair_index, 0, sizeof(t->pair_index));
+	cov_u64map_init(&t->pair_index);
 	t->pairs = xcalloc(t->nfuncs * (t->nfuncs + 1) / 2 + 1, sizeof(*t->pairs));
 	t->npairs = 0;
 	for (size_t i = 0; i < t->nfuncs; i++) {
@@ -815,12 +817,23 @@ size_t fpair_group(struct fpair_table *t)
 			p->group = classify_pair(t, a, b);
 			p->r = 1; /* seed 002: r starts at 1 */
 			p->c = 0;
+			{ /* regrouped with a larger profile: its attempts stay */
+				uint64_t *o =
+					cov_u64map_get(&old_index, (uint64_t)p->f << 32 | p->g);
+
+				if (o) {
+					p->r = old[*o].r;
+					p->c = old[*o].c;
+				}
+			}
 			*cov_u64map_put(&t->pair_index, (uint64_t)p->f << 32 | p->g, 0, NULL) =
 				t->npairs;
 			t->npairs++;
 			kept += p->group != FPAIR_DROPPED;
 		}
 	}
+	free(old);
+	cov_u64map_free(&old_index);
 	return kept;
 }
 

@@ -109,7 +109,9 @@ void fpair_table_free(struct fpair_table *t);
  * events with func != 0 count. */
 void fpair_profile_add(struct fpair_table *t, const struct cov_event *ev);
 /* Build the pair list (unordered, f == g allowed: C(n,2) + n pairs) and
- * group it. Returns the number of pairs kept (not dropped). */
+ * group it; a pair that was in the list before keeps its attempts and
+ * covers (the profile grew). Returns the number of pairs kept (not
+ * dropped). */
 size_t fpair_group(struct fpair_table *t);
 enum fpair_group fpair_group_of(const struct fpair_table *t, uint32_t f, uint32_t g);
 /* S(p) = max(|r - c|, 1) * r, r = attempts starting at 1, c = covered. */

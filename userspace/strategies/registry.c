@@ -21,6 +21,7 @@
 	X(strat_map_ops)                                                                           \
 	X(strat_pct_ops)                                                                           \
 	X(strat_ga_ops)                                                                            \
+	X(strat_fpair_ops)                                                                         \
 	X(strat_noise_ops)
 
 #define DECLARE(ops) extern const struct strategy_ops ops;

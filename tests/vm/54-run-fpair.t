@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 600
+# -s fpair (issue 12 item 4) in the VM: seed 002's bug-driven function
+# pairs. On race_torn_pair (the writer's set_pair and the reader's
+# read_pair share x and y with no lock: a high pair): the first run only
+# profiles, the high group is targeted before the low one, runs record
+# their target and whether the two functions ran at once, and holding one
+# thread inside a function of the pair until the other is inside the other
+# and interleaving their accesses (the pair's k-th covered attempt makes
+# the choices of the bits of k) shows the torn read; the failing run
+# replays. A correct program (every
+# access under one lock: its pairs are dropped) never fails.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+P=$PROGS/race_torn_pair
+[ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
+command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
+plan 11
+T=$(mktemp -d /tmp/cs-fpair-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+q() { sqlite3 "$T/a/campaign.db" "$1"; }
+
+"$CS" run --vm -s fpair -n 40 --keep-going --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
+is "$(q "SELECT count(*) FROM runs")" 40 "fpair: 40 runs"
+is "$(q "SELECT coalesce(json_extract(strategy_config, '\$.fpair'), 'null') FROM runs WHERE idx = 1")" null \
+	"run 1 has no target: it profiles"
+groups=$(q "SELECT group_concat(g, '') FROM (SELECT substr(json_extract(strategy_config, '\$.fpair.group'), 1, 1) AS g FROM runs WHERE idx > 1 ORDER BY idx)")
+diag "targets' groups, run 2 on: $groups"
+like "$groups" "^h+l" "the high group is targeted first, then the low one"
+met=$(q "SELECT count(*) FROM strategy_notes WHERE json_extract(note, '\$.met') = 1")
+diag "targets met (both functions at once): $met of $(q "SELECT count(*) FROM strategy_notes")"
+ok "$([ "${met:-0}" -ge 1 ]; echo $?)" "some runs ran their pair at once ($met)"
+like "$(cat "$T/a.err")" "fpair: [0-9]+ function pairs kept; 39 runs targeted a pair, $met of them ran it concurrently" \
+	"the campaign's summary counts them"
+ok "$([ "$(q "SELECT max(json_extract(strategy_config, '\$.fpair.choices')) FROM runs")" -ge 2 ]; echo $?)" \
+	"a pair's later covered attempts make other choices (choices = its covered attempts)"
+fails=$(q "SELECT count(*) FROM failures WHERE kind = 'assertion'")
+first=$(q "SELECT min(run) FROM failures")
+diag "torn reads: $fails in 40 runs (first: run ${first:-none})"
+ok "$([ "${fails:-0}" -ge 1 ] && [ "$fails" = "$(q "SELECT count(*) FROM failures")" ]; echo $?)" \
+	"race_torn_pair fails with its assertion under fpair ($fails of 40)"
+if [ -n "$first" ]; then
+	"$CS" replay "$T/a" --run "$first" --vm --times 5 >"$T/rep" 2>&1
+	k=$(sed -n 's/.*failed again in \([0-9]*\) of 5 replays.*/\1/p' "$T/rep" | tail -1)
+	diag "run $first replayed: ${k:-?}/5"
+	ok "$([ "${k:-0}" -ge 4 ]; echo $?)" "the failing run $first replays (${k:-?} of 5)"
+else
+	skip "no failing run" "the failing run replays"
+fi
+
+"$CS" run --vm -s fpair -n 10 --keep-going --seed 1 -o "$T/clean" -- "$PROGS/counter" locked 20 \
+	>/dev/null 2>"$T/clean.err"
+is "$?" 0 "a correct program (a locked counter) under fpair: exit 0"
+is "$(sqlite3 "$T/clean/campaign.db" "SELECT count(*) || ' ' || (SELECT count(*) FROM failures) FROM runs")" "10 0" \
+	"... 10 runs, no failure"
+like "$(cat "$T/clean.err")" "fpair: [0-9]+ function pairs kept" "... its pairs profiled"
+done_testing
