@@ -120,15 +120,19 @@ $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 # Every test gets a timeout (tools/run-test); the VM tests need root and
 # the VM kernel that `make deps` caches. TESTS= narrows the set.
 PROVE ?= prove
-TESTS ?= $(BUILD)/tests/unit tests/host tests/vm
+# Unit and host tests run one at a time (host tests attach probes to the
+# same libraries); VM tests VM_JOBS at a time: each VM's TCG emulation runs
+# on one host core.
+VM_JOBS ?= 2
 test: all check-layout
-	$(Q)$(PROVE) --exec tools/run-test -r $(TESTS)
+	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit tests/host
+	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
 test-unit: all
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
 test-host: all
 	$(Q)$(PROVE) --exec tools/run-test -r tests/host
 test-vm: all
-	$(Q)$(PROVE) --exec tools/run-test -r tests/vm
+	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
 # userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
 check-layout: $(BUILD)/concsched
 	$(Q)tools/check-layout --build $(BUILD)

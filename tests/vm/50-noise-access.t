@@ -24,24 +24,24 @@ d = json.load(sys.stdin)
 print(len(d["runs"]["list"]), sum(1 for f in d["failures"] if f["kind"] == "assertion"), len(d["failures"]))'
 }
 
-"$CS" run -s 'sharedVar-all@500/sleep:200' -n 1 -o "$T/x" -- "$P" >/dev/null 2>"$T/err"
+"$CS" run -s 'sharedVar-all@500/sleep:2000' -n 1 -o "$T/x" -- "$P" >/dev/null 2>"$T/err"
 is "$?" 2 "an access placement without --access: exit 2"
 like "$(cat "$T/err")" "acts at memory accesses: add --access" "... with one line saying what to add"
 
-"$CS" run --vm -s 'sharedVar-all@500/sleep:200' --access -n 40 --keep-going --seed 1 -o "$T/sv" \
+"$CS" run --vm -s 'sharedVar-all@500/sleep:2000' --access -n 40 --keep-going --seed 1 -o "$T/sv" \
 	-- "$P" >/dev/null 2>&1
 read -r n a f <<<"$(kinds "$T/sv")"
-diag "sharedVar-all@500/sleep:200 --access: $a assertions in $n runs"
+diag "sharedVar-all@500/sleep:2000 --access: $a assertions in $n runs"
 ok "$([ "${n:-0}" = 40 ] && [ "${a:-0}" -ge 1 ] && [ "$a" = "$f" ]; echo $?)" \
 	"race_torn_pair fails with its assertion under noise at accesses ($a of $n)"
 is "$(sqlite3 "$T/sv/campaign.db" "SELECT DISTINCT json_extract(strategy_config, '$.noise') FROM runs")" \
-	"sharedVar-all@500/sleep:200" "every run records the configuration"
+	"sharedVar-all@500/sleep:2000" "every run records the configuration"
 
 "$CS" run --vm -s random --access -n 20 --keep-going --seed 1 -o "$T/rnd" -- "$P" >/dev/null 2>&1
 read -r n a f <<<"$(kinds "$T/rnd")"
 diag "random --access: $a assertions in $n runs"
 is "$n" 20 "random --access: 20 runs"
-"$CS" run --vm -s 'sharedVar-all@500/sleep:200' --access -n 10 --keep-going --seed 1 -o "$T/clean" \
+"$CS" run --vm -s 'sharedVar-all@500/sleep:2000' --access -n 10 --keep-going --seed 1 -o "$T/clean" \
 	-- "$PROGS/clean_lockwrap" >/dev/null 2>&1
 is "$?" 0 "a correct program under noise at accesses: exit 0"
 is "$(kinds "$T/clean")" "10 0 0" "... 10 runs, no failure"
