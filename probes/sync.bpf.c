@@ -612,9 +612,12 @@ static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct
 	 * must not take it for a blocked acquisition. */
 	if (flags && fn_is_nowait(fn))
 		flags |= CS_EV_NOWAIT;
-	/* Requests are recorded only when they tell something (blocked or
-	 * steered): the acquisition event follows on return anyway. */
-	if (flags)
+	/* Requests are recorded only when they tell something (blocked,
+	 * steered, or a blocking request by the lock's own holder: a
+	 * recursive mutex's, whose acquisition follows at once, or a
+	 * self-deadlock, whose never does): the acquisition event follows on
+	 * return anyway. */
+	if (flags || (ls && !fn_is_try(fn) && ls->holder_tid == tid))
 		emit(t, pk->tgid, tid, pk->gen, op, obj, site, 0, flags);
 	t->pending.fn = fn;
 	t->pending.obj = obj;

@@ -6,9 +6,9 @@
 # --check/--expect-exit, a campaign killed with SIGKILL, and bad input.
 source "$(dirname "$0")/../lib.sh"
 need_root
-[ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] || skip_all "build first: make"
+[ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 38
+plan 39
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -71,6 +71,12 @@ is "$rc" 1 "a deadlock with a 60 s run timeout: exit 1"
 diag "the 60 s run timeout's deadlock took ${el} s"
 like "$(cat "$T/err")" "confirmed: the cycle's threads stayed blocked in lock requests [0-9.]+ s \(the run was not steered\) \(the cycle was found [0-9.e-]+ s into the run; run timeout 60 s\)" \
 	"... confirmed before the run timeout, and says when the cycle was found"
+# A thread that takes a default mutex it holds: a cycle of one, a deadlock
+# even with no synchronization point steered (before: a hang, "no lock
+# cycle found", since nothing else marked the request as blocked).
+"$CS" run -s none -n 1 --run-timeout 30 -o "$T/self" -- "$PROGS/selflock" 2>"$T/err"
+like "$(cat "$T/err")" "deadlock: thread 0\.1 \(tid [0-9]+\) holds m \(0x[0-9a-f]+\) \(taken at worker\+0x[0-9a-f]+ \(selflock\.c:18\)\) and waits for m \(0x[0-9a-f]+\) at worker\+0x[0-9a-f]+ \(selflock\.c:19\)" \
+	"a self-deadlock is a deadlock on its own lock"
 # A trylock loop that never ends has no cycle: it is still a hang at the timeout.
 "$CS" run -s none -n 1 --run-timeout 3 -o "$T/try" -- "$PROGS/hang_trylock" 2>"$T/err"
 like "$(cat "$T/err")" "timed out \(hang\)" "a hang with trylocks is not taken for a deadlock"
