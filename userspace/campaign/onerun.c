@@ -615,9 +615,10 @@ static void steering_off(struct onerun *r)
 	r->nhalted = 0;
 	r->steer = false;
 	r->graced = true;
-	cs_debug("run: steering off at the %.3g s run timeout (%" PRIu64 " parks, %" PRIu64
-		 " watchdog releases); %.3g s of grace",
-		 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout, r->grace_s);
+	cs_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		 " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
+		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
+		 r->watchdog_at_timeout, r->grace_s);
 }
 
 /*
