@@ -13,7 +13,7 @@ need_vm
 P=$PROGS/race_torn_pair
 [ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 10
+plan 11
 T=$(mktemp -d /tmp/cs-pctacc-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # runs, assertion failures, failures; the first failing run
@@ -42,9 +42,12 @@ if [ "${first:-0}" -ge 1 ]; then
 	"$CS" replay "$T/pa" --run "$first" --vm --times 10 >"$T/rep" 2>&1
 	is "$?" 1 "the failing run $first replays: exit 1"
 	like "$(tail -1 "$T/rep")" "failed again in 10 of 10 replays$" "... the same assertion 10 of 10"
+	like "$("$CS" report "$T/pa" --schedule "$first")" "set_pair race_torn_pair\.c:[0-9]+" \
+		"its schedule names the access points by their functions and lines"
 else
 	skip "no failing run" "the failing run replays"
 	skip "no failing run" "... 10 of 10"
+	skip "no failing run" "its schedule"
 fi
 
 "$CS" run --vm -s pct:2 -n 30 --keep-going --seed 1 -o "$T/p" -- "$P" >/dev/null 2>&1

@@ -368,8 +368,13 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended))
+	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended)) {
 		p.access = &ev;
+		/* The schedule names an access point by its access site (the
+		 * instruction), not by a call site. */
+		if (ev.site)
+			t->site = ev.site;
+	}
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
 			 p.k);
