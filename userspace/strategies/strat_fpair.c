@@ -13,8 +13,9 @@
  * pairs that always hold a common lock are dropped. The first run has no
  * target: it only profiles.
  *
- * Steering, at access points only (STRAT_F_ACCESS_POINTS; fpair implies
- * --access): the first thread whose access is in f or g is held there (it
+ * Steering, at access points (STRAT_F_ACCESS_POINTS; fpair implies
+ * --access; synchronization points park too, and go on at once, so that
+ * the run's observed schedule holds their order for replay): the first thread whose access is in f or g is held there (it
  * waits inside the function) until another thread reaches an access in the
  * other function of the pair. Then the two are inside f and g at once (the
  * pair is covered in this run) and their accesses are interleaved: at each
@@ -357,6 +358,8 @@ static void fpair_all_parked(struct strategy *s, struct strat_run *r, const stru
 	if (n->ts_ns <= fr->last_release_ns)
 		return;
 	r->drain(r);
+	if (n->ts_ns <= fr->last_release_ns)
+		return; /* a point drained just now went on after it */
 	if (fr->interleaving)
 		end_interleaving(r);
 	else
@@ -390,7 +393,8 @@ const struct strategy_ops strat_fpair_ops = {
 	.name = "fpair",
 	.summary = "seed 002's bug-driven function pairs: hold a thread inside one function of "
 		   "the target pair until another is inside the other, then interleave",
-	.flags = STRAT_F_STEERS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+		 STRAT_F_PICKS,
 	.replay = STRAT_REPLAY_PACED,
 	.init = fpair_init,
 	.destroy = fpair_destroy,

@@ -5,7 +5,10 @@
  * the campaign finds the shared variables and which of them a write may
  * meet concurrently ("contended"); only accesses to those are steered.
  *
- * Every probed access parks; map_before_access decides. PROCEED releases
+ * Every probed access parks; map_before_access decides. Synchronization
+ * points park too and go on at once: the run's observed schedule then
+ * holds their order, which a replay enforces (a lost wake-up is an order
+ * of a signal and a wait, not of accesses). PROCEED releases
  * at once (logged, so replay keeps the order of decisions); PAUSE keeps the
  * thread. A released access to a contended variable is "in flight" until
  * its thread's next event, the next all-parked note or 2 ms prove it ran,
@@ -256,8 +259,13 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 	struct map_thread *h;
 
 	d->v = STRAT_PROCEED;
-	if (!ev || !p->contended)
-		return; /* not a variable the engine steers */
+	if (!ev || !p->contended) {
+		/* not a variable the engine steers (or a synchronization
+		 * point, parked only for the observed schedule): it goes on,
+		 * so an all-parked note from before is stale */
+		mr->last_release_ns = now_ns();
+		return;
+	}
 	h = map_thread(mr, i);
 	if (map_before_access(ms->eng, p->t->cid, ev->site, ev->obj, ev->op) == MAP_PROCEED) {
 		/* Only once the access to this variable released before it
@@ -293,6 +301,8 @@ static void map_all_parked(struct strategy *s, struct strat_run *r, const struct
 	if (n->ts_ns <= mr->last_release_ns)
 		return; /* from before our last release */
 	r->drain(r);
+	if (n->ts_ns <= mr->last_release_ns)
+		return; /* a point drained just now went on after it */
 	/* Everyone runnable is parked: every released access has executed. */
 	for (i = 0; i < mr->nth; i++)
 		clear_inflight(mr, i);
@@ -337,7 +347,8 @@ const struct strategy_ops strat_map_ops = {
 	.name = "map",
 	.summary = "MAP-directed (seed 001): steer accesses to shared variables towards "
 		   "uncovered memory-access patterns",
-	.flags = STRAT_F_STEERS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+		 STRAT_F_PICKS,
 	.replay = STRAT_REPLAY_PACED,
 	.init = map_init,
 	.destroy = map_destroy,
