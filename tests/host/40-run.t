@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 39
+plan 41
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -22,6 +22,14 @@ is "$(jget "$T/fig2.json" '[m["covered"] for m in d["metrics"] if m["name"]=="sp
 	"Figure 2: the 3 SP pairs one run shows"
 like "$(cat "$T/err")" 'runs: +5 \(pass 5\)' "final summary on stderr"
 is "$(cat "$T/out")" "" "nothing on stdout without --json"
+
+# --- the sync probes attach once per campaign and serve every run ------------
+"$CS" -v run -s none -n 3 --keep-going --run-timeout 2 -o "$T/dl3" -- "$PROGS/deadlock" \
+	>/dev/null 2>"$T/err"
+is "$(grep -c "the campaign's links on .* serve this run" "$T/err")" 2 \
+	"runs 2 and 3 use the links run 1 attached"
+is "$(grep -c '^  run [0-9]*: deadlock' <("$CS" report "$T/dl3"))" 3 \
+	"each of the 3 runs saw its lock cycle through them (a deadlock, not a hang)"
 
 # --- --json ----------------------------------------------------------------
 "$CS" run -s none -n 2 --json -o "$T/js" -- "$PROGS/fig2" >"$T/js.out" 2>/dev/null

@@ -1102,7 +1102,7 @@ void onerun_cleanup(struct onerun *r)
 	if (r->sess && r->sess->ap_open)
 		access_probes_reset(&r->sess->ap);
 	if (r->sp)
-		sync_probes_detach(r->sp);
+		sync_probes_end_run(r->sp);
 	access_run_free(r);
 	syncov_run_free(&r->cov);
 	tmodel_free(&r->tm);
@@ -1154,7 +1154,9 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->tm_harvest = now_ns();
 	if (r->sess->ap_open) /* not reset: its counters are read at commit */
 		access_probes_detach(&r->sess->ap);
-	sync_probes_detach(r->sp);
+	/* Nothing of this run emits from here on; the campaign's links
+	 * stay for the next run. */
+	sync_probes_end_run(r->sp);
 	run_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;

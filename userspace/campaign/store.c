@@ -265,6 +265,22 @@ void store_close(struct store *s)
 	store_free(s);
 }
 
+/* concsched has one thread: SQLite without its mutexes. With them, every
+ * statement takes pthread mutexes, and under `run` those calls hit the
+ * campaign's own pthread uprobes (attached for every process): ~4,700
+ * traps a run of examples/bank (docs/perf.md). Before the first open; a
+ * later call is refused by SQLite and changes nothing. */
+static void store_global_config(void)
+{
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int configure_connection(struct store *s, bool read_only)
 {
 	sqlite3_busy_timeout(s->db, 5000);
@@ -390,6 +406,7 @@ int store_create(const char *dir, const struct store_campaign *info, struct stor
 	}
 	s->dir = xstrdup(dir);
 	s->uuid = xstrdup(uuid);
+	store_global_config();
 	err = sql_errno(sqlite3_open_v2(
 		db, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 		NULL));
@@ -535,6 +552,7 @@ int store_open(const char *dir, bool read_only, struct store **out)
 		uri = immutable_uri(db);
 		flags |= SQLITE_OPEN_URI;
 	}
+	store_global_config();
 	err = sql_errno(sqlite3_open_v2(uri ? uri : db, &s->db, flags, NULL));
 	free(uri);
 	if (err) {

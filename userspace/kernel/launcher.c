@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,10 +111,32 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 	child_fail(err_wr, STEP_EXEC);
 }
 
+/* fork() straight into the cgroup whose directory cgfd is: moving a
+ * process in afterwards (a write to cgroup.procs) waits for an RCU grace
+ * period, 5-15 ms a run here (docs/perf.md). -1 with errno when the kernel
+ * cannot (before 5.7): the caller forks and moves it. concsched has one
+ * thread, so a raw clone3 child is as safe as fork()'s until its exec. */
+static pid_t fork_into_cgroup(int cgfd)
+{
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	struct clone_args ca;
+
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_INTO_CGROUP;
+	ca.exit_signal = SIGCHLD;
+	ca.cgroup = (__u64)cgfd;
+	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 int launch_prepare(const struct launch_opts *o, struct launch *l)
 {
-	int gate[2], errp[2];
-	pid_t pid;
+	int gate[2], errp[2], cgfd = -1;
+	bool moved = false;
+	pid_t pid = -1;
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
@@ -124,10 +148,21 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		return -errno;
 	}
 	fflush(NULL);
-	pid = fork();
+	l->own_cgroup = o->own_cgroup;
+	if (o->own_cgroup && !run_cgroup_create(&l->cg)) {
+		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgfd >= 0) {
+			pid = fork_into_cgroup(cgfd);
+			moved = pid >= 0;
+			close(cgfd);
+		}
+	}
+	if (!moved)
+		pid = fork();
 	if (pid < 0) {
 		int err = -errno;
 
+		run_cgroup_destroy(&l->cg);
 		close(gate[0]);
 		close(gate[1]);
 		close(errp[0]);
@@ -141,9 +176,9 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	}
 	/* Both sides set the group so neither can race a kill(-pid). */
 	setpgid(pid, pid);
-	/* Into its cgroup while it waits at the gate: it execs there. */
-	l->own_cgroup = o->own_cgroup;
-	if (o->own_cgroup && !run_cgroup_create(&l->cg) && run_cgroup_add(&l->cg, pid))
+	/* Into its cgroup while it waits at the gate (unless it was born
+	 * there): it execs there. */
+	if (l->cg.path && !moved && run_cgroup_add(&l->cg, pid))
 		run_cgroup_destroy(&l->cg);
 	close(gate[0]);
 	close(errp[1]);

@@ -518,6 +518,13 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 	char what[PATH_MAX + 64];
 	int n, i, nr = 0, err;
 
+	if (pid == -1 && sp->attached_all && sp->nlinks &&
+	    !strcmp(sp->attached_object, rt->object)) {
+		cs_debug("sync probes: the campaign's links on %s serve this run", rt->object);
+		return 0;
+	}
+	if (sp->nlinks) /* another object or a pid filter: start over */
+		sync_probes_detach(sp);
 	n = sync_find_offsets(rt->object, fns, offs);
 	if (n < 0) {
 		cs_err("%s: cannot read its symbol table: %s", rt->object, strerror(-n));
@@ -581,6 +588,8 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 	if (err)
 		return err;
 	sp->nprobes += n;
+	sp->attached_all = pid == -1;
+	snprintf(sp->attached_object, sizeof(sp->attached_object), "%s", rt->object);
 	cs_debug("sync probes: %d entry + %d return probes on %s (pid %d)", n, nr, rt->object,
 		 (int)pid);
 	return 0;
@@ -593,6 +602,7 @@ void sync_probes_detach(struct sync_probes *sp)
 	for (i = 0; i < sp->nlinks; i++)
 		bpf_link__destroy(sp->links[i]);
 	sp->nlinks = 0;
+	sp->attached_all = false;
 }
 
 void sync_probes_close(struct sync_probes *sp)
@@ -638,6 +648,17 @@ static void map_empty(struct bpf_map *m)
 			break;
 }
 
+void sync_probes_end_run(struct sync_probes *sp)
+{
+	if (!sp->attached_all) {
+		sync_probes_detach(sp);
+		return;
+	}
+	/* The probes act for tracked processes only (CS_SCOPE_TRACKED). */
+	if (sp->skel)
+		map_empty(sp->skel->maps.cs_sync_tracked);
+}
+
 int sync_probes_reset(struct sync_probes *sp)
 {
 	static const char *const per_run[] = {
@@ -653,7 +674,8 @@ int sync_probes_reset(struct sync_probes *sp)
 
 	if (!sp->skel)
 		return -EINVAL;
-	sync_probes_detach(sp);
+	if (!sp->attached_all)
+		sync_probes_detach(sp);
 	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
 		m = bpf_object__find_map_by_name(sp->skel->obj, per_run[i]);
 		if (m)

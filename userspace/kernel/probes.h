@@ -101,6 +101,10 @@ struct sync_probes {
 	enum cs_sync_fn skipped[CS_FN__COUNT]; /* found but not probeable   */
 	int nskipped;
 	struct sync_probe_opts opts;
+	/* Attached for every process (pid -1) on this object: the links
+	 * serve every run of a campaign (sync_probes_end_run). */
+	bool attached_all;
+	char attached_object[PATH_MAX];
 };
 
 /* Open and load the BPF object. 0 or -errno (printed). */
@@ -113,8 +117,13 @@ int sync_probes_track(struct sync_probes *sp, pid_t tgid);
 int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pid_t pid);
 /* Destroy every link (uprobes unregistered). Safe to call twice. */
 void sync_probes_detach(struct sync_probes *sp);
+/* A run's processes are done: no more events from them. Links attached
+ * for every process stay for the next run (sync_probes_attach on the same
+ * object keeps them: unregistering uprobes costs ~30 ms a link); links
+ * attached for one pid are destroyed. */
+void sync_probes_end_run(struct sync_probes *sp);
 void sync_probes_close(struct sync_probes *sp);
-/* Detach and empty every per-run map (threads, locks, coverage, mappings,
+/* Empty every per-run map (threads, locks, coverage, mappings,
  * counters) so the loaded object serves the next run. 0 or -errno. */
 int sync_probes_reset(struct sync_probes *sp);
 /* Sum of the per-CPU counters, indexed by enum cs_sync_stat. */
