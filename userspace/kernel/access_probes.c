@@ -31,25 +31,27 @@ static int access_quiet_print(enum libbpf_print_level level, const char *fmt, va
 	return 0;
 }
 
-/* Attach sites [lo, hi) of one object; on refusal split in halves so one
+/* Attach the n sites idx[] of one object, all in one link (unregistering
+ * a link waits for a grace period, ~30 ms here: one link per object, not
+ * one per run of selected sites); on refusal split in halves so one
  * instruction the kernel cannot probe does not cost the whole object. */
-static void access_attach_range(struct access_probes *ap, const char *path, pid_t pid, size_t lo,
-				size_t hi, unsigned long *offs, __u64 *cookies)
+static void access_attach_list(struct access_probes *ap, const char *path, pid_t pid,
+			       const size_t *idx, size_t n, unsigned long *offs, __u64 *cookies)
 {
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
 	struct bpf_link *link, *commit;
-	size_t i, mid;
+	size_t i;
 	int saved;
 
-	if (lo >= hi || ap->attach_err)
+	if (!n || ap->attach_err)
 		return;
-	for (i = lo; i < hi; i++) {
-		offs[i - lo] = ap->set->sites[i].probe_offset;
-		cookies[i - lo] = i;
+	for (i = 0; i < n; i++) {
+		offs[i] = ap->set->sites[idx[i]].probe_offset;
+		cookies[i] = idx[i];
 	}
 	o.offsets = offs;
 	o.cookies = cookies;
-	o.cnt = hi - lo;
+	o.cnt = n;
 	/* The park program first: uprobe consumers run newest first, so it
 	 * runs after access_hit has emitted the event (probes/access.bpf.c). */
 	commit = NULL;
@@ -69,9 +71,9 @@ static void access_attach_range(struct access_probes *ap, const char *path, pid_
 		if (commit)
 			ap->links[ap->nlinks++] = commit;
 		ap->links[ap->nlinks++] = link;
-		for (i = lo; i < hi; i++)
-			ap->attached_site[i] = true;
-		ap->attached += hi - lo;
+		for (i = 0; i < n; i++)
+			ap->attached_site[idx[i]] = true;
+		ap->attached += n;
 		return;
 	}
 	/* Only a refused instruction is worth bisecting for; anything else
@@ -80,14 +82,13 @@ static void access_attach_range(struct access_probes *ap, const char *path, pid_
 		ap->attach_err = -errno;
 		return;
 	}
-	if (hi - lo == 1) {
+	if (n == 1) {
 		cs_debug("access probe refused at %s+0x%" PRIx64 ": %s", path,
-			 ap->set->sites[lo].offset, strerror(errno));
+			 ap->set->sites[idx[0]].offset, strerror(errno));
 		return;
 	}
-	mid = lo + (hi - lo) / 2;
-	access_attach_range(ap, path, pid, lo, mid, offs, cookies);
-	access_attach_range(ap, path, pid, mid, hi, offs, cookies);
+	access_attach_list(ap, path, pid, idx, n / 2, offs, cookies);
+	access_attach_list(ap, path, pid, idx + n / 2, n - n / 2, offs, cookies);
 }
 
 static int access_fill_sites(struct access_probes *ap)
@@ -228,6 +229,7 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	libbpf_print_fn_t old_print;
 	unsigned long *offs = NULL;
 	__u64 *cookies = NULL;
+	size_t *idx = NULL;
 	__u32 tgid = (__u32)pid;
 	__u8 one = 1;
 	size_t i, j, k;
@@ -246,27 +248,22 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	offs = xcalloc(set->n, sizeof(*offs));
 	cookies = xcalloc(set->n, sizeof(*cookies));
+	idx = xcalloc(set->n, sizeof(*idx));
 	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
 	if (cs_verbose)
 		libbpf_set_print(old_print);
 	t0 = now_ns();
-	/* site_find appends object by object, so each object is one run;
-	 * within it, each run of selected sites is one range. */
+	/* site_find appends object by object, so each object is one run:
+	 * its selected sites go in one link. */
 	for (i = 0; i < set->n; i = j) {
+		size_t n = 0;
+
 		for (j = i; j < set->n && set->sites[j].object == set->sites[i].object; j++)
 			;
-		for (k = i; k < j;) {
-			size_t e;
-
-			if (mask && !mask[k]) {
-				k++;
-				continue;
-			}
-			for (e = k; e < j && (!mask || mask[e]); e++)
-				;
-			access_attach_range(ap, set->sites[i].object, pid, k, e, offs, cookies);
-			k = e;
-		}
+		for (k = i; k < j; k++)
+			if (!mask || mask[k])
+				idx[n++] = k;
+		access_attach_list(ap, set->sites[i].object, pid, idx, n, offs, cookies);
 	}
 	ap->attach_ns = now_ns() - t0;
 	if (ap->alloc_object && !ap->attach_err)
@@ -274,6 +271,7 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	libbpf_set_print(old_print);
 	free(offs);
 	free(cookies);
+	free(idx);
 	if (ap->attach_err || !ap->attached) {
 		err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
 		cs_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux 6.6+ "
