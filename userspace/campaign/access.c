@@ -194,6 +194,15 @@ static int64_t key_site(struct campaign *c, const char *object, uint64_t offset)
 	return run_store_site(c->st, key);
 }
 
+/* An access instruction's site: named by its own line. */
+static int64_t insn_site(struct campaign *c, const char *object, uint64_t offset)
+{
+	char key[PATH_MAX + 32];
+
+	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
+	return run_store_insn_site(c->st, key);
+}
+
 static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
 {
 	const struct mem_site *s;
@@ -202,7 +211,7 @@ static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32
 		return 0;
 	if (!ac->site_id[i]) {
 		s = &ac->set.sites[i];
-		ac->site_id[i] = key_site(c, s->object, s->offset);
+		ac->site_id[i] = insn_site(c, s->object, s->offset);
 		if (ac->site_id[i] <= 0 || ac->site_id[i] > UINT32_MAX)
 			ac->site_id[i] = -1;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Sites of the run in flight as the store names them (run_sites.h). */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 
-int64_t run_store_site(struct store *st, const char *key)
+static int64_t store_site_of(struct store *st, const char *key, bool insn)
 {
 	const char *plus = strrchr(key, '+');
 	struct store_site ss = { 0 };
@@ -23,13 +24,26 @@ int64_t run_store_site(struct store *st, const char *key)
 		return 0;
 	memcpy(obj, key, plus - key);
 	obj[plus - key] = 0;
-	syncov_site_describe(key, &sym, text, sizeof(text));
+	if (insn)
+		syncov_insn_describe(key, &sym, text, sizeof(text));
+	else
+		syncov_site_describe(key, &sym, text, sizeof(text));
 	ss.object = obj;
 	ss.offset = strtoull(plus + 3, NULL, 16);
 	ss.function = sym.symbol;
 	ss.file = sym.file;
 	ss.line = sym.line;
 	return store_add_site(st, &ss);
+}
+
+int64_t run_store_site(struct store *st, const char *key)
+{
+	return store_site_of(st, key, false);
+}
+
+int64_t run_store_insn_site(struct store *st, const char *key)
+{
+	return store_site_of(st, key, true);
 }
 
 int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr)

@@ -16,6 +16,9 @@ struct store;
 
 /* Site id of "OBJECT+0xOFF" in the store (0: the key is not a site). */
 int64_t run_store_site(struct store *st, const char *key);
+/* The same for an instruction (an access site): named by its own line, where
+ * a call site is named by the call's (the return address's byte before). */
+int64_t run_store_insn_site(struct store *st, const char *key);
 /* Store site id of a runtime address of the run's target, 0 if unknown. */
 int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr);
 /* A coverage key with every site replaced by its "@N" reference; a lock

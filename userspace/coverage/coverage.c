@@ -654,7 +654,8 @@ void syncov_run_free(struct syncov_run *run)
 /* ---- describing sites ----------------------------------------------------------- */
 
 /* Split "OBJECT+0xOFF" and symbolize it. */
-void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len)
+static void site_describe(const char *key, bool call_site, struct sym_site *ss, char *text,
+			  size_t len)
 {
 	char obj[PATH_MAX];
 	const char *plus = strrchr(key, '+');
@@ -673,10 +674,20 @@ void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size
 	}
 	/* Call sites are return addresses: the line is the call's, one byte
 	 * back. A function entry (a start routine) is taken as is. */
-	if (ss->symbol && ss->sym_offset > 0 && off > 0 &&
+	if (call_site && ss->symbol && ss->sym_offset > 0 && off > 0 &&
 	    sym_resolve_offset(obj, off - 1, ss) == 0)
 		ss->sym_offset++;
 	ss->object = ss->object ? ss->object : obj;
 	ss->offset = off;
 	sym_site_format(ss, text, len);
+}
+
+void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len)
+{
+	site_describe(key, true, ss, text, len);
+}
+
+void syncov_insn_describe(const char *key, struct sym_site *ss, char *text, size_t len)
+{
+	site_describe(key, false, ss, text, len);
 }

@@ -168,5 +168,8 @@ const struct syncov_thread *syncov_run_thread(const struct syncov_run *run, uint
  * object cannot be read. ss->object is NULL when nothing resolved. */
 struct sym_site;
 void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len);
+/* The same for an instruction's own address (an access site): its line as
+ * it is, not the byte before's. */
+void syncov_insn_describe(const char *key, struct sym_site *ss, char *text, size_t len);
 
 #endif
