@@ -14,9 +14,9 @@
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/race_torn_pair
-[ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
+[ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/bad_selfdeadlock" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 11
+plan 14
 T=$(mktemp -d /tmp/cs-fpair-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$T/a/campaign.db" "$1"; }
@@ -48,6 +48,24 @@ if [ -n "$first" ]; then
 else
 	skip "no failing run" "the failing run replays"
 fi
+
+# fpair decides at accesses, but its runs park at synchronization points
+# too (and let them go at once): the observed schedule holds the pthread
+# calls' order, so a failure that an order of lock requests and accesses
+# makes (bad_selfdeadlock: a worker sees the other active while it holds
+# table_lock, and takes it again) replays in that order.
+"$CS" run --vm -s fpair -n 8 --keep-going --seed 2 -o "$T/sd" -- "$PROGS/bad_selfdeadlock" \
+	>/dev/null 2>"$T/sd.err"
+sd=$(sqlite3 "$T/sd/campaign.db" "SELECT min(run) FROM failures WHERE kind = 'deadlock'")
+diag "bad_selfdeadlock under fpair: first deadlock at run ${sd:-none}"
+ok "$([ -n "$sd" ]; echo $?)" "fpair finds bad_selfdeadlock's self-deadlock in 8 runs"
+"$CS" report "$T/sd" --schedule "${sd:-1}" --json >"$T/sd.json" 2>/dev/null
+is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted(set(s["line"] for s in d["steps"] if s["function"] == "worker") & {30, 45}))' "$T/sd.json")" \
+	"[30, 45]" "its schedule holds the lock requests (bad_selfdeadlock.c:45, and :30 that never returns)"
+"$CS" replay "$T/sd" --run "${sd:-1}" --vm --times 5 >"$T/sdrep" 2>&1
+k=$(sed -n 's/.*failed again in \([0-9]*\) of 5 replays.*/\1/p' "$T/sdrep" | tail -1)
+diag "run ${sd:-1} replayed: ${k:-?}/5"
+ok "$([ "${k:-0}" -ge 5 ]; echo $?)" "the self-deadlock replays in its recorded order (${k:-?} of 5)"
 
 "$CS" run --vm -s fpair -n 10 --keep-going --seed 1 -o "$T/clean" -- "$PROGS/counter" locked 20 \
 	>/dev/null 2>"$T/clean.err"

@@ -183,8 +183,18 @@ static void passed(struct onerun *r, struct strat_thread *t)
 {
 	if (!t || !t->points)
 		return;
-	if (t->pass_pending)
+	if (t->pass_pending && t->pass_pending != t->points)
 		declog_add(&r->log, t->id, 0, t->pass_pending - 1, DECLOG_PASS, t->pass_site);
+	t->pass_pending = t->points;
+	t->pass_site = t->site;
+}
+
+/* A thread stops at its point: its pass is pending from now, so that it is
+ * logged at its next event however the thread was let go, by us (passed)
+ * or by the scheduler without us: the watchdog, the release of every park
+ * when steering stops. */
+static void pass_from_park(struct strat_thread *t)
+{
 	t->pass_pending = t->points;
 	t->pass_site = t->site;
 }
@@ -375,6 +385,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 		if (ev.site)
 			t->site = ev.site;
 	}
+	pass_from_park(t);
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
 			 p.k);

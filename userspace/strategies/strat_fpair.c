@@ -15,8 +15,8 @@
  *
  * Steering, at access points (STRAT_F_ACCESS_POINTS; fpair implies
  * --access; synchronization points park too, and go on at once, so that
- * the run's observed schedule holds their order for replay): the first thread whose access is in f or g is held there (it
- * waits inside the function) until another thread reaches an access in the
+ * the run's observed schedule holds their order for replay): the first thread whose access is in f
+ * or g is held there (it waits inside the function) until another thread reaches an access in the
  * other function of the pair. Then the two are inside f and g at once (the
  * pair is covered in this run) and their accesses are interleaved: at each
  * of up to FP_SWITCHES steps one of the two goes on by one access while
