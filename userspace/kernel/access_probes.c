@@ -67,10 +67,13 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 		errno = saved;
 	}
 	if (link) {
-		ap->links = xrealloc(ap->links, (ap->nlinks + 2) * sizeof(*ap->links));
+		struct bpf_link ***links = pid == -1 ? &ap->site_links : &ap->links;
+		size_t *nlinks = pid == -1 ? &ap->nsite_links : &ap->nlinks;
+
+		*links = xrealloc(*links, (*nlinks + 2) * sizeof(**links));
 		if (commit)
-			ap->links[ap->nlinks++] = commit;
-		ap->links[ap->nlinks++] = link;
+			(*links)[(*nlinks)++] = commit;
+		(*links)[(*nlinks)++] = link;
 		for (i = 0; i < n; i++)
 			ap->attached_site[idx[i]] = true;
 		ap->attached += n;
@@ -223,6 +226,29 @@ fail:
 	return err;
 }
 
+static bool same_selection(const struct access_probes *ap, const bool *mask)
+{
+	size_t i;
+
+	if (!ap->kept_mask)
+		return false;
+	for (i = 0; i < ap->set->n; i++)
+		if (ap->kept_mask[i] != (!mask || mask[i]))
+			return false;
+	return true;
+}
+
+static void drop_site_links(struct access_probes *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nsite_links; i++)
+		bpf_link__destroy(ap->site_links[i]);
+	free(ap->site_links);
+	ap->site_links = NULL;
+	ap->nsite_links = 0;
+}
+
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 {
 	const struct site_set *set = ap->set;
@@ -243,8 +269,14 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 		return err;
 	}
 	ap->pid = pid;
-	ap->attached = 0;
 	ap->attach_err = 0;
+	if (ap->run_events && ap->nsite_links && same_selection(ap, mask)) {
+		cs_debug("access probes: the campaign's links on %zu sites serve this run",
+			 ap->attached);
+		goto allocs;
+	}
+	drop_site_links(ap);
+	ap->attached = 0;
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	offs = xcalloc(set->n, sizeof(*offs));
 	cookies = xcalloc(set->n, sizeof(*cookies));
@@ -263,15 +295,24 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 		for (k = i; k < j; k++)
 			if (!mask || mask[k])
 				idx[n++] = k;
-		access_attach_list(ap, set->sites[i].object, pid, idx, n, offs, cookies);
+		access_attach_list(ap, set->sites[i].object, ap->run_events ? -1 : pid, idx, n,
+				   offs, cookies);
 	}
 	ap->attach_ns = now_ns() - t0;
-	if (ap->alloc_object && !ap->attach_err)
-		access_attach_allocs(ap, ap->alloc_object, pid);
 	libbpf_set_print(old_print);
 	free(offs);
 	free(cookies);
 	free(idx);
+	if (ap->run_events) {
+		ap->kept_mask = xrealloc(ap->kept_mask, set->n * sizeof(*ap->kept_mask));
+		for (i = 0; i < set->n; i++)
+			ap->kept_mask[i] = !mask || mask[i];
+	}
+allocs:
+	/* Followed per process: for every process, they would trap every
+	 * malloc on the machine, concsched's own included. */
+	if (ap->alloc_object && !ap->attach_err)
+		access_attach_allocs(ap, ap->alloc_object, pid);
 	if (ap->attach_err || !ap->attached) {
 		err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
 		cs_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux 6.6+ "
@@ -329,6 +370,9 @@ void access_probes_detach(struct access_probes *ap)
 	ap->links = NULL;
 	ap->nlinks = 0;
 	ap->allocs_tracked = false;
+	/* The kept site links act for nobody until the next run's process. */
+	if (ap->skel && ap->nsite_links)
+		access_map_empty(ap->skel->maps.access_tgids);
 }
 
 void access_probes_reset(struct access_probes *ap)
@@ -430,6 +474,8 @@ void access_probes_close(struct access_probes *ap)
 
 	for (i = 0; i < ap->nlinks; i++)
 		bpf_link__destroy(ap->links[i]);
+	drop_site_links(ap);
+	free(ap->kept_mask);
 	ring_buffer__free(ap->rb);
 	access_bpf__destroy(ap->skel);
 	free(ap->alloc_object);

@@ -50,6 +50,13 @@ struct access_probes {
 	char *alloc_object; /* copy of opts->alloc_object */
 	pid_t pid;	    /* attached for, 0: none */
 	bool run_events;    /* concsched run: access_commit attached too */
+	/* concsched run: the site links are attached for every process (the
+	 * probes act for access_tgids only) and kept from run to run while
+	 * the selection of sites stays the same: destroying a link waits for
+	 * a grace period. ap->links then holds the per-run allocator links. */
+	struct bpf_link **site_links;
+	size_t nsite_links;
+	bool *kept_mask; /* the selection they were attached for */
 };
 
 struct bpf_object;
