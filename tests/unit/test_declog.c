@@ -133,11 +133,45 @@ static void test_passes(void)
 	free(buf);
 	declog_free(&back);
 	declog_free(&dl);
+
+	/* Version 3: passes and decisions are two chains per thread, so the
+	 * observed schedule can be appended after the run's decisions. */
+	declog_init(&dl, 3, "{}");
+	declog_add(&dl, 7, 0, 5, DECLOG_RELEASE, 1);
+	tap_is_int(declog_add(&dl, 7, 0, 2, DECLOG_PASS, 0), 0,
+		   "a pass at point 2 after a decision at point 5 of the same thread");
+	tap_is_int(declog_add(&dl, 7, 0, 1, DECLOG_PASS, 0), -EINVAL,
+		   "passes still go forward within the thread");
+	tap_is_int(declog_add(&dl, 7, 0, 4, DECLOG_RELEASE, 0), -EINVAL, "so do decisions");
+	declog_add(&dl, 7, 0, 6, DECLOG_PASS, 0);
+	buf = NULL;
+	tap_ok(declog_encode(&dl, &buf, &len) == 0 && declog_decode(buf, len, &back) == 0 &&
+		       same_entries(&dl, &back),
+	       "version 3 round trip: release @5, pass @2, pass @6");
+	free(buf);
+	declog_free(&back);
+	declog_free(&dl);
+	{
+		/* A version 2 log (one chain): a pass then a release of one
+		 * thread, deltas 1 and 1, decode at events 1 and 2. */
+		static const uint8_t v2[] = { 'C',	   'S', 'D', 'L', 2,
+					      3,	   0,	1,   7,	  0,
+					      0,	   0,	0,   0,	  0,
+					      0,	   0,	2,   0,	  1,
+					      DECLOG_PASS, 0,	0,   1,	  DECLOG_RELEASE,
+					      2,	   0 };
+
+		tap_ok(declog_decode(v2, sizeof(v2), &back) == 0 && back.n == 2 &&
+			       back.entries[0].event == 1 && back.entries[1].event == 2 &&
+			       back.entries[1].action == DECLOG_RELEASE && back.entries[1].arg == 1,
+		       "a version 2 log still decodes with its single chain");
+		declog_free(&back);
+	}
 }
 
 int main(void)
 {
-	tap_plan(26);
+	tap_plan(31);
 	test_round_trip();
 	test_compact();
 	test_passes();

@@ -1011,6 +1011,54 @@ static void test_replay_enforced(void)
 	fl_end(&fl);
 	strategy_free(s);
 
+	/* A pass whose thread does not wait yet (0.2 is created later) is
+	 * not dropped; a thread behind its next recorded pass catches up. */
+	{
+		struct declog rec2;
+		uint64_t id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+
+		declog_init(&rec2, 5, NULL);
+		declog_add(&rec2, id2, 0, 0, DECLOG_PASS, 0);
+		declog_add(&rec2, id1, 0, 0, DECLOG_PASS, 0);
+		declog_add(&rec2, id2, 0, 1, DECLOG_PASS, 0);
+		declog_add(&rec2, id1, 0, 2, DECLOG_PASS, 0);
+		declog_add(&rec2, id0, 0, 0, DECLOG_PASS, 0);
+		s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec2,
+					false);
+		fl_begin(&fl, s, 5, 2);
+		fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 0,
+		       "enforced: 0.2's pass is due but 0.2 does not exist: 0.1's goes");
+		fl_thread(&fl);
+		fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id2 && e->event == 0,
+		       "enforced: once 0.2 waits, its owed pass goes first (not dropped)");
+		fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id2 && e->event == 1, "enforced: then 0.2 at its point 1");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 1,
+		       "enforced: 0.1 waits at point 1, its next pass is point 2: it catches up");
+		fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 2, "enforced: then its recorded pass");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 0, "enforced: and 0 last, as recorded");
+		fl_end(&fl);
+		strategy_free(s);
+		declog_free(&rec2);
+	}
+
 	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, true);
 	tap_ok(!strategy_replay_enforced(s) && !strategy_has(s, STRAT_F_SERIAL),
 	       "--decisions: the same log replays in parallel");
@@ -1310,7 +1358,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(149);
+	tap_plan(155);
 	test_registry();
 	test_noise();
 	test_random();

@@ -173,47 +173,129 @@ static void process_forked(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
-/* The observed schedule (issue 14): thread t is let go from its last
- * point now. Its pass is logged when its next event shows it went on (a
- * lock request's pass is its acquisition): the order of the passes is the
- * order in which threads really went on, not the order of the releases (a
- * released thread may reach its CPU after one released later). An enforced
- * replay follows that order. */
+/*
+ * The observed schedule (issue 14): the order in which threads went on
+ * from their points. A point's pass is pending from the moment its thread
+ * parks there, however it is let go (by the strategy, the watchdog, or the
+ * release of every park when steering stops), and is dated by when the
+ * thread ran again: the scheduler's resume note (the thread is on a CPU),
+ * or, when that note has not come yet, the thread's next event (a later
+ * note dates it better). Not the order of the releases (a released thread
+ * may reach its CPU after one released later) and not that of the next
+ * events (a thread may run long before its next point, and what it did
+ * meanwhile, seen by others, must come after its pass). At the end of the
+ * run the passes go into the log in that order; an enforced replay
+ * follows it.
+ */
+static void pass_log(struct onerun *r, struct strat_thread *t, uint64_t ts, bool provisional)
+{
+	struct pass_rec *p;
+
+	if (!t->pass_pending)
+		return;
+	if (r->npasses == r->passes_cap) {
+		r->passes_cap = r->passes_cap ? 2 * r->passes_cap : 256;
+		r->passes = xrealloc(r->passes, r->passes_cap * sizeof(*r->passes));
+	}
+	p = &r->passes[r->npasses++];
+	p->ts = ts;
+	p->park_ts = t->park_ts;
+	p->seq = r->npasses;
+	p->thread = t->id;
+	p->event = t->pass_pending - 1;
+	p->site = t->pass_site;
+	p->provisional = provisional;
+	if (cs_verbose > 1)
+		cs_debug("pass: thread %s point %" PRIu64 " at %" PRIu64 "%s", t->path, p->event,
+			 ts, provisional ? " (its next event)" : "");
+	t->pass_rec = provisional ? r->npasses : 0;
+	t->pass_pending = 0;
+	t->let_go = false;
+}
+
+/* Thread t is let go from its last point now (by the strategy). */
 static void passed(struct onerun *r, struct strat_thread *t)
 {
 	if (!t || !t->points)
 		return;
 	if (t->pass_pending && t->pass_pending != t->points)
-		declog_add(&r->log, t->id, 0, t->pass_pending - 1, DECLOG_PASS, t->pass_site);
+		pass_log(r, t, r->last_ev_ts, true);
 	t->pass_pending = t->points;
 	t->pass_site = t->site;
+	t->let_go = true;
 }
 
-/* A thread stops at its point: its pass is pending from now, so that it is
- * logged at its next event however the thread was let go, by us (passed)
- * or by the scheduler without us: the watchdog, the release of every park
- * when steering stops. */
-static void pass_from_park(struct strat_thread *t)
+/* Thread t stops at its point (the probe's event e). */
+static void pass_from_park(struct strat_thread *t, const struct cs_event *e)
 {
 	t->pass_pending = t->points;
 	t->pass_site = t->site;
+	t->park_ts = e->ts_ns;
+	t->let_go = false;
 }
 
-static void pass_seen(struct onerun *r, struct strat_thread *t)
+/* An event of t: it runs, so a pass still pending was let go before. */
+static void pass_seen(struct onerun *r, struct strat_thread *t, uint64_t ts)
 {
-	if (!t || !t->pass_pending)
+	if (t && t->pass_pending)
+		pass_log(r, t, ts, true);
+}
+
+/* The scheduler's note: tid ran again at ts after a release. A note dates
+ * the pending pass only once that point was let go (by us, or by the
+ * scheduler itself): a release that came before its thread really stopped
+ * leaves the thread running, and its note comes at the thread's next
+ * schedule-in, perhaps while it waits at its next point. */
+static void on_resumed(struct policy *pol, uint32_t tid, uint64_t ts, uint32_t reason, void *ctx)
+{
+	struct onerun *r = ctx;
+	struct strat_thread *t = run_thread_find(r, tid);
+	struct pass_rec *p;
+	bool by_sched =
+		reason == CS_REL_WATCHDOG || reason == CS_REL_TEARDOWN || reason == CS_REL_EVENT;
+
+	if (!t)
 		return;
-	declog_add(&r->log, t->id, 0, t->pass_pending - 1, DECLOG_PASS, t->pass_site);
-	t->pass_pending = 0;
+	if (t->pass_pending && ts >= t->park_ts && (t->let_go || by_sched)) {
+		pass_log(r, t, ts, false);
+		return;
+	}
+	/* Late: the thread's next event logged the pass already. */
+	if (t->pass_rec) {
+		p = &r->passes[t->pass_rec - 1];
+		if (p->provisional && ts >= p->park_ts && ts <= p->ts) {
+			p->ts = ts;
+			p->provisional = false;
+		}
+		t->pass_rec = 0;
+	}
 }
 
-/* At the end of the run: passes of threads not seen again. */
+static int pass_cmp(const void *a, const void *b)
+{
+	const struct pass_rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* At the end of the run: passes of threads not seen again go last; the
+ * schedule goes into the log in the order the threads went on. */
 static void passes_flush(struct onerun *r)
 {
 	size_t i;
 
 	for (i = 0; i < r->sr.nthreads; i++)
-		pass_seen(r, &r->sr.threads[i]);
+		if (r->sr.threads[i].pass_pending)
+			pass_log(r, &r->sr.threads[i], UINT64_MAX, false);
+	qsort(r->passes, r->npasses, sizeof(*r->passes), pass_cmp);
+	for (i = 0; i < r->npasses; i++)
+		if (declog_add(&r->log, r->passes[i].thread, 0, r->passes[i].event, DECLOG_PASS,
+			       r->passes[i].site))
+			cs_debug("pass of point %" PRIu64 " out of its thread's order: dropped",
+				 r->passes[i].event);
+	r->npasses = 0;
 }
 
 /* The store site of an event's address, for the schedule (cached: a
@@ -385,7 +467,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 		if (ev.site)
 			t->site = ev.site;
 	}
-	pass_from_park(t);
+	pass_from_park(t, e);
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
 			 p.k);
@@ -476,7 +558,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		/* From the access probes (probes/access.bpf.c): not part of
 		 * the thread model, a decision point when parked. */
 		t = thread_of(r, e->tid, e->pid);
-		pass_seen(r, t);
+		r->last_ev_ts = e->ts_ns;
+		pass_seen(r, t, e->ts_ns);
 		if (t && r->strat && r->strat->ops->event)
 			r->strat->ops->event(r->strat, &r->sr, e, t);
 		if (r->acc && t)
@@ -493,7 +576,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	else if (e->op == CS_OP_FORK)
 		process_forked(r, e);
 	t = thread_of(r, e->tid, e->pid);
-	pass_seen(r, t);
+	r->last_ev_ts = e->ts_ns;
+	pass_seen(r, t, e->ts_ns);
 	if (t && r->strat && r->strat->ops->event)
 		r->strat->ops->event(r->strat, &r->sr, e, t);
 	if (r->acc && t)
@@ -1022,8 +1106,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->sp = &r->sess->sp;
 	r->ctl = r->sess->ctl;
 	r->pol = r->sess->pol;
-	if (r->pol)
+	if (r->pol) {
 		policy_on_all_parked(r->pol, on_all_parked, r);
+		policy_on_resumed(r->pol, on_resumed, r);
+	}
 	r->sr.pol = r->pol;
 	r->out_fd = capture_fd("concsched-stdout");
 	r->err_fd = capture_fd("concsched-stderr");
@@ -1106,6 +1192,8 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 
 void onerun_cleanup(struct onerun *r)
 {
+	if (r->pol) /* the session's: its notes are no longer this run's */
+		policy_on_resumed(r->pol, NULL, NULL);
 	if (r->launched)
 		launch_end(&r->l);
 	if (r->ctl)
@@ -1119,6 +1207,7 @@ void onerun_cleanup(struct onerun *r)
 	tmodel_free(&r->tm);
 	site_resolver_free(&r->res);
 	declog_free(&r->log);
+	free(r->passes);
 	free(r->sr.threads);
 	if (r->out_fd >= 0)
 		close(r->out_fd);

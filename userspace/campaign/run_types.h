@@ -122,6 +122,16 @@ struct onerun {
 	struct strategy *strat;
 	struct strat_run sr; /* seed, policy, log, thread table, services */
 	struct declog log;   /* decisions made, and the observed schedule */
+	/* the observed schedule while the run goes: each pass dated by when
+	 * its thread ran again; into the log in that order at the end */
+	struct pass_rec {
+		uint64_t ts, park_ts, seq, thread, event;
+		int64_t site;
+		bool provisional; /* dated by its next event: a resume note
+				   * may come later and date it better */
+	} * passes;
+	size_t npasses, passes_cap;
+	uint64_t last_ev_ts; /* the last event's timestamp */
 	/* the store site id of each thread's last point (the schedule's
 	 * passes carry it), and a cache of event address -> site id */
 	struct point_site {

@@ -70,6 +70,8 @@ struct policy {
 	struct fake *fake;     /* fake backend */
 	policy_all_parked_fn all_parked;
 	void *all_parked_ctx;
+	policy_resumed_fn resumed;
+	void *resumed_ctx;
 	int delivered;
 };
 
@@ -167,6 +169,12 @@ void policy_on_all_parked(struct policy *p, policy_all_parked_fn fn, void *ctx)
 	p->all_parked_ctx = ctx;
 }
 
+void policy_on_resumed(struct policy *p, policy_resumed_fn fn, void *ctx)
+{
+	p->resumed = fn;
+	p->resumed_ctx = ctx;
+}
+
 int policy_poll(struct policy *p, int timeout_ms)
 {
 	return p->be->poll(p, timeout_ms);
@@ -224,6 +232,10 @@ static void real_note(const struct cs_sched_note *n, void *ctx)
 	struct policy_note pn;
 	uint32_t k;
 
+	if (n->kind == CS_NOTE_RESUMED && p->resumed) {
+		p->resumed(p, n->tid, n->ts_ns, n->reason, p->resumed_ctx);
+		return;
+	}
 	if (n->kind != CS_NOTE_ALL_PARKED || !p->all_parked)
 		return;
 	memset(&pn, 0, sizeof(pn));

@@ -78,6 +78,12 @@ int policy_parked(struct policy *p, uint32_t *tids, int max);
 
 /* Register the all-parked callback; policy_poll() delivers it. */
 void policy_on_all_parked(struct policy *p, policy_all_parked_fn fn, void *ctx);
+/* A released (or delayed, or watchdog-released) thread ran again at ts_ns
+ * (bpf_ktime_get_ns, the probes' clock), let go for reason (enum
+ * cs_release_reason); policy_poll() delivers it. */
+typedef void (*policy_resumed_fn)(struct policy *p, uint32_t tid, uint64_t ts_ns, uint32_t reason,
+				  void *ctx);
+void policy_on_resumed(struct policy *p, policy_resumed_fn fn, void *ctx);
 /* Wait up to timeout_ms for notifications and deliver them. Returns the
  * number delivered or -errno. */
 int policy_poll(struct policy *p, int timeout_ms);

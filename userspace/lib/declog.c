@@ -64,9 +64,11 @@ int declog_add(struct declog *dl, uint64_t thread, uint32_t instance, uint64_t e
 
 	if (action <= 0 || action >= DECLOG_ACTION_END)
 		return -EINVAL;
-	/* The latest entry of this thread bounds the new event index. */
+	/* The latest entry of this thread bounds the new event index: its
+	 * latest pass for a pass, its latest decision for a decision. */
 	for (i = dl->n; i-- > 0;) {
-		if (dl->entries[i].thread != thread || dl->entries[i].instance != instance)
+		if (dl->entries[i].thread != thread || dl->entries[i].instance != instance ||
+		    (dl->entries[i].action == DECLOG_PASS) != (action == DECLOG_PASS))
 			continue;
 		if (dl->entries[i].event > event)
 			return -EINVAL;
@@ -129,8 +131,15 @@ static void out_u64le(struct outbuf *o, uint64_t v)
 struct thread_slot {
 	uint64_t id;
 	uint32_t instance;
-	uint64_t last_event;
+	uint64_t last_event; /* its previous decision (before version 3: entry) */
+	uint64_t last_pass;  /* its previous DECLOG_PASS (version 3) */
 };
+
+/* The delta chain an entry's event index continues. */
+static uint64_t *chain(struct thread_slot *t, uint8_t version, uint8_t action)
+{
+	return version >= 3 && action == DECLOG_PASS ? &t->last_pass : &t->last_event;
+}
 
 /* Index of (id, instance) in the table, appending it when new. The last
  * hit is tried first: consecutive decisions often concern one thread. */
@@ -148,7 +157,7 @@ static size_t thread_index(struct thread_slot **tab, size_t *n, size_t *cap, siz
 		*cap = *cap ? *cap * 2 : 16;
 		*tab = xrealloc(*tab, *cap * sizeof(**tab));
 	}
-	(*tab)[*n] = (struct thread_slot){ id, instance, 0 };
+	(*tab)[*n] = (struct thread_slot){ id, instance, 0, 0 };
 	return *hint = (*n)++;
 }
 
@@ -164,19 +173,21 @@ int declog_encode(const struct declog *dl, uint8_t **buf, size_t *len)
 	for (i = 0; i < dl->n; i++) {
 		const struct declog_entry *e = &dl->entries[i];
 
+		uint64_t *last;
+
 		t = thread_index(&tab, &ntab, &cap, &hint, e->thread, e->instance);
-		if (e->event < tab[t].last_event || e->action <= 0 ||
-		    e->action >= DECLOG_ACTION_END) {
+		if (e->action <= 0 || e->action >= DECLOG_ACTION_END ||
+		    e->event < *(last = chain(&tab[t], version, (uint8_t)e->action))) {
 			free(tab);
 			free(body.p);
 			return -EINVAL;
 		}
 		out_varint(&body, t);
-		out_varint(&body, e->event - tab[t].last_event);
+		out_varint(&body, e->event - *last);
 		action = (uint8_t)e->action;
 		out_bytes(&body, &action, 1);
 		out_varint(&body, zigzag(e->arg));
-		tab[t].last_event = e->event;
+		*last = e->event;
 	}
 	clen = dl->config_json ? strlen(dl->config_json) : 0;
 	out_bytes(&hdr, declog_magic, sizeof(declog_magic));
@@ -256,10 +267,11 @@ static int decode_threads(struct inbuf *in, struct thread_slot **tab, size_t *nt
 	return 0;
 }
 
-static int decode_entries(struct inbuf *in, struct thread_slot *tab, size_t ntab, struct declog *dl)
+static int decode_entries(struct inbuf *in, struct thread_slot *tab, size_t ntab, uint8_t version,
+			  struct declog *dl)
 {
 	struct declog_entry e;
-	uint64_t n, t, delta, arg, i;
+	uint64_t n, t, delta, arg, i, *last;
 	uint8_t action;
 
 	/* Each entry takes at least 4 bytes: bound the count before looping. */
@@ -269,11 +281,13 @@ static int decode_entries(struct inbuf *in, struct thread_slot *tab, size_t ntab
 		if (in_varint(in, &t) || t >= ntab || in_varint(in, &delta) ||
 		    in_bytes(in, &action, 1) || in_varint(in, &arg))
 			return -EBADMSG;
-		if (action == 0 || action >= DECLOG_ACTION_END ||
-		    tab[t].last_event + delta < tab[t].last_event)
+		if (action == 0 || action >= DECLOG_ACTION_END)
 			return -EBADMSG;
-		tab[t].last_event += delta;
-		e = (struct declog_entry){ tab[t].id, tab[t].instance, tab[t].last_event,
+		last = chain(&tab[t], version, action);
+		if (*last + delta < *last)
+			return -EBADMSG;
+		*last += delta;
+		e = (struct declog_entry){ tab[t].id, tab[t].instance, *last,
 					   (enum declog_action)action, unzigzag(arg) };
 		push_entry(dl, &e);
 	}
@@ -331,7 +345,7 @@ int declog_decode(const uint8_t *buf, size_t len, struct declog *dl)
 	}
 	if (decode_threads(&in, &tab, &ntab))
 		goto cleanup;
-	err = decode_entries(&in, tab, ntab, dl);
+	err = decode_entries(&in, tab, ntab, version, dl);
 	if (!err && version >= 2)
 		err = decode_names(&in, dl);
 	if (!err && in.p != in.end)

@@ -17,6 +17,10 @@
  *       from that thread's previous entry, u8 action, zigzag varint arg)
  *   version 2: varint nnames, nnames x (u64 abstract id, varint len + the
  *       thread's creation path), for people reading a schedule
+ *   version 3: a thread's DECLOG_PASS entries (the observed schedule, in
+ *       the order the threads went on) are deltas from its previous pass,
+ *       its decisions from its previous decision: two chains, so that the
+ *       passes can follow their own order after the decisions
  * Typical size: 3-5 bytes per decision.
  */
 #ifndef CONCSCHED_DECLOG_H
@@ -25,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECLOG_VERSION 2
+#define DECLOG_VERSION 3
 
 enum declog_action {
 	DECLOG_PARK = 1, /* park the thread before this event; arg unused */

@@ -26,7 +26,8 @@ struct replay_strat {
 
 struct replay_run {
 	struct serial_list l;
-	size_t cursor;	     /* next logged release (enforced: next pass) */
+	size_t cursor;	     /* next logged release (enforced: first pass not taken) */
+	bool *taken;	     /* enforced: passes followed (or gone past) */
 	size_t skipped;	     /* enforced: passes skipped (not waiting when due) */
 	size_t off_schedule; /* enforced: releases with no pass left to follow */
 	uint32_t inflight;   /* paced: tid released last, until it moves on */
@@ -56,6 +57,8 @@ static void replay_run_begin(struct strategy *s, struct strat_run *r)
 	struct replay_run *rr = xcalloc(1, sizeof(*rr));
 
 	serial_list_init(&rr->l, rs->serial, r->seed);
+	if (rs->mode == RP_ENFORCE)
+		rr->taken = xcalloc(rs->npass + 1, sizeof(*rr->taken));
 	r->priv = rr;
 }
 
@@ -67,10 +70,11 @@ static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat
 	if (!rr)
 		return;
 	if (rr->skipped || rr->off_schedule)
-		cs_debug("replay: %zu recorded passes skipped (not waiting when due), %zu "
-			 "releases past the recorded schedule",
+		cs_debug("replay: %zu recorded passes gone past, %zu releases past the "
+			 "recorded schedule",
 			 rr->skipped, rr->off_schedule);
 	serial_list_free(&rr->l);
+	free(rr->taken);
 	free(rr);
 	r->priv = NULL;
 }
@@ -205,14 +209,31 @@ static void paced_all_parked(struct replay_strat *rs, struct replay_run *rr, str
 	paced_release(rr, r, 0);
 }
 
-/* Enforced order: the thread whose pass is next goes. When it is not
- * waiting (the run went another way: it is blocked, or gone), the first
- * later pass of a waiting thread is where the schedule picks up; with
- * none, the oldest waiting thread goes. */
+/* The waiting entry of thread id (at whichever point), or SIZE_MAX. */
+static size_t waiting_thread(const struct serial_list *l, const struct strat_run *r, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (r->threads[l->v[i].ti].id == id)
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * Enforced order: the first pass not yet followed whose thread waits goes.
+ * A pass whose thread does not wait (blocked, running, not created yet) is
+ * not dropped: it goes as soon as its thread waits there, before any later
+ * one. A thread waiting at an earlier point than its next recorded pass
+ * (a point the recording did not log) catches up; one already past a
+ * recorded pass leaves that pass behind. With no pass for any waiting
+ * thread, the oldest waiting thread goes.
+ */
 static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
 			 const struct policy_note *n)
 {
 	size_t e, i;
+	uint64_t k;
 
 	if (n->ts_ns <= rr->l.last_pick_ns)
 		return;
@@ -220,14 +241,23 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 	if (!rr->l.n)
 		return;
 	for (e = rr->cursor; e < rs->npass; e++) {
-		i = serial_list_find(&rr->l, r, rs->pass[e].thread, rs->pass[e].event);
-		if (i != SIZE_MAX) {
-			if (e > rr->cursor)
-				rr->skipped += e - rr->cursor;
-			rr->cursor = e + 1;
-			serial_list_release(&rr->l, r, i);
-			return;
+		if (rr->taken[e])
+			continue;
+		i = waiting_thread(&rr->l, r, rs->pass[e].thread);
+		if (i == SIZE_MAX)
+			continue;
+		k = rr->l.v[i].k;
+		if (k > rs->pass[e].event) { /* gone past it */
+			rr->taken[e] = true;
+			rr->skipped++;
+			continue;
 		}
+		if (k == rs->pass[e].event)
+			rr->taken[e] = true;
+		while (rr->cursor < rs->npass && rr->taken[rr->cursor])
+			rr->cursor++;
+		serial_list_release(&rr->l, r, i);
+		return;
 	}
 	rr->off_schedule++;
 	serial_list_release(&rr->l, r, serial_list_choose(&rr->l, r));

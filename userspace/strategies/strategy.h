@@ -86,9 +86,13 @@ struct strat_thread {
 	uint64_t points;       /* decision points reached (the log's event index) */
 	uint32_t cid;	       /* campaign-wide thread id under --access, else 0 */
 	int64_t site;	       /* the store site of its last point (0: unknown) */
-	uint64_t pass_pending; /* 1 + the point it was let go from, until its next
-				* event shows it went on (the schedule's pass) */
+	uint64_t pass_pending; /* 1 + the point it waits at or was let go from,
+				* until its pass is logged (the schedule's pass) */
 	int64_t pass_site;
+	uint64_t park_ts; /* the probe's timestamp of that point */
+	bool let_go;	  /* the loop let it go from that point */
+	size_t pass_rec;  /* 1 + its last pass logged from its next event (a
+			   * later resume note may date it better), else 0 */
 };
 
 /* A thread parked at a decision point. */
