@@ -5,7 +5,8 @@
 # (the unprotected counter and the NullAppender port), measured in one go:
 #   host: native, sync probes (`run -s none`), sync + access probes
 #         (`run -s none --access`, shared sites only after the estimation run);
-#   VM (sched_ext, one boot): native, `run -s none`, `run -s map` (access
+#   VM (sched_ext, one boot): native, `run -s none`, `run -s random` (steered
+#         at synchronization points), `run -s map` (access
 #         probes + MAP-directed parking), timed inside the guest so the boot
 #         is not counted.
 # Seconds per run include launch, probe attach/detach, harvest and the store
@@ -55,7 +56,7 @@ for t in "counter racy 200" null_appender; do
 	a=\$(up); i=0
 	while [ \$i -lt $KN ]; do $PROGS/\$name "\$@" >/dev/null 2>&1; i=\$((i + 1)); done
 	echo "\$name native \$a \$(up) $KN"
-	for s in none map; do
+	for s in none random map; do
 		a=\$(up)
 		$CS run -s \$s -n $K --keep-going -o /tmp/c-\$name-\$s -- $PROGS/\$name "\$@" \
 			>/dev/null 2>&1
@@ -80,15 +81,16 @@ echo "kernel). \`counter racy 200\`: two threads, 200 unprotected increments eac
 echo "\`null_appender\`: one read-check-dereference against one write."
 [ $rc = 0 ] || echo "(the VM part failed: exit $rc; $(head -1 "$T/vm.err"))"
 echo
-echo "| target | host native | host \`none\` (sync probes) | host \`none --access\` | VM native | VM \`none\` | VM \`map\` |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| target | host native | host \`none\` (sync probes) | host \`none --access\` | VM native | VM \`none\` | VM \`random\` (steered) | VM \`map\` |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for t in "${targets[@]}"; do
 	name=${t%% *}
 	hn=${H[$name.native]} vn=${V[$name.native]:-0}
-	printf '| `%s` | %s | %s (%s) | %s (%s) | %s | %s (%s) | %s (%s) |\n' "$t" \
+	printf '| `%s` | %s | %s (%s) | %s (%s) | %s | %s (%s) | %s (%s) | %s (%s) |\n' "$t" \
 		"$hn" "${H[$name.none]}" "$(ratio "${H[$name.none]}" "$hn")" \
 		"${H[$name.access]}" "$(ratio "${H[$name.access]}" "$hn")" \
 		"${V[$name.native]:--}" "${V[$name.none]:--}" "$(ratio "${V[$name.none]:-0}" "$vn")" \
+		"${V[$name.random]:--}" "$(ratio "${V[$name.random]:-0}" "$vn")" \
 		"${V[$name.map]:--}" "$(ratio "${V[$name.map]:-0}" "$vn")"
 done
 exit $rc
