@@ -138,6 +138,35 @@ static void test_open_errors(void)
 		   "open: newer schema refused");
 	s = create(path("newer"), "h1");
 	tap_ok(s == NULL, "create: refuses a directory that holds a campaign");
+
+	/* A campaign of an older version: sites without the insn column. */
+	s = create(path("v1"), "h1");
+	tap_is_int(
+		sqlite3_exec(store_sqlite(s),
+			     "DROP TABLE sites; CREATE TABLE sites(id INTEGER PRIMARY KEY,"
+			     " object TEXT NOT NULL, offset INTEGER NOT NULL, function TEXT,"
+			     " file TEXT, line INTEGER, UNIQUE(object, offset));"
+			     " INSERT INTO sites VALUES(4, '/usr/bin/prog', 16, 'f', 'prog.c', 9)",
+			     NULL, NULL, NULL),
+		0, "an old campaign's sites table");
+	store_close(s);
+	s = NULL;
+	tap_is_int(store_open(path("v1"), true, &s), 0, "read: opened as it is");
+	tap_ok(s && !store_has_column(store_sqlite(s), "sites", "insn"), "... not changed");
+	store_close(s);
+	s = NULL;
+	tap_is_int(store_open(path("v1"), false, &s), 0, "write: opened");
+	tap_ok(s && store_has_column(store_sqlite(s), "sites", "insn"),
+	       "... the insn column added");
+	{
+		struct store_site got = { 0 };
+
+		tap_ok(s && !store_get_site(s, 4, &got) && got.line == 9 && got.offset == 16,
+		       "... its site kept, with its id");
+		tap_is_int(s ? site(s, "g", 16) : -1, 4,
+			   "... a call site at its address: that site");
+	}
+	store_close(s);
 }
 
 static void test_runs(void)
@@ -180,6 +209,24 @@ static void test_runs(void)
 	b = site(s, "main", 0x20);
 	tap_ok(a > 0 && b > a, "sites get ids");
 	tap_is_int(site(s, "worker-renamed", 0x10), a, "same object+offset, same id");
+	{
+		/* A return address that is also an access instruction's
+		 * address: two sites, each with its own line. */
+		struct store_site in = { .object = "/usr/bin/prog",
+					 .offset = 0x10,
+					 .function = "worker",
+					 .file = "prog.c",
+					 .line = 17,
+					 .insn = true };
+		int64_t i1 = store_add_site(s, &in);
+
+		tap_ok(i1 > b, "the instruction at a call site's address is a site of its own");
+		tap_is_int(store_add_site(s, &in), i1, "... found again as the instruction");
+		tap_ok(!store_get_site(s, i1, &got) && got.line == 17 &&
+			       !store_get_site(s, a, &got) && got.line == 0x10,
+		       "... each with its own line");
+		sqlite3_exec(store_sqlite(s), "DELETE FROM sites WHERE insn = 1", NULL, NULL, NULL);
+	}
 	snprintf(key, sizeof(key), "%s>", store_site_ref(ref, a));
 	strcat(key, store_site_ref(ref, b));
 	tap_is_str(key, "@1>@2", "site references in keys");
@@ -619,7 +666,7 @@ int main(int argc, char **argv)
 	snprintf(tmp, sizeof(tmp), "/tmp/cs-store-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(92);
+	tap_plan(102);
 	test_open_errors();
 	test_runs();
 	test_killed_mid_run();

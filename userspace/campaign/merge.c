@@ -70,8 +70,13 @@ static int merge_sites(struct merge_ctx *m)
 	int64_t id;
 	int rc;
 
-	if (sqlite3_prepare_v2(m->sdb, "SELECT id, object, offset, function, file, line FROM sites",
-			       -1, &st, NULL))
+	/* Campaigns of older versions have no insn column: call sites. */
+	if (sqlite3_prepare_v2(
+		    m->sdb,
+		    store_has_column(m->sdb, "sites", "insn")
+			    ? "SELECT id, object, offset, function, file, line, insn FROM sites"
+			    : "SELECT id, object, offset, function, file, line, 0 FROM sites",
+		    -1, &st, NULL))
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		site.object = (const char *)sqlite3_column_text(st, 1);
@@ -79,6 +84,7 @@ static int merge_sites(struct merge_ctx *m)
 		site.function = (const char *)sqlite3_column_text(st, 3);
 		site.file = (const char *)sqlite3_column_text(st, 4);
 		site.line = sqlite3_column_int(st, 5);
+		site.insn = sqlite3_column_int(st, 6) != 0;
 		id = store_add_site(m->dst, &site);
 		if (id < 0) {
 			sqlite3_finalize(st);

@@ -29,6 +29,7 @@ static int64_t store_site_of(struct store *st, const char *key, bool insn)
 	else
 		syncov_site_describe(key, &sym, text, sizeof(text));
 	ss.object = obj;
+	ss.insn = insn;
 	ss.offset = strtoull(plus + 3, NULL, 16);
 	ss.function = sym.symbol;
 	ss.file = sym.file;

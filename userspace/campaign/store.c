@@ -67,6 +67,17 @@ struct store {
 #define STORE_NOTES_DDL                                                                            \
 	"CREATE TABLE IF NOT EXISTS strategy_notes(run INTEGER PRIMARY KEY, note TEXT NOT NULL)"
 
+/* A site is an address in a mapped object, as a call site (a return
+ * address: named by the call's line) or as an instruction (an access:
+ * named by its own line). The two are different sites: a return address is
+ * often the address of an access instruction too. Campaigns of older
+ * versions lack the insn column until they are opened for writing
+ * (migrate_sites). */
+#define STORE_SITES_COLUMNS                                                                        \
+	"(id INTEGER PRIMARY KEY, object TEXT NOT NULL,"                                           \
+	" offset INTEGER NOT NULL, function TEXT, file TEXT, line INTEGER,"                        \
+	" insn INTEGER NOT NULL DEFAULT 0, UNIQUE(object, offset, insn))"
+
 static const char *const store_schema =
 	"CREATE TABLE schema_version(version INTEGER NOT NULL);"
 	"CREATE TABLE campaign(uuid TEXT NOT NULL, program TEXT, binary_hash TEXT,"
@@ -78,9 +89,7 @@ static const char *const store_schema =
 	" exit_status INTEGER, signal INTEGER, started_ns INTEGER, duration_ns INTEGER,"
 	" declog BLOB, stdout BLOB, stderr BLOB,"
 	" origin_campaign TEXT, origin_run INTEGER, origin_host TEXT);"
-	"CREATE TABLE sites(id INTEGER PRIMARY KEY, object TEXT NOT NULL,"
-	" offset INTEGER NOT NULL, function TEXT, file TEXT, line INTEGER,"
-	" UNIQUE(object, offset));"
+	"CREATE TABLE sites" STORE_SITES_COLUMNS ";"
 	"CREATE TABLE tasks(id INTEGER PRIMARY KEY, metric TEXT NOT NULL,"
 	" key TEXT NOT NULL, first_run INTEGER NOT NULL, UNIQUE(metric, key));"
 	"CREATE INDEX tasks_metric_first_run ON tasks(metric, first_run);"
@@ -104,9 +113,9 @@ static const char *const store_schema =
 	" FROM tasks t;";
 
 static const char *const stmt_sql[ST_COUNT] = {
-	[ST_SITE_INSERT] = "INSERT OR IGNORE INTO sites(object, offset, function, file, line)"
-			   " VALUES(?1, ?2, ?3, ?4, ?5)",
-	[ST_SITE_LOOKUP] = "SELECT id FROM sites WHERE object = ?1 AND offset = ?2",
+	[ST_SITE_INSERT] = "INSERT OR IGNORE INTO sites(object, offset, function, file, line, insn)"
+			   " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_SITE_LOOKUP] = "SELECT id FROM sites WHERE object = ?1 AND offset = ?2 AND insn = ?3",
 	[ST_SITE_GET] = "SELECT object, offset, function, file, line FROM sites WHERE id = ?1",
 	[ST_TASK_INSERT] = "INSERT INTO tasks(metric, key, first_run) VALUES(?1, ?2, ?3)",
 	[ST_TASK_LOOKUP] = "SELECT id FROM tasks WHERE metric = ?1 AND key = ?2",
@@ -519,6 +528,43 @@ static char *immutable_uri(const char *path)
 	return uri;
 }
 
+bool store_has_column(sqlite3 *db, const char *table, const char *column)
+{
+	char *sql = xasprintf("SELECT 1 FROM pragma_table_info('%s') WHERE name = ?1", table);
+	sqlite3_stmt *st = NULL;
+	bool has = false;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, column, -1, SQLITE_STATIC);
+		has = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	free(sql);
+	return has;
+}
+
+/* A campaign of an older version: its sites (all call sites then, or
+ * access sites named the same way) get the insn column, 0. */
+static int migrate_sites(struct store *s)
+{
+	int err;
+
+	if (store_has_column(s->db, "sites", "insn"))
+		return 0;
+	err = exec_sql(s, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
+	err = exec_sql(s, "CREATE TABLE sites_new" STORE_SITES_COLUMNS ";"
+			  " INSERT INTO sites_new(id, object, offset, function, file, line, insn)"
+			  " SELECT id, object, offset, function, file, line, 0 FROM sites;"
+			  " DROP TABLE sites; ALTER TABLE sites_new RENAME TO sites");
+	if (err) {
+		exec_sql(s, "ROLLBACK");
+		return err;
+	}
+	return exec_sql(s, "COMMIT");
+}
+
 int store_open(const char *dir, bool read_only, struct store **out)
 {
 	struct store *s = NULL;
@@ -571,6 +617,13 @@ int store_open(const char *dir, bool read_only, struct store **out)
 	if (err) {
 		cs_err("%s is not a concsched campaign directory (no campaign row)", dir);
 		goto cleanup;
+	}
+	if (!read_only) {
+		err = migrate_sites(s);
+		if (err) {
+			cs_err("cannot update %s's sites table: %s", db, store_errmsg(s));
+			goto cleanup;
+		}
 	}
 	*out = s;
 	s = NULL;
@@ -768,6 +821,7 @@ int64_t store_add_site(struct store *s, const struct store_site *site)
 		return -EIO;
 	bind_text(st, 1, site->object);
 	sqlite3_bind_int64(st, 2, (int64_t)site->offset);
+	sqlite3_bind_int(st, 3, site->insn);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		return sqlite3_column_int64(st, 0);
 	st = stmt_get(s, ST_SITE_INSERT);
@@ -778,6 +832,7 @@ int64_t store_add_site(struct store *s, const struct store_site *site)
 	bind_text(st, 3, site->function);
 	bind_text(st, 4, site->file);
 	sqlite3_bind_int(st, 5, site->line);
+	sqlite3_bind_int(st, 6, site->insn);
 	err = step_done(st);
 	if (err)
 		return err;

@@ -94,7 +94,10 @@ struct store_site {
 	uint64_t offset;    /* file offset of the instruction in it */
 	const char *function;
 	const char *file;
-	int line; /* 0 when unknown */
+	int line;  /* 0 when unknown */
+	bool insn; /* store_add_site: an instruction (an access), named by its
+		    * own line; false: a call site (a return address) or a
+		    * function entry. Not filled in by store_get_site. */
 };
 
 /* One committed run as the loaders return it. */
@@ -229,6 +232,9 @@ int64_t store_current_run(const struct store *s);
  * the insert belongs to the run's transaction: after store_abort_run, ids
  * handed out during that run must not be used again. */
 int64_t store_add_site(struct store *s, const struct store_site *site);
+/* Does TABLE of db have COLUMN (campaigns of older versions may lack it)? */
+struct sqlite3;
+bool store_has_column(struct sqlite3 *db, const char *table, const char *column);
 /* Fills *out with the site's fields (strings valid until the next call on
  * this store); -ENOENT when unknown. */
 int store_get_site(struct store *s, int64_t id, struct store_site *out);
