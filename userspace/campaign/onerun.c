@@ -17,7 +17,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -588,6 +590,69 @@ static int on_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
+/* The session's ring buffer: records go to the run in flight. */
+static int session_event(void *ctx, void *data, size_t len)
+{
+	struct run_session *s = ctx;
+
+	return s->cur ? on_event(s->cur, data, len) : 0;
+}
+
+/* The session's event ring buffer, and the epoll set a run waits on. */
+static int session_ring(struct run_session *s, struct sync_probes *sp)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int err;
+
+	s->rb = ring_buffer__new(sync_probes_map_fd(sp, "cs_sync_events"), session_event, s, NULL);
+	if (!s->rb)
+		return -errno;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0 || epoll_ctl(s->ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev)) {
+		err = -errno;
+		if (s->ep >= 0)
+			close(s->ep);
+		ring_buffer__free(s->rb);
+		s->rb = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/* Wake the run's loop at its target's exit (on), or stop (off). Without a
+ * pidfd (Linux before 5.3) the loop looks for the exit every 2 ms. */
+static void watch_exit(struct onerun *r, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (on) {
+		r->pidfd = -1;
+#ifdef SYS_pidfd_open
+		r->pidfd = (int)syscall(SYS_pidfd_open, r->l.pid, 0);
+#endif
+		if (r->pidfd >= 0 && epoll_ctl(r->sess->ep, EPOLL_CTL_ADD, r->pidfd, &ev)) {
+			close(r->pidfd);
+			r->pidfd = -1;
+		}
+		return;
+	}
+	if (r->pidfd >= 0) {
+		epoll_ctl(r->sess->ep, EPOLL_CTL_DEL, r->pidfd, NULL);
+		close(r->pidfd);
+		r->pidfd = -1;
+	}
+}
+
+/* Wait up to ms for events, the target's exit or the next due delay. */
+static void run_wait(struct onerun *r, int ms)
+{
+	struct epoll_event evs[2];
+
+	if (r->pidfd < 0 && ms > 2)
+		ms = 2;
+	epoll_wait(r->sess->ep, evs, ARRAY_SIZE(evs), ms);
+}
+
 /* The deadlock report at a timeout: who holds what, who waits where. */
 static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
 			       char *buf, size_t len)
@@ -830,12 +895,19 @@ static int run_loop(struct onerun *r)
 	uint64_t deadline, grace_t0 = 0;
 	int err;
 
-	rb = ring_buffer__new(sync_probes_map_fd(r->sp, "cs_sync_events"), on_event, r, NULL);
-	if (!rb) {
-		err = -errno;
-		cs_err("cannot open the event ring buffer: %s", strerror(-err));
-		return err;
+	if (!r->sess->rb) {
+		err = session_ring(r->sess, r->sp);
+		if (err) {
+			cs_err("cannot open the event ring buffer: %s", strerror(-err));
+			return err;
+		}
 	}
+	/* What a run before left unread (its events after its harvest) is
+	 * not this run's. */
+	r->sess->cur = NULL;
+	ring_buffer__consume(r->sess->rb);
+	r->sess->cur = r;
+	rb = r->sess->rb;
 	r->rb = rb;
 	if (steered) {
 		struct cs_sched_stats ss0 = { 0 };
@@ -846,14 +918,16 @@ static int run_loop(struct onerun *r)
 	}
 	err = launch_release(&r->l, r->ti->path);
 	if (err) {
-		ring_buffer__free(rb);
+		r->sess->cur = NULL;
+		r->rb = NULL;
 		return err;
 	}
 	access_hook_launched(r);
+	watch_exit(r, true);
 	r->t0 = now_ns();
 	deadline = r->t0 + (uint64_t)(r->timeout_s * 1e9);
 	for (;;) {
-		int w = launch_wait(&r->l, 1);
+		int w = launch_reap(&r->l);
 
 		if (w == 1 || w < 0)
 			break;
@@ -872,10 +946,10 @@ static int run_loop(struct onerun *r)
 		}
 		if (serial)
 			policy_poll(r->pol, 5);
-		err = ring_buffer__poll(rb, serial ? 0 : poll_ms(r));
+		else
+			run_wait(r, poll_ms(r));
 		/* Most events come without a wakeup (the probe batches them). */
-		if (err >= 0)
-			err = ring_buffer__consume(rb);
+		err = ring_buffer__consume(rb);
 		if (err < 0 && err != -EINTR) {
 			cs_err("reading events: %s", strerror(-err));
 			break;
@@ -913,6 +987,7 @@ static int run_loop(struct onerun *r)
 			}
 		}
 	}
+	watch_exit(r, false);
 	ring_buffer__consume(rb);
 	if (r->graced)
 		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
@@ -938,7 +1013,7 @@ static int run_loop(struct onerun *r)
 		sched_ctl_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);
-	ring_buffer__free(rb);
+	r->sess->cur = NULL;
 	r->rb = NULL;
 	return 0;
 }
@@ -957,6 +1032,10 @@ void run_session_close(struct run_session *s)
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
+	if (s->rb) { /* ep came with it */
+		ring_buffer__free(s->rb);
+		close(s->ep);
+	}
 	if (s->ap_open)
 		access_probes_close(&s->ap);
 	if (s->sp_open)
@@ -1030,6 +1109,11 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 			s->ap_open = false;
 		}
 		if (s->sp_open) {
+			if (s->rb) { /* on sp's map */
+				ring_buffer__free(s->rb);
+				close(s->ep);
+				s->rb = NULL;
+			}
 			sync_probes_close(&s->sp);
 			s->sp_open = false;
 		}

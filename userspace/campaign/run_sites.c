@@ -19,18 +19,24 @@ static int64_t store_site_of(struct store *st, const char *key, bool insn)
 	struct store_site ss = { 0 };
 	struct sym_site sym;
 	char text[1024], obj[PATH_MAX];
+	int64_t id;
 
 	if (!plus || plus == key || strncmp(plus, "+0x", 3) || (size_t)(plus - key) >= sizeof(obj))
 		return 0;
 	memcpy(obj, key, plus - key);
 	obj[plus - key] = 0;
+	ss.object = obj;
+	ss.insn = insn;
+	ss.offset = strtoull(plus + 3, NULL, 16);
+	/* A known site is not symbolized again (DWARF lookups cost, and
+	 * libdw's locks hit our own probes). */
+	id = store_find_site(st, &ss);
+	if (id)
+		return id;
 	if (insn)
 		syncov_insn_describe(key, &sym, text, sizeof(text));
 	else
 		syncov_site_describe(key, &sym, text, sizeof(text));
-	ss.object = obj;
-	ss.insn = insn;
-	ss.offset = strtoull(plus + 3, NULL, 16);
 	ss.function = sym.symbol;
 	ss.file = sym.file;
 	ss.line = sym.line;

@@ -99,6 +99,14 @@ struct run_session {
 	uint64_t steer_cap; /* of ap's load (run_opts.steer_cap) */
 	bool ap_open;
 	bool ap_kicked;
+	/* The sync probes' event ring buffer, mapped once for the session
+	 * (its 8 MiB data area costs ~1.5 ms to map and unmap per run);
+	 * its records go to the run in flight, cur. */
+	struct ring_buffer *rb;
+	struct onerun *cur;
+	/* What a run's loop waits on: rb's epoll set and the target's pidfd
+	 * (readable at its exit), so a run ends when its target does. */
+	int ep;
 };
 void run_session_close(struct run_session *s);
 
@@ -116,6 +124,7 @@ struct onerun {
 	struct site_resolver res;
 	struct thread_model tm;
 	struct launch l;
+	int pidfd; /* the target's (-1: kernel before 5.3) */
 	bool launched;
 	uint64_t seed;
 	/* steering: the strategy and what it sees of the run */

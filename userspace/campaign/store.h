@@ -232,6 +232,8 @@ int64_t store_current_run(const struct store *s);
  * the insert belongs to the run's transaction: after store_abort_run, ids
  * handed out during that run must not be used again. */
 int64_t store_add_site(struct store *s, const struct store_site *site);
+/* The id of the site at site's object, offset and insn; 0 if none yet. */
+int64_t store_find_site(struct store *s, const struct store_site *site);
 /* Does TABLE of db have COLUMN (campaigns of older versions may lack it)? */
 struct sqlite3;
 bool store_has_column(struct sqlite3 *db, const char *table, const char *column);

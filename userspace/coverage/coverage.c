@@ -10,6 +10,7 @@
 
 #include <bpf/bpf.h>
 
+#include "kernel/maps.h"
 #include "kernel/probes.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
@@ -108,15 +109,16 @@ void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 
 int site_resolver_load_vmas(struct site_resolver *r, int fd)
 {
-	struct cs_vma_key k, next, *prev = NULL;
+	struct cs_vma_key k;
+	struct map_dump d;
+	size_t di;
 	struct site_vma sv;
 	struct cs_vma v;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &v))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(v), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&v, d.vals + di * sizeof(v), sizeof(v));
 		memset(&sv, 0, sizeof(sv));
 		sv.tgid = k.p.tgid;
 		sv.gen = k.p.gen;
@@ -130,6 +132,7 @@ int site_resolver_load_vmas(struct site_resolver *r, int fd)
 		sv.name[sizeof(sv.name) - 1] = 0;
 		site_resolver_add_vma(r, &sv);
 	}
+	map_dump_free(&d);
 	return 0;
 }
 
@@ -393,17 +396,18 @@ static int lock_entry_cmp(const void *a, const void *b)
 
 static int harvest_locks(struct harvest *h, int fd)
 {
-	struct cs_lock_key k, next, *prev = NULL;
+	struct cs_lock_key k;
+	struct map_dump d;
+	size_t di;
 	struct cs_lock_state ls;
 	char first[4096];
 	struct site_ref s;
 	size_t cap = 0;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &ls))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(ls), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&ls, d.vals + di * sizeof(ls), sizeof(ls));
 		if (h->nlocks == cap) {
 			cap = cap ? 2 * cap : 64;
 			h->locks = xrealloc(h->locks, cap * sizeof(*h->locks));
@@ -423,6 +427,7 @@ static int harvest_locks(struct harvest *h, int fd)
 		}
 		h->nlocks++;
 	}
+	map_dump_free(&d);
 	if (h->nlocks)
 		qsort(h->locks, h->nlocks, sizeof(*h->locks), lock_entry_cmp);
 	return 0;
@@ -443,15 +448,16 @@ static int harvest_threads(struct harvest *h, int fd)
 	const char *fk[CS_THREAD_SIG_N];
 	struct cs_sync_thread t;
 	struct syncov_thread *st;
-	__u32 k, next, *prev = NULL;
+	__u32 k;
+	struct map_dump d;
+	size_t di;
 	size_t cap = 0;
 	unsigned i, n;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &t))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(t), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&t, d.vals + di * sizeof(t), sizeof(t));
 		if (h->run->nthreads == cap) {
 			cap = cap ? 2 * cap : 32;
 			h->run->threads = xrealloc(h->run->threads, cap * sizeof(*h->run->threads));
@@ -482,6 +488,7 @@ static int harvest_threads(struct harvest *h, int fd)
 		}
 		syncov_thread_id(create, start, fk, n, st->id);
 	}
+	map_dump_free(&d);
 	return 0;
 }
 
@@ -513,16 +520,17 @@ static void task_sites(struct syncov_task *t, const char *a, const char *b)
 
 static void harvest_sp(struct harvest *h, int fd)
 {
-	struct cs_sp_key k, next, *prev = NULL;
+	struct cs_sp_key k;
+	struct map_dump d;
+	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
 	__u64 hits;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &hits))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
 		if (addr_internal(h, k.p.tgid, k.p.gen, k.site_last) ||
 		    addr_internal(h, k.p.tgid, k.p.gen, k.site)) {
 			h->run->internal_dropped++;
@@ -535,20 +543,22 @@ static void harvest_sp(struct harvest *h, int fd)
 		task_sites(t, a, b);
 		free(key);
 	}
+	map_dump_free(&d);
 }
 
 static void harvest_goodlock(struct harvest *h, int fd)
 {
-	struct cs_goodlock_key k, next, *prev = NULL;
+	struct cs_goodlock_key k;
+	struct map_dump d;
+	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
 	__u64 hits;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &hits))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
 		if (addr_internal(h, k.p.tgid, k.p.gen, k.held_site) ||
 		    addr_internal(h, k.p.tgid, k.p.gen, k.req_site)) {
 			h->run->internal_dropped++;
@@ -565,21 +575,23 @@ static void harvest_goodlock(struct harvest *h, int fd)
 					      lock_id(h, k.p, k.req_lock));
 		free(key);
 	}
+	map_dump_free(&d);
 }
 
 static void harvest_hb(struct harvest *h, int fd)
 {
-	struct cs_hb_key k, next, *prev = NULL;
+	struct cs_hb_key k;
+	struct map_dump d;
+	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
 	const char *obj;
 	__u64 hits;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &hits))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
 		if (addr_internal(h, k.p.tgid, k.p.gen, k.site1) ||
 		    addr_internal(h, k.p.tgid, k.p.gen, k.site2)) {
 			h->run->internal_dropped++;
@@ -598,20 +610,22 @@ static void harvest_hb(struct harvest *h, int fd)
 			t->detail = xstrdup(syncov_hb_kind_name(k.kind));
 		free(key);
 	}
+	map_dump_free(&d);
 }
 
 static void harvest_sync(struct harvest *h, int fd)
 {
-	struct cs_sync_key k, next, *prev = NULL;
+	struct cs_sync_key k;
+	struct map_dump d;
+	size_t di;
 	char a[4096], *key;
 	struct syncov_task *t;
 	__u64 hits;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, &hits))
-			continue;
+	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
 		if (addr_internal(h, k.p.tgid, k.p.gen, k.site)) {
 			h->run->internal_dropped++;
 			continue;
@@ -624,6 +638,7 @@ static void harvest_sync(struct harvest *h, int fd)
 			t->detail = xstrdup(syncov_sync_mode_name(k.mode));
 		free(key);
 	}
+	map_dump_free(&d);
 }
 
 int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const char *static_object,

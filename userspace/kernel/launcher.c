@@ -222,6 +222,25 @@ int launch_release(struct launch *l, const char *prog)
 	return -e.err;
 }
 
+int launch_reap(struct launch *l)
+{
+	int status;
+	pid_t r;
+
+	if (l->reaped)
+		return 1;
+	do
+		r = waitpid(l->pid, &status, WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (r != l->pid)
+		return 0;
+	l->reaped = true;
+	l->status = status;
+	return 1;
+}
+
 int launch_wait(struct launch *l, unsigned timeout_ms)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
@@ -270,6 +289,7 @@ void launch_end(struct launch *l)
 		return;
 	if (!l->reaped)
 		launch_kill(l);
+
 	if (l->cg.path)
 		run_cgroup_destroy(&l->cg);
 	else if (l->own_cgroup)

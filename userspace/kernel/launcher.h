@@ -55,6 +55,9 @@ int launch_prepare(const struct launch_opts *o, struct launch *l);
 /* Open the gate. Returns 0 once the child has exec'd, or -errno of the
  * step that failed in the child (setscheduler, setuid, exec): printed. */
 int launch_release(struct launch *l, const char *prog);
+/* Reap the child if it has exited, without waiting: 1 if it has (status in
+ * l->status), 0 if not, -errno on error. */
+int launch_reap(struct launch *l);
 /* Wait for the child's exit up to timeout_ms (0: forever). Returns 1 if it
  * exited (status in l->status), 0 on timeout, -errno on error. */
 int launch_wait(struct launch *l, unsigned timeout_ms);

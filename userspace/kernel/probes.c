@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/launcher.h"
+#include "kernel/maps.h"
 #include "kernel/symbolize.h"
 #include "sync.skel.h"
 #include "kernel/target.h"
@@ -615,37 +616,34 @@ void sync_probes_close(struct sync_probes *sp)
 
 int sync_probes_stats(struct sync_probes *sp, uint64_t out[CS_SSTAT__COUNT])
 {
-	int ncpu = libbpf_num_possible_cpus(), c;
-	__u32 k;
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(sp->skel->maps.cs_sync_stats);
+	__u32 keys[CS_SSTAT__COUNT], count = CS_SSTAT__COUNT, k, outb = 0;
 	__u64 *v;
+	int c;
 
 	if (ncpu <= 0)
 		return ncpu;
-	v = xcalloc(ncpu, sizeof(*v));
-	for (k = 0; k < CS_SSTAT__COUNT; k++) {
-		out[k] = 0;
-		if (bpf_map__lookup_elem(sp->skel->maps.cs_sync_stats, &k, sizeof(k), v,
-					 sizeof(*v) * ncpu, 0))
-			continue;
-		for (c = 0; c < ncpu; c++)
-			out[k] += v[c];
+	memset(out, 0, CS_SSTAT__COUNT * sizeof(*out));
+	v = xcalloc((size_t)ncpu * CS_SSTAT__COUNT, sizeof(*v));
+	/* One batch; key by key on a kernel without batch lookups. */
+	if (bpf_map_lookup_batch(fd, NULL, &outb, keys, v, &count, NULL) && errno != ENOENT) {
+		for (k = 0, count = 0; k < CS_SSTAT__COUNT; k++) {
+			keys[count] = k;
+			if (!bpf_map_lookup_elem(fd, &k, v + (size_t)count * ncpu))
+				count++;
+		}
 	}
+	for (k = 0; k < count; k++)
+		for (c = 0; c < ncpu; c++)
+			if (keys[k] < CS_SSTAT__COUNT)
+				out[keys[k]] += v[(size_t)k * ncpu + c];
 	free(v);
 	return 0;
 }
 
-/* Empty a hash map (keys of key_size bytes). */
-static void map_empty(struct bpf_map *m)
+static void map_empty_m(struct bpf_map *m)
 {
-	size_t ksz = bpf_map__key_size(m);
-	char key[64];
-
-	if (ksz > sizeof(key))
-		return;
-	/* Always take the first key: the previous one is gone. */
-	while (bpf_map__get_next_key(m, NULL, key, ksz) == 0)
-		if (bpf_map__delete_elem(m, key, ksz, 0))
-			break;
+	map_empty(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m));
 }
 
 void sync_probes_end_run(struct sync_probes *sp)
@@ -656,7 +654,7 @@ void sync_probes_end_run(struct sync_probes *sp)
 	}
 	/* The probes act for tracked processes only (CS_SCOPE_TRACKED). */
 	if (sp->skel)
-		map_empty(sp->skel->maps.cs_sync_tracked);
+		map_empty_m(sp->skel->maps.cs_sync_tracked);
 }
 
 int sync_probes_reset(struct sync_probes *sp)
@@ -679,14 +677,21 @@ int sync_probes_reset(struct sync_probes *sp)
 	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
 		m = bpf_object__find_map_by_name(sp->skel->obj, per_run[i]);
 		if (m)
-			map_empty(m);
+			map_empty_m(m);
 	}
 	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_stats");
 	if (m && ncpu > 0) {
-		zero = xcalloc((size_t)ncpu, bpf_map__value_size(m));
-		for (k = 0; k < bpf_map__max_entries(m); k++)
-			bpf_map__update_elem(m, &k, sizeof(k), zero,
-					     (size_t)ncpu * bpf_map__value_size(m), 0);
+		__u32 n = bpf_map__max_entries(m), *keys = xcalloc(n, sizeof(*keys));
+
+		zero = xcalloc((size_t)ncpu * n, bpf_map__value_size(m));
+		for (k = 0; k < n; k++)
+			keys[k] = k;
+		/* One batch; key by key on a kernel without batch updates. */
+		if (bpf_map_update_batch(bpf_map__fd(m), keys, zero, &n, NULL))
+			for (k = 0; k < bpf_map__max_entries(m); k++)
+				bpf_map__update_elem(m, &k, sizeof(k), zero,
+						     (size_t)ncpu * bpf_map__value_size(m), 0);
+		free(keys);
 		free(zero);
 	}
 	return 0;

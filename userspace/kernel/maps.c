@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+/* Reading and emptying BPF maps in batches (maps.h). */
+#include "kernel/maps.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include <bpf/bpf.h>
+
+#include "lib/util.h"
+
+/* Every entry of a hash map, read in batches: a syscall per 256 entries
+ * instead of two per entry (a run's harvest made ~100 of them). A kernel
+ * without batch lookups (before 5.6) is read key by key. */
+void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d)
+{
+	size_t cap = 256;
+	__u64 in = 0, out = 0; /* a hash map's batch token: a bucket index */
+	bool first = true;
+	__u32 count;
+	int err;
+
+	d->n = 0;
+	d->keys = xcalloc(cap, ksz);
+	d->vals = xcalloc(cap, vsz);
+	for (;;) {
+		if (cap - d->n < 64) {
+			cap *= 2;
+			d->keys = xrealloc(d->keys, cap * ksz);
+			d->vals = xrealloc(d->vals, cap * vsz);
+		}
+		count = (__u32)(cap - d->n);
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, d->keys + d->n * ksz,
+					   d->vals + d->n * vsz, &count, NULL);
+		if (err && errno == ENOSPC && count == 0) {
+			/* a bucket holds more than the room left */
+			cap *= 2;
+			d->keys = xrealloc(d->keys, cap * ksz);
+			d->vals = xrealloc(d->vals, cap * vsz);
+			continue;
+		}
+		if (err && errno != ENOENT)
+			break; /* no batch lookups (EINVAL): key by key below */
+		d->n += count;
+		if (err) /* ENOENT: the last batch */
+			return;
+		first = false;
+		in = out;
+	}
+	d->n = 0;
+	{
+		char *prev = NULL;
+
+		for (;;) {
+			if (d->n == cap) {
+				cap *= 2;
+				d->keys = xrealloc(d->keys, cap * ksz);
+				d->vals = xrealloc(d->vals, cap * vsz);
+				prev = d->n ? d->keys + (d->n - 1) * ksz : NULL;
+			}
+			if (bpf_map_get_next_key(fd, prev, d->keys + d->n * ksz))
+				break;
+			prev = d->keys + d->n * ksz;
+			if (!bpf_map_lookup_elem(fd, prev, d->vals + d->n * vsz))
+				d->n++;
+			else if (d->n) /* gone meanwhile: go on from the last kept */
+				prev = d->keys + (d->n - 1) * ksz;
+			else
+				prev = NULL;
+		}
+	}
+}
+
+void map_dump_free(struct map_dump *d)
+{
+	free(d->keys);
+	free(d->vals);
+}
+
+void map_empty(int fd, size_t ksz, size_t vsz)
+{
+	struct map_dump d;
+	__u32 count;
+	size_t i;
+
+	map_dump(fd, ksz, vsz, &d);
+	count = (__u32)d.n;
+	if (d.n && bpf_map_delete_batch(fd, d.keys, &count, NULL))
+		for (i = 0; i < d.n; i++) /* a kernel without batch deletes */
+			bpf_map_delete_elem(fd, d.keys + i * ksz);
+	map_dump_free(&d);
+}

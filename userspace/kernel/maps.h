@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading and emptying BPF maps with few syscalls: a run's harvest and
+ * reset touch a dozen hash maps of 32768 buckets, and an entry at a time
+ * (two syscalls each, and a walk from the first bucket for each delete)
+ * was a good part of a run's fixed cost (docs/perf.md). Batches need Linux
+ * 5.6; before it, the same results key by key.
+ */
+#ifndef CONCSCHED_KERNEL_MAPS_H
+#define CONCSCHED_KERNEL_MAPS_H
+
+#include <stddef.h>
+
+/* Every entry of a map: n keys of ksz bytes and n values of vsz bytes. */
+struct map_dump {
+	size_t n;
+	char *keys, *vals;
+};
+
+void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d);
+void map_dump_free(struct map_dump *d);
+/* Delete every entry of a hash map (keys ksz bytes, values vsz bytes). */
+void map_empty(int fd, size_t ksz, size_t vsz);
+
+#endif
