@@ -30,7 +30,7 @@ SRC
 fi
 
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
-      libcapstone-dev libdw-dev libsqlite3-dev sqlite3 qemu-system-x86
+      libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
       chromium)
 bp_pkgs=(libbpf-dev bpftool)
