@@ -12,7 +12,7 @@ need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 T=$(mktemp -d /tmp/cs-experiment-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 17
+plan 34
 
 q() { sqlite3 "$1/experiment.db" "$2"; }
 # cells DIR: the cells' results that do not depend on timing or sharding.
@@ -66,5 +66,44 @@ sed 's/"strategy": "none"/"strategy": "bogus:1"/' "$T/spec.json" >"$T/bad.json"
 is "$(err "$T/bad.json")" "2 1" "unknown strategy: one line, exit 2"
 sed 's#programs/counter"#programs/no-such-program"#' "$T/spec.json" >"$T/bad.json"
 is "$(err "$T/bad.json")" "2 1" "missing program: one line, exit 2"
+
+# Report: text, CSV, JSON, HTML.
+"$CS" experiment report "$T/ex" --csv "$T/ex.csv" --json "$T/ex.json" --html "$T/ex.html" \
+	>"$T/rep" 2>&1
+ok $? "report"
+like "$(cat "$T/rep")" "counter-exit1 / none: 2 campaigns, failure found in 2 \(100% by 3 runs\)" \
+	"report text: found fraction"
+like "$(cat "$T/rep")" "censored \(no failure within the budget\) counts as 4 runs" \
+	"report text: says how censored campaigns count"
+is "$(sed -n 2p "$T/ex.csv" | cut -d, -f1-8)" "counter,none,2,0,0,3,," "csv: censored medians are empty"
+is "$(sed -n 3p "$T/ex.csv" | cut -d, -f1-9)" "counter-exit1,none,2,2,1,3,1,1,1" "csv: runs quartiles"
+is "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); g=j["groups"]; print(g[0]["found_by"], g[1]["found_by"], len(j["cells"]))' "$T/ex.json")" \
+	"[0, 0, 0, 0] [0, 1, 1, 1] 4" "json: found-by-budget curves and cells"
+is "$(grep -c '<polyline' "$T/ex.html")" 2 "html: one curve per program x strategy"
+
+# Two strategies (both unsteered, told apart by name): a comparison.
+sed 's#"strategies": \[ { "strategy": "none", "name": "none" } \]#"strategies": ["none", {"strategy": "none", "name": "none-b", "options": ["--no-follow-forks"]}]#' \
+	"$T/spec.json" | sed 's/"runs": 15/"runs": 3/' >"$T/two.json"
+"$CS" experiment run "$T/two.json" -o "$T/two" -q && "$CS" experiment report "$T/two" --json - >"$T/two.out"
+ok $? "two strategies: run and report --json -"
+is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["comparisons"]; print([(x["program"], x["a"], x["b"], x["paired"], x["mann_whitney_p"], x["a12"]) for x in c])' "$T/two.out")" \
+	"[('counter', 'none', 'none-b', True, 1, 0.5), ('counter-exit1', 'none', 'none-b', True, 1, 0.5)]" \
+	"json: per program a comparison; equal samples: p 1, A12 0.5; seeds pair"
+
+# Shards 1/2 and 2/2 merged equal the unsharded run's cells.
+"$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s1" --shard 1/2 -q &&
+	"$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s2" --shard 2/2 -q
+ok $? "shards 1/2 and 2/2"
+is "$(q "$T/s1" "SELECT group_concat(idx) FROM cells")|$(q "$T/s2" "SELECT group_concat(idx) FROM cells")" \
+	"0,2|1,3" "shard I/N takes the cells whose index % N == I-1"
+"$CS" experiment merge "$T/s1" "$T/s2" -o "$T/m" >/dev/null
+ok $? "merge"
+is "$(cells "$T/m")" "$(cells "$T/ex")" "merged shards equal the unsharded run's cells"
+is "$(ls "$T/m/cells" | tr '\n' ' ')" "$(ls "$T/ex/cells" | tr '\n' ' ')" "merged: every cell's campaign"
+is "$("$CS" experiment merge "$T/s1" -o "$T/m")" "$T/s1: 0 new cells
+merged into $T/m" "merging again adds nothing"
+"$CS" experiment merge "$T/k" -o "$T/m" >/dev/null 2>"$T/err"
+is "$?|$(wc -l <"$T/err")" "2|1" "another spec's directory is refused (one line, exit 2)"
+like "$(cat "$T/err")" "holds an experiment of another spec" "  ... saying the specs differ"
 
 done_testing

@@ -14,6 +14,8 @@
 #include "cli/commands.h"
 #include "experiment/cell.h"
 #include "experiment/index.h"
+#include "experiment/merge.h"
+#include "experiment/report.h"
 #include "experiment/spec.h"
 #include "lib/util.h"
 
@@ -106,6 +108,141 @@ static int experiment_run(int argc, char **argv)
 	return err == 130 ? 130 : err ? EXIT_USAGE : 0;
 }
 
+/* Write one output of the report to path ("-": stdout). */
+static int write_output(const struct exp_report *r, const char *path,
+			void (*fn)(const struct exp_report *, FILE *))
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		cs_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fn(r, f);
+	if (f != stdout && fclose(f)) {
+		cs_err("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int experiment_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "csv", required_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *csv = NULL, *json = NULL, *html = NULL;
+	struct exp_index *x = NULL;
+	struct exp_report *r = NULL;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			csv = optarg;
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'h':
+			experiment_usage(stdout);
+			return 0;
+		default:
+			return bad_usage("bad option");
+		}
+	}
+	if (optind != argc - 1)
+		return bad_usage("experiment report needs one experiment directory");
+	if (exp_index_open_existing(argv[optind], true, &x))
+		return EXIT_USAGE;
+	err = exp_report_load(x, &r);
+	if (err)
+		cs_err("cannot read the experiment index of %s", argv[optind]);
+	/* The text goes to stdout unless a file output went there. */
+	if (!err && !(csv && !strcmp(csv, "-")) && !(json && !strcmp(json, "-")))
+		exp_report_text(r, stdout);
+	if (!err && csv)
+		err = write_output(r, csv, exp_report_csv);
+	if (!err && json)
+		err = write_output(r, json, exp_report_json);
+	if (!err && html)
+		err = write_output(r, html, exp_report_html);
+	exp_report_free(r);
+	exp_index_close(x);
+	return err ? EXIT_USAGE : 0;
+}
+
+/* The destination takes the first input's spec (hash and text). */
+static int open_merge_destination(const char *dir, struct exp_index *first, struct exp_index **out)
+{
+	char *hash = exp_index_meta(first, "spec_hash"), *spec = exp_index_meta(first, "spec");
+	int err;
+
+	if (!hash || !spec) {
+		cs_err("the first input has no spec recorded");
+		err = -EINVAL;
+	} else {
+		err = exp_index_open(dir, hash, spec, out);
+	}
+	free(hash);
+	free(spec);
+	return err;
+}
+
+static int experiment_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct exp_index *src = NULL, *dst = NULL;
+	const char *out = NULL;
+	int c, i, added, ret = EXIT_USAGE;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			experiment_usage(stdout);
+			return 0;
+		default:
+			return bad_usage("bad option");
+		}
+	}
+	if (optind >= argc || !out)
+		return bad_usage("experiment merge needs shard directories and -o DIR");
+	for (i = optind; i < argc; i++) {
+		if (exp_index_open_existing(argv[i], true, &src))
+			goto out;
+		if (!dst && open_merge_destination(out, src, &dst))
+			goto out;
+		added = exp_merge(dst, out, src, argv[i]);
+		exp_index_close(src);
+		src = NULL;
+		if (added < 0)
+			goto out;
+		printf("%s: %d new cell%s\n", argv[i], added, added == 1 ? "" : "s");
+	}
+	printf("merged into %s\n", out);
+	ret = 0;
+out:
+	exp_index_close(src);
+	exp_index_close(dst);
+	return ret;
+}
+
 int cmd_experiment(int argc, char **argv)
 {
 	if (argc < 2)
@@ -116,6 +253,10 @@ int cmd_experiment(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return experiment_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "merge"))
+		return experiment_merge(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return experiment_report(argc - 1, argv + 1);
 	cs_err("unknown experiment command '%s' (run, report or merge)", argv[1]);
 	return EXIT_USAGE;
 }
