@@ -12,7 +12,7 @@ need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 T=$(mktemp -d /tmp/cs-experiment-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 34
+plan 39
 
 q() { sqlite3 "$1/experiment.db" "$2"; }
 # cells DIR: the cells' results that do not depend on timing or sharding.
@@ -43,8 +43,7 @@ for _ in $(seq 100); do
 	[ "$(q "$T/k" "SELECT count(*) FROM cells WHERE status = 'done'" 2>/dev/null)" = 1 ] && break
 	sleep 0.1
 done
-kill -KILL -- -"$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+{ kill -KILL -- -"$pid"; wait "$pid"; } 2>/dev/null
 done1=$(q "$T/k" "SELECT count(*) FROM cells WHERE status = 'done'")
 is "$done1" 1 "killed after the first cell: 1 cell done"
 uuid0=$(sqlite3 "$T/k/cells/counter-none-1/campaign.db" "SELECT uuid FROM campaign")
@@ -56,6 +55,19 @@ is "$(sqlite3 "$T/k/cells/counter-none-1/campaign.db" "SELECT uuid FROM campaign
 is "$(grep -c '^cell ' "$T/kout2")" 3 "resume ran the 3 other cells"
 is "$(q "$T/k" "SELECT runs FROM cells WHERE idx = 1")" 15 "the interrupted cell was redone whole"
 
+# SIGTERM (as Ctrl-C): the cell in flight ends, is not counted, exit 130.
+"$CS" experiment run "$T/spec.json" -o "$T/t" >"$T/tout" 2>"$T/terr" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(q "$T/t" "SELECT count(*) FROM cells" 2>/dev/null)" = 1 ] && break
+	sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 130 "SIGTERM: exit 130"
+like "$(cat "$T/terr")" "interrupted: run the same command again to resume" "SIGTERM: says how to resume"
+is "$(q "$T/t" "SELECT count(*) FROM cells WHERE status = 'done'")" 0 "SIGTERM: the cell in flight is not done"
+
 # Bad input: one line, exit 2.
 err() { "$CS" experiment run "$@" -o "$T/bad" 2>"$T/err" >/dev/null; echo "$? $(wc -l <"$T/err")"; }
 is "$(err "$T/none.json")" "2 1" "missing spec: one line, exit 2"
@@ -66,6 +78,11 @@ sed 's/"strategy": "none"/"strategy": "bogus:1"/' "$T/spec.json" >"$T/bad.json"
 is "$(err "$T/bad.json")" "2 1" "unknown strategy: one line, exit 2"
 sed 's#programs/counter"#programs/no-such-program"#' "$T/spec.json" >"$T/bad.json"
 is "$(err "$T/bad.json")" "2 1" "missing program: one line, exit 2"
+sed 's/"seeds": \[1, 2\]/"seeds": [1, 3]/' "$T/spec.json" >"$T/other.json"
+"$CS" experiment run "$T/other.json" -o "$T/k" >/dev/null 2>"$T/err"
+is "$? $(wc -l <"$T/err")" "2 1" "another spec into an experiment directory: one line, exit 2"
+"$CS" experiment report "$T" >/dev/null 2>"$T/err"
+is "$? $(wc -l <"$T/err")" "2 1" "report of a directory without an experiment: one line, exit 2"
 
 # Report: text, CSV, JSON, HTML.
 "$CS" experiment report "$T/ex" --csv "$T/ex.csv" --json "$T/ex.json" --html "$T/ex.html" \
