@@ -435,11 +435,13 @@ static void html_curves(const struct exp_report *r, const char *program, FILE *f
 {
 	const int w = 560, h = 240, l = 50, t = 10, pw = 480, ph = 190;
 	double B = (double)(r->budget ? r->budget : 1), x0, x1, y;
-	size_t i, k = 0;
+	size_t i, k = 0, lines = 0;
 	uint64_t b;
 
+	for (i = 0; i < r->ngroups; i++)
+		lines += !strcmp(r->groups[i].program, program);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", w,
-		h + 20 * (int)r->ngroups);
+		h + 20 * (int)lines);
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
 		"stroke=\"#888\"/>\n",
@@ -448,6 +450,10 @@ static void html_curves(const struct exp_report *r, const char *program, FILE *f
 		"<text x=\"%d\" y=\"%d\" font-size=\"11\">1</text><text x=\"%d\" y=\"%d\" "
 		"font-size=\"11\">0</text>\n",
 		l - 14, t + 10, l - 14, t + ph);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">0</text><text x=\"%d\" y=\"%d\" "
+		"font-size=\"11\">%g</text>\n",
+		l, t + ph + 16, l + pw - 10, t + ph + 16, B);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">runs (budget %g)</text>\n",
 		l + pw / 2 - 40, t + ph + 16, B);
 	for (i = 0; i < r->ngroups; i++) {
