@@ -91,6 +91,19 @@ static char *safe_name(const char *s)
 	return r;
 }
 
+/* The folder resolved (no "..") but not the file itself: a program that is a
+ * symlink (a busybox applet) must keep the name it is run by. */
+static char *absolute_program(const char *path)
+{
+	char *d = xstrdup(path), *b = xstrdup(path), *real = realpath(dirname(d), NULL), *out;
+
+	out = real ? xasprintf("%s/%s", real, basename(b)) : NULL;
+	free(real);
+	free(d);
+	free(b);
+	return out;
+}
+
 static int parse_program(const struct spec_ctx *x, json_t *o, size_t i, struct exp_program *p)
 {
 	static const char *const known[] = { "name",	      "path",	     "args",
@@ -115,7 +128,7 @@ static int parse_program(const struct spec_ctx *x, json_t *o, size_t i, struct e
 	}
 	path = json_string_value(v)[0] == '/' ? xstrdup(json_string_value(v))
 					      : xasprintf("%s/%s", x->dir, json_string_value(v));
-	p->path = realpath(path, NULL);
+	p->path = absolute_program(path);
 	if (!p->path || access(p->path, X_OK)) {
 		cs_err("%s: %s: program %s: %s", x->file, where, path, strerror(errno));
 		free(path);
