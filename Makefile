@@ -30,8 +30,9 @@ ARCH_DEF := -D__TARGET_ARCH_x86
 CFLAGS   ?= -O2 -g
 CFLAGS   += -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	    -std=gnu11 -D_GNU_SOURCE -DCONCSCHED_VERSION='"$(VERSION)"' \
-	    -Ibpf -Iuserspace -I$(BUILD)/skel -Itests
-LDLIBS   += -lbpf -lelf -lz -ldw -lcapstone -lsqlite3 -lpthread -lm
+	    -Ibpf -Iuserspace -I$(BUILD)/skel -Itests $(shell pkg-config --cflags jansson)
+LDLIBS   += -lbpf -lelf -lz -ldw -lcapstone -lsqlite3 -lpthread -lm \
+	    $(shell pkg-config --libs jansson)
 BPF_CFLAGS := -g -O2 -target bpf $(ARCH_DEF) -I$(BUILD) -Ibpf -Wall -Werror \
 	      -Wno-missing-declarations -Wno-unused-function
 
@@ -40,7 +41,7 @@ BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS      := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
 # userspace/: one folder per responsibility (docs/DESIGN.md "Layout"); the
 # unit tests and benchmarks link everything but the command-line folder.
-USR_DIRS   := lib vm kernel coverage strategies campaign cli
+USR_DIRS   := lib vm kernel coverage strategies campaign experiment cli
 USR_SRCS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.c))
 USR_HDRS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.h))
 USR_OBJS   := $(patsubst userspace/%.c,$(BUILD)/obj/%.o,$(USR_SRCS))

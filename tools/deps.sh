@@ -29,10 +29,12 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 fi
 
+# munge, slurmctld, slurmd, slurm-client: the single-node Slurm of
+# tests/host/61-experiment-slurm.t (started by the test, not as services).
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
-      libcapstone-dev libdw-dev libsqlite3-dev sqlite3 qemu-system-x86
+      libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
-      chromium)
+      chromium munge slurmctld slurmd slurm-client)
 bp_pkgs=(libbpf-dev bpftool)
 
 need_install() {

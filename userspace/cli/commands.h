@@ -18,5 +18,6 @@ int cmd_run(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
+int cmd_experiment(int argc, char **argv);
 
 #endif

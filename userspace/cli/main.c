@@ -29,6 +29,8 @@ static const struct subcommand subcommands[] = {
 	  "run a program once under the sync probes: coverage + thread model" },
 	{ "report", cmd_report, "summarise a campaign directory (text, --json, --html FILE)" },
 	{ "merge", cmd_merge, "combine campaigns of the same program: merge A B -o C" },
+	{ "experiment", cmd_experiment,
+	  "strategies x programs x seeds with statistics: experiment run SPEC -o DIR" },
 	{ "sites", cmd_sites,
 	  "list memory-access sites of a program; --shared: find shared variables" },
 	{ "vm", cmd_vm, "run a command in a qemu VM with a sched_ext kernel" },
@@ -55,6 +57,7 @@ static void usage(FILE *f)
 		"  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
 		"  concsched report camp --html camp.html   # campaign summary + charts\n"
 		"  concsched merge host1/camp host2/camp -o all   # pool campaigns\n"
+		"  sudo concsched experiment run spec.json -o exp   # then experiment report exp\n"
 		"  concsched sites ./prog             # load/store sites per function\n"
 		"  concsched vm -- uname -r           # a command under the sched_ext VM kernel\n"
 		"  sudo concsched sched --park-at f -- ./prog   # park threads at f()\n"

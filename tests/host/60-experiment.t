@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# concsched experiment on the host with strategy none (no sched_ext):
+# the example SPEC of docs/examples end to end, the index, a run killed
+# midway and resumed, bad input, the report (CSV, JSON, HTML), and shards
+# 1/2 + 2/2 merged equal to the unsharded run. Needs root (uprobes).
+# timeout: 300
+source "$(dirname "$0")/../lib.sh"
+
+need_root
+[ -x "$CS" ] && [ -x "$PROGS/counter" ] || skip_all "build first (make)"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
+T=$(mktemp -d /tmp/cs-experiment-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+plan 39
+
+q() { sqlite3 "$1/experiment.db" "$2"; }
+# cells DIR: the cells' results that do not depend on timing or sharding.
+cells() { q "$1" "SELECT idx, program, strategy, seed, status, runs,
+	ifnull(first_failure_run, 'censored') FROM cells ORDER BY idx"; }
+
+# The example of docs/experiment.md: 2 programs x none x 2 seeds.
+"$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/ex" >"$T/out" 2>&1
+ok $? "the example spec runs end to end"
+is "$(cells "$T/ex" | tr '\n' ' ')" \
+	"0|counter|none|1|done|3|censored 1|counter|none|2|done|3|censored 2|counter-exit1|none|1|done|1|1 3|counter-exit1|none|2|done|1|1 " \
+	"index: 4 cells in spec order; the passing program is censored, the other fails at run 1"
+is "$(q "$T/ex" "SELECT count(*) FROM cells WHERE coverage LIKE '%\"sync\":%'")" 4 \
+	"index: coverage per metric of every cell"
+like "$(q "$T/ex" "SELECT value FROM meta WHERE key = 'spec_hash'")" '^[0-9a-f]{16}$' "index: spec hash"
+is "$(ls "$T/ex/cells" | tr '\n' ' ')" \
+	"counter-exit1-none-1 counter-exit1-none-2 counter-none-1 counter-none-2 " \
+	"one campaign directory per cell"
+"$CS" report "$T/ex/cells/counter-none-1" >/dev/null 2>&1
+is "$?" 0 "a cell is an ordinary campaign (concsched report)"
+
+# A slower spec to kill midway: 15 runs per passing cell.
+sed -e 's/"runs": 3/"runs": 15/' -e 's#\.\./\.\./build#'"$B"'#' \
+	"$ROOT/docs/examples/experiment.json" >"$T/spec.json"
+setsid "$CS" experiment run "$T/spec.json" -o "$T/k" >"$T/kout" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(q "$T/k" "SELECT count(*) FROM cells WHERE status = 'done'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+{ kill -KILL -- -"$pid"; wait "$pid"; } 2>/dev/null
+done1=$(q "$T/k" "SELECT count(*) FROM cells WHERE status = 'done'")
+is "$done1" 1 "killed after the first cell: 1 cell done"
+uuid0=$(sqlite3 "$T/k/cells/counter-none-1/campaign.db" "SELECT uuid FROM campaign")
+"$CS" experiment run "$T/spec.json" -o "$T/k" >"$T/kout2" 2>&1
+ok $? "resume"
+is "$(q "$T/k" "SELECT group_concat(status) FROM cells")" "done,done,done,done" "resumed: every cell done"
+is "$(sqlite3 "$T/k/cells/counter-none-1/campaign.db" "SELECT uuid FROM campaign")" "$uuid0" \
+	"resume skipped the done cell (same campaign)"
+is "$(grep -c '^cell ' "$T/kout2")" 3 "resume ran the 3 other cells"
+is "$(q "$T/k" "SELECT runs FROM cells WHERE idx = 1")" 15 "the interrupted cell was redone whole"
+
+# SIGTERM (as Ctrl-C): the cell in flight ends, is not counted, exit 130.
+"$CS" experiment run "$T/spec.json" -o "$T/t" >"$T/tout" 2>"$T/terr" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(q "$T/t" "SELECT count(*) FROM cells" 2>/dev/null)" = 1 ] && break
+	sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 130 "SIGTERM: exit 130"
+like "$(cat "$T/terr")" "interrupted: run the same command again to resume" "SIGTERM: says how to resume"
+is "$(q "$T/t" "SELECT count(*) FROM cells WHERE status = 'done'")" 0 "SIGTERM: the cell in flight is not done"
+
+# Bad input: one line, exit 2.
+err() { "$CS" experiment run "$@" -o "$T/bad" 2>"$T/err" >/dev/null; echo "$? $(wc -l <"$T/err")"; }
+is "$(err "$T/none.json")" "2 1" "missing spec: one line, exit 2"
+printf '{"programs": [\n  {"path": "x",}\n]}' >"$T/bad.json"
+is "$(err "$T/bad.json")" "2 1" "invalid JSON: one line, exit 2"
+like "$(cat "$T/err")" "bad.json:2:[0-9]+: invalid JSON" "invalid JSON: line and column"
+sed 's/"strategy": "none"/"strategy": "bogus:1"/' "$T/spec.json" >"$T/bad.json"
+is "$(err "$T/bad.json")" "2 1" "unknown strategy: one line, exit 2"
+sed 's#programs/counter"#programs/no-such-program"#' "$T/spec.json" >"$T/bad.json"
+is "$(err "$T/bad.json")" "2 1" "missing program: one line, exit 2"
+sed 's/"seeds": \[1, 2\]/"seeds": [1, 3]/' "$T/spec.json" >"$T/other.json"
+"$CS" experiment run "$T/other.json" -o "$T/k" >/dev/null 2>"$T/err"
+is "$? $(wc -l <"$T/err")" "2 1" "another spec into an experiment directory: one line, exit 2"
+"$CS" experiment report "$T" >/dev/null 2>"$T/err"
+is "$? $(wc -l <"$T/err")" "2 1" "report of a directory without an experiment: one line, exit 2"
+
+# Report: text, CSV, JSON, HTML.
+"$CS" experiment report "$T/ex" --csv "$T/ex.csv" --json "$T/ex.json" --html "$T/ex.html" \
+	>"$T/rep" 2>&1
+ok $? "report"
+like "$(cat "$T/rep")" "counter-exit1 / none: 2 campaigns, failure found in 2 \(100% by 3 runs\)" \
+	"report text: found fraction"
+like "$(cat "$T/rep")" "censored \(no failure within the budget\) counts as 4 runs" \
+	"report text: says how censored campaigns count"
+is "$(sed -n 2p "$T/ex.csv" | cut -d, -f1-8)" "counter,none,2,0,0,3,," "csv: censored medians are empty"
+is "$(sed -n 3p "$T/ex.csv" | cut -d, -f1-9)" "counter-exit1,none,2,2,1,3,1,1,1" "csv: runs quartiles"
+is "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); g=j["groups"]; print(g[0]["found_by"], g[1]["found_by"], len(j["cells"]))' "$T/ex.json")" \
+	"[0, 0, 0, 0] [0, 1, 1, 1] 4" "json: found-by-budget curves and cells"
+is "$(grep -c '<polyline' "$T/ex.html")" 2 "html: one curve per program x strategy"
+
+# Two strategies (both unsteered, told apart by name): a comparison.
+sed 's#"strategies": \[ { "strategy": "none", "name": "none" } \]#"strategies": ["none", {"strategy": "none", "name": "none-b", "options": ["--no-follow-forks"]}]#' \
+	"$T/spec.json" | sed 's/"runs": 15/"runs": 3/' >"$T/two.json"
+"$CS" experiment run "$T/two.json" -o "$T/two" -q && "$CS" experiment report "$T/two" --json - >"$T/two.out"
+ok $? "two strategies: run and report --json -"
+is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["comparisons"]; print([(x["program"], x["a"], x["b"], x["paired"], x["mann_whitney_p"], x["a12"]) for x in c])' "$T/two.out")" \
+	"[('counter', 'none', 'none-b', True, 1, 0.5), ('counter-exit1', 'none', 'none-b', True, 1, 0.5)]" \
+	"json: per program a comparison; equal samples: p 1, A12 0.5; seeds pair"
+
+# Shards 1/2 and 2/2 merged equal the unsharded run's cells.
+"$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s1" --shard 1/2 -q &&
+	"$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s2" --shard 2/2 -q
+ok $? "shards 1/2 and 2/2"
+is "$(q "$T/s1" "SELECT group_concat(idx) FROM cells")|$(q "$T/s2" "SELECT group_concat(idx) FROM cells")" \
+	"0,2|1,3" "shard I/N takes the cells whose index % N == I-1"
+"$CS" experiment merge "$T/s1" "$T/s2" -o "$T/m" >/dev/null
+ok $? "merge"
+is "$(cells "$T/m")" "$(cells "$T/ex")" "merged shards equal the unsharded run's cells"
+is "$(ls "$T/m/cells" | tr '\n' ' ')" "$(ls "$T/ex/cells" | tr '\n' ' ')" "merged: every cell's campaign"
+is "$("$CS" experiment merge "$T/s1" -o "$T/m")" "$T/s1: 0 new cells
+merged into $T/m" "merging again adds nothing"
+"$CS" experiment merge "$T/k" -o "$T/m" >/dev/null 2>"$T/err"
+is "$?|$(wc -l <"$T/err")" "2|1" "another spec's directory is refused (one line, exit 2)"
+like "$(cat "$T/err")" "holds an experiment of another spec" "  ... saying the specs differ"
+
+done_testing

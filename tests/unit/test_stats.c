@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Experiment statistics (experiment/stats.c) on inputs worked out by hand
+ * in the comments; the p-values agree with R's wilcox.test(..., exact =
+ * FALSE, correct = TRUE).
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "experiment/stats.h"
+#include "tap.h"
+
+/* Type 7: h = (n-1)p. {4,1,3,2}: median h=1.5 -> 2.5; Q1 h=0.75 -> 1.75;
+ * Q3 h=2.25 -> 3.25. {3,1,2}: median 2. */
+static void test_quantiles(void)
+{
+	double v[] = { 4, 1, 3, 2 }, w[] = { 3, 1, 2 }, c[] = { 1, 2, INFINITY, INFINITY };
+
+	tap_is_dbl(stats_quantile(v, 4, 0.5), 2.5, 1e-12, "median of 1..4 is 2.5");
+	tap_is_dbl(stats_quantile(v, 4, 0.25), 1.75, 1e-12, "Q1 of 1..4 is 1.75");
+	tap_is_dbl(stats_quantile(v, 4, 0.75), 3.25, 1e-12, "Q3 of 1..4 is 3.25");
+	tap_is_dbl(stats_quantile(w, 3, 0.5), 2, 1e-12, "median of 3 values: the middle one");
+	tap_is_dbl(stats_quantile(v, 4, 0), 1, 1e-12, "p 0: the minimum");
+	tap_is_dbl(stats_quantile(v, 4, 1), 4, 1e-12, "p 1: the maximum");
+	tap_ok(isinf(stats_quantile(c, 4, 0.5)), "a median between 2 and a censored value is inf");
+	tap_is_dbl(stats_quantile(c, 4, 0.25), 1.75, 1e-12, "Q1 below the censored values");
+	tap_ok(isinf(stats_quantile(c, 4, 0.75)), "Q3 among two censored values is inf");
+	tap_ok(isnan(stats_quantile(v, 0, 0.5)), "no values: NAN");
+}
+
+/* {10, 20, 20, 30, 20}: 10 -> 1, the three 20s share ranks 2..4 -> 3,
+ * 30 -> 5; ties: 3^3 - 3 = 24. */
+static void test_rank(void)
+{
+	double v[] = { 10, 20, 20, 30, 20 }, r[5], t;
+
+	t = stats_rank(v, 5, r);
+	tap_ok(r[0] == 1 && r[1] == 3 && r[2] == 3 && r[3] == 5 && r[4] == 3,
+	       "average ranks 1 3 3 5 3");
+	tap_is_dbl(t, 24, 0, "tie term 24");
+}
+
+/* a {1,2,3} b {4,5,6}: R1 = 6, U = 0, mu 4.5, var 9*7/12 = 5.25,
+ * z = (0 - 4.5 + 0.5)/2.29129 = -1.745743, p = 0.0808556; A12 = 0. */
+static void test_mwu_separated(void)
+{
+	double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 };
+	struct stats_mwu r;
+
+	tap_is_int(stats_mann_whitney(a, 3, b, 3, &r), 0, "mwu");
+	tap_is_dbl(r.u, 0, 1e-12, "U 0");
+	tap_is_dbl(r.z, -1.745743, 1e-6, "z -1.745743");
+	tap_is_dbl(r.p, 0.0808556, 1e-7, "p 0.0808556");
+	tap_is_dbl(r.a12, 0, 1e-12, "A12 0: a always smaller");
+	stats_mann_whitney(b, 3, a, 3, &r);
+	tap_is_dbl(r.u, 9, 1e-12, "swapped: U 9");
+	tap_is_dbl(r.a12, 1, 1e-12, "swapped: A12 1");
+	tap_is_dbl(r.p, 0.0808556, 1e-7, "swapped: same p");
+}
+
+/* a {1,2,2,3} b {2,3,4,4}: ranks 1 | 2,2,2 -> 3 | 3,3 -> 5.5 | 4,4 -> 7.5;
+ * R1 = 1+3+3+5.5 = 12.5, U = 12.5 - 10 = 2.5; ties 24+6+6 = 36;
+ * var = 16/12 (9 - 36/56) = 11.142857, z = (2.5 - 8 + 0.5)/3.338092 =
+ * -1.497862, p = 0.1341692; A12 = (12.5/4 - 2.5)/4 = 0.15625 (by pairs:
+ * a>b once, three ties: (1 + 1.5)/16). */
+static void test_mwu_ties(void)
+{
+	double a[] = { 1, 2, 2, 3 }, b[] = { 2, 3, 4, 4 };
+	struct stats_mwu r;
+
+	stats_mann_whitney(a, 4, b, 4, &r);
+	tap_is_dbl(r.u, 2.5, 1e-12, "ties: U 2.5");
+	tap_is_dbl(r.z, -1.497862, 1e-6, "ties: z -1.497862 (tie corrected)");
+	tap_is_dbl(r.p, 0.1341692, 1e-7, "ties: p 0.1341692");
+	tap_is_dbl(r.a12, 0.15625, 1e-12, "ties: A12 0.15625");
+}
+
+/* All values equal (every campaign censored): no evidence. */
+static void test_mwu_degenerate(void)
+{
+	double a[] = { 11, 11 }, b[] = { 11, 11, 11 };
+	struct stats_mwu r;
+
+	stats_mann_whitney(a, 2, b, 3, &r);
+	tap_ok(r.p == 1 && r.a12 == 0.5, "all tied: p 1, A12 0.5");
+	tap_is_int(stats_mann_whitney(a, 0, b, 3, &r), -EINVAL, "empty sample: -EINVAL");
+}
+
+/* x {10,12,9,15,11} y {8,12,10,11,7}: d 2 0 -1 4 4, the zero dropped (n 4);
+ * |d| ranks 1 -> 1, 2 -> 2, 4,4 -> 3.5; W+ = 2+3.5+3.5 = 9; mu = 5;
+ * var = 4*5*9/24 - 6/48 = 7.375; z = (9 - 5 - 0.5)/2.715695 = 1.288804,
+ * p = 0.1974661. */
+static void test_wilcoxon(void)
+{
+	double x[] = { 10, 12, 9, 15, 11 }, y[] = { 8, 12, 10, 11, 7 };
+	struct stats_wilcoxon w;
+
+	tap_is_int(stats_wilcoxon(x, y, 5, &w), 0, "wilcoxon");
+	tap_is_dbl(w.w_plus, 9, 1e-12, "W+ 9");
+	tap_is_int(w.n, 4, "the zero difference is dropped");
+	tap_is_dbl(w.z, 1.288804, 1e-6, "z 1.288804");
+	tap_is_dbl(w.p, 0.1974661, 1e-7, "p 0.1974661");
+	stats_wilcoxon(x, x, 5, &w);
+	tap_ok(w.n == 0 && w.p == 1, "identical pairs: n 0, p 1");
+}
+
+/* Censored as budget+1 (budget 10): {1, 3, 11, 11} found by 0..10. */
+static void test_fraction(void)
+{
+	double v[] = { 1, 3, 11, 11 };
+
+	tap_is_dbl(stats_fraction_le(v, 4, 0), 0, 0, "found by 0: none");
+	tap_is_dbl(stats_fraction_le(v, 4, 1), 0.25, 0, "found by 1: 1/4");
+	tap_is_dbl(stats_fraction_le(v, 4, 10), 0.5, 0, "found by the budget: 2/4");
+}
+
+int main(void)
+{
+	tap_plan(35);
+	test_quantiles();
+	test_rank();
+	test_mwu_separated();
+	test_mwu_ties();
+	test_mwu_degenerate();
+	test_wilcoxon();
+	test_fraction();
+	return tap_done();
+}

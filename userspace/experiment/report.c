@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/* Experiment report (report.h). */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "experiment/report.h"
+#include "experiment/stats.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+struct metric_mean {
+	char *name;
+	double mean; /* covered tasks at the end of the campaign, mean over cells */
+};
+
+/* One program x strategy. */
+struct exp_group {
+	const char *program, *strategy;
+	size_t n, found;
+	double *runs;	 /* runs to the first failure; censored: budget+1 */
+	double *secs;	 /* seconds to it; censored: INFINITY */
+	uint64_t *seeds; /* for pairing */
+	double runs_q[3], secs_q[3];
+	double sat_median; /* NAN: no cell saturated */
+	size_t saturated;
+	struct metric_mean *cov;
+	size_t ncov;
+};
+
+struct exp_compare {
+	const struct exp_group *a, *b;
+	struct stats_mwu mwu;
+	bool paired;
+	struct stats_wilcoxon wsr;
+};
+
+struct exp_report {
+	struct exp_cell_row *rows;
+	size_t nrows;
+	char *spec_hash;
+	uint64_t budget;   /* runs; the censoring value is budget + 1 */
+	bool budget_given; /* false: seconds only, budget = most runs seen */
+	double budget_s;
+	struct exp_group *groups;
+	size_t ngroups;
+	struct exp_compare *cmp;
+	size_t ncmp;
+};
+
+static void read_budget(struct exp_report *r, const char *spec)
+{
+	json_t *root = spec ? json_loads(spec, 0, NULL) : NULL;
+	json_t *b = json_object_get(root, "budget");
+	size_t i;
+
+	r->budget = (uint64_t)json_number_value(json_object_get(b, "runs"));
+	r->budget_s = json_number_value(json_object_get(b, "seconds"));
+	r->budget_given = r->budget > 0;
+	json_decref(root);
+	if (r->budget_given)
+		return;
+	for (i = 0; i < r->nrows; i++)
+		if ((uint64_t)r->rows[i].runs > r->budget)
+			r->budget = r->rows[i].runs;
+}
+
+static struct exp_group *group_of(struct exp_report *r, const struct exp_cell_row *c)
+{
+	size_t i;
+
+	for (i = 0; i < r->ngroups; i++)
+		if (!strcmp(r->groups[i].program, c->program) &&
+		    !strcmp(r->groups[i].strategy, c->strategy))
+			return &r->groups[i];
+	r->groups = xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	memset(&r->groups[r->ngroups], 0, sizeof(*r->groups));
+	r->groups[r->ngroups].program = c->program;
+	r->groups[r->ngroups].strategy = c->strategy;
+	r->groups[r->ngroups].runs = xcalloc(r->nrows, sizeof(double));
+	r->groups[r->ngroups].secs = xcalloc(r->nrows, sizeof(double));
+	r->groups[r->ngroups].seeds = xcalloc(r->nrows, sizeof(uint64_t));
+	return &r->groups[r->ngroups++];
+}
+
+static void add_coverage(struct exp_group *g, const char *cov)
+{
+	json_t *o = cov ? json_loads(cov, 0, NULL) : NULL, *v;
+	const char *key;
+	size_t i;
+
+	json_object_foreach(o, key, v)
+	{
+		for (i = 0; i < g->ncov && strcmp(g->cov[i].name, key); i++)
+			;
+		if (i == g->ncov) {
+			g->cov = xrealloc(g->cov, (g->ncov + 1) * sizeof(*g->cov));
+			g->cov[g->ncov++] = (struct metric_mean){ xstrdup(key), 0 };
+		}
+		g->cov[i].mean += json_number_value(v);
+	}
+	json_decref(o);
+}
+
+static void summarise(struct exp_group *g, size_t ncells_sat, double *sat)
+{
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		g->runs_q[i] = stats_quantile(g->runs, g->n, 0.25 * (i + 1));
+		g->secs_q[i] = stats_quantile(g->secs, g->n, 0.25 * (i + 1));
+	}
+	for (i = 0; i < g->ncov; i++)
+		g->cov[i].mean /= g->n;
+	g->saturated = ncells_sat;
+	g->sat_median = stats_quantile(sat, ncells_sat, 0.5);
+}
+
+static void build_groups(struct exp_report *r)
+{
+	double *sat = xcalloc(r->nrows ? r->nrows : 1, sizeof(*sat));
+	struct exp_group *g;
+	size_t i, j, nsat;
+
+	for (i = 0; i < r->nrows; i++) {
+		const struct exp_cell_row *c = &r->rows[i];
+
+		if (strcmp(c->status, "done"))
+			continue;
+		g = group_of(r, c);
+		g->seeds[g->n] = c->seed;
+		g->runs[g->n] = c->first_failure_run > 0 ? (double)c->first_failure_run
+							 : (double)r->budget + 1;
+		g->secs[g->n] = c->first_failure_run > 0 ? c->first_failure_s : INFINITY;
+		g->found += c->first_failure_run > 0;
+		g->n++;
+		add_coverage(g, c->coverage);
+	}
+	for (i = 0; i < r->ngroups; i++) {
+		g = &r->groups[i];
+		nsat = 0;
+		for (j = 0; j < r->nrows; j++)
+			if (!strcmp(r->rows[j].status, "done") &&
+			    !strcmp(r->rows[j].program, g->program) &&
+			    !strcmp(r->rows[j].strategy, g->strategy) &&
+			    r->rows[j].saturated_at_run > 0)
+				sat[nsat++] = (double)r->rows[j].saturated_at_run;
+		summarise(g, nsat, sat);
+	}
+	free(sat);
+}
+
+/* The seeds pair when both groups ran the same seeds in the same order. */
+static bool seeds_pair(const struct exp_group *a, const struct exp_group *b)
+{
+	return a->n == b->n && !memcmp(a->seeds, b->seeds, a->n * sizeof(*a->seeds));
+}
+
+static void build_comparisons(struct exp_report *r)
+{
+	struct exp_compare *c;
+	size_t i, j;
+
+	for (i = 0; i < r->ngroups; i++)
+		for (j = i + 1; j < r->ngroups; j++) {
+			if (strcmp(r->groups[i].program, r->groups[j].program))
+				continue;
+			r->cmp = xrealloc(r->cmp, (r->ncmp + 1) * sizeof(*r->cmp));
+			c = &r->cmp[r->ncmp++];
+			memset(c, 0, sizeof(*c));
+			c->a = &r->groups[i];
+			c->b = &r->groups[j];
+			stats_mann_whitney(c->a->runs, c->a->n, c->b->runs, c->b->n, &c->mwu);
+			c->paired = seeds_pair(c->a, c->b);
+			if (c->paired)
+				stats_wilcoxon(c->a->runs, c->b->runs, c->a->n, &c->wsr);
+		}
+}
+
+int exp_report_load(struct exp_index *x, struct exp_report **out)
+{
+	struct exp_report *r = xcalloc(1, sizeof(*r));
+	char *spec;
+	int err;
+
+	if ((err = exp_index_cells(x, &r->rows, &r->nrows))) {
+		free(r);
+		return err;
+	}
+	r->spec_hash = exp_index_meta(x, "spec_hash");
+	spec = exp_index_meta(x, "spec");
+	read_budget(r, spec);
+	free(spec);
+	build_groups(r);
+	build_comparisons(r);
+	*out = r;
+	return 0;
+}
+
+void exp_report_free(struct exp_report *r)
+{
+	size_t i, j;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->ngroups; i++) {
+		for (j = 0; j < r->groups[i].ncov; j++)
+			free(r->groups[i].cov[j].name);
+		free(r->groups[i].cov);
+		free(r->groups[i].runs);
+		free(r->groups[i].secs);
+		free(r->groups[i].seeds);
+	}
+	free(r->groups);
+	free(r->cmp);
+	exp_cell_rows_free(r->rows, r->nrows);
+	free(r->spec_hash);
+	free(r);
+}
+
+/* A runs quantile: censored ones (past the budget) print as ">B". */
+static const char *fmt_runs(const struct exp_report *r, double v, char *buf, size_t len)
+{
+	if (v > (double)r->budget)
+		snprintf(buf, len, ">%llu", (unsigned long long)r->budget);
+	else
+		snprintf(buf, len, "%g", v);
+	return buf;
+}
+
+static const char *fmt_secs(double v, char *buf, size_t len)
+{
+	if (isinf(v))
+		snprintf(buf, len, "censored");
+	else
+		snprintf(buf, len, "%.3f", v);
+	return buf;
+}
+
+static void text_group(const struct exp_report *r, const struct exp_group *g, FILE *f)
+{
+	char a[32], b[32], c[32];
+	size_t i;
+
+	fprintf(f, "%s / %s: %zu campaign%s, failure found in %zu (%.0f%% by %llu runs)\n",
+		g->program, g->strategy, g->n, g->n == 1 ? "" : "s", g->found,
+		100.0 * g->found / g->n, (unsigned long long)r->budget);
+	fprintf(f, "  runs to first failure:    median %s, IQR %s..%s\n",
+		fmt_runs(r, g->runs_q[1], a, sizeof(a)), fmt_runs(r, g->runs_q[0], b, sizeof(b)),
+		fmt_runs(r, g->runs_q[2], c, sizeof(c)));
+	fprintf(f, "  seconds to first failure: median %s, IQR %s..%s\n",
+		fmt_secs(g->secs_q[1], a, sizeof(a)), fmt_secs(g->secs_q[0], b, sizeof(b)),
+		fmt_secs(g->secs_q[2], c, sizeof(c)));
+	fprintf(f, "  coverage at the budget:  ");
+	for (i = 0; i < g->ncov; i++)
+		fprintf(f, " %s %.1f", g->cov[i].name, g->cov[i].mean);
+	fprintf(f, "%s\n", g->ncov ? "" : " none");
+	if (g->saturated)
+		fprintf(f, "  saturation point:         median run %g (%zu of %zu saturated)\n",
+			g->sat_median, g->saturated, g->n);
+	else
+		fprintf(f, "  saturation point:         none saturated\n");
+}
+
+void exp_report_text(const struct exp_report *r, FILE *f)
+{
+	size_t i, done = 0;
+
+	for (i = 0; i < r->nrows; i++)
+		done += !strcmp(r->rows[i].status, "done");
+	fprintf(f, "experiment: spec %s, %zu cells done of %zu recorded, budget %llu runs%s\n",
+		r->spec_hash ? r->spec_hash : "?", done, r->nrows, (unsigned long long)r->budget,
+		r->budget_given ? "" : " (the most any campaign ran: the spec gives seconds)");
+	fprintf(f, "censored (no failure within the budget) counts as %llu runs in the tests\n\n",
+		(unsigned long long)r->budget + 1);
+	for (i = 0; i < r->ngroups; i++)
+		text_group(r, &r->groups[i], f);
+	if (r->ncmp)
+		fprintf(f, "\ncomparisons (runs to first failure; A12 < 0.5: the first finds it "
+			   "sooner):\n");
+	for (i = 0; i < r->ncmp; i++) {
+		const struct exp_compare *c = &r->cmp[i];
+
+		fprintf(f, "  %s: %s vs %s: Mann-Whitney U %g, p %.4g; A12 %.3f", c->a->program,
+			c->a->strategy, c->b->strategy, c->mwu.u, c->mwu.p, c->mwu.a12);
+		if (c->paired)
+			fprintf(f, "; Wilcoxon W+ %g (n %zu), p %.4g", c->wsr.w_plus, c->wsr.n,
+				c->wsr.p);
+		fputc('\n', f);
+	}
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, ",%g", v);
+	else
+		fputs(",", f);
+}
+
+/* One row per group; censored quantiles are empty (runs: > budget). */
+void exp_report_csv(const struct exp_report *r, FILE *f)
+{
+	size_t i, k;
+
+	fprintf(f, "program,strategy,campaigns,found,found_fraction,budget_runs,"
+		   "runs_q1,runs_median,runs_q3,seconds_q1,seconds_median,seconds_q3,"
+		   "saturated,saturation_median_run,coverage\n");
+	for (i = 0; i < r->ngroups; i++) {
+		const struct exp_group *g = &r->groups[i];
+
+		fprintf(f, "%s,%s,%zu,%zu,%g,%llu", g->program, g->strategy, g->n, g->found,
+			(double)g->found / g->n, (unsigned long long)r->budget);
+		for (k = 0; k < 3; k++)
+			csv_num(f, g->runs_q[k] > (double)r->budget ? NAN : g->runs_q[k]);
+		for (k = 0; k < 3; k++)
+			csv_num(f, g->secs_q[k]);
+		fprintf(f, ",%zu", g->saturated);
+		csv_num(f, g->sat_median);
+		fputs(",", f);
+		for (k = 0; k < g->ncov; k++)
+			fprintf(f, "%s%s=%g", k ? ";" : "", g->cov[k].name, g->cov[k].mean);
+		fputc('\n', f);
+	}
+}
+
+static void json_quartiles(struct json *j, const char *key, const double *q, double censor)
+{
+	json_obj_begin(j, key);
+	json_kv_dbl(j, "q1", q[0] > censor ? NAN : q[0]);
+	json_kv_dbl(j, "median", q[1] > censor ? NAN : q[1]);
+	json_kv_dbl(j, "q3", q[2] > censor ? NAN : q[2]);
+	json_obj_end(j);
+}
+
+static void json_group(const struct exp_report *r, const struct exp_group *g, struct json *j)
+{
+	uint64_t b;
+	size_t k;
+
+	json_obj_begin(j, NULL);
+	json_kv_str(j, "program", g->program);
+	json_kv_str(j, "strategy", g->strategy);
+	json_kv_uint(j, "campaigns", g->n);
+	json_kv_uint(j, "found", g->found);
+	json_quartiles(j, "runs_to_failure", g->runs_q, (double)r->budget);
+	json_quartiles(j, "seconds_to_failure", g->secs_q, INFINITY);
+	json_obj_begin(j, "coverage");
+	for (k = 0; k < g->ncov; k++)
+		json_kv_dbl(j, g->cov[k].name, g->cov[k].mean);
+	json_obj_end(j);
+	json_kv_uint(j, "saturated", g->saturated);
+	json_kv_dbl(j, "saturation_median_run", g->sat_median);
+	/* found_by[b] for b = 0..budget */
+	json_arr_begin(j, "found_by");
+	for (b = 0; b <= r->budget; b++)
+		json_kv_dbl(j, NULL, stats_fraction_le(g->runs, g->n, (double)b));
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void json_cells(const struct exp_report *r, struct json *j)
+{
+	size_t i;
+
+	json_arr_begin(j, "cells");
+	for (i = 0; i < r->nrows; i++) {
+		const struct exp_cell_row *c = &r->rows[i];
+
+		json_obj_begin(j, NULL);
+		json_kv_int(j, "index", c->idx);
+		json_kv_str(j, "program", c->program);
+		json_kv_str(j, "strategy", c->strategy);
+		json_kv_uint(j, "seed", c->seed);
+		json_kv_str(j, "status", c->status);
+		json_kv_int(j, "runs", c->runs);
+		if (c->first_failure_run > 0)
+			json_kv_int(j, "first_failure_run", c->first_failure_run);
+		else
+			json_kv_null(j, "first_failure_run");
+		json_kv_dbl(j, "first_failure_s",
+			    c->first_failure_s < 0 ? NAN : c->first_failure_s);
+		json_kv_dbl(j, "seconds", c->seconds);
+		json_kv_str(j, "shard", c->shard);
+		json_kv_str(j, "dir", c->dir);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+void exp_report_json(const struct exp_report *r, FILE *f)
+{
+	struct json j;
+	size_t i;
+
+	json_init(&j, f, true);
+	json_obj_begin(&j, NULL);
+	json_kv_str(&j, "schema", "concsched-experiment/1");
+	json_kv_str(&j, "spec_hash", r->spec_hash);
+	json_kv_uint(&j, "budget_runs", r->budget);
+	json_kv_uint(&j, "censored_as", r->budget + 1);
+	json_cells(r, &j);
+	json_arr_begin(&j, "groups");
+	for (i = 0; i < r->ngroups; i++)
+		json_group(r, &r->groups[i], &j);
+	json_arr_end(&j);
+	json_arr_begin(&j, "comparisons");
+	for (i = 0; i < r->ncmp; i++) {
+		const struct exp_compare *c = &r->cmp[i];
+
+		json_obj_begin(&j, NULL);
+		json_kv_str(&j, "program", c->a->program);
+		json_kv_str(&j, "a", c->a->strategy);
+		json_kv_str(&j, "b", c->b->strategy);
+		json_kv_dbl(&j, "mann_whitney_u", c->mwu.u);
+		json_kv_dbl(&j, "mann_whitney_p", c->mwu.p);
+		json_kv_dbl(&j, "a12", c->mwu.a12);
+		json_kv_bool(&j, "paired", c->paired);
+		json_kv_dbl(&j, "wilcoxon_w_plus", c->paired ? c->wsr.w_plus : NAN);
+		json_kv_dbl(&j, "wilcoxon_p", c->paired ? c->wsr.p : NAN);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_end(&j);
+}
+
+static const char *const palette[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+				       "#ff7f0e", "#8c564b", "#e377c2", "#17becf" };
+
+/* One step curve per strategy of `program`: fraction found by budget b. */
+static void html_curves(const struct exp_report *r, const char *program, FILE *f)
+{
+	const int w = 560, h = 240, l = 50, t = 10, pw = 480, ph = 190;
+	double B = (double)(r->budget ? r->budget : 1), x0, x1, y;
+	size_t i, k = 0, lines = 0;
+	uint64_t b;
+
+	for (i = 0; i < r->ngroups; i++)
+		lines += !strcmp(r->groups[i].program, program);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n", w,
+		h + 20 * (int)lines);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+		"stroke=\"#888\"/>\n",
+		l, t, pw, ph);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">1</text><text x=\"%d\" y=\"%d\" "
+		"font-size=\"11\">0</text>\n",
+		l - 14, t + 10, l - 14, t + ph);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">0</text><text x=\"%d\" y=\"%d\" "
+		"font-size=\"11\">%g</text>\n",
+		l, t + ph + 16, l + pw - 10, t + ph + 16, B);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">runs (budget %g)</text>\n",
+		l + pw / 2 - 40, t + ph + 16, B);
+	for (i = 0; i < r->ngroups; i++) {
+		const struct exp_group *g = &r->groups[i];
+		const char *col = palette[k % ARRAY_SIZE(palette)];
+
+		if (strcmp(g->program, program))
+			continue;
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+			col);
+		for (b = 0; b <= r->budget; b++) {
+			y = t + ph - ph * stats_fraction_le(g->runs, g->n, (double)b);
+			x0 = l + pw * (double)b / B;
+			x1 = l + pw * (double)(b + 1 > r->budget ? b : b + 1) / B;
+			fprintf(f, "%.1f,%.1f %.1f,%.1f ", x0, y, x1, y);
+		}
+		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"12\">", l,
+			h + 14 + 20 * (int)k, col);
+		cs_html_escape(f, g->strategy);
+		fprintf(f, " (%zu/%zu found)</text>\n", g->found, g->n);
+		k++;
+	}
+	fputs("</svg>\n", f);
+}
+
+void exp_report_html(const struct exp_report *r, FILE *f)
+{
+	size_t i, j;
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	/* The text summary heads the page, so both say the same. */
+	exp_report_text(r, m);
+	fclose(m);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<title>concsched experiment</title>\n<style>body{font-family:sans-serif}"
+	      "pre{background:#f6f6f6;padding:8px}</style></head><body>\n"
+	      "<h1>concsched experiment</h1>\n<pre>",
+	      f);
+	cs_html_escape(f, text);
+	free(text);
+	fputs("</pre>\n", f);
+	for (i = 0; i < r->ngroups; i++) {
+		for (j = 0; j < i && strcmp(r->groups[j].program, r->groups[i].program); j++)
+			;
+		if (j < i)
+			continue;
+		fputs("<h2>Found by budget: ", f);
+		cs_html_escape(f, r->groups[i].program);
+		fputs("</h2>\n<p>Fraction of the campaigns (seeds) that found a failure within b "
+		      "runs.</p>\n",
+		      f);
+		html_curves(r, r->groups[i].program, f);
+	}
+	fputs("</body></html>\n", f);
+}

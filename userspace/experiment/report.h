@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Experiment report (docs/experiment.md "Report"): per program x strategy
+ * the runs and seconds to the first failure (median, quartiles; campaigns
+ * without a failure are censored), the fraction found by each budget,
+ * coverage per metric at the budget and the saturation point; between the
+ * strategies of a program Mann-Whitney U, Wilcoxon signed-rank when the
+ * seeds pair, and Vargha-Delaney A12. Text, CSV, JSON and HTML (SVG
+ * found-by-budget curves).
+ */
+#ifndef CONCSCHED_EXP_REPORT_H
+#define CONCSCHED_EXP_REPORT_H
+
+#include <stdio.h>
+
+#include "experiment/index.h"
+
+struct exp_report;
+
+/* Build the report from an experiment's index (its cells and spec). */
+int exp_report_load(struct exp_index *x, struct exp_report **out);
+void exp_report_free(struct exp_report *r);
+void exp_report_text(const struct exp_report *r, FILE *f);
+void exp_report_csv(const struct exp_report *r, FILE *f);
+void exp_report_json(const struct exp_report *r, FILE *f);
+void exp_report_html(const struct exp_report *r, FILE *f);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Statistics of an experiment report (docs/experiment.md "Statistics").
+ * Censored campaigns (no failure within the budget) enter the tests as
+ * budget+1, worse than any campaign that found a failure; the caller does
+ * that substitution. Smaller values are better (runs to the first failure).
+ */
+#ifndef CONCSCHED_EXP_STATS_H
+#define CONCSCHED_EXP_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Quantile p (0..1) of n values (any order; not modified): linear
+ * interpolation between order statistics, h = (n-1)p (Hyndman & Fan type
+ * 7, R's and numpy's default). NAN when n == 0. Infinite values are
+ * allowed: a quantile that touches one is infinite. */
+double stats_quantile(const double *v, size_t n, double p);
+
+/* Average ranks (1-based; tied values share the mean of their ranks) of v
+ * into ranks; returns sum over tie groups of t^3 - t (the tie correction). */
+double stats_rank(const double *v, size_t n, double *ranks);
+
+struct stats_mwu {
+	double u;   /* U of sample a: pairs (a_i, b_j) with a_i > b_j, ties 1/2 */
+	double z;   /* normal approximation with tie and continuity corrections */
+	double p;   /* two-sided */
+	double a12; /* Vargha-Delaney: P(a > b) + P(a = b)/2 */
+};
+
+/* Mann-Whitney U of samples a (m) and b (n); -EINVAL when either is empty. */
+int stats_mann_whitney(const double *a, size_t m, const double *b, size_t n, struct stats_mwu *out);
+
+struct stats_wilcoxon {
+	double w_plus; /* sum of the ranks of |a_i - b_i| where a_i > b_i */
+	size_t n;      /* pairs left once zero differences are dropped */
+	double z, p;   /* normal approximation, tie and continuity corrected */
+};
+
+/* Wilcoxon signed-rank test of n pairs (a_i, b_i); zero differences are
+ * dropped (Wilcoxon's method). -EINVAL when n == 0. */
+int stats_wilcoxon(const double *a, const double *b, size_t n, struct stats_wilcoxon *out);
+
+/* Fraction of the n values <= b (the found-by-budget curve at b). */
+double stats_fraction_le(const double *v, size_t n, double b);
+
+#endif
