@@ -16,7 +16,9 @@
 # RC_TAKE (default 2), RC_STRATEGIES (default "random tsa pct:2 pcta map
 # serial svall"; pcta = pct:2 --access, serial = random --serial random,
 # svall = noise at accesses: sharedVar-all@500/sleep:200 --access), RC_SEED
-# (default 1), RC_TIMEOUT (the VM's limit in seconds, default 3000).
+# (default 1), RC_TIMEOUT (the VM's limit in seconds, default 3000),
+# RC_OPTS (more `run` options, e.g. "--run-timeout 3": a hang's first run
+# otherwise waits the default 30 s, and so does each replay of it).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cs=${CONCSCHED:-$root/build/concsched}
@@ -45,7 +47,7 @@ for p in $progs; do
 		[ \$s = svall ] && opt='-s sharedVar-all@500/sleep:200 --access'
 		[ \$s = pcta ] && opt='-s pct:2 --access'
 		c=/out/\$n-\$(echo \$s | tr -d :)
-		$cs run \$opt -n $runs --keep-going --seed $seed -o \$c -- \$p >/dev/null 2>&1
+		$cs run \$opt ${RC_OPTS:-} -n $runs --keep-going --seed $seed -o \$c -- \$p >/dev/null 2>&1
 		fails=\$($cs report \$c 2>/dev/null | sed -n 's/^  run \\([0-9]*\\): .*/\\1/p' | head -$take)
 		[ -z \"\$fails\" ] && echo \"\$n \$s: no failure in $runs runs\"
 		for r in \$fails; do

@@ -831,18 +831,11 @@ int64_t store_find_site(struct store *s, const struct store_site *site)
 int64_t store_add_site(struct store *s, const struct store_site *site)
 {
 	sqlite3_stmt *st;
+	int64_t id = store_find_site(s, site);
 	int err;
 
-	if (!site->object)
-		return -EINVAL;
-	st = stmt_get(s, ST_SITE_LOOKUP);
-	if (!st)
-		return -EIO;
-	bind_text(st, 1, site->object);
-	sqlite3_bind_int64(st, 2, (int64_t)site->offset);
-	sqlite3_bind_int(st, 3, site->insn);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		return sqlite3_column_int64(st, 0);
+	if (id)
+		return id;
 	st = stmt_get(s, ST_SITE_INSERT);
 	if (!st)
 		return -EIO;
