@@ -163,7 +163,7 @@ static int experiment_report(int argc, char **argv)
 		return bad_usage("experiment report needs one experiment directory");
 	if (exp_index_open_existing(argv[optind], true, &x))
 		return EXIT_USAGE;
-	err = exp_report_load(x, &r);
+	err = exp_report_load(x, argv[optind], &r);
 	if (err)
 		cs_err("cannot read the experiment index of %s", argv[optind]);
 	/* The text goes to stdout unless a file output went there. */
