@@ -3,9 +3,9 @@
 # concsched experiment on the host with strategy none (no sched_ext):
 # the example SPEC of docs/examples end to end, the index, a run killed
 # midway and resumed, bad input, the report (CSV, JSON, HTML; coverage
-# curves checked against the cells' campaign.db and the page rendered in
-# headless chromium), and shards
-# 1/2 + 2/2 merged equal to the unsharded run. Needs root (uprobes).
+# curves checked against the cells' campaign.db, the page rendered in
+# headless chromium), and shards 1/2 + 2/2 merged equal to the unsharded
+# run. Needs root (uprobes).
 # timeout: 300
 source "$(dirname "$0")/../lib.sh"
 
