@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # concsched experiment on the host with strategy none (no sched_ext):
 # the example SPEC of docs/examples end to end, the index, a run killed
-# midway and resumed, bad input, the report (CSV, JSON, HTML), and shards
-# 1/2 + 2/2 merged equal to the unsharded run. Needs root (uprobes).
+# midway and resumed, bad input, the report (CSV, JSON, HTML; coverage
+# curves checked against the cells' campaign.db, the page rendered in
+# headless chromium), and shards 1/2 + 2/2 merged equal to the unsharded
+# run. Needs root (uprobes).
 # timeout: 300
 source "$(dirname "$0")/../lib.sh"
 
@@ -12,7 +14,7 @@ need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 T=$(mktemp -d /tmp/cs-experiment-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 39
+plan 48
 
 q() { sqlite3 "$1/experiment.db" "$2"; }
 # cells DIR: the cells' results that do not depend on timing or sharding.
@@ -96,16 +98,120 @@ is "$(sed -n 2p "$T/ex.csv" | cut -d, -f1-8)" "counter,none,2,0,0,3,," "csv: cen
 is "$(sed -n 3p "$T/ex.csv" | cut -d, -f1-9)" "counter-exit1,none,2,2,1,3,1,1,1" "csv: runs quartiles"
 is "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); g=j["groups"]; print(g[0]["found_by"], g[1]["found_by"], len(j["cells"]))' "$T/ex.json")" \
 	"[0, 0, 0, 0] [0, 1, 1, 1] 4" "json: found-by-budget curves and cells"
-is "$(grep -c '<polyline' "$T/ex.html")" 2 "html: one curve per program x strategy"
+is "$(grep -c '<polyline class="found-by"' "$T/ex.html")" 2 "html: one found-by curve per program x strategy"
+
+# Coverage curves: per program x metric x strategy, covered tasks after
+# run 1..budget; the median and IQR over the seeds, carried forward.
+curves=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["coverage_curves"]
+print(len({(x["program"], x["metric"]) for x in c}), len(c), sorted({x["program"] for x in c}),
+      all(x["run"] == [1, 2, 3] and len(x["median"]) == len(x["q1"]) == len(x["q3"]) == 3 for x in c))' "$T/ex.json")
+is "${curves#* }" "6 ['counter', 'counter-exit1'] True" \
+	"json: coverage curves per program x metric x strategy, runs 1..3 (budget)"
+is "$(grep -c '<svg class="coverage"' "$T/ex.html")" "${curves%% *}" "html: one coverage SVG per program x metric"
+is "$(grep -o '<svg class="coverage"[^>]*data-program="counter-exit1"' "$T/ex.html" | wc -l)|$(grep -o '<svg class="coverage"[^>]*data-program="counter"' "$T/ex.html" | wc -l)" \
+	"3|3" "html: the coverage SVGs of each program (sp, hbpair, sync)"
+is "$(grep -c '<polygon class="iqr"' "$T/ex.html")|$(grep -c '<polyline class="median"' "$T/ex.html")" \
+	"6|6" "html: per coverage SVG a band polygon and a median line per strategy"
+like "$(grep -c 'keeps its last value' "$T/ex.html")" "^[1-9]" "html: says a stopped campaign is carried forward"
+# The same numbers from the cells' campaign.db (run_new_tasks), by hand.
+is "$(python3 - "$T/ex" "$T/ex.json" <<'PY'
+import json, sqlite3, sys
+def q(v, p):  # type 7
+    v = sorted(v); h = (len(v) - 1) * p; lo = int(h)
+    return v[lo] if lo + 1 >= len(v) else v[lo] + (h - lo) * (v[lo + 1] - v[lo])
+j = json.load(open(sys.argv[2])); bad = 0
+cells = {(c["program"], c["strategy"]): [] for c in j["cells"]}
+for c in j["cells"]:
+    cells[(c["program"], c["strategy"])].append(sys.argv[1] + "/" + c["dir"] + "/campaign.db")
+for cv in j["coverage_curves"]:
+    seeds = []
+    for path in cells[(cv["program"], cv["strategy"])]:
+        db = sqlite3.connect(path)
+        new = dict(db.execute("SELECT run, new_tasks FROM run_new_tasks WHERE metric = ?", (cv["metric"],)).fetchall())
+        runs = db.execute("SELECT count(*) FROM runs").fetchone()[0]
+        cum, s = [], 0
+        for r in range(1, 4):
+            s += new.get(r, 0) if r <= runs else 0
+            cum.append(s)
+        seeds.append(cum)
+    for r in range(3):
+        v = [c[r] for c in seeds]
+        bad += abs(q(v, .25) - cv["q1"][r]) > 1e-9 or abs(q(v, .5) - cv["median"][r]) > 1e-9 or abs(q(v, .75) - cv["q3"][r]) > 1e-9
+ex = [cv for cv in j["coverage_curves"] if cv["program"] == "counter-exit1"]
+print(bad, all(cv["median"][0] == cv["median"][2] > 0 for cv in ex if cv["metric"] == "sync"))
+PY
+)" "0 True" "json: the quartiles of the cells' cumulative run_new_tasks; counter-exit1 (failed at run 1) carried forward"
+if command -v chromium >/dev/null; then
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
+		--screenshot="$T/ex.png" "file://$T/ex.html" >/dev/null 2>&1
+	# Decode the PNG (as tests/vm/49-schedule.t): non-white pixels, distinct
+	# colours, and pixels of the first strategy's translucent fill (#1f77b4
+	# at opacity 0.25 on white: about 199,221,236): its legend swatches (6 x
+	# 18 x 10 pixels) and its bands, whose area depends on how the seeds
+	# differ.
+	shot=$(python3 - "$T/ex.png" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+        assert depth == 8 and ctype in (2, 6) and not interlace
+        bpp = 3 if ctype == 2 else 4
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw, stride = zlib.decompress(idat), w * bpp
+prev, rows, i = bytearray(stride), [], 0
+for _ in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line))
+    prev = line
+nonwhite, colours, band = 0, set(), 0
+for row in rows:
+    for x in range(0, stride, bpp):
+        px = tuple(row[x:x + 3])
+        colours.add(px)
+        nonwhite += px != (255, 255, 255)
+        band += all(abs(a - b) <= 3 for a, b in zip(px, (199, 221, 236)))
+print(nonwhite, len(colours), band)
+PY
+)
+	set -- $shot
+	ok "$([ "${1:-0}" -gt 10000 ] && [ "${2:-0}" -gt 20 ]; echo $?)" \
+		"html in headless chromium: not blank (${1:-?} non-white pixels, ${2:-?} colours)"
+	ok "$([ "${3:-0}" -gt 900 ]; echo $?)" \
+		"html in headless chromium: the translucent band fill is rendered (${3:-?} pixels)"
+else
+	skip "chromium missing (run: sudo make deps)" "html in headless chromium: not blank"
+	skip "chromium missing (run: sudo make deps)" "html in headless chromium: the translucent band fill is rendered"
+fi
 
 # Two strategies (both unsteered, told apart by name): a comparison.
 sed 's#"strategies": \[ { "strategy": "none", "name": "none" } \]#"strategies": ["none", {"strategy": "none", "name": "none-b", "options": ["--no-follow-forks"]}]#' \
 	"$T/spec.json" | sed 's/"runs": 15/"runs": 3/' >"$T/two.json"
-"$CS" experiment run "$T/two.json" -o "$T/two" -q && "$CS" experiment report "$T/two" --json - >"$T/two.out"
+"$CS" experiment run "$T/two.json" -o "$T/two" -q &&
+	"$CS" experiment report "$T/two" --json - --html "$T/two.html" >"$T/two.out"
 ok $? "two strategies: run and report --json -"
 is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["comparisons"]; print([(x["program"], x["a"], x["b"], x["paired"], x["mann_whitney_p"], x["a12"]) for x in c])' "$T/two.out")" \
 	"[('counter', 'none', 'none-b', True, 1, 0.5), ('counter-exit1', 'none', 'none-b', True, 1, 0.5)]" \
 	"json: per program a comparison; equal samples: p 1, A12 0.5; seeds pair"
+is "$(grep -o '<polygon class="iqr"[^>]*data-strategy="[^"]*"' "$T/two.html" | sed 's/.*data-strategy=//' | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" \
+	'6 "none" 6 "none-b" ' "html, two strategies: a band polygon per strategy in each coverage SVG"
 
 # Shards 1/2 and 2/2 merged equal the unsharded run's cells.
 "$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s1" --shard 1/2 -q &&

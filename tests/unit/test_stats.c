@@ -114,9 +114,47 @@ static void test_fraction(void)
 	tap_is_dbl(stats_fraction_le(v, 4, 10), 0.5, 0, "found by the budget: 2/4");
 }
 
+/* Coverage band, budget 4, four seeds (new tasks per run -> cumulative):
+ *   a {3,1,0,2} -> 3 4 4 6
+ *   b {1,1}     -> 1 2 2 2   (stopped after run 2: carried forward)
+ *   c {2,2,2,2} -> 2 4 6 8
+ *   d {5}       -> 5 5 5 5
+ * run 1 {1,2,3,5}: Q1 h=.75 -> 1.75, median h=1.5 -> 2.5, Q3 h=2.25 -> 3.5
+ * run 2 {2,4,4,5}: 3.5, 4, 4.25
+ * run 3 {2,4,5,6}: 3.5, 4.5, 5.25
+ * run 4 {2,5,6,8}: 4.25, 5.5, 6.5 */
+static void test_coverage_band(void)
+{
+	static const uint64_t a[] = { 3, 1, 0, 2 }, b[] = { 1, 1 }, c[] = { 2, 2, 2, 2 },
+			      d[] = { 5 }, e[] = { 1, 1, 1, 1, 1 };
+	static const double want[4][3] = {
+		{ 1.75, 2.5, 3.5 }, { 3.5, 4, 4.25 }, { 3.5, 4.5, 5.25 }, { 4.25, 5.5, 6.5 }
+	};
+	const uint64_t *seeds[] = { a, b, c, d }, *one[] = { e };
+	size_t len[] = { 4, 2, 4, 1 }, len1[] = { 5 }, r;
+	double q1[4], md[4], q3[4];
+	int bad = 0;
+
+	stats_coverage_band(seeds, len, 4, 4, q1, md, q3);
+	for (r = 0; r < 4; r++)
+		bad += fabs(q1[r] - want[r][0]) > 1e-12 || fabs(md[r] - want[r][1]) > 1e-12 ||
+		       fabs(q3[r] - want[r][2]) > 1e-12;
+	tap_ok(!bad, "band of 4 seeds over 4 runs: Q1, median, Q3 as worked out");
+	tap_is_dbl(md[3], 5.5, 1e-12, "median after run 4: 5.5 (b carried forward at 2)");
+	tap_is_dbl(q1[0], 1.75, 1e-12, "Q1 after run 1: 1.75");
+	tap_is_dbl(q3[3], 6.5, 1e-12, "Q3 after run 4: 6.5");
+	stats_coverage_band(one, len1, 1, 2, q1, md, q3);
+	tap_ok(q1[0] == 1 && md[0] == 1 && q3[0] == 1 && md[1] == 2,
+	       "one seed: Q1 = median = Q3 = its curve; runs past the budget ignored");
+	stats_coverage_band(seeds, len, 4, 0, q1, md, q3);
+	tap_ok(1, "budget 0: nothing written");
+	stats_coverage_band(NULL, NULL, 0, 2, q1, md, q3);
+	tap_ok(isnan(q1[0]) && isnan(md[1]) && isnan(q3[1]), "no seeds: NAN");
+}
+
 int main(void)
 {
-	tap_plan(35);
+	tap_plan(42);
 	test_quantiles();
 	test_rank();
 	test_mwu_separated();
@@ -124,5 +162,6 @@ int main(void)
 	test_mwu_degenerate();
 	test_wilcoxon();
 	test_fraction();
+	test_coverage_band();
 	return tap_done();
 }

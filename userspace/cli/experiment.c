@@ -38,7 +38,7 @@ static void experiment_usage(FILE *f)
 		"report options (text summary on stdout either way):\n"
 		"      --csv FILE    one row per program x strategy (FILE - is stdout)\n"
 		"      --json FILE   cells, groups, comparisons and curves\n"
-		"      --html FILE   a page with found-by-budget curves (SVG)\n"
+		"      --html FILE   a page with found-by-budget and coverage curves (SVG)\n"
 		"merge: combine shard directories of one spec (same hash) into DIR.\n\n"
 		"Examples:\n"
 		"  sudo concsched experiment run docs/examples/experiment.json -o exp\n"
@@ -163,7 +163,7 @@ static int experiment_report(int argc, char **argv)
 		return bad_usage("experiment report needs one experiment directory");
 	if (exp_index_open_existing(argv[optind], true, &x))
 		return EXIT_USAGE;
-	err = exp_report_load(x, &r);
+	err = exp_report_load(x, argv[optind], &r);
 	if (err)
 		cs_err("cannot read the experiment index of %s", argv[optind]);
 	/* The text goes to stdout unless a file output went there. */

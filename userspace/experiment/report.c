@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "campaign/store.h"
 #include "experiment/report.h"
 #include "experiment/stats.h"
 #include "lib/json.h"
@@ -14,6 +15,34 @@
 struct metric_mean {
 	char *name;
 	double mean; /* covered tasks at the end of the campaign, mean over cells */
+};
+
+/* Coverage curve of one metric of a group: after run r = 1..budget, index
+ * r - 1 (docs/experiment.md "Coverage curves"). */
+struct cov_curve {
+	double *q1, *median, *q3; /* NAN: no campaign of the group was readable */
+};
+
+/* The coverage metrics of a program's cells: the campaigns' stopping
+ * metrics first, then every other metric they recorded. */
+struct prog_metrics {
+	const char *program;
+	char **metric;
+	size_t n;
+};
+
+/* Per-run new tasks of each metric of one cell (its campaign.db). */
+struct cell_series {
+	char *metric;
+	uint64_t *new_tasks; /* run i + 1 at index i */
+	size_t n;
+};
+
+struct cell_cov {
+	bool ok; /* campaign.db was read */
+	char *stop_metric;
+	struct cell_series *s;
+	size_t ns;
 };
 
 /* One program x strategy. */
@@ -28,6 +57,8 @@ struct exp_group {
 	size_t saturated;
 	struct metric_mean *cov;
 	size_t ncov;
+	struct cov_curve *curves; /* one per metric of its program (prog_metrics) */
+	size_t ncurves;
 };
 
 struct exp_compare {
@@ -48,6 +79,8 @@ struct exp_report {
 	size_t ngroups;
 	struct exp_compare *cmp;
 	size_t ncmp;
+	struct prog_metrics *progs;
+	size_t nprogs;
 };
 
 static void read_budget(struct exp_report *r, const char *spec)
@@ -179,7 +212,160 @@ static void build_comparisons(struct exp_report *r)
 		}
 }
 
-int exp_report_load(struct exp_index *x, struct exp_report **out)
+static bool has_str(char *const *v, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Read one cell's per-run new tasks of every metric (read-only). */
+static void load_cell_cov(const char *path, struct cell_cov *cc)
+{
+	struct store_campaign c = { 0 };
+	struct store_series_point *pts;
+	char **names = NULL;
+	struct store *st;
+	size_t n = 0, i, k, npts;
+
+	if (store_open(path, true, &st))
+		return;
+	if (!store_get_campaign(st, &c) && c.metric)
+		cc->stop_metric = xstrdup(c.metric);
+	store_metrics(st, &names, &n);
+	cc->s = xcalloc(n + 1, sizeof(*cc->s));
+	for (i = 0; i <= n; i++) {
+		const char *m = i < n ? names[i] : cc->stop_metric;
+
+		/* The stopping metric even when it covered nothing yet. */
+		if (i == n && (!m || has_str(names, n, m)))
+			break;
+		pts = NULL;
+		npts = 0;
+		if (store_coverage_series(st, m, &pts, &npts)) {
+			free(pts);
+			continue;
+		}
+		cc->s[cc->ns].metric = xstrdup(m);
+		cc->s[cc->ns].new_tasks = xcalloc(npts ? npts : 1, sizeof(uint64_t));
+		for (k = 0; k < npts; k++)
+			cc->s[cc->ns].new_tasks[k] = pts[k].new_tasks;
+		cc->s[cc->ns++].n = npts;
+		free(pts);
+	}
+	cc->ok = true;
+	store_strings_free(names, n);
+	store_campaign_free(&c);
+	store_close(st);
+}
+
+static void add_metric(struct prog_metrics *p, const char *m)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (!strcmp(p->metric[i], m))
+			return;
+	p->metric = xrealloc(p->metric, (p->n + 1) * sizeof(*p->metric));
+	p->metric[p->n++] = xstrdup(m);
+}
+
+static struct prog_metrics *prog_of(struct exp_report *r, const char *program)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprogs; i++)
+		if (!strcmp(r->progs[i].program, program))
+			return &r->progs[i];
+	r->progs = xrealloc(r->progs, (r->nprogs + 1) * sizeof(*r->progs));
+	r->progs[r->nprogs] = (struct prog_metrics){ program, NULL, 0 };
+	return &r->progs[r->nprogs++];
+}
+
+static bool in_group(const struct exp_cell_row *c, const struct exp_group *g)
+{
+	return !strcmp(c->status, "done") && !strcmp(c->program, g->program) &&
+	       !strcmp(c->strategy, g->strategy);
+}
+
+/* A group's curve of metric m over its readable cells. */
+static void group_curve(const struct exp_report *r, const struct cell_cov *cells,
+			const struct exp_group *g, const char *m, struct cov_curve *cv)
+{
+	const uint64_t **seeds = xcalloc(r->nrows ? r->nrows : 1, sizeof(*seeds));
+	size_t *len = xcalloc(r->nrows ? r->nrows : 1, sizeof(*len)), n = 0, i, k;
+	size_t B = r->budget ? r->budget : 1;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (!in_group(&r->rows[i], g) || !cells[i].ok)
+			continue;
+		seeds[n] = NULL;
+		len[n] = 0; /* a metric the campaign never recorded: 0 throughout */
+		for (k = 0; k < cells[i].ns; k++)
+			if (!strcmp(cells[i].s[k].metric, m)) {
+				seeds[n] = cells[i].s[k].new_tasks;
+				len[n] = cells[i].s[k].n;
+			}
+		n++;
+	}
+	cv->q1 = xcalloc(B, sizeof(double));
+	cv->median = xcalloc(B, sizeof(double));
+	cv->q3 = xcalloc(B, sizeof(double));
+	stats_coverage_band(seeds, len, n, r->budget, cv->q1, cv->median, cv->q3);
+	free(seeds);
+	free(len);
+}
+
+/* Coverage curves from each done cell's campaign.db under dir. */
+static void build_curves(struct exp_report *r, const char *dir)
+{
+	struct cell_cov *cells = xcalloc(r->nrows ? r->nrows : 1, sizeof(*cells));
+	struct prog_metrics *p;
+	size_t i, k, pass;
+	char *path;
+
+	for (i = 0; i < r->nrows; i++) {
+		if (strcmp(r->rows[i].status, "done") || !r->rows[i].dir)
+			continue;
+		path = xasprintf("%s/%s", dir, r->rows[i].dir);
+		load_cell_cov(path, &cells[i]);
+		free(path);
+	}
+	/* Stopping metrics first, then the others in the order met. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->nrows; i++) {
+			if (!cells[i].ok)
+				continue;
+			p = prog_of(r, r->rows[i].program);
+			if (!pass && cells[i].stop_metric)
+				add_metric(p, cells[i].stop_metric);
+			for (k = 0; pass && k < cells[i].ns; k++)
+				add_metric(p, cells[i].s[k].metric);
+		}
+	for (i = 0; i < r->ngroups; i++) {
+		struct exp_group *g = &r->groups[i];
+
+		p = prog_of(r, g->program);
+		g->ncurves = p->n;
+		g->curves = xcalloc(p->n ? p->n : 1, sizeof(*g->curves));
+		for (k = 0; k < p->n; k++)
+			group_curve(r, cells, g, p->metric[k], &g->curves[k]);
+	}
+	for (i = 0; i < r->nrows; i++) {
+		for (k = 0; k < cells[i].ns; k++) {
+			free(cells[i].s[k].metric);
+			free(cells[i].s[k].new_tasks);
+		}
+		free(cells[i].s);
+		free(cells[i].stop_metric);
+	}
+	free(cells);
+}
+
+int exp_report_load(struct exp_index *x, const char *dir, struct exp_report **out)
 {
 	struct exp_report *r = xcalloc(1, sizeof(*r));
 	char *spec;
@@ -195,6 +381,7 @@ int exp_report_load(struct exp_index *x, struct exp_report **out)
 	free(spec);
 	build_groups(r);
 	build_comparisons(r);
+	build_curves(r, dir);
 	*out = r;
 	return 0;
 }
@@ -209,12 +396,24 @@ void exp_report_free(struct exp_report *r)
 		for (j = 0; j < r->groups[i].ncov; j++)
 			free(r->groups[i].cov[j].name);
 		free(r->groups[i].cov);
+		for (j = 0; j < r->groups[i].ncurves; j++) {
+			free(r->groups[i].curves[j].q1);
+			free(r->groups[i].curves[j].median);
+			free(r->groups[i].curves[j].q3);
+		}
+		free(r->groups[i].curves);
 		free(r->groups[i].runs);
 		free(r->groups[i].secs);
 		free(r->groups[i].seeds);
 	}
 	free(r->groups);
 	free(r->cmp);
+	for (i = 0; i < r->nprogs; i++) {
+		for (j = 0; j < r->progs[i].n; j++)
+			free(r->progs[i].metric[j]);
+		free(r->progs[i].metric);
+	}
+	free(r->progs);
 	exp_cell_rows_free(r->rows, r->nrows);
 	free(r->spec_hash);
 	free(r);
@@ -390,6 +589,45 @@ static void json_cells(const struct exp_report *r, struct json *j)
 	json_arr_end(j);
 }
 
+/* Per program x metric x strategy: covered tasks after run r = 1..budget. */
+static void json_curves(const struct exp_report *r, struct json *j)
+{
+	size_t p, k, i, b;
+
+	json_arr_begin(j, "coverage_curves");
+	for (p = 0; p < r->nprogs; p++)
+		for (k = 0; k < r->progs[p].n; k++)
+			for (i = 0; i < r->ngroups; i++) {
+				const struct exp_group *g = &r->groups[i];
+
+				if (strcmp(g->program, r->progs[p].program) || k >= g->ncurves)
+					continue;
+				json_obj_begin(j, NULL);
+				json_kv_str(j, "program", g->program);
+				json_kv_str(j, "metric", r->progs[p].metric[k]);
+				json_kv_str(j, "strategy", g->strategy);
+				json_kv_uint(j, "campaigns", g->n);
+				json_arr_begin(j, "run");
+				for (b = 1; b <= r->budget; b++)
+					json_kv_uint(j, NULL, b);
+				json_arr_end(j);
+				json_arr_begin(j, "median");
+				for (b = 0; b < r->budget; b++)
+					json_kv_dbl(j, NULL, g->curves[k].median[b]);
+				json_arr_end(j);
+				json_arr_begin(j, "q1");
+				for (b = 0; b < r->budget; b++)
+					json_kv_dbl(j, NULL, g->curves[k].q1[b]);
+				json_arr_end(j);
+				json_arr_begin(j, "q3");
+				for (b = 0; b < r->budget; b++)
+					json_kv_dbl(j, NULL, g->curves[k].q3[b]);
+				json_arr_end(j);
+				json_obj_end(j);
+			}
+	json_arr_end(j);
+}
+
 void exp_report_json(const struct exp_report *r, FILE *f)
 {
 	struct json j;
@@ -423,6 +661,7 @@ void exp_report_json(const struct exp_report *r, FILE *f)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
+	json_curves(r, &j);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -462,7 +701,9 @@ static void html_curves(const struct exp_report *r, const char *program, FILE *f
 
 		if (strcmp(g->program, program))
 			continue;
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+		fprintf(f,
+			"<polyline class=\"found-by\" fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"2\" points=\"",
 			col);
 		for (b = 0; b <= r->budget; b++) {
 			y = t + ph - ph * stats_fraction_le(g->runs, g->n, (double)b);
@@ -475,6 +716,143 @@ static void html_curves(const struct exp_report *r, const char *program, FILE *f
 		cs_html_escape(f, g->strategy);
 		fprintf(f, " (%zu/%zu found)</text>\n", g->found, g->n);
 		k++;
+	}
+	fputs("</svg>\n", f);
+}
+
+/* Runs drawn on a coverage curve: 0 (nothing covered yet), every step-th,
+ * and the budget; step keeps a curve to about 400 points. */
+static size_t curve_step(uint64_t budget)
+{
+	return budget > 400 ? (size_t)((budget + 399) / 400) : 1;
+}
+
+static double curve_at(const double *v, size_t run)
+{
+	return run ? v[run - 1] : 0;
+}
+
+/* One small SVG: metric k of `p`, per strategy the median over the seeds
+ * (line) and Q1..Q3 (translucent band). */
+static void html_coverage(const struct exp_report *r, const struct prog_metrics *p, size_t k,
+			  FILE *f)
+{
+	const int w = 460, l = 60, t = 30, pw = 380, ph = 150;
+	const double B = (double)(r->budget ? r->budget : 1);
+	size_t i, c = 0, lines = 0, step = curve_step(r->budget), run;
+	const char *metric = p->metric[k];
+	double ymax = 0, x, y;
+	int h;
+
+	for (i = 0; i < r->ngroups; i++)
+		if (!strcmp(r->groups[i].program, p->program) && k < r->groups[i].ncurves) {
+			lines++;
+			if (r->budget)
+				ymax = fmax(ymax, r->groups[i].curves[k].q3[r->budget - 1]);
+		}
+	ymax = ymax > 0 ? ymax : 1;
+	h = t + ph + 40 + 18 * (int)lines;
+	fprintf(f,
+		"<svg class=\"coverage\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" data-program=\"",
+		w, h);
+	cs_html_escape(f, p->program);
+	fputs("\" data-metric=\"", f);
+	cs_html_escape(f, metric);
+	fputs("\">\n<title>", f);
+	cs_html_escape(f, p->program);
+	fputs(": coverage of ", f);
+	cs_html_escape(f, metric);
+	fprintf(f, "</title>\n<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", l);
+	cs_html_escape(f, p->program);
+	fputs(": ", f);
+	cs_html_escape(f, metric);
+	fputs(" coverage</text>\n", f);
+	fprintf(f,
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
+		"stroke=\"#888\"/>\n",
+		l, t, pw, ph);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%g</text>"
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+		l - 4, t + 10, ymax, l - 4, t + ph);
+	fprintf(f,
+		"<text transform=\"translate(%d,%d) rotate(-90)\" font-size=\"11\" "
+		"text-anchor=\"middle\">covered tasks</text>\n",
+		l - 36, t + ph / 2);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">0</text><text x=\"%d\" y=\"%d\" "
+		"font-size=\"11\" text-anchor=\"end\">%g</text>\n",
+		l, t + ph + 16, l + pw, t + ph + 16, B);
+	fprintf(f,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">run (budget "
+		"%g)</text>\n",
+		l + pw / 2, t + ph + 16, B);
+	for (i = 0; i < r->ngroups; i++) {
+		const struct exp_group *g = &r->groups[i];
+		const char *col = palette[c % ARRAY_SIZE(palette)];
+		const struct cov_curve *cv;
+
+		if (strcmp(g->program, p->program) || k >= g->ncurves)
+			continue;
+		cv = &g->curves[k];
+		c++;
+		if (!r->budget || isnan(cv->median[0]))
+			continue;
+		/* Band: Q3 left to right, then Q1 back. */
+		fprintf(f,
+			"<polygon class=\"iqr\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"none\" "
+			"data-strategy=\"",
+			col);
+		cs_html_escape(f, g->strategy);
+		fputs("\" points=\"", f);
+		for (run = 0;; run = run + step > r->budget ? r->budget : run + step) {
+			x = l + pw * (double)run / B;
+			y = t + ph - ph * curve_at(cv->q3, run) / ymax;
+			fprintf(f, "%.1f,%.1f ", x, y);
+			if (run == r->budget)
+				break;
+		}
+		for (run = r->budget;; run = run > step ? run - step : 0) {
+			x = l + pw * (double)run / B;
+			y = t + ph - ph * curve_at(cv->q1, run) / ymax;
+			fprintf(f, "%.1f,%.1f ", x, y);
+			if (!run)
+				break;
+		}
+		fprintf(f,
+			"\"/>\n<polyline class=\"median\" fill=\"none\" stroke=\"%s\" "
+			"stroke-width=\"2\" points=\"",
+			col);
+		for (run = 0;; run = run + step > r->budget ? r->budget : run + step) {
+			x = l + pw * (double)run / B;
+			y = t + ph - ph * curve_at(cv->median, run) / ymax;
+			fprintf(f, "%.1f,%.1f ", x, y);
+			if (run == r->budget)
+				break;
+		}
+		fputs("\"/>\n", f);
+	}
+	for (i = 0, c = 0; i < r->ngroups; i++) {
+		const struct exp_group *g = &r->groups[i];
+		const char *col = palette[c % ARRAY_SIZE(palette)];
+		int ly = t + ph + 36 + 18 * (int)c;
+
+		if (strcmp(g->program, p->program) || k >= g->ncurves)
+			continue;
+		fprintf(f,
+			"<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"10\" fill=\"%s\" "
+			"fill-opacity=\"0.25\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+			"stroke=\"%s\" stroke-width=\"2\"/>\n",
+			l, ly - 9, col, l, ly - 4, l + 18, ly - 4, col);
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"12\">", l + 24, ly,
+			col);
+		cs_html_escape(f, g->strategy);
+		fprintf(f, ": median of %zu seed%s, band Q1..Q3", g->n, g->n == 1 ? "" : "s");
+		if (r->budget && !isnan(g->curves[k].median[0]))
+			fprintf(f, " (%g at the budget)", g->curves[k].median[r->budget - 1]);
+		fputs("</text>\n", f);
+		c++;
 	}
 	fputs("</svg>\n", f);
 }
@@ -509,6 +887,19 @@ void exp_report_html(const struct exp_report *r, FILE *f)
 		      "runs.</p>\n",
 		      f);
 		html_curves(r, r->groups[i].program, f);
+	}
+	for (i = 0; i < r->nprogs; i++) {
+		fputs("<h2>Coverage: ", f);
+		cs_html_escape(f, r->progs[i].program);
+		fputs("</h2>\n<p>Covered tasks of each metric after run r, r = 1..budget: per "
+		      "strategy the median over its seeds (line) and the interquartile range, "
+		      "25th to 75th percentile (band; type 7 quantiles as above). A campaign "
+		      "that stopped before the budget (it failed at run k, or saturated) keeps "
+		      "its last value for the later runs.</p>\n<div>\n",
+		      f);
+		for (j = 0; j < r->progs[i].n; j++)
+			html_coverage(r, &r->progs[i], j, f);
+		fputs("</div>\n", f);
 	}
 	fputs("</body></html>\n", f);
 }

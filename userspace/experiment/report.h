@@ -5,8 +5,9 @@
  * without a failure are censored), the fraction found by each budget,
  * coverage per metric at the budget and the saturation point; between the
  * strategies of a program Mann-Whitney U, Wilcoxon signed-rank when the
- * seeds pair, and Vargha-Delaney A12. Text, CSV, JSON and HTML (SVG
- * found-by-budget curves).
+ * seeds pair, and Vargha-Delaney A12; per metric the coverage after each
+ * run (median and IQR over the seeds). Text, CSV, JSON and HTML (SVG
+ * found-by-budget and coverage curves).
  */
 #ifndef CONCSCHED_EXP_REPORT_H
 #define CONCSCHED_EXP_REPORT_H
@@ -17,8 +18,10 @@
 
 struct exp_report;
 
-/* Build the report from an experiment's index (its cells and spec). */
-int exp_report_load(struct exp_index *x, struct exp_report **out);
+/* Build the report from an experiment's index (its cells and spec); the
+ * coverage curves come from each done cell's campaign (dir/cells/NAME),
+ * opened read-only. */
+int exp_report_load(struct exp_index *x, const char *dir, struct exp_report **out);
 void exp_report_free(struct exp_report *r);
 void exp_report_text(const struct exp_report *r, FILE *f);
 void exp_report_csv(const struct exp_report *r, FILE *f);

@@ -153,3 +153,20 @@ double stats_fraction_le(const double *v, size_t n, double b)
 		c += v[i] <= b;
 	return n ? (double)c / n : NAN;
 }
+
+void stats_coverage_band(const uint64_t *const *new_tasks, const size_t *len, size_t n,
+			 size_t budget, double *q1, double *median, double *q3)
+{
+	double *cum = xcalloc(n ? n : 1, sizeof(*cum));
+	size_t r, s;
+
+	for (r = 0; r < budget; r++) {
+		for (s = 0; s < n; s++)
+			if (r < len[s]) /* else carried forward */
+				cum[s] += (double)new_tasks[s][r];
+		q1[r] = stats_quantile(cum, n, 0.25);
+		median[r] = stats_quantile(cum, n, 0.5);
+		q3[r] = stats_quantile(cum, n, 0.75);
+	}
+	free(cum);
+}

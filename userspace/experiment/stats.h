@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Quantile p (0..1) of n values (any order; not modified): linear
  * interpolation between order statistics, h = (n-1)p (Hyndman & Fan type
@@ -43,5 +44,15 @@ int stats_wilcoxon(const double *a, const double *b, size_t n, struct stats_wilc
 
 /* Fraction of the n values <= b (the found-by-budget curve at b). */
 double stats_fraction_le(const double *v, size_t n, double b);
+
+/* Coverage curve of n seeds (docs/experiment.md "Coverage curves"): seed s
+ * covered new_tasks[s][i] tasks new to its campaign in its run i + 1, for
+ * i < len[s]. Its cumulative count after run r is the sum over its runs
+ * <= r; a seed that stopped before run r (it failed or saturated) keeps its
+ * last value. For r = 1..budget, index r - 1 of q1, median and q3 gets the
+ * quantiles 0.25, 0.5 and 0.75 (stats_quantile, type 7) over the n seeds;
+ * NAN when n == 0. Runs past the budget are ignored. */
+void stats_coverage_band(const uint64_t *const *new_tasks, const size_t *len, size_t n,
+			 size_t budget, double *q1, double *median, double *q3);
 
 #endif
