@@ -152,9 +152,47 @@ static void test_coverage_band(void)
 	tap_ok(isnan(q1[0]) && isnan(md[1]) && isnan(q3[1]), "no seeds: NAN");
 }
 
+/* Coverage at the budget of the campaigns of test_coverage_band: a 6, b 2
+ * (stopped after run 2), c 8, d 5 at budget 4; a 4 at budget 2; e (5 runs)
+ * 2 at budget 2. Compared as two strategies over seeds 1..3, more is
+ * better: A {6, 8, 5} vs B {2, 4, 5} (= a c d vs b, then 4 = a at budget 2,
+ * d). Pairs A > B: 6 beats 3, 8 beats 3, 5 beats 2 and ties 1: U = 8.5,
+ * A12 = 8.5/9 = 0.944444 (A covers more). Ranks 2:1 4:2 5,5:3.5 6:5 8:6;
+ * R1 = 14.5; ties 6; var = 9/12 (7 - 6/30) = 5.1; z = (8.5 - 4.5 - 0.5) /
+ * 2.258318 = 1.549826, p = 0.1211833. Paired by seed: d 4 4 0, the zero
+ * dropped (n 2), ranks 1.5 1.5, W+ = 3; mu 1.5, var = 2*3*5/24 - 6/48 =
+ * 1.125, z = (3 - 1.5 - 0.5)/1.06066 = 0.942809, p = 0.3457786. */
+static void test_coverage_at(void)
+{
+	static const uint64_t a[] = { 3, 1, 0, 2 }, b[] = { 1, 1 }, c[] = { 2, 2, 2, 2 },
+			      d[] = { 5 }, e[] = { 1, 1, 1, 1, 1 };
+	double A[3], B[3];
+	struct stats_mwu r;
+	struct stats_wilcoxon w;
+
+	tap_is_dbl(stats_coverage_at(a, 4, 4), 6, 0, "coverage at budget 4: 3+1+0+2 = 6");
+	tap_is_dbl(stats_coverage_at(b, 2, 4), 2, 0, "stopped after run 2: carried forward, 2");
+	tap_is_dbl(stats_coverage_at(a, 4, 2), 4, 0, "budget 2: the first two runs, 4");
+	tap_is_dbl(stats_coverage_at(e, 5, 2), 2, 0, "runs past the budget ignored");
+	tap_is_dbl(stats_coverage_at(NULL, 0, 4), 0, 0, "no runs: 0");
+	A[0] = stats_coverage_at(a, 4, 4);
+	A[1] = stats_coverage_at(c, 4, 4);
+	A[2] = stats_coverage_at(d, 1, 4);
+	B[0] = stats_coverage_at(b, 2, 4);
+	B[1] = stats_coverage_at(a, 4, 2);
+	B[2] = stats_coverage_at(d, 1, 4);
+	stats_mann_whitney(A, 3, B, 3, &r);
+	tap_is_dbl(r.u, 8.5, 1e-12, "coverage A vs B: U 8.5");
+	tap_is_dbl(r.a12, 8.5 / 9, 1e-12, "coverage A vs B: A12 0.944 (A covers more)");
+	tap_is_dbl(r.p, 0.1211833, 1e-7, "coverage A vs B: p 0.1211833");
+	stats_wilcoxon(A, B, 3, &w);
+	tap_ok(w.n == 2 && w.w_plus == 3, "coverage paired: n 2 (a zero dropped), W+ 3");
+	tap_is_dbl(w.p, 0.3457786, 1e-7, "coverage paired: p 0.3457786");
+}
+
 int main(void)
 {
-	tap_plan(42);
+	tap_plan(52);
 	test_quantiles();
 	test_rank();
 	test_mwu_separated();
@@ -163,5 +201,6 @@ int main(void)
 	test_wilcoxon();
 	test_fraction();
 	test_coverage_band();
+	test_coverage_at();
 	return tap_done();
 }

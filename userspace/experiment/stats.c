@@ -170,3 +170,13 @@ void stats_coverage_band(const uint64_t *const *new_tasks, const size_t *len, si
 	}
 	free(cum);
 }
+
+double stats_coverage_at(const uint64_t *new_tasks, size_t len, size_t budget)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < len && i < budget; i++)
+		sum += (double)new_tasks[i];
+	return sum;
+}

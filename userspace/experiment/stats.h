@@ -55,4 +55,11 @@ double stats_fraction_le(const double *v, size_t n, double b);
 void stats_coverage_band(const uint64_t *const *new_tasks, const size_t *len, size_t n,
 			 size_t budget, double *q1, double *median, double *q3);
 
+/* Coverage of one campaign at the budget (docs/experiment.md "Coverage at
+ * the budget"): the sum of new_tasks[i] over its runs i + 1 <= budget, i <
+ * len (a campaign that stopped earlier keeps its last value). The samples
+ * of the coverage comparisons; there larger is better, so stats_mann_whitney's
+ * A12 of (a, b) is the probability that a covers more. */
+double stats_coverage_at(const uint64_t *new_tasks, size_t len, size_t budget);
+
 #endif
