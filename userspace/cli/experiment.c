@@ -23,7 +23,8 @@ static void experiment_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: concsched experiment run SPEC -o DIR [--shard I/N] [--quiet]\n"
-		"       concsched experiment report DIR [--csv FILE] [--json FILE] [--html FILE]\n"
+		"       concsched experiment report DIR [--csv FILE] [--comparisons-csv FILE]\n"
+		"                                       [--json FILE] [--html FILE]\n"
 		"       concsched experiment merge SHARD_DIR... -o DIR\n\n"
 		"An experiment runs every program x strategy x seed of a JSON SPEC\n"
 		"(docs/experiment.md) as one campaign each (a cell: `concsched run` with the\n"
@@ -37,8 +38,13 @@ static void experiment_usage(FILE *f)
 		"  -q, --quiet       no line per cell\n"
 		"report options (text summary on stdout either way):\n"
 		"      --csv FILE    one row per program x strategy (FILE - is stdout)\n"
-		"      --json FILE   cells, groups, comparisons and curves\n"
-		"      --html FILE   a page with found-by-budget and coverage curves (SVG)\n"
+		"      --comparisons-csv FILE  one row per program x pair of strategies and\n"
+		"                    measure: runs to the first failure (fewer is better) and\n"
+		"                    coverage of the stopping metric at the budget (more is\n"
+		"                    better); Mann-Whitney U, A12, Wilcoxon when seeds pair\n"
+		"      --json FILE   cells, groups, comparisons (failure and coverage) and curves\n"
+		"      --html FILE   a page with found-by-budget and coverage curves (SVG) and\n"
+		"                    the coverage comparisons\n"
 		"merge: combine shard directories of one spec (same hash) into DIR.\n\n"
 		"Examples:\n"
 		"  sudo concsched experiment run docs/examples/experiment.json -o exp\n"
@@ -130,12 +136,13 @@ static int experiment_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "csv", required_argument, NULL, 'c' },
+		{ "comparisons-csv", required_argument, NULL, 'C' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "html", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *csv = NULL, *json = NULL, *html = NULL;
+	const char *csv = NULL, *ccsv = NULL, *json = NULL, *html = NULL;
 	struct exp_index *x = NULL;
 	struct exp_report *r = NULL;
 	int c, err;
@@ -145,6 +152,9 @@ static int experiment_report(int argc, char **argv)
 		switch (c) {
 		case 'c':
 			csv = optarg;
+			break;
+		case 'C':
+			ccsv = optarg;
 			break;
 		case 'j':
 			json = optarg;
@@ -167,10 +177,13 @@ static int experiment_report(int argc, char **argv)
 	if (err)
 		cs_err("cannot read the experiment index of %s", argv[optind]);
 	/* The text goes to stdout unless a file output went there. */
-	if (!err && !(csv && !strcmp(csv, "-")) && !(json && !strcmp(json, "-")))
+	if (!err && !(csv && !strcmp(csv, "-")) && !(ccsv && !strcmp(ccsv, "-")) &&
+	    !(json && !strcmp(json, "-")))
 		exp_report_text(r, stdout);
 	if (!err && csv)
 		err = write_output(r, csv, exp_report_csv);
+	if (!err && ccsv)
+		err = write_output(r, ccsv, exp_report_comparisons_csv);
 	if (!err && json)
 		err = write_output(r, json, exp_report_json);
 	if (!err && html)

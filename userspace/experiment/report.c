@@ -29,6 +29,7 @@ struct prog_metrics {
 	const char *program;
 	char **metric;
 	size_t n;
+	bool has_stop; /* metric[0] is the cells' stopping metric */
 };
 
 /* Per-run new tasks of each metric of one cell (its campaign.db). */
@@ -59,10 +60,25 @@ struct exp_group {
 	size_t ncov;
 	struct cov_curve *curves; /* one per metric of its program (prog_metrics) */
 	size_t ncurves;
+	/* Coverage of the stopping metric at the budget, per readable cell. */
+	double *cov_final;
+	uint64_t *cov_seeds; /* for pairing */
+	size_t ncov_final;
+	double cov_final_median;
 };
 
 struct exp_compare {
 	const struct exp_group *a, *b;
+	struct stats_mwu mwu;
+	bool paired;
+	struct stats_wilcoxon wsr;
+};
+
+/* Coverage at the budget of the stopping metric: more is better, A12 is
+ * P(a covers more) (docs/experiment.md "Coverage comparisons"). */
+struct exp_cov_compare {
+	const struct exp_group *a, *b;
+	const char *metric;
 	struct stats_mwu mwu;
 	bool paired;
 	struct stats_wilcoxon wsr;
@@ -81,6 +97,8 @@ struct exp_report {
 	size_t ncmp;
 	struct prog_metrics *progs;
 	size_t nprogs;
+	struct exp_cov_compare *ccmp;
+	size_t nccmp;
 };
 
 static void read_budget(struct exp_report *r, const char *spec)
@@ -186,9 +204,14 @@ static void build_groups(struct exp_report *r)
 }
 
 /* The seeds pair when both groups ran the same seeds in the same order. */
+static bool same_seeds(const uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	return na == nb && !memcmp(a, b, na * sizeof(*a));
+}
+
 static bool seeds_pair(const struct exp_group *a, const struct exp_group *b)
 {
-	return a->n == b->n && !memcmp(a->seeds, b->seeds, a->n * sizeof(*a->seeds));
+	return same_seeds(a->seeds, a->n, b->seeds, b->n);
 }
 
 static void build_comparisons(struct exp_report *r)
@@ -293,7 +316,7 @@ static bool in_group(const struct exp_cell_row *c, const struct exp_group *g)
 
 /* A group's curve of metric m over its readable cells. */
 static void group_curve(const struct exp_report *r, const struct cell_cov *cells,
-			const struct exp_group *g, const char *m, struct cov_curve *cv)
+			struct exp_group *g, const char *m, bool cov_final, struct cov_curve *cv)
 {
 	const uint64_t **seeds = xcalloc(r->nrows ? r->nrows : 1, sizeof(*seeds));
 	size_t *len = xcalloc(r->nrows ? r->nrows : 1, sizeof(*len)), n = 0, i, k;
@@ -310,6 +333,17 @@ static void group_curve(const struct exp_report *r, const struct cell_cov *cells
 				len[n] = cells[i].s[k].n;
 			}
 		n++;
+	}
+	if (cov_final) { /* the stopping metric: each seed's coverage at the budget */
+		g->cov_final = xcalloc(n ? n : 1, sizeof(double));
+		g->cov_seeds = xcalloc(n ? n : 1, sizeof(uint64_t));
+		for (i = 0, k = 0; i < r->nrows; i++)
+			if (in_group(&r->rows[i], g) && cells[i].ok)
+				g->cov_seeds[k++] = r->rows[i].seed;
+		for (k = 0; k < n; k++)
+			g->cov_final[k] = stats_coverage_at(seeds[k], len[k], r->budget);
+		g->ncov_final = n;
+		g->cov_final_median = stats_quantile(g->cov_final, n, 0.5);
 	}
 	cv->q1 = xcalloc(B, sizeof(double));
 	cv->median = xcalloc(B, sizeof(double));
@@ -340,8 +374,10 @@ static void build_curves(struct exp_report *r, const char *dir)
 			if (!cells[i].ok)
 				continue;
 			p = prog_of(r, r->rows[i].program);
-			if (!pass && cells[i].stop_metric)
+			if (!pass && cells[i].stop_metric) {
 				add_metric(p, cells[i].stop_metric);
+				p->has_stop = true;
+			}
 			for (k = 0; pass && k < cells[i].ns; k++)
 				add_metric(p, cells[i].s[k].metric);
 		}
@@ -352,7 +388,7 @@ static void build_curves(struct exp_report *r, const char *dir)
 		g->ncurves = p->n;
 		g->curves = xcalloc(p->n ? p->n : 1, sizeof(*g->curves));
 		for (k = 0; k < p->n; k++)
-			group_curve(r, cells, g, p->metric[k], &g->curves[k]);
+			group_curve(r, cells, g, p->metric[k], !k && p->has_stop, &g->curves[k]);
 	}
 	for (i = 0; i < r->nrows; i++) {
 		for (k = 0; k < cells[i].ns; k++) {
@@ -363,6 +399,37 @@ static void build_curves(struct exp_report *r, const char *dir)
 		free(cells[i].stop_metric);
 	}
 	free(cells);
+}
+
+/* Per program, each pair of strategies: coverage of the stopping metric at
+ * the budget. */
+static void build_cov_comparisons(struct exp_report *r)
+{
+	struct exp_cov_compare *c;
+	struct exp_group *a, *b;
+	struct prog_metrics *p;
+	size_t i, j;
+
+	for (i = 0; i < r->ngroups; i++)
+		for (j = i + 1; j < r->ngroups; j++) {
+			a = &r->groups[i];
+			b = &r->groups[j];
+			if (strcmp(a->program, b->program) || !a->ncov_final || !b->ncov_final)
+				continue;
+			p = prog_of(r, a->program);
+			r->ccmp = xrealloc(r->ccmp, (r->nccmp + 1) * sizeof(*r->ccmp));
+			c = &r->ccmp[r->nccmp++];
+			memset(c, 0, sizeof(*c));
+			c->a = a;
+			c->b = b;
+			c->metric = p->metric[0];
+			stats_mann_whitney(a->cov_final, a->ncov_final, b->cov_final, b->ncov_final,
+					   &c->mwu);
+			c->paired = same_seeds(a->cov_seeds, a->ncov_final, b->cov_seeds,
+					       b->ncov_final);
+			if (c->paired)
+				stats_wilcoxon(a->cov_final, b->cov_final, a->ncov_final, &c->wsr);
+		}
 }
 
 int exp_report_load(struct exp_index *x, const char *dir, struct exp_report **out)
@@ -382,6 +449,7 @@ int exp_report_load(struct exp_index *x, const char *dir, struct exp_report **ou
 	build_groups(r);
 	build_comparisons(r);
 	build_curves(r, dir);
+	build_cov_comparisons(r);
 	*out = r;
 	return 0;
 }
@@ -402,12 +470,15 @@ void exp_report_free(struct exp_report *r)
 			free(r->groups[i].curves[j].q3);
 		}
 		free(r->groups[i].curves);
+		free(r->groups[i].cov_final);
+		free(r->groups[i].cov_seeds);
 		free(r->groups[i].runs);
 		free(r->groups[i].secs);
 		free(r->groups[i].seeds);
 	}
 	free(r->groups);
 	free(r->cmp);
+	free(r->ccmp);
 	for (i = 0; i < r->nprogs; i++) {
 		for (j = 0; j < r->progs[i].n; j++)
 			free(r->progs[i].metric[j]);
@@ -477,13 +548,33 @@ void exp_report_text(const struct exp_report *r, FILE *f)
 	for (i = 0; i < r->ngroups; i++)
 		text_group(r, &r->groups[i], f);
 	if (r->ncmp)
-		fprintf(f, "\ncomparisons (runs to first failure; A12 < 0.5: the first finds it "
-			   "sooner):\n");
+		fprintf(f, "\ncomparisons of runs to first failure (fewer is better; A12 = P(the "
+			   "first needs more runs), so A12 < 0.5: the first finds it sooner):\n");
 	for (i = 0; i < r->ncmp; i++) {
 		const struct exp_compare *c = &r->cmp[i];
 
 		fprintf(f, "  %s: %s vs %s: Mann-Whitney U %g, p %.4g; A12 %.3f", c->a->program,
 			c->a->strategy, c->b->strategy, c->mwu.u, c->mwu.p, c->mwu.a12);
+		if (c->paired)
+			fprintf(f, "; Wilcoxon W+ %g (n %zu), p %.4g", c->wsr.w_plus, c->wsr.n,
+				c->wsr.p);
+		fputc('\n', f);
+	}
+	if (r->nccmp)
+		fprintf(f,
+			"\ncomparisons of coverage at the budget (tasks of the stopping metric "
+			"covered by run %llu; more is better; A12 = P(the first covers more), so "
+			"A12 > 0.5: the first covers more):\n",
+			(unsigned long long)r->budget);
+	for (i = 0; i < r->nccmp; i++) {
+		const struct exp_cov_compare *c = &r->ccmp[i];
+
+		fprintf(f,
+			"  %s (%s): %s vs %s: median %g vs %g; Mann-Whitney U %g, p %.4g; A12 "
+			"%.3f",
+			c->a->program, c->metric, c->a->strategy, c->b->strategy,
+			c->a->cov_final_median, c->b->cov_final_median, c->mwu.u, c->mwu.p,
+			c->mwu.a12);
 		if (c->paired)
 			fprintf(f, "; Wilcoxon W+ %g (n %zu), p %.4g", c->wsr.w_plus, c->wsr.n,
 				c->wsr.p);
@@ -522,6 +613,45 @@ void exp_report_csv(const struct exp_report *r, FILE *f)
 		for (k = 0; k < g->ncov; k++)
 			fprintf(f, "%s%s=%g", k ? ";" : "", g->cov[k].name, g->cov[k].mean);
 		fputc('\n', f);
+	}
+}
+
+/* One row per comparison: runs to first failure (fewer is better) and
+ * coverage of the stopping metric at the budget (more is better). */
+void exp_report_comparisons_csv(const struct exp_report *r, FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "program,measure,metric,better,a,b,campaigns_a,campaigns_b,median_a,median_b,"
+		   "mann_whitney_u,mann_whitney_p,a12,a12_means,paired,wilcoxon_w_plus,"
+		   "wilcoxon_n,wilcoxon_p\n");
+	for (i = 0; i < r->ncmp; i++) {
+		const struct exp_compare *c = &r->cmp[i];
+
+		fprintf(f, "%s,runs_to_failure,,fewer,%s,%s,%zu,%zu", c->a->program, c->a->strategy,
+			c->b->strategy, c->a->n, c->b->n);
+		csv_num(f, c->a->runs_q[1] > (double)r->budget ? NAN : c->a->runs_q[1]);
+		csv_num(f, c->b->runs_q[1] > (double)r->budget ? NAN : c->b->runs_q[1]);
+		fprintf(f, ",%g,%g,%g,P(a needs more runs),%d", c->mwu.u, c->mwu.p, c->mwu.a12,
+			c->paired);
+		if (c->paired)
+			fprintf(f, ",%g,%zu,%g\n", c->wsr.w_plus, c->wsr.n, c->wsr.p);
+		else
+			fputs(",,,\n", f);
+	}
+	for (i = 0; i < r->nccmp; i++) {
+		const struct exp_cov_compare *c = &r->ccmp[i];
+
+		fprintf(f, "%s,coverage_at_budget,%s,more,%s,%s,%zu,%zu", c->a->program, c->metric,
+			c->a->strategy, c->b->strategy, c->a->ncov_final, c->b->ncov_final);
+		csv_num(f, c->a->cov_final_median);
+		csv_num(f, c->b->cov_final_median);
+		fprintf(f, ",%g,%g,%g,P(a covers more),%d", c->mwu.u, c->mwu.p, c->mwu.a12,
+			c->paired);
+		if (c->paired)
+			fprintf(f, ",%g,%zu,%g\n", c->wsr.w_plus, c->wsr.n, c->wsr.p);
+		else
+			fputs(",,,\n", f);
 	}
 }
 
@@ -658,6 +788,32 @@ void exp_report_json(const struct exp_report *r, FILE *f)
 		json_kv_bool(&j, "paired", c->paired);
 		json_kv_dbl(&j, "wilcoxon_w_plus", c->paired ? c->wsr.w_plus : NAN);
 		json_kv_dbl(&j, "wilcoxon_p", c->paired ? c->wsr.p : NAN);
+		json_kv_str(&j, "better", "fewer");
+		json_kv_str(&j, "a12_means", "P(a needs more runs to the first failure)");
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_arr_begin(&j, "coverage_comparisons");
+	for (i = 0; i < r->nccmp; i++) {
+		const struct exp_cov_compare *c = &r->ccmp[i];
+
+		json_obj_begin(&j, NULL);
+		json_kv_str(&j, "program", c->a->program);
+		json_kv_str(&j, "metric", c->metric);
+		json_kv_str(&j, "a", c->a->strategy);
+		json_kv_str(&j, "b", c->b->strategy);
+		json_kv_uint(&j, "campaigns_a", c->a->ncov_final);
+		json_kv_uint(&j, "campaigns_b", c->b->ncov_final);
+		json_kv_dbl(&j, "median_a", c->a->cov_final_median);
+		json_kv_dbl(&j, "median_b", c->b->cov_final_median);
+		json_kv_dbl(&j, "mann_whitney_u", c->mwu.u);
+		json_kv_dbl(&j, "mann_whitney_p", c->mwu.p);
+		json_kv_dbl(&j, "a12", c->mwu.a12);
+		json_kv_bool(&j, "paired", c->paired);
+		json_kv_dbl(&j, "wilcoxon_w_plus", c->paired ? c->wsr.w_plus : NAN);
+		json_kv_dbl(&j, "wilcoxon_p", c->paired ? c->wsr.p : NAN);
+		json_kv_str(&j, "better", "more");
+		json_kv_str(&j, "a12_means", "P(a covers more at the budget)");
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -857,6 +1013,52 @@ static void html_coverage(const struct exp_report *r, const struct prog_metrics 
 	fputs("</svg>\n", f);
 }
 
+static void html_cell(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	cs_html_escape(f, s);
+	fputs("</td>", f);
+}
+
+/* The coverage comparisons as a table. */
+static void html_cov_table(const struct exp_report *r, FILE *f)
+{
+	size_t i;
+
+	if (!r->nccmp)
+		return;
+	fprintf(f,
+		"<h2>Coverage at the budget: comparisons</h2>\n<p>Per program and pair of "
+		"strategies, the tasks of the campaigns' stopping metric covered by run %llu "
+		"(a campaign that stopped earlier keeps its last value). More is better: "
+		"&Acirc;12 is the probability that A covers more than B (&gt; 0.5: A covers "
+		"more); Mann-Whitney U two-sided p, and the Wilcoxon signed-rank test when the "
+		"seeds pair.</p>\n<table class=\"coverage-comparisons\" border=\"1\" "
+		"cellpadding=\"3\">\n<tr><th>program</th><th>metric</th><th>A</th><th>B</th>"
+		"<th>median A</th><th>median B</th><th>U</th><th>p</th><th>&Acirc;12</th>"
+		"<th>Wilcoxon W+</th><th>Wilcoxon p</th></tr>\n",
+		(unsigned long long)r->budget);
+	for (i = 0; i < r->nccmp; i++) {
+		const struct exp_cov_compare *c = &r->ccmp[i];
+
+		fputs("<tr>", f);
+		html_cell(f, c->a->program);
+		html_cell(f, c->metric);
+		html_cell(f, c->a->strategy);
+		html_cell(f, c->b->strategy);
+		fprintf(f, "<td>%g</td><td>%g</td><td>%g</td><td>%.4g</td><td>%.3f</td>",
+			c->a->cov_final_median, c->b->cov_final_median, c->mwu.u, c->mwu.p,
+			c->mwu.a12);
+		if (c->paired)
+			fprintf(f, "<td>%g (n %zu)</td><td>%.4g</td>", c->wsr.w_plus, c->wsr.n,
+				c->wsr.p);
+		else
+			fputs("<td>unpaired</td><td></td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 void exp_report_html(const struct exp_report *r, FILE *f)
 {
 	size_t i, j;
@@ -888,6 +1090,7 @@ void exp_report_html(const struct exp_report *r, FILE *f)
 		      f);
 		html_curves(r, r->groups[i].program, f);
 	}
+	html_cov_table(r, f);
 	for (i = 0; i < r->nprogs; i++) {
 		fputs("<h2>Coverage: ", f);
 		cs_html_escape(f, r->progs[i].program);

@@ -25,6 +25,10 @@ int exp_report_load(struct exp_index *x, const char *dir, struct exp_report **ou
 void exp_report_free(struct exp_report *r);
 void exp_report_text(const struct exp_report *r, FILE *f);
 void exp_report_csv(const struct exp_report *r, FILE *f);
+/* One row per comparison of two strategies on a program: runs to the first
+ * failure (measure runs_to_failure, fewer is better) and coverage of the
+ * stopping metric at the budget (coverage_at_budget, more is better). */
+void exp_report_comparisons_csv(const struct exp_report *r, FILE *f);
 void exp_report_json(const struct exp_report *r, FILE *f);
 void exp_report_html(const struct exp_report *r, FILE *f);
 
