@@ -23,6 +23,7 @@ static void experiment_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: concsched experiment run SPEC -o DIR [--shard I/N] [--quiet]\n"
+		"       concsched experiment run --list SPEC [-o DIR] [--shard I/N]\n"
 		"       concsched experiment report DIR [--csv FILE] [--comparisons-csv FILE]\n"
 		"                                       [--json FILE] [--html FILE]\n"
 		"       concsched experiment merge SHARD_DIR... -o DIR\n\n"
@@ -36,6 +37,8 @@ static void experiment_usage(FILE *f)
 		"      --shard I/N   run only the cells whose index %% N == I-1 (I = 1..N),\n"
 		"                    e.g. one Slurm array task or CI matrix job each\n"
 		"  -q, --quiet       no line per cell\n"
+		"  -l, --list        check the SPEC and print its cells (of the shard) with\n"
+		"                    their `concsched run` command lines; runs nothing\n"
 		"report options (text summary on stdout either way):\n"
 		"      --csv FILE    one row per program x strategy (FILE - is stdout)\n"
 		"      --comparisons-csv FILE  one row per program x pair of strategies and\n"
@@ -62,25 +65,80 @@ static int bad_usage(const char *what)
 	return EXIT_USAGE;
 }
 
+/* Print s for a shell: as is when safe, else in single quotes. */
+static void shell_word(const char *s, FILE *f)
+{
+	const char *c;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+			    "_-+=/.,:@%") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (c = s; *c; c++)
+		if (*c == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*c, f);
+	fputc('\'', f);
+}
+
+/* experiment run --list: each cell of the shard and its command line. */
+static int list_cells(const struct exp_spec *s, const struct exp_run_options *o)
+{
+	const char *dir = o->dir ? o->dir : "DIR";
+	size_t i, n = exp_spec_ncells(s), shown = 0;
+	struct exp_cell c;
+	char **argv, **a, *name, *out;
+
+	printf("spec %s: %zu program%s x %zu strateg%s x %zu seed%s = %zu cells\n", s->hash,
+	       s->nprograms, s->nprograms == 1 ? "" : "s", s->nstrategies,
+	       s->nstrategies == 1 ? "y" : "ies", s->nseeds, s->nseeds == 1 ? "" : "s", n);
+	for (i = 0; i < n; i++) {
+		if (!exp_shard_has(o->shard_i, o->shard_n, i))
+			continue;
+		exp_spec_cell(s, i, &c);
+		name = exp_cell_name(s, &c);
+		out = xasprintf("%s/cells/%s", dir, name);
+		argv = exp_cell_argv(s, &c, "concsched", out);
+		printf("cell %zu %s:", i, name);
+		for (a = argv; *a; a++) {
+			fputc(' ', stdout);
+			shell_word(*a, stdout);
+		}
+		fputc('\n', stdout);
+		exp_cell_argv_free(argv);
+		free(out);
+		free(name);
+		shown++;
+	}
+	if (o->shard_n > 1)
+		printf("shard %u/%u: %zu cells\n", o->shard_i, o->shard_n, shown);
+	return 0;
+}
+
 static int experiment_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "shard", required_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "out", required_argument, NULL, 'o' }, { "shard", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },	 { "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },	 { 0 },
 	};
 	struct exp_run_options o = { .shard_i = 1, .shard_n = 1 };
+	bool list = false;
 	struct exp_index *x = NULL;
 	struct exp_spec s;
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:qlh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o.dir = optarg;
+			break;
+		case 'l':
+			list = true;
 			break;
 		case 'S':
 			if (exp_shard_parse(optarg, &o.shard_i, &o.shard_n))
@@ -98,10 +156,15 @@ static int experiment_run(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return bad_usage("experiment run needs one SPEC file");
-	if (!o.dir)
+	if (!o.dir && !list)
 		return bad_usage("experiment run needs -o DIR");
 	if (exp_spec_load(argv[optind], &s))
 		return EXIT_USAGE;
+	if (list) {
+		err = list_cells(&s, &o);
+		exp_spec_free(&s);
+		return err;
+	}
 	err = exp_index_open(o.dir, s.hash, s.canonical, &x);
 	if (!err)
 		err = exp_run_cells(&s, x, &o);
