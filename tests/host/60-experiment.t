@@ -4,7 +4,9 @@
 # the example SPEC of docs/examples end to end, the index, a run killed
 # midway and resumed, bad input, the report (CSV, JSON, HTML; coverage
 # curves checked against the cells' campaign.db, the page rendered in
-# headless chromium), and shards 1/2 + 2/2 merged equal to the unsharded
+# headless chromium; the coverage comparisons of two strategies in text,
+# JSON, --comparisons-csv and HTML), run --list (the study SPECs of
+# docs/studies load), and shards 1/2 + 2/2 merged equal to the unsharded
 # run. Needs root (uprobes).
 # timeout: 300
 source "$(dirname "$0")/../lib.sh"
@@ -14,7 +16,7 @@ need_root
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 T=$(mktemp -d /tmp/cs-experiment-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 48
+plan 63
 
 q() { sqlite3 "$1/experiment.db" "$2"; }
 # cells DIR: the cells' results that do not depend on timing or sharding.
@@ -212,6 +214,67 @@ is "$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["comparisons"]
 	"json: per program a comparison; equal samples: p 1, A12 0.5; seeds pair"
 is "$(grep -o '<polygon class="iqr"[^>]*data-strategy="[^"]*"' "$T/two.html" | sed 's/.*data-strategy=//' | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" \
 	'6 "none" 6 "none-b" ' "html, two strategies: a band polygon per strategy in each coverage SVG"
+
+# Coverage comparisons: the stopping metric's coverage at the budget per
+# program and pair of strategies (more is better), next to the failure ones.
+"$CS" experiment report "$T/two" --comparisons-csv "$T/two-cmp.csv" >"$T/two.txt"
+ok $? "two strategies: report --comparisons-csv"
+like "$(cat "$T/two.txt")" "comparisons of runs to first failure \(fewer is better; A12 = P\(the first needs more runs\)" \
+	"text: the failure comparisons say fewer is better and what A12 is"
+like "$(cat "$T/two.txt")" "comparisons of coverage at the budget \(tasks of the stopping metric covered by run 3; more is better; A12 = P\(the first covers more\)" \
+	"text: the coverage comparisons say more is better and what A12 is"
+like "$(cat "$T/two.txt")" "counter-exit1 \(sp\): none vs none-b: median [0-9.]+ vs [0-9.]+; Mann-Whitney U [0-9.]+, p [0-9.e-]+; A12 [0-9.]+; Wilcoxon W\+ [0-9.]+ \(n [0-9]+\), p " \
+	"text: a coverage comparison line (medians, U, p, A12, Wilcoxon: the seeds pair)"
+is "$(cut -d, -f1-6 "$T/two-cmp.csv" | tr '\n' ' ')" \
+	"program,measure,metric,better,a,b counter,runs_to_failure,,fewer,none,none-b counter-exit1,runs_to_failure,,fewer,none,none-b counter,coverage_at_budget,sp,more,none,none-b counter-exit1,coverage_at_budget,sp,more,none,none-b " \
+	"comparisons csv: both measures per program, the metric and which way is better"
+is "$(awk -F, 'NR > 1 { print $14 }' "$T/two-cmp.csv" | sort -u | tr '\n' '|')" \
+	"P(a covers more)|P(a needs more runs)|" "comparisons csv: a12_means column"
+# The JSON's coverage comparisons against the cells' campaign.db by hand:
+# sp tasks covered by run 3, U, A12 = P(a covers more), the median.
+is "$(python3 - "$T/two" "$T/two.out" <<'PY'
+import json, sqlite3, sys
+j = json.load(open(sys.argv[2]))
+cov = {}
+for c in j["cells"]:
+    db = sqlite3.connect(sys.argv[1] + "/" + c["dir"] + "/campaign.db")
+    v = db.execute("SELECT ifnull(sum(new_tasks), 0) FROM run_new_tasks WHERE metric = 'sp' AND run <= 3").fetchone()[0]
+    cov.setdefault((c["program"], c["strategy"]), []).append(v)
+def med(v):
+    v = sorted(v); n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+bad, out = 0, []
+for x in j["coverage_comparisons"]:
+    a, b = cov[(x["program"], x["a"])], cov[(x["program"], x["b"])]
+    u = sum((p > q) + 0.5 * (p == q) for p in a for q in b)
+    bad += abs(u - x["mann_whitney_u"]) > 1e-9 or abs(u / len(a) / len(b) - x["a12"]) > 1e-9
+    bad += med(a) != x["median_a"] or med(b) != x["median_b"] or not 0 <= x["mann_whitney_p"] <= 1
+    out.append((x["program"], x["metric"], x["a"], x["b"], x["paired"], x["better"],
+                x["wilcoxon_w_plus"] is not None))
+print(bad, out)
+PY
+)" "0 [('counter', 'sp', 'none', 'none-b', True, 'more', True), ('counter-exit1', 'sp', 'none', 'none-b', True, 'more', True)]" \
+	"json: coverage_comparisons (sp at the budget from the cells' campaign.db: U, A12, medians; paired, Wilcoxon)"
+is "$(grep -c '<table class="coverage-comparisons"' "$T/two.html")|$(grep -o '<tr><td>counter[^<]*</td><td>sp</td>' "$T/two.html" | wc -l)" \
+	"1|2" "html: the coverage comparisons table, a row per program"
+
+# run --list: the cells and their command lines, nothing run.
+"$CS" experiment run --list --shard 2/2 "$ROOT/docs/examples/experiment.json" -o "$T/l" >"$T/list"
+is "$?|$(grep -c '^cell ' "$T/list")|$(ls -d "$T/l" 2>/dev/null | wc -l)" "0|2|0" \
+	"run --list --shard 2/2: the shard's 2 cells, no directory made"
+like "$(sed -n 2p "$T/list")" "^cell 1 counter-none-2: concsched run --strategy=none --runs=3 --time=60 --seed=2 --expect-exit=0 --run-timeout=10 --out=$T/l/cells/counter-none-2 -- /.*/programs/counter locked 20\$" \
+	"run --list: a cell's command line"
+"$CS" experiment run --list "$T/bad.json" >/dev/null 2>"$T/err"
+is "$?|$(wc -l <"$T/err")" "2|1" "run --list of a bad spec: one line, exit 2"
+# The study SPECs of docs/studies load (run later, in the VM).
+for sp in tsa:120:"--strategy=tsa --estimate-runs 1 --runs=12 --time=300 --seed=1 .*--vm .* -- /.*/study_list" \
+	noise:162:"--strategy=random-all@150/sleep:2000-20000,ht --runs=30 --seed=1 .*--run-timeout=3 --access --vm .* -- /.*/race_torn_pair"; do
+	IFS=: read -r name ncells want <<<"$sp"
+	"$CS" experiment run --list "$ROOT/docs/studies/experiment-$name.json" >"$T/list" 2>"$T/err"
+	is "$?|$(grep -c '^cell ' "$T/list")|$(head -1 "$T/list" | sed 's/.*= //')" "0|$ncells|$ncells cells" \
+		"docs/studies/experiment-$name.json loads: $ncells cells"
+	like "$(sed -n 2p "$T/list")" "$want" "docs/studies/experiment-$name.json: the first cell's command line"
+done
 
 # Shards 1/2 and 2/2 merged equal the unsharded run's cells.
 "$CS" experiment run "$ROOT/docs/examples/experiment.json" -o "$T/s1" --shard 1/2 -q &&
