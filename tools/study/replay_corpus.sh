@@ -18,7 +18,9 @@
 # svall = noise at accesses: sharedVar-all@500/sleep:200 --access), RC_SEED
 # (default 1), RC_TIMEOUT (the VM's limit in seconds, default 3000),
 # RC_OPTS (more `run` options, e.g. "--run-timeout 3": a hang's first run
-# otherwise waits the default 30 s, and so does each replay of it).
+# otherwise waits the default 30 s, and so does each replay of it), RC_KEEP
+# (a host folder: the campaign of every failure that replayed less than
+# 10/10 is copied there, for a look).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cs=${CONCSCHED:-$root/build/concsched}
@@ -58,6 +60,11 @@ for p in $progs; do
 			after=-
 			[ -n \"\$m\" ] && after=\$($cs report \$c --schedule \$m 2>/dev/null | sed -n '1s/.* \\([0-9]*\\) preemptions\$/\\1/p')
 			echo \"\$n \$s run \$r: \${kind:-?} replayed \${k:-?}/10, preemptions \${pre:-?} -> \$after\"
+			[ \"\${k:-0}\" = 10 ] || cp -r \$c /out/keep-\$n-\$(echo \$s | tr -d :)-\$r
 		done
 	done
 done" 2>"$out/vm.err" || { echo "VM: $(tail -3 "$out/vm.err")" >&2; exit 1; }
+if [ -n "${RC_KEEP:-}" ]; then
+	mkdir -p "$RC_KEEP"
+	for k in "$out"/keep-*; do [ -e "$k" ] && cp -r "$k" "$RC_KEEP/"; done
+fi
