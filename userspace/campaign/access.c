@@ -525,10 +525,13 @@ static int on_alloc(void *ctx, void *data, size_t len)
 
 static const struct heap_block *block_of(struct access_run *ar, uint64_t addr)
 {
-	size_t lo = 0, hi = ar->nblocks;
+	size_t lo = 0, hi;
 
+	/* The blocks allocated up to now first: an access right after its
+	 * block's allocation must find it (the bound is taken after). */
 	if (ar->alloc_rb)
 		ring_buffer__consume(ar->alloc_rb);
+	hi = ar->nblocks;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
