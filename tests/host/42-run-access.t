@@ -13,7 +13,7 @@ need_root
 P=$PROGS/counter
 [ -x "$P" ] && [ -x "$PROGS/accesses" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 27
+plan 28
 T=$(mktemp -d /tmp/cs-access-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -79,6 +79,14 @@ is "$?" 0 "an --access run replays (it passed: exit 0)"
 is "$(jget "$T/acc.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
 	"acc_array,acc_counter,acc_written" \
 	"accesses: plain stores and counter++ race; atomics, reads and stacks do not"
+# A heap block written right after its allocation (race_uaf's session:
+# main stores its magic at once) is found shared: the user reads it, the
+# closer writes it, with no lock. The first access used to miss its block.
+"$CS" run -s none --access -n 1 -o "$T/uaf" -- "$PROGS/race_uaf" >/dev/null 2>&1
+"$CS" report "$T/uaf" --json >"$T/uaf.json"
+is "$(jget "$T/uaf.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
+	"current,first_running,heap block allocated at main+0x12 (race_uaf.c:78)" \
+	"race_uaf: the session (a heap block named by its calloc) races, as do current and first_running"
 "$CS" run -s none --sites-include 'x*' -n 1 -o "$T/bad1" -- "$P" racy 2>"$T/err"
 is "$?" 2 "--sites-include without --access: usage error"
 "$CS" run -s none --metric map -n 1 -o "$T/bad2" -- "$P" racy 2>"$T/err"
