@@ -4,13 +4,14 @@
  * 127.0.0.1:PORT with a latent race, the target of `concsched attach`
  * (tests/vm/55-attach.t). Each connection gets a handler thread, which
  * takes a slot in a shared connection table by a check-then-act: it finds
- * the first free slot (check), logs the choice in an in-memory log under
- * a mutex, then takes the slot (act: its user count goes up). Two handlers
- * that both see the slot free take it both: the count check after the act
- * prints "RACE: slot N taken by 2 connections" on stderr (the server goes
- * on serving). The window between check and act is a mutex lock/unlock, a
- * few hundred nanoseconds: under a light load handlers almost never meet
- * there; a pause at that lock request opens it.
+ * the first free slot (check, without a lock), then, under the mutex of
+ * an in-memory log, logs the choice and takes the slot (act: its user
+ * count goes up). Two handlers that both see the slot free take it both:
+ * the count check after the act prints "RACE: slot N taken by 2
+ * connections" on stderr (the server goes on serving). The window between
+ * check and act is the mutex lock request, a few tens of nanoseconds:
+ * under a light load handlers almost never meet there; a pause at that
+ * lock request opens it.
  *
  * A request is one line; the reply is "OK slot N\n". The server exits
  * after MAXCONN connections (0: no limit) or on SIGTERM/SIGINT, printing
@@ -38,6 +39,7 @@ struct slot {
 static struct slot table[SLOTS];
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static char log_ring[LOGN][48];
+static int log_slot[LOGN];
 static unsigned log_next;
 static volatile sig_atomic_t stop;
 static long races, served; /* atomic */
@@ -47,11 +49,19 @@ static void on_signal(int sig)
 	stop = sig;
 }
 
-static void log_line(int fd, int slot)
+/* Act, under the log's lock: log the choice and take the slot. The line
+ * is made before the check: the window between the check and the act is
+ * the lock request. Returns the slot's users now. */
+static int take(const char *line, int slot)
 {
+	int n;
+
 	pthread_mutex_lock(&log_lock);
-	snprintf(log_ring[log_next++ % LOGN], sizeof(log_ring[0]), "fd %d -> slot %d", fd, slot);
+	memcpy(log_ring[log_next % LOGN], line, sizeof(log_ring[0]));
+	log_slot[log_next++ % LOGN] = slot;
+	n = __atomic_add_fetch(&table[slot].users, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&log_lock);
+	return n;
 }
 
 /* Check: the first free slot, read without a lock. */
@@ -68,14 +78,13 @@ __attribute__((noinline)) static int find_free(void)
 static void *handler(void *arg)
 {
 	int fd = (int)(long)arg, slot, n;
-	char buf[128];
+	char buf[128], line[48];
 
+	snprintf(line, sizeof(line), "connection on fd %d", fd);
 	slot = find_free();
 	if (slot >= 0) {
-		log_line(fd, slot);
-		/* Act: take it. More than one user means two handlers both saw
-		 * it free. */
-		n = __atomic_add_fetch(&table[slot].users, 1, __ATOMIC_SEQ_CST);
+		/* More than one user: two handlers both saw it free. */
+		n = take(line, slot);
 		if (n > 1) {
 			__atomic_add_fetch(&races, 1, __ATOMIC_RELAXED);
 			fprintf(stderr, "RACE: slot %d taken by %d connections\n", slot, n);

@@ -230,9 +230,8 @@ static int proc_take(struct attach *a, pid_t pid)
 			return n;
 		}
 	}
-	if (a->pid == 0 || cs_verbose)
-		fprintf(stderr, "concsched: attached to pid %d (%s)%s\n", (int)pid, p->comm,
-			a->steer ? ", its threads in SCHED_EXT" : "");
+	fprintf(stderr, "concsched: attached to pid %d (%s)%s\n", (int)pid, p->comm,
+		a->steer ? ", its threads in SCHED_EXT" : "");
 	return 0;
 }
 
@@ -779,8 +778,8 @@ static void report_text(struct attach *a, FILE *f)
 		fprintf(f, ": observed only\n");
 	if (a->steer)
 		fprintf(f,
-			"threads: %zu switched to SCHED_EXT, %zu restored, %zu created meanwhile "
-			"reset to SCHED_OTHER, %zu gone\n",
+			"threads: %zu in SCHED_EXT in the window; at detach %zu restored, %zu "
+			"created meanwhile reset to SCHED_OTHER, %zu exited before\n",
 			a->ps.nthreads, a->ps.restored, a->ps.reset, a->ps.gone);
 	if (a->check)
 		fprintf(f, "checks: %u run, %u failed\n", a->checks, a->checks_failed);
