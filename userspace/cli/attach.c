@@ -248,8 +248,7 @@ static void scan(struct attach *a)
 	else if (a->cgroup)
 		n = procsel_by_cgroup(a->cgroup, &pids);
 	for (i = 0; i < n; i++)
-		if (pids[i] != getpid() || !was_refused(a, pids[i]))
-			proc_take(a, pids[i]);
+		proc_take(a, pids[i]); /* a refusal is printed once */
 	free(pids);
 	for (i = 0; i < a->nprocs; i++) {
 		struct attach_proc *p = &a->procs[i];
