@@ -12,7 +12,7 @@ need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 45
+plan 51
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -67,19 +67,27 @@ wait $ld
 is "$?" 0 "duration: the server answers afterwards"
 
 # JSON and SIGINT.
-timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/j.json" 2>"$tmp/err" &
+timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
 cs=$!
 for i in $(seq 100); do grep -q attached "$tmp/err" && break; sleep 0.1; done
+"$PROGS/tcp_load" $port 1 20 10 >/dev/null
 kill -INT $cs
 wait $cs
 is "$?" 0 "SIGINT: exit 0"
 like "$(cat "$tmp/j.json")" '"end": "signal"' "SIGINT: the window ended on the signal"
 like "$(cat "$tmp/j.json")" '"schema": "concsched.attach/1"' "--json: the schema"
+"$CS" report "$tmp/camp" >"$tmp/rep" 2>&1
+is "$?" 0 "-o DIR: report reads the window's campaign"
+like "$(cat "$tmp/rep")" "runs: +1 \(pass 1\)" "-o DIR: one run, passed"
+like "$(cat "$tmp/rep")" "sp +[1-9][0-9]* tasks" "-o DIR: its coverage"
+bad "-o DIR holding a campaign" "already holds a campaign" -p $srv -s none -o "$tmp/camp"
 
 # A failed --check ends the window with its output.
 timeout 60 "$CS" attach -p $srv -s none --duration 30 --check "echo sick; exit 3" \
-	--check-every 0.3 >"$tmp/out" 2>"$tmp/err"
+	--check-every 0.3 -o "$tmp/camp2" >"$tmp/out" 2>"$tmp/err"
 is "$?" 1 "check: exit 1"
+"$CS" report "$tmp/camp2" >"$tmp/rep" 2>&1
+like "$(cat "$tmp/rep")" "run 1: check-failed: --check failed with exit status 3" "check: stored as the run's failure"
 like "$(cat "$tmp/out")" "ended: --check failed with exit status 3" "check: the reason"
 like "$(cat "$tmp/err")" "sick" "check: its output"
 kill $srv
@@ -90,8 +98,8 @@ srv $((port + 1))
 (sleep 1.5; kill -SEGV $srv) &
 timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
 is "$?" 1 "crash: exit 1"
+{ wait $srv; } 2>/dev/null
 like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
-wait $srv 2>/dev/null
 
 # The target's exit.
 srv $((port + 2)) 2

@@ -29,6 +29,8 @@
 
 #include "cli/commands.h"
 #include "campaign/onerun.h"
+#include "campaign/run_sites.h"
+#include "campaign/store.h"
 #include "coverage/coverage.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
@@ -84,7 +86,7 @@ struct attach_delay {
 struct attach {
 	/* options */
 	pid_t pid;
-	const char *comm, *cgroup, *spec, *check, *out_path;
+	const char *comm, *cgroup, *spec, *check, *dir;
 	double duration_s, check_every_s, epoch_s;
 	bool json, allow_other;
 	uint64_t seed;
@@ -121,6 +123,8 @@ struct attach {
 	char *check_output;
 	int check_status;
 	/* results */
+	struct store *st; /* -o DIR: the window as a campaign of one run */
+	int64_t started_ns;
 	struct syncov_run run;
 	uint64_t stats[CS_SSTAT__COUNT];
 	struct cs_sched_stats sstats;
@@ -159,7 +163,8 @@ static void usage(FILE *f)
 		"  --check-every SEC      (default 5)\n"
 		"  --allow-other-users    also processes of other users than the invoking one\n"
 		"  --json                 machine-readable output (docs/attach.md)\n"
-		"  -o, --output FILE      write the report to FILE instead of stdout\n"
+		"  -o, --out DIR          also store the window as a campaign of one run in DIR\n"
+		"                         (concsched report DIR)\n"
 		"  -h, --help             this text\n\n"
 		"Refused, one line each: PID 1, kernel threads, concsched itself, processes of\n"
 		"other users (without --allow-other-users).\n\n"
@@ -886,26 +891,149 @@ static void report_json(struct attach *a, FILE *f)
 	json_end(&j);
 }
 
-static int attach_report(struct attach *a)
+static void attach_report(struct attach *a)
 {
-	FILE *f = stdout;
-
-	if (a->out_path) {
-		f = fopen(a->out_path, "w");
-		if (!f) {
-			cs_err("cannot write %s: %s", a->out_path, strerror(errno));
-			return -errno;
-		}
-	}
 	if (a->json)
-		report_json(a, f);
+		report_json(a, stdout);
 	else
-		report_text(a, f);
-	if (f != stdout && fclose(f)) {
-		cs_err("cannot write %s: %s", a->out_path, strerror(errno));
-		return -EIO;
+		report_text(a, stdout);
+	fflush(stdout);
+}
+
+/* ---- -o DIR: the window as a campaign of one run (docs/store.md) ------------------------- */
+
+static char *proc_args_json(pid_t pid)
+{
+	char path[64], *buf;
+	struct json_mem m;
+	size_t len = 0, i;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	buf = read_file(path, &len);
+	json_mem_open(&m);
+	json_arr_begin(&m.j, NULL);
+	/* argv[1..], NUL-separated */
+	for (i = buf ? strlen(buf) + 1 : 0; buf && i < len; i += strlen(buf + i) + 1)
+		json_kv_str(&m.j, NULL, buf + i);
+	json_arr_end(&m.j);
+	free(buf);
+	return json_mem_close(&m);
+}
+
+static char *campaign_json(const struct attach *a)
+{
+	struct json_mem m;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_str(&m.j, "strategy", a->spec);
+	json_kv_str(&m.j, "serial", "off");
+	json_kv_bool(&m.j, "attach", true);
+	if (a->pid)
+		json_kv_int(&m.j, "pid", a->pid);
+	json_kv_str(&m.j, "comm", a->comm);
+	json_kv_str(&m.j, "cgroup", a->cgroup);
+	json_kv_dbl(&m.j, "duration_s", a->duration_s);
+	json_kv_dbl(&m.j, "epoch_s", a->epoch_s);
+	json_kv_str(&m.j, "check", a->check);
+	json_obj_end(&m.j);
+	return json_mem_close(&m);
+}
+
+/* Created before the window, so a bad DIR is refused before anything is
+ * attached. The program is the first selected process's, when known. */
+static int store_start(struct attach *a)
+{
+	struct store_campaign info = { 0 };
+	char exe[64], path[PATH_MAX], hash[17];
+	pid_t first = a->pid;
+	pid_t *pids = NULL;
+	ssize_t n;
+	int err;
+
+	if (!first && a->comm && procsel_by_comm(a->comm, &pids))
+		first = pids[0] == getpid() && pids[1] ? pids[1] : pids[0];
+	else if (!first && a->cgroup && procsel_by_cgroup(a->cgroup, &pids))
+		first = pids[0];
+	free(pids);
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)first);
+	n = first ? readlink(exe, path, sizeof(path) - 1) : -1;
+	if (n > 0) {
+		path[n] = 0;
+		info.program = path;
+		if (!file_hash_hex(path, hash))
+			info.binary_hash = hash;
+		info.args_json = proc_args_json(first);
 	}
-	return 0;
+	info.strategy = (char *)a->spec;
+	info.config_json = campaign_json(a);
+	info.metric = "sp";
+	info.seed = a->seed;
+	info.where = getenv("CONCSCHED_VM") ? "vm" : "native";
+	err = store_create(a->dir, &info, &a->st);
+	free(info.args_json);
+	free(info.config_json);
+	return err;
+}
+
+static void store_window(struct attach *a)
+{
+	struct store_run_info ri = { .seed = a->seed, .started_ns = a->started_ns };
+	struct store_run_result res = { .outcome = "pass", .exit_status = 0 };
+	struct json_mem m;
+	int64_t index;
+	char *cfg;
+	size_t i;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_str(&m.j, "strategy", a->spec);
+	json_kv_uint(&m.j, "seed", a->seed);
+	json_kv_uint(&m.j, "epochs", a->epochs);
+	json_kv_uint(&m.j, "points", a->points);
+	json_kv_uint(&m.j, "delays", a->ndelayed);
+	json_arr_begin(&m.j, "pids");
+	for (i = 0; i < a->nprocs; i++)
+		json_kv_int(&m.j, NULL, a->procs[i].pid);
+	json_arr_end(&m.j);
+	json_obj_end(&m.j);
+	cfg = json_mem_close(&m);
+	ri.strategy_config_json = cfg;
+	if (store_begin_run(a->st, &ri, &index)) {
+		cs_err("cannot store the window: %s", store_errmsg(a->st));
+		free(cfg);
+		return;
+	}
+	for (i = 0; i < a->run.tasks.n; i++) {
+		const struct syncov_task *t = &a->run.tasks.tasks[i];
+		char *k = run_store_key(a->st, t->key);
+
+		store_cover_task(a->st, syncov_metric_name(t->metric), k, t->hits);
+		free(k);
+	}
+	if (a->end == END_CRASH || a->end == END_CHECK) {
+		res.outcome = a->end == END_CRASH ? "signal" : "check-failed";
+		res.summary = a->end_text;
+		store_record_failure(a->st, res.outcome, a->end_text, a->check_output, NULL, 0);
+	} else {
+		res.summary = a->end_text;
+	}
+	for (i = 0; i < a->nprocs; i++) {
+		const struct attach_proc *p = &a->procs[i];
+
+		if (!p->gone || !p->have_code)
+			continue;
+		res.exit_status = WIFSIGNALED(p->exit_code) ? -1 : WEXITSTATUS(p->exit_code);
+		res.signal = WIFSIGNALED(p->exit_code) ? WTERMSIG(p->exit_code) : 0;
+	}
+	res.duration_ns = (int64_t)(a->t1 - a->t0);
+	if (a->check_output) {
+		res.out = a->check_output;
+		res.out_len = strlen(a->check_output);
+	}
+	if (store_end_run(a->st, &res))
+		cs_err("cannot store the window: %s", store_errmsg(a->st));
+	free(cfg);
 }
 
 /* ---- command ---------------------------------------------------------------------------- */
@@ -924,7 +1052,7 @@ static int parse_args(struct attach *a, int argc, char **argv)
 		{ "check-every", required_argument, NULL, 'K' },
 		{ "allow-other-users", no_argument, NULL, 'u' },
 		{ "json", no_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -995,7 +1123,7 @@ static int parse_args(struct attach *a, int argc, char **argv)
 			a->json = true;
 			break;
 		case 'o':
-			a->out_path = optarg;
+			a->dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1077,6 +1205,8 @@ int cmd_attach(int argc, char **argv)
 	}
 	if (!a.pid && launch_resolve_user(NULL, &a.uid, &gid, &drop))
 		goto out;
+	if (a.dir && store_start(&a))
+		goto out;
 	if (a.steer && access("/sys/kernel/sched_ext/state", R_OK)) {
 		cs_err("this kernel has no sched_ext, which --strategy %s needs: run attach in "
 		       "the sched_ext VM (concsched vm) or use --strategy none",
@@ -1091,6 +1221,7 @@ int cmd_attach(int argc, char **argv)
 	site_resolver_init(&a.res);
 	err = attach_setup(&a);
 	a.t0 = now_ns();
+	a.started_ns = (int64_t)now_realtime_ns();
 	if (!err)
 		attach_loop(&a);
 	else
@@ -1099,9 +1230,10 @@ int cmd_attach(int argc, char **argv)
 		epoch_end(&a);
 	attach_detach(&a);
 	if (!err) {
-		ret = attach_report(&a)				 ? EXIT_USAGE
-		      : a.end == END_CRASH || a.end == END_CHECK ? 1
-								 : 0;
+		if (a.st)
+			store_window(&a);
+		attach_report(&a);
+		ret = a.end == END_CRASH || a.end == END_CHECK ? 1 : 0;
 	}
 	syncov_run_free(&a.run);
 	if (a.rb)
@@ -1117,6 +1249,7 @@ int cmd_attach(int argc, char **argv)
 	free(a.refused);
 	free(a.check_output);
 out:
+	store_close(a.st);
 	strategy_free(a.strat);
 	return ret;
 }
