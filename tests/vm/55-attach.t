@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 28
+plan 34
 
 work=$(mktemp -d /tmp/attach.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -47,9 +47,10 @@ echo "races \$(grep -c RACE /tmp/srv.err)"
 echo "== attach"
 \$P/tcp_load 7700 2 1000 20 >/tmp/load.out &
 ld=\$!
-"$CS" attach -p \$srv -s random --seed 1 --duration 20 --check "\$P/tcp_load 7700 1 1 0" --check-every 2 >/tmp/att.out 2>/tmp/att.err
+"$CS" attach -p \$srv -s random --seed 1 --duration 20 --check "\$P/tcp_load 7700 1 1 0" --check-every 2 -o /tmp/camp >/tmp/att.out 2>/tmp/att.err
 echo "attach_rc \$?"
 cat /tmp/att.out
+"$CS" report /tmp/camp | grep -E "^runs:"
 wait \$ld
 cat /tmp/load.out
 echo "races \$(grep -c RACE /tmp/srv.err)"
@@ -105,6 +106,24 @@ echo "attach_rc \$?"
 grep -c "attached to pid \$srv3 (tcp_table)" /tmp/att.out
 echo "classes \$(classes \$srv3)"
 kill \$srv3
+echo "== cgroup"
+cg=/sys/fs/cgroup/cs-attach
+mkdir -p \$cg
+\$P/tcp_table 7703 0 >/dev/null 2>&1 &
+srv4=\$!
+echo \$srv4 >\$cg/cgroup.procs
+"$CS" attach --cgroup \$cg --duration 60 >/tmp/att.out 2>&1 &
+cs=\$!
+attached /tmp/att.out
+\$P/tcp_load 7703 1 20 10 >/dev/null
+echo "during \$(classes \$srv4)"
+kill -INT \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep -c "attached to pid \$srv4 (tcp_table)" /tmp/att.out
+grep ended /tmp/att.out
+echo "classes \$(classes \$srv4)"
+kill \$srv4
 echo "== refuse"
 "$CS" attach -p 1 --duration 1 2>&1; echo "rc \$?"
 "$CS" attach -p 2 --duration 1 2>&1; echo "rc \$?"
@@ -130,6 +149,7 @@ r=$(printf '%s\n' "$s" | sed -n 's/^races //p')
 ok "$([ "${r:-0}" -gt 0 ]; echo $?)" "attach: the race shows ($r times)"
 like "$s" "classes 0/0:[0-9]+ $" "attach: after detach every thread is SCHED_OTHER, not in sched_ext"
 like "$s" "ok 5 failed 0" "attach: the server answers after detach"
+like "$s" "runs: +1 \(pass 1\)" "attach: -o DIR stores the window as a run"
 s=$(section "$o" sigterm)
 like "$s" "during 7/1:[0-9]+ $" "sigterm: threads in sched_ext during the window"
 like "$s" "attach_rc 0" "sigterm: exit status 0"
@@ -148,6 +168,12 @@ like "$s" "during 7/1:" "comm: a process starting later is switched into sched_e
 like "$s" "attach_rc 0" "comm: exit status 0"
 like "$s" "^1$" "comm: it was picked up"
 like "$s" "classes 0/0:[0-9]+ $" "comm: and restored"
+s=$(section "$o" cgroup)
+like "$s" "during 7/1:" "cgroup: its process is switched into sched_ext"
+like "$s" "attach_rc 0" "cgroup: exit status 0"
+like "$s" "^1$" "cgroup: it was attached"
+like "$s" "ended: stopped by signal 2" "cgroup: Ctrl-C ends the window"
+like "$s" "classes 0/0:[0-9]+ $" "cgroup: and restored"
 s=$(section "$o" refuse)
 like "$s" "pid 1 \(.*\): refusing to steer init" "refuse: PID 1"
 like "$s" "pid 2 \(kthreadd\): refusing to steer a kernel thread" "refuse: a kernel thread"

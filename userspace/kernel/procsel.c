@@ -282,11 +282,51 @@ int procsel_switch(struct procsel *s, pid_t pid, int policy)
 	return n || !err ? n : err;
 }
 
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], *buf, *p;
+	int ppid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	buf = read_file(path, NULL);
+	p = buf ? strrchr(buf, ')') : NULL;
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	free(buf);
+	return (pid_t)ppid;
+}
+
+/* Processes forked by the switched ones (and theirs) during the window:
+ * they inherited the class; their threads are reset like new threads. */
+static void add_descendants(struct procsel *s)
+{
+	size_t before;
+	int rounds = 0;
+
+	do {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		before = s->npids;
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			pid_t pid = dir_pid(de->d_name);
+
+			if (pid && !procsel_has(s, pid) && procsel_has(s, parent_of(pid)))
+				pid_add(&s->pids, &s->npids, pid);
+		}
+		closedir(d);
+	} while (s->npids != before && ++rounds < 8);
+}
+
 void procsel_restore(struct procsel *s, int policy)
 {
 	struct sched_param zero = { 0 };
 	size_t i;
 
+	if (s->npids)
+		add_descendants(s);
 	for (i = 0; i < s->npids; i++) {
 		char path[64];
 		struct dirent *de;

@@ -49,7 +49,8 @@ bool procsel_has(const struct procsel *s, pid_t pid);
  * -errno when none could be (printed with -v). */
 int procsel_switch(struct procsel *s, pid_t pid, int policy);
 /* Put every thread back: a thread we switched gets its old policy, a
- * thread of a switched process still in `policy` gets SCHED_OTHER. */
+ * thread of a switched process, or of a process it forked meanwhile,
+ * still in `policy` gets SCHED_OTHER. */
 void procsel_restore(struct procsel *s, int policy);
 void procsel_free(struct procsel *s);
 
