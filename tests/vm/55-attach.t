@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 34
+plan 39
 
 work=$(mktemp -d /tmp/attach.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -61,10 +61,24 @@ echo "== sigterm"
 cs=\$!
 attached /tmp/att.out
 echo "during \$(classes \$srv)"
+echo "init_during \$(classes 1)"
 kill -TERM \$cs
 wait \$cs
 echo "attach_rc \$?"
 grep ended /tmp/att.out
+echo "classes \$(classes \$srv)"
+echo "== stopped"
+"$CS" attach -p \$srv -s rnd-s100:1 --duration 60 >/tmp/att.out 2>&1 &
+cs=\$!
+attached /tmp/att.out
+kill -STOP \$cs
+\$P/tcp_load 7700 2 5 10
+kill -CONT \$cs
+sleep 0.5
+kill -TERM \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep -E "^strategy" /tmp/att.out
 echo "classes \$(classes \$srv)"
 echo "== kill9"
 "$CS" attach -p \$srv -s random --duration 60 >/tmp/att.out 2>&1 &
@@ -93,14 +107,15 @@ wait \$cs
 echo "attach_rc \$?"
 grep -E "ended|exited" /tmp/att.out
 echo "== comm"
-"$CS" attach --comm tcp_table --duration 6 >/tmp/att.out 2>&1 &
+"$CS" attach --comm tcp_table --duration 60 >/tmp/att.out 2>&1 &
 cs=\$!
-sleep 1.5
+attached /tmp/att.out
 \$P/tcp_table 7702 0 >/dev/null 2>&1 &
 srv3=\$!
-sleep 1.5
+wait_for "grep -q 'attached to pid \$srv3 ' /tmp/att.out" 100
 \$P/tcp_load 7702 1 20 10 >/dev/null
 echo "during \$(classes \$srv3)"
+kill -TERM \$cs
 wait \$cs
 echo "attach_rc \$?"
 grep -c "attached to pid \$srv3 (tcp_table)" /tmp/att.out
@@ -155,6 +170,12 @@ like "$s" "during 7/1:[0-9]+ $" "sigterm: threads in sched_ext during the window
 like "$s" "attach_rc 0" "sigterm: exit status 0"
 like "$s" "ended: stopped by signal 15" "sigterm: the window ended on the signal"
 like "$s" "classes 0/0:[0-9]+ $" "sigterm: every thread back to SCHED_OTHER"
+like "$(section "$o" sigterm)" "init_during 0/0:1 $" "sigterm: meanwhile PID 1 stays out of sched_ext"
+s=$(section "$o" stopped)
+like "$s" "ok 10 failed 0" "stopped: with attach stopped, the watchdog lets parked threads go: served"
+like "$s" "attach_rc 0" "stopped: attach goes on afterwards"
+like "$s" "[1-9][0-9]* watchdog releases" "stopped: the watchdog released them"
+like "$s" "classes 0/0:[0-9]+ $" "stopped: and restored"
 s=$(section "$o" kill9)
 like "$s" "during 7/1:" "kill9: threads in sched_ext before the kill"
 like "$s" "state disabled" "kill9: sched_ext disabled after kill -9 of attach"
