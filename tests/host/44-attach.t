@@ -12,7 +12,7 @@ need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 51
+plan 52
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -88,6 +88,7 @@ timeout 60 "$CS" attach -p $srv -s none --duration 30 --check "echo sick; exit 3
 is "$?" 1 "check: exit 1"
 "$CS" report "$tmp/camp2" >"$tmp/rep" 2>&1
 like "$(cat "$tmp/rep")" "run 1: check-failed: --check failed with exit status 3" "check: stored as the run's failure"
+like "$(cat "$tmp/rep")" "window of concsched attach.*not replayable" "check: report offers no replay of a window"
 like "$(cat "$tmp/out")" "ended: --check failed with exit status 3" "check: the reason"
 like "$(cat "$tmp/err")" "sick" "check: its output"
 kill $srv
