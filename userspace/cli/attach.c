@@ -328,6 +328,20 @@ static struct strat_thread *thread_of(struct attach *a, uint32_t pid, uint32_t t
 	return t;
 }
 
+/* A service may create a thread per request: the table keeps the live
+ * ones only (no strategy keeps a thread across its exit). */
+static void thread_gone(struct attach *a, uint32_t tid)
+{
+	struct strat_run *sr = &a->sr;
+	size_t i;
+
+	for (i = 0; i < sr->nthreads; i++)
+		if (sr->threads[i].tid == tid) {
+			sr->threads[i] = sr->threads[--sr->nthreads];
+			return;
+		}
+}
+
 static void release(struct attach *a, uint32_t tid)
 {
 	policy_release(a->pol, tid);
@@ -441,6 +455,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		p->have_code = true;
 		p->exit_code = (int)e->exit_code;
 	}
+	if (e->op == CS_OP_EXIT)
+		thread_gone(a, e->tid);
 	if (a->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op)) {
 		if (p && a->end == END_NONE)
 			on_parked(a, e);
