@@ -13,7 +13,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 39
+plan 40
 
 work=$(mktemp -d /tmp/attach.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -51,26 +51,27 @@ ld=\$!
 echo "attach_rc \$?"
 cat /tmp/att.out
 "$CS" report /tmp/camp | grep -E "^runs:"
+echo "state_after \$(cat /sys/kernel/sched_ext/state)"
 wait \$ld
 cat /tmp/load.out
 echo "races \$(grep -c RACE /tmp/srv.err)"
 echo "classes \$(classes \$srv)"
 \$P/tcp_load 7700 1 5 0
 echo "== sigterm"
-"$CS" attach -p \$srv -s random --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach -p \$srv -s random --duration 60 >/tmp/att-sigterm.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-sigterm.out
 echo "during \$(classes \$srv)"
 echo "init_during \$(classes 1)"
 kill -TERM \$cs
 wait \$cs
 echo "attach_rc \$?"
-grep ended /tmp/att.out
+grep ended /tmp/att-sigterm.out
 echo "classes \$(classes \$srv)"
 echo "== stopped"
-"$CS" attach -p \$srv -s rnd-s100:1 --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach -p \$srv -s rnd-s100:1 --duration 60 >/tmp/att-stopped.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-stopped.out
 kill -STOP \$cs
 \$P/tcp_load 7700 2 5 10
 kill -CONT \$cs
@@ -78,12 +79,12 @@ sleep 0.5
 kill -TERM \$cs
 wait \$cs
 echo "attach_rc \$?"
-grep -E "^strategy" /tmp/att.out
+grep -E "^strategy" /tmp/att-stopped.out
 echo "classes \$(classes \$srv)"
 echo "== kill9"
-"$CS" attach -p \$srv -s random --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach -p \$srv -s random --duration 60 >/tmp/att-kill9.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-kill9.out
 \$P/tcp_load 7700 2 50 10 >/dev/null &
 ld=\$!
 sleep 1
@@ -99,26 +100,26 @@ echo "== exit"
 \$P/tcp_table 7701 3 >/dev/null 2>&1 &
 srv2=\$!
 sleep 0.3
-"$CS" attach -p \$srv2 -s random --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach -p \$srv2 -s random --duration 60 >/tmp/att-exit.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-exit.out
 \$P/tcp_load 7701 1 3 0 >/dev/null
 wait \$cs
 echo "attach_rc \$?"
-grep -E "ended|exited" /tmp/att.out
+grep -E "ended|exited" /tmp/att-exit.out
 echo "== comm"
-"$CS" attach --comm tcp_table --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach --comm tcp_table --duration 60 >/tmp/att-comm.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-comm.out
 \$P/tcp_table 7702 0 >/dev/null 2>&1 &
 srv3=\$!
-wait_for "grep -q 'attached to pid \$srv3 ' /tmp/att.out" 100
+wait_for "grep -q 'attached to pid \$srv3 ' /tmp/att-comm.out" 100
 \$P/tcp_load 7702 1 20 10 >/dev/null
 echo "during \$(classes \$srv3)"
 kill -TERM \$cs
 wait \$cs
 echo "attach_rc \$?"
-grep -c "attached to pid \$srv3 (tcp_table)" /tmp/att.out
+grep -c "attached to pid \$srv3 (tcp_table)" /tmp/att-comm.out
 echo "classes \$(classes \$srv3)"
 kill \$srv3
 echo "== cgroup"
@@ -127,16 +128,16 @@ mkdir -p \$cg
 \$P/tcp_table 7703 0 >/dev/null 2>&1 &
 srv4=\$!
 echo \$srv4 >\$cg/cgroup.procs
-"$CS" attach --cgroup \$cg --duration 60 >/tmp/att.out 2>&1 &
+"$CS" attach --cgroup \$cg --duration 60 >/tmp/att-cgroup.out 2>&1 &
 cs=\$!
-attached /tmp/att.out
+attached /tmp/att-cgroup.out
 \$P/tcp_load 7703 1 20 10 >/dev/null
 echo "during \$(classes \$srv4)"
 kill -INT \$cs
 wait \$cs
 echo "attach_rc \$?"
-grep -c "attached to pid \$srv4 (tcp_table)" /tmp/att.out
-grep ended /tmp/att.out
+grep -c "attached to pid \$srv4 (tcp_table)" /tmp/att-cgroup.out
+grep ended /tmp/att-cgroup.out
 echo "classes \$(classes \$srv4)"
 kill \$srv4
 echo "== refuse"
@@ -165,6 +166,7 @@ ok "$([ "${r:-0}" -gt 0 ]; echo $?)" "attach: the race shows ($r times)"
 like "$s" "classes 0/0:[0-9]+ $" "attach: after detach every thread is SCHED_OTHER, not in sched_ext"
 like "$s" "ok 5 failed 0" "attach: the server answers after detach"
 like "$s" "runs: +1 \(pass 1\)" "attach: -o DIR stores the window as a run"
+like "$s" "state_after disabled" "attach: the scheduler is unregistered after the window"
 s=$(section "$o" sigterm)
 like "$s" "during 7/1:[0-9]+ $" "sigterm: threads in sched_ext during the window"
 like "$s" "attach_rc 0" "sigterm: exit status 0"
