@@ -12,7 +12,7 @@ need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 52
+plan 53
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -43,6 +43,9 @@ sleep 0.2
 bad "another user's process" "belongs to uid 65534.*--allow-other-users" -p $other -s none
 timeout 30 "$CS" attach -p $other -s none --allow-other-users --duration 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "--allow-other-users: attached"
+SUDO_UID=65534 SUDO_GID=65534 timeout 30 "$CS" attach -p $other -s none --duration 1.5 \
+	--check 'test "$(id -u)" = 65534' --check-every 0.3 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "the invoking user's process (SUDO_UID): attached; --check runs as that user"
 kill $other
 
 srv() { # srv PORT [MAXCONN]: start the server, its pid in $srv

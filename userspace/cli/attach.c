@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -90,7 +91,9 @@ struct attach {
 	double duration_s, check_every_s, epoch_s;
 	bool json, allow_other;
 	uint64_t seed;
-	uid_t uid;
+	uid_t uid; /* the invoking user (SUDO_UID), who runs --check */
+	gid_t gid;
+	bool drop;
 	/* the session */
 	bool steer;
 	struct strategy *strat;
@@ -506,6 +509,9 @@ static void check_start(struct attach *a)
 		dup2(a->check_fd, 1);
 		dup2(a->check_fd, 2);
 		setpgid(0, 0);
+		/* As the invoking user, like run's --check. */
+		if (a->drop && (setgroups(0, NULL) || setgid(a->gid) || setuid(a->uid)))
+			_exit(126);
 		execl("/bin/sh", "sh", "-c", a->check, (char *)NULL);
 		_exit(127);
 	}
@@ -1193,8 +1199,6 @@ int cmd_attach(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct attach a = { .spec = "random", .epoch_s = 2, .check_every_s = 5, .check_fd = -1 };
-	gid_t gid;
-	bool drop;
 	int err, ret = EXIT_USAGE;
 
 	err = parse_args(&a, argc, argv);
@@ -1205,7 +1209,7 @@ int cmd_attach(int argc, char **argv)
 	if (a.pid) {
 		const char *why;
 
-		if (launch_resolve_user(NULL, &a.uid, &gid, &drop))
+		if (launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 			goto out;
 		why = procsel_refusal(a.pid, a.uid, a.allow_other);
 		if (why) {
@@ -1219,7 +1223,7 @@ int cmd_attach(int argc, char **argv)
 		       cs_self_command(true));
 		goto out;
 	}
-	if (!a.pid && launch_resolve_user(NULL, &a.uid, &gid, &drop))
+	if (!a.pid && launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 		goto out;
 	if (a.dir && store_start(&a))
 		goto out;
