@@ -72,9 +72,10 @@ struct cs_event {
 	__u16 op;    /* enum cs_op                                          */
 	__u16 flags; /* CS_EV_*                                             */
 	__u32 cpu;
-	__u32 nlocks; /* locks held after the action (lockset size)          */
-	__u32 gen;    /* exec generation of pid (struct cs_proc_key)         */
-	__u32 pad;
+	__u32 nlocks;	 /* locks held after the action (lockset size)          */
+	__u32 gen;	 /* exec generation of pid (struct cs_proc_key)         */
+	__u32 exit_code; /* CS_OP_EXIT: the task's exit_code (a wait status:
+			  * the signal that killed it, or status << 8); else 0 */
 };
 
 /* ---- synchronization probes (probes/sync.bpf.c, userspace/probes.c) -- */

@@ -183,7 +183,7 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	e->cpu = bpf_get_smp_processor_id();
 	e->nlocks = (__u32)site->size | (__u32)site->flags << 8;
 	e->gen = 0;
-	e->pad = 0;
+	e->exit_code = 0;
 	/* As the sync probes: batch, but a parked thread's event (the
 	 * controller must decide now) and a filling buffer wake it. */
 	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);

@@ -244,8 +244,9 @@ static __always_inline struct cs_sync_thread *thread_get(__u32 tid, __u32 tgid, 
 	return thread_new(tid, tgid, gen);
 }
 
-static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid, __u32 gen,
-				 __u16 op, __u64 obj, __u64 site, __u64 arg, __u16 flags)
+static __always_inline void emit_x(struct cs_sync_thread *t, __u32 tgid, __u32 tid, __u32 gen,
+				   __u16 op, __u64 obj, __u64 site, __u64 arg, __u16 flags,
+				   __u32 exit_code)
 {
 	struct cs_event *e;
 	__u32 seq = 0, nlocks = 0;
@@ -272,7 +273,7 @@ static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid
 	e->cpu = bpf_get_smp_processor_id();
 	e->nlocks = nlocks;
 	e->gen = gen;
-	e->pad = 0;
+	e->exit_code = exit_code;
 	/* Wake the consumer only when the buffer fills up, or for the rare
 	 * events after which it must read /proc/PID/maps while the process
 	 * lives (new image, new process); it also polls on a short timeout.
@@ -285,6 +286,12 @@ static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid
 				      ? BPF_RB_FORCE_WAKEUP
 				      : BPF_RB_NO_WAKEUP);
 	stat_inc(CS_SSTAT_EVENTS);
+}
+
+static __always_inline void emit(struct cs_sync_thread *t, __u32 tgid, __u32 tid, __u32 gen,
+				 __u16 op, __u64 obj, __u64 site, __u64 arg, __u16 flags)
+{
+	emit_x(t, tgid, tid, gen, op, obj, site, arg, flags, 0);
 }
 
 /* ---- mappings: object identity and the libc-internal filter ---------- */
@@ -1040,7 +1047,10 @@ int BPF_PROG(cs_sync_thread_exit, struct task_struct *task)
 		return 0;
 	t->flags |= CS_THR_EXITED;
 	t->exit_ts = bpf_ktime_get_ns();
-	emit(t, tgid, tid, proc->gen, CS_OP_EXIT, tid, t->exit_site, t->start_routine, 0);
+	/* exit_code is set before this tracepoint (do_exit): attach tells a
+	 * crash of a process it did not start from it. */
+	emit_x(t, tgid, tid, proc->gen, CS_OP_EXIT, tid, t->exit_site, t->start_routine, 0,
+	       (__u32)BPF_CORE_READ(task, exit_code));
 	return 0;
 }
 

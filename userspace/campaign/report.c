@@ -126,6 +126,15 @@ const char *report_replay_command(const char *dir, long run, char *buf, size_t l
 	return buf;
 }
 
+/* A campaign `concsched attach -o DIR` stored: one window of a running
+ * process, which replay cannot re-make. */
+static bool attach_window(const struct report *r)
+{
+	const char *c = r->c.config_json;
+
+	return c && (strstr(c, "\"attach\":true") || strstr(c, "\"attach\": true"));
+}
+
 static const char *replay_cmd(const struct report *r, long run, char *buf, size_t len)
 {
 	size_t n;
@@ -570,7 +579,11 @@ void report_write_text(const struct report *r, FILE *f)
 		}
 		if (x->detail && strstr(x->detail, "confirmed: "))
 			fprintf(f, "    %s\n", strstr(x->detail, "confirmed: "));
-		fprintf(f, "    replay: %s", replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		if (attach_window(r))
+			fprintf(f, "    (a window of concsched attach on a running process: not "
+				   "replayable)");
+		else
+			fprintf(f, "    replay: %s", replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		if (x->replays)
 			fprintf(f, "  (replayed %" PRIu64 "/%" PRIu64 ")", x->reproduced,
 				x->replays);

@@ -9,6 +9,7 @@
 
 int cmd_doctor(int argc, char **argv);
 int cmd_observe(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_sites(int argc, char **argv);

@@ -27,6 +27,8 @@ static const struct subcommand subcommands[] = {
 	{ "doctor", cmd_doctor, "check whether this machine can run concsched (or needs --vm)" },
 	{ "observe", cmd_observe,
 	  "run a program once under the sync probes: coverage + thread model" },
+	{ "attach", cmd_attach,
+	  "perturb and observe running processes: attach -p PID -s random --duration 20" },
 	{ "report", cmd_report, "summarise a campaign directory (text, --json, --html FILE)" },
 	{ "merge", cmd_merge, "combine campaigns of the same program: merge A B -o C" },
 	{ "experiment", cmd_experiment,
@@ -55,6 +57,7 @@ static void usage(FILE *f)
 		"  sudo concsched replay camp --run 7  # re-execute a failing run\n"
 		"  sudo concsched doctor              # what works on this machine\n"
 		"  sudo concsched observe -- ./prog    # locks, pairs and threads of one run\n"
+		"  sudo concsched attach -p $(pidof srv) --duration 20   # steer a live service\n"
 		"  concsched report camp --html camp.html   # campaign summary + charts\n"
 		"  concsched merge host1/camp host2/camp -o all   # pool campaigns\n"
 		"  sudo concsched experiment run spec.json -o exp   # then experiment report exp\n"

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 180
+# concsched attach on the host (no sched_ext needed with -s none: the
+# probes only; tests/vm/55-attach.t steers): refusals and bad input give
+# one line and exit 2; the window ends at --duration, on SIGINT, at the
+# target's exit, at its crash (killed by a signal: exit 1) and at a failed
+# --check (exit 1, with its output); --comm picks up a process started
+# later and refuses concsched itself; nothing stays registered afterwards.
+source "$(dirname "$0")/../lib.sh"
+need_root
+for p in tcp_table tcp_load; do
+	[ -x "$PROGS/$p" ] || skip_all "build first: make"
+done
+plan 53
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
+links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
+links0=$(links)
+port=$((20000 + $$ % 20000))
+
+# One line on stderr, exit status 2.
+bad() { # bad DESCRIPTION REGEX ARGS...
+	local what=$1 re=$2
+	shift 2
+	timeout 30 "$CS" attach "$@" >"$tmp/out" 2>"$tmp/err"
+	is "$?" 2 "$what: exit 2"
+	like "$(wc -l <"$tmp/err")/$(cat "$tmp/err")" "^1/concsched: .*$re" "$what: one line"
+}
+bad "PID 1" "pid 1 \(.*\): refusing to steer init" -p 1 -s none
+bad "a kernel thread" "pid 2 \(kthreadd\): refusing to steer a kernel thread" -p 2 -s none
+bad "no such pid" "no such process" -p 4194000 -s none
+bad "no selection" "give one of -p PID, --comm NAME or --cgroup PATH" -s none
+bad "two selections" "give one of" -p 1 --comm x
+bad "a program" "not a program" -- /bin/true
+bad "a strategy needing runs" "attach takes a noise strategy" -p 1 -s tsa
+bad "a bad duration" "--duration" -p 1 --duration -3
+bad "--check-every alone" "goes with --check" -p 1 --check-every 2
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep 60 &
+other=$!
+sleep 0.2
+bad "another user's process" "belongs to uid 65534.*--allow-other-users" -p $other -s none
+timeout 30 "$CS" attach -p $other -s none --allow-other-users --duration 0.5 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "--allow-other-users: attached"
+SUDO_UID=65534 SUDO_GID=65534 timeout 30 "$CS" attach -p $other -s none --duration 1.5 \
+	--check 'test "$(id -u)" = 65534' --check-every 0.3 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "the invoking user's process (SUDO_UID): attached; --check runs as that user"
+kill $other
+
+srv() { # srv PORT [MAXCONN]: start the server, its pid in $srv
+	"$PROGS/tcp_table" "$@" >"$tmp/srv.out" 2>"$tmp/srv.err" &
+	srv=$!
+	sleep 0.3
+}
+
+# A window of 2 s under load, with a passing health check.
+srv $port
+"$PROGS/tcp_load" $port 2 100 10 >"$tmp/load" &
+ld=$!
+timeout 60 "$CS" attach -p $srv -s none --duration 2 --check "$PROGS/tcp_load $port 1 1 0" \
+	--check-every 0.5 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "duration: exit 0"
+like "$(cat "$tmp/out")" "ended: the window of 2 s ended" "duration: the window ended"
+like "$(cat "$tmp/out")" "checks: [2-9] run, 0 failed" "duration: the checks ran and passed"
+like "$(cat "$tmp/out")" "sp tasks: [1-9]" "duration: coverage recorded"
+like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "duration: says it attached"
+wait $ld
+"$PROGS/tcp_load" $port 1 3 0 >/dev/null
+is "$?" 0 "duration: the server answers afterwards"
+
+# JSON and SIGINT.
+timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
+cs=$!
+for i in $(seq 100); do grep -q attached "$tmp/err" && break; sleep 0.1; done
+"$PROGS/tcp_load" $port 1 20 10 >/dev/null
+kill -INT $cs
+wait $cs
+is "$?" 0 "SIGINT: exit 0"
+like "$(cat "$tmp/j.json")" '"end": "signal"' "SIGINT: the window ended on the signal"
+like "$(cat "$tmp/j.json")" '"schema": "concsched.attach/1"' "--json: the schema"
+"$CS" report "$tmp/camp" >"$tmp/rep" 2>&1
+is "$?" 0 "-o DIR: report reads the window's campaign"
+like "$(cat "$tmp/rep")" "runs: +1 \(pass 1\)" "-o DIR: one run, passed"
+like "$(cat "$tmp/rep")" "sp +[1-9][0-9]* tasks" "-o DIR: its coverage"
+bad "-o DIR holding a campaign" "already holds a campaign" -p $srv -s none -o "$tmp/camp"
+
+# A failed --check ends the window with its output.
+timeout 60 "$CS" attach -p $srv -s none --duration 30 --check "echo sick; exit 3" \
+	--check-every 0.3 -o "$tmp/camp2" >"$tmp/out" 2>"$tmp/err"
+is "$?" 1 "check: exit 1"
+"$CS" report "$tmp/camp2" >"$tmp/rep" 2>&1
+like "$(cat "$tmp/rep")" "run 1: check-failed: --check failed with exit status 3" "check: stored as the run's failure"
+like "$(cat "$tmp/rep")" "window of concsched attach.*not replayable" "check: report offers no replay of a window"
+like "$(cat "$tmp/out")" "ended: --check failed with exit status 3" "check: the reason"
+like "$(cat "$tmp/err")" "sick" "check: its output"
+kill $srv
+wait $srv 2>/dev/null
+
+# The target's crash: killed by a signal.
+srv $((port + 1))
+(sleep 1.5; kill -SEGV $srv) &
+timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
+is "$?" 1 "crash: exit 1"
+{ wait $srv; } 2>/dev/null
+like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
+
+# The target's exit.
+srv $((port + 2)) 2
+(sleep 1.5; "$PROGS/tcp_load" $((port + 2)) 1 2 0 >/dev/null) &
+timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "exit: exit 0"
+like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
+
+# --comm: a process started later; concsched itself refused.
+name=tcp_table
+timeout 60 "$CS" attach --comm $name -s none --duration 4 >"$tmp/out" 2>"$tmp/err" &
+cs=$!
+sleep 1.5
+srv $((port + 3))
+"$PROGS/tcp_load" $((port + 3)) 1 20 10 >/dev/null
+wait $cs
+is "$?" 0 "comm: exit 0"
+like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "comm: picked up the later process"
+like "$(cat "$tmp/out")" "visited .*handler" "comm: its coverage"
+kill $srv
+timeout 30 "$CS" attach --comm concsched -s none --duration 0.5 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "self: exit 0"
+is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused, once"
+
+if "$CS" doctor 2>/dev/null | grep -q "sched_ext.*yes"; then
+	skip "this kernel has sched_ext" "steering refused without sched_ext"
+	skip "this kernel has sched_ext" "steering refused without sched_ext: one line"
+else
+	srv $((port + 4))
+	bad "steering without sched_ext" "no sched_ext.*--strategy none" -p $srv
+	kill $srv
+fi
+is "$(links)" "$links0" "no uprobe_multi link left"
+done_testing

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tcp_load PORT THREADS COUNT PERIOD_MS — a bounded client load for
+ * tcp_table: THREADS threads each make COUNT connections to
+ * 127.0.0.1:PORT, one at a time, PERIOD_MS apart (a random part of it,
+ * so the threads drift), each sending one line and reading the reply.
+ * Prints "ok N failed M"; exits 0 when every reply was "OK ...".
+ * `tcp_load PORT 1 1 0` is a health check.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+static int port, count, period_ms;
+static long ok, failed; /* atomic */
+
+static int one_request(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct timeval tv = { .tv_sec = 5 };
+	char buf[64];
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_port = htons((unsigned short)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || write(fd, "GET\n", 4) != 4) {
+		close(fd);
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 3)
+		return -1;
+	buf[n] = 0;
+	return strncmp(buf, "OK", 2) ? -1 : 0;
+}
+
+static void *client(void *arg)
+{
+	unsigned seed = (unsigned)(long)arg * 7919u + (unsigned)getpid();
+	int i;
+
+	for (i = 0; i < count; i++) {
+		if (one_request())
+			__atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED);
+		else
+			__atomic_add_fetch(&ok, 1, __ATOMIC_RELAXED);
+		if (period_ms)
+			usleep((useconds_t)(period_ms * 500 + rand_r(&seed) % (period_ms * 1000)));
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t[64];
+	int i, n;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: tcp_load PORT THREADS COUNT PERIOD_MS\n");
+		return 2;
+	}
+	port = atoi(argv[1]);
+	n = atoi(argv[2]);
+	count = atoi(argv[3]);
+	period_ms = atoi(argv[4]);
+	if (n < 1 || n > 64)
+		n = 1;
+	for (i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, client, (void *)(long)i);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	printf("ok %ld failed %ld\n", ok, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 400
+# concsched attach (issue 17, docs/attach.md) on a running TCP server with
+# a latent check-then-act race (tests/programs/tcp_table.c) under a bounded
+# client load (tcp_load). Without attach the race does not show in the
+# window; with `attach -s random --duration 20` it does; after the window
+# the server answers and every thread is back in the fair class (policy 0,
+# ext.enabled 0 in /proc/TID/sched). Then: SIGTERM of attach, kill -9 of
+# attach (the scheduler's link dies with it: every thread leaves sched_ext,
+# the server keeps serving), the target exiting, a --comm selection that
+# picks up a process starting later, refusals.
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/sched-lib.sh"
+need_vm
+plan 40
+
+work=$(mktemp -d /tmp/attach.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+cat >"$work/guest.sh" <<EOF
+#!/bin/sh
+P="$PROGS"
+# Per thread of pid \$1: "policy/ext.enabled", counted.
+classes() {
+	for t in /proc/\$1/task/*; do
+		echo "\$(awk '/^policy/ { p = \$3 } /^ext.enabled/ { e = \$3 } END { print p "/" e }' \$t/sched 2>/dev/null)"
+	done | grep '[0-9]/[0-9]' | sort | uniq -c | awk '{ printf "%s:%s ", \$2, \$1 }'
+	echo
+}
+# wait_for COND-CMD TENTHS: poll until COND-CMD succeeds.
+wait_for() {
+	i=0
+	while [ \$i -lt \$2 ]; do eval "\$1" && return 0; sleep 0.1; i=\$((i + 1)); done
+	return 1
+}
+# attached FILE: wait until attach has switched its target.
+attached() {
+	wait_for "grep -q 'attached to pid' \$1" 300
+}
+\$P/tcp_table 7700 0 >/tmp/srv.out 2>/tmp/srv.err &
+srv=\$!
+sleep 0.5
+echo "== base"
+\$P/tcp_load 7700 2 1000 20
+echo "races \$(grep -c RACE /tmp/srv.err)"
+echo "== attach"
+\$P/tcp_load 7700 2 1000 20 >/tmp/load.out &
+ld=\$!
+"$CS" attach -p \$srv -s random --seed 1 --duration 20 --check "\$P/tcp_load 7700 1 1 0" --check-every 2 -o /tmp/camp >/tmp/att.out 2>/tmp/att.err
+echo "attach_rc \$?"
+cat /tmp/att.out
+"$CS" report /tmp/camp | grep -E "^runs:"
+echo "state_after \$(cat /sys/kernel/sched_ext/state)"
+wait \$ld
+cat /tmp/load.out
+echo "races \$(grep -c RACE /tmp/srv.err)"
+echo "classes \$(classes \$srv)"
+\$P/tcp_load 7700 1 5 0
+echo "== sigterm"
+"$CS" attach -p \$srv -s random --duration 60 >/tmp/att-sigterm.out 2>&1 &
+cs=\$!
+attached /tmp/att-sigterm.out
+echo "during \$(classes \$srv)"
+echo "init_during \$(classes 1)"
+kill -TERM \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep ended /tmp/att-sigterm.out
+echo "classes \$(classes \$srv)"
+echo "== stopped"
+"$CS" attach -p \$srv -s rnd-s100:1 --duration 60 >/tmp/att-stopped.out 2>&1 &
+cs=\$!
+attached /tmp/att-stopped.out
+kill -STOP \$cs
+\$P/tcp_load 7700 2 5 10
+kill -CONT \$cs
+sleep 0.5
+kill -TERM \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep -E "^strategy" /tmp/att-stopped.out
+echo "classes \$(classes \$srv)"
+echo "== kill9"
+"$CS" attach -p \$srv -s random --duration 60 >/tmp/att-kill9.out 2>&1 &
+cs=\$!
+attached /tmp/att-kill9.out
+\$P/tcp_load 7700 2 50 10 >/dev/null &
+ld=\$!
+sleep 1
+echo "during \$(classes \$srv)"
+kill -9 \$cs
+wait \$ld
+i=0
+while [ "\$(cat /sys/kernel/sched_ext/state)" != disabled ] && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done
+echo "state \$(cat /sys/kernel/sched_ext/state)"
+echo "classes \$(classes \$srv)"
+\$P/tcp_load 7700 1 5 0
+echo "== exit"
+\$P/tcp_table 7701 3 >/dev/null 2>&1 &
+srv2=\$!
+sleep 0.3
+"$CS" attach -p \$srv2 -s random --duration 60 >/tmp/att-exit.out 2>&1 &
+cs=\$!
+attached /tmp/att-exit.out
+\$P/tcp_load 7701 1 3 0 >/dev/null
+wait \$cs
+echo "attach_rc \$?"
+grep -E "ended|exited" /tmp/att-exit.out
+echo "== comm"
+"$CS" attach --comm tcp_table --duration 60 >/tmp/att-comm.out 2>&1 &
+cs=\$!
+attached /tmp/att-comm.out
+\$P/tcp_table 7702 0 >/dev/null 2>&1 &
+srv3=\$!
+wait_for "grep -q 'attached to pid \$srv3 ' /tmp/att-comm.out" 100
+\$P/tcp_load 7702 1 20 10 >/dev/null
+echo "during \$(classes \$srv3)"
+kill -TERM \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep -c "attached to pid \$srv3 (tcp_table)" /tmp/att-comm.out
+echo "classes \$(classes \$srv3)"
+kill \$srv3
+echo "== cgroup"
+cg=/sys/fs/cgroup/cs-attach
+mkdir -p \$cg
+\$P/tcp_table 7703 0 >/dev/null 2>&1 &
+srv4=\$!
+echo \$srv4 >\$cg/cgroup.procs
+"$CS" attach --cgroup \$cg --duration 60 >/tmp/att-cgroup.out 2>&1 &
+cs=\$!
+attached /tmp/att-cgroup.out
+\$P/tcp_load 7703 1 20 10 >/dev/null
+echo "during \$(classes \$srv4)"
+kill -INT \$cs
+wait \$cs
+echo "attach_rc \$?"
+grep -c "attached to pid \$srv4 (tcp_table)" /tmp/att-cgroup.out
+grep ended /tmp/att-cgroup.out
+echo "classes \$(classes \$srv4)"
+kill \$srv4
+echo "== refuse"
+"$CS" attach -p 1 --duration 1 2>&1; echo "rc \$?"
+"$CS" attach -p 2 --duration 1 2>&1; echo "rc \$?"
+echo "== end"
+kill \$srv
+wait \$srv
+cat /tmp/srv.out
+EOF
+chmod +x "$work/guest.sh"
+sched_vm "$work/guest.sh" "$work/out" "$work/err"
+is "$?" 0 "guest script finished"
+o=$work/out
+s=$(section "$o" base)
+like "$s" "ok 2000 failed 0" "base: the load is served"
+like "$s" "races 0" "base: no race in the window without attach"
+s=$(section "$o" attach)
+like "$s" "attach_rc 0" "attach: exit status 0"
+like "$s" "ended: the window of 20 s ended" "attach: the window ended at --duration"
+like "$s" "checks: [0-9]+ run, 0 failed" "attach: the health checks passed"
+like "$s" "strategy: random \(seed 1, [0-9]+ epochs\): [1-9][0-9]* points" "attach: points decided"
+like "$s" "ok 2000 failed 0" "attach: the load is served"
+r=$(printf '%s\n' "$s" | sed -n 's/^races //p')
+ok "$([ "${r:-0}" -gt 0 ]; echo $?)" "attach: the race shows ($r times)"
+like "$s" "classes 0/0:[0-9]+ $" "attach: after detach every thread is SCHED_OTHER, not in sched_ext"
+like "$s" "ok 5 failed 0" "attach: the server answers after detach"
+like "$s" "runs: +1 \(pass 1\)" "attach: -o DIR stores the window as a run"
+like "$s" "state_after disabled" "attach: the scheduler is unregistered after the window"
+s=$(section "$o" sigterm)
+like "$s" "during 7/1:[0-9]+ $" "sigterm: threads in sched_ext during the window"
+like "$s" "attach_rc 0" "sigterm: exit status 0"
+like "$s" "ended: stopped by signal 15" "sigterm: the window ended on the signal"
+like "$s" "classes 0/0:[0-9]+ $" "sigterm: every thread back to SCHED_OTHER"
+like "$(section "$o" sigterm)" "init_during 0/0:1 $" "sigterm: meanwhile PID 1 stays out of sched_ext"
+s=$(section "$o" stopped)
+like "$s" "ok 10 failed 0" "stopped: with attach stopped, the watchdog lets parked threads go: served"
+like "$s" "attach_rc 0" "stopped: attach goes on afterwards"
+like "$s" "[1-9][0-9]* watchdog releases" "stopped: the watchdog released them"
+like "$s" "classes 0/0:[0-9]+ $" "stopped: and restored"
+s=$(section "$o" kill9)
+like "$s" "during 7/1:" "kill9: threads in sched_ext before the kill"
+like "$s" "state disabled" "kill9: sched_ext disabled after kill -9 of attach"
+like "$s" "classes 7/0:[0-9]+ $" "kill9: every thread out of sched_ext (policy stays 7, class fair)"
+like "$s" "ok 5 failed 0" "kill9: the server keeps serving"
+s=$(section "$o" exit)
+like "$s" "exited with status 0" "exit: the target's exit ends the window"
+like "$s" "attach_rc 0" "exit: exit status 0"
+s=$(section "$o" comm)
+like "$s" "during 7/1:" "comm: a process starting later is switched into sched_ext"
+like "$s" "attach_rc 0" "comm: exit status 0"
+like "$s" "^1$" "comm: it was picked up"
+like "$s" "classes 0/0:[0-9]+ $" "comm: and restored"
+s=$(section "$o" cgroup)
+like "$s" "during 7/1:" "cgroup: its process is switched into sched_ext"
+like "$s" "attach_rc 0" "cgroup: exit status 0"
+like "$s" "^1$" "cgroup: it was attached"
+like "$s" "ended: stopped by signal 2" "cgroup: Ctrl-C ends the window"
+like "$s" "classes 0/0:[0-9]+ $" "cgroup: and restored"
+s=$(section "$o" refuse)
+like "$s" "pid 1 \(.*\): refusing to steer init" "refuse: PID 1"
+like "$s" "pid 2 \(kthreadd\): refusing to steer a kernel thread" "refuse: a kernel thread"
+is "$(printf '%s\n' "$s" | grep -c '^rc 2$')" 2 "refuse: exit status 2"
+[ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -30 "$work/err")"
+done_testing
