@@ -33,6 +33,7 @@
 #include "campaign/run_sites.h"
 #include "campaign/store.h"
 #include "coverage/coverage.h"
+#include "kernel/cgroup.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
 #include "kernel/probes.h"
@@ -585,28 +586,6 @@ static void check_stop(struct attach *a)
 static int share_maps(struct bpf_object *obj, void *arg)
 {
 	return sched_ctl_share_maps(arg, obj);
-}
-
-static int cgroup_id_level(const char *path, uint64_t *id, uint32_t *level)
-{
-	char real[PATH_MAX];
-	const char *p;
-	struct stat st;
-
-	if (!realpath(path, real) || stat(real, &st) || !S_ISDIR(st.st_mode)) {
-		cs_err("--cgroup %s: no such cgroup directory", path);
-		return -ENOENT;
-	}
-	if (strncmp(real, "/sys/fs/cgroup", 14)) {
-		cs_err("--cgroup %s: not under /sys/fs/cgroup (cgroup v2)", path);
-		return -EINVAL;
-	}
-	*id = st.st_ino; /* cgroup v2: the directory's inode is the cgroup id */
-	*level = 0;
-	for (p = real + 14; *p; p++)
-		if (*p == '/' && p[1])
-			(*level)++;
-	return 0;
 }
 
 static int attach_setup(struct attach *a)

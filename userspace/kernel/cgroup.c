@@ -281,3 +281,25 @@ void run_cgroup_destroy(struct run_cgroup *cg)
 	free(cg->path);
 	cg->path = NULL;
 }
+
+int cgroup_id_level(const char *path, uint64_t *id, uint32_t *level)
+{
+	char real[PATH_MAX];
+	const char *p;
+	struct stat st;
+
+	if (!realpath(path, real) || stat(real, &st) || !S_ISDIR(st.st_mode)) {
+		cs_err("--cgroup %s: no such cgroup directory", path);
+		return -ENOENT;
+	}
+	if (strncmp(real, "/sys/fs/cgroup", 14)) {
+		cs_err("--cgroup %s: not under /sys/fs/cgroup (cgroup v2)", path);
+		return -EINVAL;
+	}
+	*id = st.st_ino; /* cgroup v2: the directory's inode is the cgroup id */
+	*level = 0;
+	for (p = real + 14; *p; p++)
+		if (*p == '/' && p[1])
+			(*level)++;
+	return 0;
+}

@@ -13,6 +13,7 @@
 #define CONCSCHED_CGROUP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct run_cgroup {
@@ -32,5 +33,10 @@ void run_cgroup_kill(struct run_cgroup *cg);
 void run_cgroup_destroy(struct run_cgroup *cg);
 /* Whether processes are still in the cgroup (cgroup.procs not empty). */
 bool run_cgroup_populated(const struct run_cgroup *cg);
+
+/* The id and depth (below the cgroup2 root) of the cgroup v2 directory
+ * path, for a --cgroup selection. 0, or -ENOENT / -EINVAL (said with
+ * cs_err) when path is not a cgroup directory under /sys/fs/cgroup. */
+int cgroup_id_level(const char *path, uint64_t *id, uint32_t *level);
 
 #endif
