@@ -29,6 +29,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/commands.h"
+#include "cli/cov_report.h"
 #include "campaign/onerun.h"
 #include "campaign/run_sites.h"
 #include "campaign/store.h"
@@ -761,9 +762,7 @@ static void attach_detach(struct attach *a)
 
 static void report_text(struct attach *a, FILE *f)
 {
-	char text[1024];
-	size_t i, m;
-	unsigned s;
+	size_t i;
 
 	fprintf(f, "attach: %.3f s, ended: %s\n", (a->t1 - a->t0) / 1e9,
 		a->end_text[0] ? a->end_text : end_names[a->end]);
@@ -790,34 +789,13 @@ static void report_text(struct attach *a, FILE *f)
 		fprintf(f, "checks: %u run, %u failed\n", a->checks, a->checks_failed);
 	fprintf(f, "events: %" PRIu64 "; drops: ring buffer %" PRIu64 "\n",
 		a->stats[CS_SSTAT_EVENTS], a->stats[CS_SSTAT_RB_DROPS]);
-	for (m = 0; m < SYNCOV__COUNT; m++) {
-		fprintf(f, "%s tasks: %zu\n", syncov_metric_name(m),
-			syncov_set_count(&a->run.tasks, m));
-		for (i = 0; i < a->run.tasks.n; i++) {
-			const struct syncov_task *t = &a->run.tasks.tasks[i];
-			struct sym_site ss;
-
-			if (t->metric != m)
-				continue;
-			fprintf(f, "  ");
-			if (t->detail && m != SYNCOV_GOODLOCK)
-				fprintf(f, "%s ", t->detail);
-			for (s = 0; s < t->nsites; s++) {
-				syncov_site_describe(t->sites[s], &ss, text, sizeof(text));
-				fprintf(f, "%s%s", s ? " -> " : "", text);
-			}
-			if (m == SYNCOV_GOODLOCK && t->detail)
-				fprintf(f, " [%s]", t->detail);
-			fprintf(f, "  hits %" PRIu64 "\n", t->hits);
-		}
-	}
+	cov_report_text(f, &a->run.tasks);
 }
 
 static void report_json(struct attach *a, FILE *f)
 {
 	struct json j;
-	size_t i, m;
-	unsigned s;
+	size_t i;
 
 	json_init(&j, f, true);
 	json_obj_begin(&j, NULL);
@@ -865,29 +843,7 @@ static void report_json(struct attach *a, FILE *f)
 		json_kv_str(&j, "output", a->check_output);
 	json_obj_end(&j);
 	json_kv_uint(&j, "events", a->stats[CS_SSTAT_EVENTS]);
-	json_obj_begin(&j, "metrics");
-	for (m = 0; m < SYNCOV__COUNT; m++) {
-		json_obj_begin(&j, syncov_metric_name(m));
-		json_kv_uint(&j, "count", syncov_set_count(&a->run.tasks, m));
-		json_arr_begin(&j, "tasks");
-		for (i = 0; i < a->run.tasks.n; i++) {
-			const struct syncov_task *t = &a->run.tasks.tasks[i];
-
-			if (t->metric != m)
-				continue;
-			json_obj_begin(&j, NULL);
-			json_kv_str(&j, "key", t->key);
-			json_kv_uint(&j, "hits", t->hits);
-			json_arr_begin(&j, "sites");
-			for (s = 0; s < t->nsites; s++)
-				json_kv_str(&j, NULL, t->sites[s]);
-			json_arr_end(&j);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-	}
-	json_obj_end(&j);
+	cov_report_json(&j, &a->run.tasks, false);
 	json_obj_end(&j);
 	json_end(&j);
 }

@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/commands.h"
+#include "cli/cov_report.h"
 #include "coverage/coverage.h"
 #include "lib/json.h"
 #include "kernel/cgroup.h"
@@ -289,26 +290,6 @@ static uint64_t internal_calls(const struct observe *o)
 
 /* ---- report --------------------------------------------------------------------- */
 
-static void json_site(struct json *j, const char *name, const char *key)
-{
-	struct sym_site ss;
-	char text[1024];
-
-	syncov_site_describe(key, &ss, text, sizeof(text));
-	json_obj_begin(j, name);
-	json_kv_str(j, "key", key);
-	json_kv_str(j, "text", text);
-	if (ss.symbol) {
-		json_kv_str(j, "function", ss.symbol);
-		json_kv_uint(j, "function_offset", ss.sym_offset);
-	}
-	if (ss.file) {
-		json_kv_str(j, "file", ss.file);
-		json_kv_int(j, "line", ss.line);
-	}
-	json_obj_end(j);
-}
-
 static char *addr_text(struct observe *o, const struct syncov_thread *t, uint64_t addr, char *buf,
 		       size_t len)
 {
@@ -338,8 +319,7 @@ static const struct syncov_thread *thread_by_tid(struct observe *o, uint32_t tid
 static void report_text(struct observe *o, FILE *f)
 {
 	char a[1024], b[1024];
-	size_t i, m;
-	unsigned s;
+	size_t i;
 
 	if (o->mode == OBS_LAUNCH) {
 		fprintf(f, "observed %s (pid %d): ", o->ti.path, (int)o->pid);
@@ -381,34 +361,14 @@ static void report_text(struct observe *o, FILE *f)
 		"ignored %" PRIu64 "\n",
 		o->stats[CS_SSTAT_RB_DROPS], o->tm.seq_gaps, o->stats[CS_SSTAT_MAP_FULL],
 		o->stats[CS_SSTAT_LOCKSET_OVF], internal_calls(o));
-	for (m = 0; m < SYNCOV__COUNT; m++) {
-		fprintf(f, "%s tasks: %zu\n", syncov_metric_name(m),
-			syncov_set_count(&o->run.tasks, m));
-		for (i = 0; i < o->run.tasks.n; i++) {
-			const struct syncov_task *t = &o->run.tasks.tasks[i];
-			struct sym_site ss;
-
-			if (t->metric != m)
-				continue;
-			fprintf(f, "  ");
-			if (t->detail && m != SYNCOV_GOODLOCK)
-				fprintf(f, "%s ", t->detail);
-			for (s = 0; s < t->nsites; s++) {
-				syncov_site_describe(t->sites[s], &ss, a, sizeof(a));
-				fprintf(f, "%s%s", s ? " -> " : "", a);
-			}
-			if (m == SYNCOV_GOODLOCK && t->detail)
-				fprintf(f, " [%s]", t->detail);
-			fprintf(f, "  hits %" PRIu64 "\n", t->hits);
-		}
-	}
+	cov_report_text(f, &o->run.tasks);
 }
 
 static void report_json(struct observe *o, FILE *f)
 {
 	char key[PATH_MAX + 32];
 	struct json j;
-	size_t i, m;
+	size_t i;
 	int a;
 
 	json_init(&j, f, true);
@@ -459,11 +419,11 @@ static void report_json(struct observe *o, FILE *f)
 		json_kv_str(&j, "parent", p ? p->id : NULL);
 		if (t->create_site) {
 			site_resolve(&o->res, t->tgid, t->gen, t->create_site, &s);
-			json_site(&j, "creation_site", site_key(&s, key, sizeof(key)));
+			cov_report_json_site(&j, "creation_site", site_key(&s, key, sizeof(key)));
 		}
 		if (t->start_routine) {
 			site_resolve(&o->res, t->tgid, t->gen, t->start_routine, &s);
-			json_site(&j, "start_routine", site_key(&s, key, sizeof(key)));
+			cov_report_json_site(&j, "start_routine", site_key(&s, key, sizeof(key)));
 		}
 		json_kv_uint(&j, "events", thread_events(o, t));
 		json_kv_bool(&j, "exited", t->exited);
@@ -488,32 +448,7 @@ static void report_json(struct observe *o, FILE *f)
 	json_obj_end(&j);
 	json_kv_uint(&j, "internal_calls_ignored", internal_calls(o));
 
-	json_obj_begin(&j, "metrics");
-	for (m = 0; m < SYNCOV__COUNT; m++) {
-		json_obj_begin(&j, syncov_metric_name(m));
-		json_kv_uint(&j, "count", syncov_set_count(&o->run.tasks, m));
-		json_arr_begin(&j, "tasks");
-		for (i = 0; i < o->run.tasks.n; i++) {
-			const struct syncov_task *t = &o->run.tasks.tasks[i];
-			unsigned s;
-
-			if (t->metric != m)
-				continue;
-			json_obj_begin(&j, NULL);
-			json_kv_str(&j, "key", t->key);
-			json_kv_uint(&j, "hits", t->hits);
-			if (t->detail)
-				json_kv_str(&j, "detail", t->detail);
-			json_arr_begin(&j, "sites");
-			for (s = 0; s < t->nsites; s++)
-				json_site(&j, NULL, t->sites[s]);
-			json_arr_end(&j);
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-	}
-	json_obj_end(&j);
+	cov_report_json(&j, &o->run.tasks, true);
 	json_obj_end(&j);
 	json_end(&j);
 }
