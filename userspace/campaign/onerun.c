@@ -326,47 +326,29 @@ static void passed_tid(struct onerun *r, uint32_t tid)
 	passed(r, run_thread_find(r, tid));
 }
 
+/* A delayed thread goes on (delayq_due, or a full queue). */
+static void delay_over(void *ctx, uint32_t tid)
+{
+	struct onerun *r = ctx;
+
+	passed_tid(r, tid);
+	policy_release(r->pol, tid);
+}
+
 static void delay_add(struct onerun *r, uint32_t tid, uint64_t us)
 {
-	if (r->ndelays == RUN_MAX_DELAYS) {
-		passed_tid(r, tid);
-		policy_release(r->pol, tid);
-		return;
-	}
-	r->delays[r->ndelays].tid = tid;
-	r->delays[r->ndelays].due_ns = now_ns() + us * 1000;
-	r->ndelays++;
+	if (!delayq_add(r->delays, &r->ndelays, RUN_MAX_DELAYS, tid, us))
+		delay_over(r, tid);
 }
 
 static void delays_due(struct onerun *r, bool all)
 {
-	uint64_t now = now_ns();
-	size_t i = 0;
-
-	while (i < r->ndelays) {
-		if (all || r->delays[i].due_ns <= now) {
-			passed_tid(r, r->delays[i].tid);
-			policy_release(r->pol, r->delays[i].tid);
-			r->delays[i] = r->delays[--r->ndelays];
-			continue;
-		}
-		i++;
-	}
+	delayq_due(r->delays, &r->ndelays, all, delay_over, r);
 }
 
 static int next_delay_ms(struct onerun *r)
 {
-	uint64_t now = now_ns(), best = UINT64_MAX;
-	size_t i;
-
-	for (i = 0; i < r->ndelays; i++)
-		if (r->delays[i].due_ns < best)
-			best = r->delays[i].due_ns;
-	if (best == UINT64_MAX)
-		return 20;
-	if (best <= now)
-		return 0;
-	return (int)((best - now) / 1000000 + 1 < 20 ? (best - now) / 1000000 + 1 : 20);
+	return delayq_next_ms(r->delays, r->ndelays);
 }
 
 /* A thread goes on from its point: a kept access has executed. */

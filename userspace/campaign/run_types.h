@@ -15,6 +15,7 @@
 #include "kernel/access_probes.h"
 #include "coverage/coverage.h"
 #include "lib/declog.h"
+#include "lib/delayq.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
 #include "kernel/probes.h"
@@ -77,11 +78,6 @@ struct run_opts {
 	size_t nsite_objects;
 	char **argv;
 	int argc;
-};
-
-struct delay {
-	uint32_t tid;
-	uint64_t due_ns;
 };
 
 /* What stays loaded from run to run: the probe object and the scheduler. */

@@ -42,6 +42,7 @@
 #include "kernel/sched_ctl.h"
 #include "kernel/symbolize.h"
 #include "lib/declog.h"
+#include "lib/delayq.h"
 #include "lib/json.h"
 #include "lib/util.h"
 #include "strategies/registry.h"
@@ -81,11 +82,6 @@ struct attach_proc {
 	int exit_code; /* the leader's wait status, from the exit event */
 };
 
-struct attach_delay {
-	uint32_t tid;
-	uint64_t due_ns;
-};
-
 struct attach {
 	/* options */
 	pid_t pid;
@@ -113,7 +109,7 @@ struct attach {
 	size_t nprocs;
 	pid_t *refused;
 	size_t nrefused;
-	struct attach_delay delays[ATTACH_MAX_DELAYS];
+	struct delay delays[ATTACH_MAX_DELAYS];
 	size_t ndelays;
 	/* the window */
 	uint64_t t0, t1, next_scan, next_epoch, epochs;
@@ -352,45 +348,25 @@ static void release(struct attach *a, uint32_t tid)
 	policy_release(a->pol, tid);
 }
 
+static void delay_over(void *ctx, uint32_t tid)
+{
+	release(ctx, tid);
+}
+
 static void delay_add(struct attach *a, uint32_t tid, uint64_t us)
 {
-	if (a->ndelays == ATTACH_MAX_DELAYS) {
+	if (!delayq_add(a->delays, &a->ndelays, ATTACH_MAX_DELAYS, tid, us))
 		release(a, tid);
-		return;
-	}
-	a->delays[a->ndelays].tid = tid;
-	a->delays[a->ndelays].due_ns = now_ns() + us * 1000;
-	a->ndelays++;
 }
 
 static void delays_due(struct attach *a, bool all)
 {
-	uint64_t now = now_ns();
-	size_t i = 0;
-
-	while (i < a->ndelays) {
-		if (all || a->delays[i].due_ns <= now) {
-			release(a, a->delays[i].tid);
-			a->delays[i] = a->delays[--a->ndelays];
-			continue;
-		}
-		i++;
-	}
+	delayq_due(a->delays, &a->ndelays, all, delay_over, a);
 }
 
 static int next_delay_ms(struct attach *a)
 {
-	uint64_t now = now_ns(), best = UINT64_MAX;
-	size_t i;
-
-	for (i = 0; i < a->ndelays; i++)
-		if (a->delays[i].due_ns < best)
-			best = a->delays[i].due_ns;
-	if (best == UINT64_MAX)
-		return 20;
-	if (best <= now)
-		return 0;
-	return (best - now) / 1000000 + 1 < 20 ? (int)((best - now) / 1000000 + 1) : 20;
+	return delayq_next_ms(a->delays, a->ndelays);
 }
 
 static void on_parked(struct attach *a, const struct cs_event *e)
