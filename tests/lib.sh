@@ -46,6 +46,13 @@ cs_printed() {
 	esac
 }
 
+# Render the page HTML to the PNG in headless Chromium (1200 x 2600 pixels);
+# tests/png_pixels.py counts what it shows.
+screenshot() { # screenshot HTML PNG
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
+		--screenshot="$2" "file://$1" >/dev/null 2>&1
+}
+
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 need_vm() {
 	need_root

@@ -144,55 +144,13 @@ print(bad, all(cv["median"][0] == cv["median"][2] > 0 for cv in ex if cv["metric
 PY
 )" "0 True" "json: the quartiles of the cells' cumulative run_new_tasks; counter-exit1 (failed at run 1) carried forward"
 if command -v chromium >/dev/null; then
-	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
-		--screenshot="$T/ex.png" "file://$T/ex.html" >/dev/null 2>&1
-	# Decode the PNG (as tests/vm/49-schedule.t): non-white pixels, distinct
-	# colours, and pixels of the first strategy's translucent fill (#1f77b4
-	# at opacity 0.25 on white: about 199,221,236): its legend swatches (6 x
-	# 18 x 10 pixels) and its bands, whose area depends on how the seeds
-	# differ.
-	shot=$(python3 - "$T/ex.png" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat, w = 8, b"", 0
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-        assert depth == 8 and ctype in (2, 6) and not interlace
-        bpp = 3 if ctype == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-raw, stride = zlib.decompress(idat), w * bpp
-prev, rows, i = bytearray(stride), [], 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(bytes(line))
-    prev = line
-nonwhite, colours, band = 0, set(), 0
-for row in rows:
-    for x in range(0, stride, bpp):
-        px = tuple(row[x:x + 3])
-        colours.add(px)
-        nonwhite += px != (255, 255, 255)
-        band += all(abs(a - b) <= 3 for a, b in zip(px, (199, 221, 236)))
-print(nonwhite, len(colours), band)
-PY
-)
+	screenshot "$T/ex.html" "$T/ex.png"
+	# Count (tests/png_pixels.py, as tests/vm/49-schedule.t) non-white
+	# pixels, distinct colours, and pixels of the first strategy's
+	# translucent fill (#1f77b4 at opacity 0.25 on white: about
+	# 199,221,236): its legend swatches (6 x 18 x 10 pixels) and its bands,
+	# whose area depends on how the seeds differ.
+	shot=$(python3 "$ROOT/tests/png_pixels.py" "$T/ex.png" c7ddec~3)
 	set -- $shot
 	ok "$([ "${1:-0}" -gt 10000 ] && [ "${2:-0}" -gt 20 ]; echo $?)" \
 		"html in headless chromium: not blank (${1:-?} non-white pixels, ${2:-?} colours)"

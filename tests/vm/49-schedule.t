@@ -47,54 +47,16 @@ like "$(cat "$T/err")" "has no run 99" "... with one line saying so"
 "$CS" report "$T/c" --html "$T/r.html" >/dev/null 2>&1
 like "$(grep -c '<svg class="swimlane" data-threads="2"' "$T/r.html")" "^[1-5]$" \
 	"the HTML report has a 2-lane swimlane per failing run"
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1200,2600 \
-	--screenshot="$T/r.png" "file://$T/r.html" >/dev/null 2>&1
-# Count the pixels of each lane colour (schedule.c's palette) in the PNG.
-lanes=$(python3 - "$T/r.png" <<'EOF'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat, w = 8, b"", 0
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-        assert depth == 8 and ctype in (2, 6) and not interlace
-        bpp = 3 if ctype == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-raw, stride = zlib.decompress(idat), w * bpp
-prev, rows, i = bytearray(stride), [], 0
-for _ in range(h):
-    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
-    i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0
-        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(bytes(line))
-    prev = line
-palette = ["1f77b4", "ff7f0e", "2ca02c", "d62728", "9467bd", "8c564b", "e377c2", "17becf"]
-count = {c: 0 for c in palette}
-nonwhite = 0
-for row in rows:
-    for x in range(0, stride, bpp):
-        px = row[x:x + 3].hex()
-        if px in count:
-            count[px] += 1
-        if px != "ffffff":
-            nonwhite += 1
-print(nonwhite, sum(1 for c in palette if count[c] > 200))
-EOF
-)
+screenshot "$T/r.html" "$T/r.png"
+# Count the pixels of each lane colour (schedule.c's palette) in the PNG
+# (tests/png_pixels.py): the colours with more than 200 pixels.
+px=($(python3 "$ROOT/tests/png_pixels.py" "$T/r.png" 1f77b4 ff7f0e 2ca02c d62728 9467bd 8c564b \
+	e377c2 17becf))
+n=0
+for c in "${px[@]:2}"; do
+	[ "$c" -gt 200 ] && n=$((n + 1))
+done
+lanes="${px[0]} $n"
 ok "$([ "${lanes%% *}" -gt 10000 ] 2>/dev/null; echo $?)" "the screenshot is not blank (${lanes%% *} non-white pixels)"
 is "${lanes##* }" 2 "the rendered page shows 2 lane colours: one per thread"
 
