@@ -758,6 +758,21 @@ static void json_curves(const struct exp_report *r, struct json *j)
 	json_arr_end(j);
 }
 
+/* A comparison's tests: Mann-Whitney U, its p and A12, the Wilcoxon
+ * signed-rank W+ and p (NaN unless paired), and how to read them. */
+static void json_tests(struct json *j, const struct stats_mwu *mwu, bool paired,
+		       const struct stats_wilcoxon *wsr, const char *better, const char *a12_means)
+{
+	json_kv_dbl(j, "mann_whitney_u", mwu->u);
+	json_kv_dbl(j, "mann_whitney_p", mwu->p);
+	json_kv_dbl(j, "a12", mwu->a12);
+	json_kv_bool(j, "paired", paired);
+	json_kv_dbl(j, "wilcoxon_w_plus", paired ? wsr->w_plus : NAN);
+	json_kv_dbl(j, "wilcoxon_p", paired ? wsr->p : NAN);
+	json_kv_str(j, "better", better);
+	json_kv_str(j, "a12_means", a12_means);
+}
+
 void exp_report_json(const struct exp_report *r, FILE *f)
 {
 	struct json j;
@@ -782,14 +797,8 @@ void exp_report_json(const struct exp_report *r, FILE *f)
 		json_kv_str(&j, "program", c->a->program);
 		json_kv_str(&j, "a", c->a->strategy);
 		json_kv_str(&j, "b", c->b->strategy);
-		json_kv_dbl(&j, "mann_whitney_u", c->mwu.u);
-		json_kv_dbl(&j, "mann_whitney_p", c->mwu.p);
-		json_kv_dbl(&j, "a12", c->mwu.a12);
-		json_kv_bool(&j, "paired", c->paired);
-		json_kv_dbl(&j, "wilcoxon_w_plus", c->paired ? c->wsr.w_plus : NAN);
-		json_kv_dbl(&j, "wilcoxon_p", c->paired ? c->wsr.p : NAN);
-		json_kv_str(&j, "better", "fewer");
-		json_kv_str(&j, "a12_means", "P(a needs more runs to the first failure)");
+		json_tests(&j, &c->mwu, c->paired, &c->wsr, "fewer",
+			   "P(a needs more runs to the first failure)");
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -806,14 +815,8 @@ void exp_report_json(const struct exp_report *r, FILE *f)
 		json_kv_uint(&j, "campaigns_b", c->b->ncov_final);
 		json_kv_dbl(&j, "median_a", c->a->cov_final_median);
 		json_kv_dbl(&j, "median_b", c->b->cov_final_median);
-		json_kv_dbl(&j, "mann_whitney_u", c->mwu.u);
-		json_kv_dbl(&j, "mann_whitney_p", c->mwu.p);
-		json_kv_dbl(&j, "a12", c->mwu.a12);
-		json_kv_bool(&j, "paired", c->paired);
-		json_kv_dbl(&j, "wilcoxon_w_plus", c->paired ? c->wsr.w_plus : NAN);
-		json_kv_dbl(&j, "wilcoxon_p", c->paired ? c->wsr.p : NAN);
-		json_kv_str(&j, "better", "more");
-		json_kv_str(&j, "a12_means", "P(a covers more at the budget)");
+		json_tests(&j, &c->mwu, c->paired, &c->wsr, "more",
+			   "P(a covers more at the budget)");
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
