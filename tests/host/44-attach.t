@@ -6,13 +6,15 @@
 # one line and exit 2; the window ends at --duration, on SIGINT, at the
 # target's exit, at its crash (killed by a signal: exit 1) and at a failed
 # --check (exit 1, with its output); --comm picks up a process started
-# later and refuses concsched itself; nothing stays registered afterwards.
+# later and refuses concsched itself; --access warns of the racy server's
+# check-then-act and never of the correct one; nothing stays registered
+# afterwards.
 source "$(dirname "$0")/../lib.sh"
 need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 53
+plan 66
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -37,6 +39,9 @@ bad "a program" "not a program" -- /bin/true
 bad "a strategy needing runs" "attach takes a noise strategy" -p 1 -s tsa
 bad "a bad duration" "--duration" -p 1 --duration -3
 bad "--check-every alone" "goes with --check" -p 1 --check-every 2
+bad "--sites-include alone" "go with --access" -p 1 --sites-include 'f*'
+bad "--access with nothing running" "no process of the selection is running yet" \
+	--comm no-such-comm-xyz -s none --access --duration 1
 setpriv --reuid=65534 --regid=65534 --clear-groups sleep 60 &
 other=$!
 sleep 0.2
@@ -98,11 +103,15 @@ kill $srv
 wait $srv 2>/dev/null
 
 # The target's crash: killed by a signal.
+# (bash reports the server's death on its stderr when it reaps it: that
+# line goes to a file, not into the test's output.)
+exec 4>&2 2>"$tmp/reaped"
 srv $((port + 1))
 (sleep 1.5; kill -SEGV $srv) &
 timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
 is "$?" 1 "crash: exit 1"
-{ wait $srv; } 2>/dev/null
+wait $srv
+exec 2>&4 4>&-
 like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
 
 # The target's exit.
@@ -127,6 +136,41 @@ kill $srv
 timeout 30 "$CS" attach --comm concsched -s none --duration 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "self: exit 0"
 is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused, once"
+
+# --access: the racy server warns on its connection table, naming the
+# unlocked check and the act; the correct one (locked) never warns.
+srv $((port + 5))
+"$PROGS/tcp_load" $((port + 5)) 2 150 10 >/dev/null &
+timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 --json -o "$tmp/acc" \
+	>"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "access: exit 0"
+wait $!
+kill $srv
+wait $srv
+like "$(cat "$tmp/err")" "access: [1-9][0-9]* sites of .*tcp_table probed" "access: the program's sites probed"
+python3 - "$tmp/out" >"$tmp/acc.txt" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["access"]
+print("accesses", a["accesses"] > 0, "shared", a["shared_variables"] > 0)
+for r in a["races"]:
+    print("race", r["variable"], r["first"]["site"], r["first"]["op"], "/", r["second"]["site"], r["second"]["op"])
+PY
+like "$(cat "$tmp/acc.txt")" "accesses True shared True" "access: --json counts accesses and shared variables"
+like "$(cat "$tmp/acc.txt")" "race table \(tcp_table\) .*find_free \(tcp_table.c:[0-9]+\)" \
+	"access: a race on the table naming the unlocked check (find_free)"
+ok "$(grep '^race' "$tmp/acc.txt" | grep -qv 'race table (tcp_table)'; [ $? -ne 0 ]; echo $?)" \
+	"access: every warning is on the connection table"
+like "$("$CS" report "$tmp/acc" 2>&1)" "race on table \(tcp_table\): .*find_free" \
+	"access: -o DIR stores the warnings"
+srv $((port + 6)) 0 locked
+"$PROGS/tcp_load" $((port + 6)) 2 150 10 >/dev/null &
+timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 >"$tmp/out" 2>"$tmp/err"
+is "$?" 0 "access, correct server: exit 0"
+wait $!
+kill $srv
+wait $srv
+like "$(cat "$tmp/out")" "access: [0-9]+ sites probed, [1-9][0-9]* accesses" "access, correct server: accesses seen"
+like "$(cat "$tmp/out")" "races: 0 warnings" "access, correct server: no warning"
 
 if "$CS" doctor 2>/dev/null | grep -q "sched_ext.*yes"; then
 	skip "this kernel has sched_ext" "steering refused without sched_ext"

@@ -2,8 +2,13 @@
 /*
  * tcp_load PORT THREADS COUNT PERIOD_MS — a bounded client load for
  * tcp_table: THREADS threads each make COUNT connections to
- * 127.0.0.1:PORT, one at a time, PERIOD_MS apart (a random part of it,
- * so the threads drift), each sending one line and reading the reply.
+ * 127.0.0.1:PORT, one at a time, each sending one line and reading the
+ * reply. Thread i makes its k-th connection at k * PERIOD_MS + i *
+ * PERIOD_MS / THREADS from the start (absolute times, so no drift): the
+ * threads' connections are a fixed phase apart, and two handlers in the
+ * server overlap only when one of them is held up for that long (a
+ * preempted vCPU rarely is; a parked thread is). PERIOD_MS 0: back to
+ * back.
  * Prints "ok N failed M"; exits 0 when every reply was "OK ...".
  * `tcp_load PORT 1 1 0` is a health check.
  */
@@ -15,9 +20,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
-static int port, count, period_ms;
+static int port, count, period_ms, nthreads;
+static struct timespec start;
 static long ok, failed; /* atomic */
 
 static int one_request(void)
@@ -47,16 +54,28 @@ static int one_request(void)
 
 static void *client(void *arg)
 {
-	unsigned seed = (unsigned)(long)arg * 7919u + (unsigned)getpid();
+	long idx = (long)arg;
 	int i;
 
 	for (i = 0; i < count; i++) {
+		if (period_ms) {
+			long long ns = ((long long)i * period_ms * 1000000LL) +
+				       idx * period_ms * 1000000LL / nthreads;
+			struct timespec at = start;
+
+			at.tv_sec += ns / 1000000000LL;
+			at.tv_nsec += ns % 1000000000LL;
+			if (at.tv_nsec >= 1000000000L) {
+				at.tv_sec++;
+				at.tv_nsec -= 1000000000L;
+			}
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL))
+				;
+		}
 		if (one_request())
 			__atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED);
 		else
 			__atomic_add_fetch(&ok, 1, __ATOMIC_RELAXED);
-		if (period_ms)
-			usleep((useconds_t)(period_ms * 500 + rand_r(&seed) % (period_ms * 1000)));
 	}
 	return NULL;
 }
@@ -76,6 +95,8 @@ int main(int argc, char **argv)
 	period_ms = atoi(argv[4]);
 	if (n < 1 || n > 64)
 		n = 1;
+	nthreads = n;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (i = 0; i < n; i++)
 		pthread_create(&t[i], NULL, client, (void *)(long)i);
 	for (i = 0; i < n; i++)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * tcp_table PORT [MAXCONN] — a small multithreaded TCP server on
+ * tcp_table PORT [MAXCONN [locked]] — a small multithreaded TCP server on
  * 127.0.0.1:PORT with a latent race, the target of `concsched attach`
  * (tests/vm/55-attach.t). Each connection gets a handler thread, which
  * takes a slot in a shared connection table by a check-then-act: it finds
@@ -12,6 +12,10 @@
  * check and act is the mutex lock request, a few tens of nanoseconds:
  * under a light load handlers almost never meet there; a pause at that
  * lock request opens it.
+ *
+ * `locked`: the correct server. Check, act, the slot's fd and its release
+ * all happen under log_lock: no race, and `attach --access` must warn of
+ * none (tests/host/44-attach.t).
  *
  * A request is one line; the reply is "OK slot N\n". The server exits
  * after MAXCONN connections (0: no limit) or on SIGTERM/SIGINT, printing
@@ -42,6 +46,7 @@ static char log_ring[LOGN][48];
 static int log_slot[LOGN];
 static unsigned log_next;
 static volatile sig_atomic_t stop;
+static int locked; /* the correct variant */
 static long races, served; /* atomic */
 
 static void on_signal(int sig)
@@ -75,12 +80,43 @@ __attribute__((noinline)) static int find_free(void)
 	return -1;
 }
 
+/* One request line, one reply. */
+static void serve(int fd, int slot)
+{
+	char buf[128];
+	int n;
+
+	if (read(fd, buf, sizeof(buf)) > 0) {
+		n = snprintf(buf, sizeof(buf), "OK slot %d\n", slot);
+		if (write(fd, buf, (size_t)n) < 0)
+			perror("write");
+	}
+}
+
 static void *handler(void *arg)
 {
 	int fd = (int)(long)arg, slot, n;
-	char buf[128], line[48];
+	char line[48];
 
 	snprintf(line, sizeof(line), "connection on fd %d", fd);
+	if (locked) {
+		pthread_mutex_lock(&log_lock);
+		slot = find_free();
+		if (slot >= 0) {
+			table[slot].users++;
+			table[slot].fd = fd;
+		}
+		pthread_mutex_unlock(&log_lock);
+		serve(fd, slot);
+		if (slot >= 0) {
+			pthread_mutex_lock(&log_lock);
+			table[slot].users--;
+			pthread_mutex_unlock(&log_lock);
+		}
+		close(fd);
+		__atomic_add_fetch(&served, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	slot = find_free();
 	if (slot >= 0) {
 		/* More than one user: two handlers both saw it free. */
@@ -91,11 +127,7 @@ static void *handler(void *arg)
 		}
 		table[slot].fd = fd;
 	}
-	if (read(fd, buf, sizeof(buf)) > 0) {
-		n = snprintf(buf, sizeof(buf), "OK slot %d\n", slot);
-		if (write(fd, buf, (size_t)n) < 0)
-			perror("write");
-	}
+	serve(fd, slot);
 	if (slot >= 0)
 		__atomic_sub_fetch(&table[slot].users, 1, __ATOMIC_SEQ_CST);
 	close(fd);
@@ -112,9 +144,10 @@ int main(int argc, char **argv)
 	int ls, one = 1;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: tcp_table PORT [MAXCONN]\n");
+		fprintf(stderr, "usage: tcp_table PORT [MAXCONN [locked]]\n");
 		return 2;
 	}
+	locked = argc > 3 && !strcmp(argv[3], "locked");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -37,6 +37,7 @@ is "$(ls -A "$T/src")" "camp" "nothing was created next to the campaign"
 
 # --- run --vm killed with SIGKILL -----------------------------------------
 mkdir -p "$T/tmp" "$T/k"
+exec 4>&2 2>"$T/reaped" # bash's "Killed" line when it reaps the campaign
 TMPDIR="$T/tmp" "$CS" run --vm -s none -n 500 --keep-going -o "$T/k/camp" -- "$PROGS/fig2" \
 	>/dev/null 2>&1 &
 pid=$!
@@ -52,7 +53,8 @@ for _ in $(seq 600); do
 	sleep 0.2
 done
 kill -9 "$pid"
-wait "$pid" 2>/dev/null
+wait "$pid"
+exec 2>&4 4>&-
 compgen -G "$T/tmp/concsched-out.$pid.*" >/dev/null
 ok $? "the scratch directory was under \$TMPDIR, named after the pid"
 is "$(ls -A "$T/k")" "camp" "nothing left next to the campaign (no camp.vm-*)"

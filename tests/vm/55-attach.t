@@ -9,11 +9,13 @@
 # ext.enabled 0 in /proc/TID/sched). Then: SIGTERM of attach, kill -9 of
 # attach (the scheduler's link dies with it: every thread leaves sched_ext,
 # the server keeps serving), the target exiting, a --comm selection that
-# picks up a process starting later, refusals.
+# picks up a process starting later, refusals. With --access: the
+# server's accesses are probed and steered too, and the window has race
+# warnings naming the unlocked check.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 40
+plan 49
 
 work=$(mktemp -d /tmp/attach.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -56,6 +58,19 @@ wait \$ld
 cat /tmp/load.out
 echo "races \$(grep -c RACE /tmp/srv.err)"
 echo "classes \$(classes \$srv)"
+\$P/tcp_load 7700 1 5 0
+echo "== access"
+n0=\$(grep -c RACE /tmp/srv.err)
+\$P/tcp_load 7700 2 500 20 >/tmp/load.out &
+ld=\$!
+"$CS" attach -p \$srv -s random --seed 3 --access --duration 10 -o /tmp/camp-acc >/tmp/att.out 2>/tmp/att.err
+echo "attach_rc \$?"
+cat /tmp/att.out
+wait \$ld
+cat /tmp/load.out
+echo "races_access \$((\$(grep -c RACE /tmp/srv.err) - n0))"
+echo "classes \$(classes \$srv)"
+"$CS" report /tmp/camp-acc | grep -E "^ +race on" | head -5
 \$P/tcp_load 7700 1 5 0
 echo "== sigterm"
 "$CS" attach -p \$srv -s random --duration 60 >/tmp/att-sigterm.out 2>&1 &
@@ -167,6 +182,19 @@ like "$s" "classes 0/0:[0-9]+ $" "attach: after detach every thread is SCHED_OTH
 like "$s" "ok 5 failed 0" "attach: the server answers after detach"
 like "$s" "runs: +1 \(pass 1\)" "attach: -o DIR stores the window as a run"
 like "$s" "state_after disabled" "attach: the scheduler is unregistered after the window"
+s=$(section "$o" access)
+like "$s" "attach_rc 0" "access: exit status 0"
+like "$s" "access: [1-9][0-9]* sites probed, [1-9][0-9]* accesses" "access: the server's accesses were probed"
+like "$s" "[1-9][0-9]* points \([1-9][0-9]* at accesses\)" "access: accesses were decision points of the strategy"
+like "$s" "races: [1-9][0-9]* warnings" "access: race warnings in the window"
+like "$s" "race on table \(tcp_table\):.*find_free \(tcp_table.c:[0-9]+\)" \
+	"access: one names the unlocked check (find_free) on the connection table"
+like "$s" "ok 1000 failed 0" "access: the load is served"
+like "$s" "classes 0/0:[0-9]+ $" "access: after detach every thread is back in the fair class"
+like "$s" "ok 5 failed 0" "access: the server answers after detach"
+like "$s" " +race on table \(tcp_table\): .*find_free" "access: -o DIR stores the warnings (concsched report)"
+r=$(printf '%s\n' "$s" | sed -n 's/^races_access //p')
+diag "access: the race showed $r times in the 10 s window"
 s=$(section "$o" sigterm)
 like "$s" "during 7/1:[0-9]+ $" "sigterm: threads in sched_ext during the window"
 like "$s" "attach_rc 0" "sigterm: exit status 0"

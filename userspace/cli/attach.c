@@ -5,7 +5,8 @@
  * --cgroup) get the synchronization probes; when the strategy steers,
  * their threads are switched into SCHED_EXT one by one (the scheduler is
  * SCX_OPS_SWITCH_PARTIAL: nothing else on the machine changes class) and
- * the strategy decides at each synchronization point, as in a run. The
+ * the strategy decides at each synchronization point (and, with --access,
+ * at each probed memory access: attach_access.c), as in a run. The
  * window ends at --duration, on Ctrl-C/SIGTERM, when the target exits or
  * crashes, or when the --check command fails; then every park is
  * released, every thread gets its old policy back, the probes go and the
@@ -28,10 +29,12 @@
 
 #include <bpf/libbpf.h>
 
+#include "cli/attach_access.h"
 #include "cli/commands.h"
 #include "cli/cov_report.h"
 #include "campaign/onerun.h"
 #include "campaign/run_sites.h"
+#include "campaign/run_types.h"
 #include "campaign/store.h"
 #include "coverage/coverage.h"
 #include "kernel/cgroup.h"
@@ -87,8 +90,10 @@ struct attach {
 	pid_t pid;
 	const char *comm, *cgroup, *spec, *check, *dir;
 	double duration_s, check_every_s, epoch_s;
-	bool json, allow_other;
-	uint64_t seed;
+	bool json, allow_other, access;
+	uint64_t seed, steer_cap;
+	const char **inc, **exc; /* --sites-include / --sites-exclude */
+	size_t ninc, nexc;
 	uid_t uid; /* the invoking user (SUDO_UID), who runs --check */
 	gid_t gid;
 	bool drop;
@@ -104,6 +109,7 @@ struct attach {
 	bool sp_open;
 	struct ring_buffer *rb;
 	struct site_resolver res;
+	struct attach_access *acc; /* --access */
 	struct procsel ps;
 	struct attach_proc *procs;
 	size_t nprocs;
@@ -113,7 +119,7 @@ struct attach {
 	size_t ndelays;
 	/* the window */
 	uint64_t t0, t1, next_scan, next_epoch, epochs;
-	uint64_t points, ndelayed, nyields, nhalts;
+	uint64_t points, apoints, ndelayed, nyields, nhalts;
 	enum attach_end end;
 	char end_text[256];
 	/* --check */
@@ -162,6 +168,13 @@ static void usage(FILE *f)
 		"  --check CMD            run `/bin/sh -c CMD` every --check-every seconds; a\n"
 		"                         non-zero exit ends the window (e.g. a health probe)\n"
 		"  --check-every SEC      (default 5)\n"
+		"  --access               also probe the memory accesses of the program the\n"
+		"                         (first) process runs: race warnings for the window,\n"
+		"                         and each access a decision point of the strategy\n"
+		"  --sites-include GLOB   --access: only sites in matching functions or files\n"
+		"  --sites-exclude GLOB   --access: not these (both repeatable)\n"
+		"  --steer-cap N          --access: each site's first N hits in the window are\n"
+		"                         decision points, then 1 in 64 (default 500; 0: all)\n"
 		"  --allow-other-users    also processes of other users than the invoking one\n"
 		"  --json                 machine-readable output (docs/attach.md)\n"
 		"  -o, --out DIR          also store the window as a campaign of one run in DIR\n"
@@ -173,7 +186,9 @@ static void usage(FILE *f)
 		"  sudo concsched attach -p $(pidof mysrv) -s random --duration 30\n"
 		"  sudo concsched attach --comm mysrv --duration 60 --check 'curl -sf "
 		"localhost:8080/health'\n"
-		"  sudo concsched attach --cgroup /sys/fs/cgroup/system.slice/mysrv.service\n\n"
+		"  sudo concsched attach --cgroup /sys/fs/cgroup/system.slice/mysrv.service\n"
+		"  sudo concsched attach -p $(pidof mysrv) --access --sites-include 'conn_*' "
+		"--duration 30\n\n"
 		"Exit status: 0 the window ended (duration, signal, target exited), 1 the target\n"
 		"crashed or --check failed, 2 usage or environment error.\n");
 }
@@ -228,6 +243,10 @@ static int proc_take(struct attach *a, pid_t pid)
 	if (a->pid == 0) /* --comm/--cgroup: the probes found it by their filter */
 		sync_probes_track(&a->sp, pid);
 	site_resolver_scan_pid(&a->res, pid);
+	if (a->acc && !attach_access_add_pid(a->acc, pid))
+		cs_warn("pid %d (%s) runs another program than the first process: its accesses "
+			"are not probed",
+			(int)pid, p->comm);
 	if (a->steer) {
 		n = procsel_switch(&a->ps, pid, SCHED_EXT);
 		if (n < 0) {
@@ -345,6 +364,7 @@ static void thread_gone(struct attach *a, uint32_t tid)
 
 static void release(struct attach *a, uint32_t tid)
 {
+	attach_access_pass(a->acc, tid); /* a held access executes now */
 	policy_release(a->pol, tid);
 }
 
@@ -369,7 +389,8 @@ static int next_delay_ms(struct attach *a)
 	return delayq_next_ms(a->delays, a->ndelays);
 }
 
-static void on_parked(struct attach *a, const struct cs_event *e)
+static void on_parked(struct attach *a, const struct cs_event *e, const struct cov_event *acc,
+		      bool split)
 {
 	struct strat_thread *t = thread_of(a, e->pid, e->tid);
 	struct strat_decision d = { .v = STRAT_PROCEED };
@@ -378,7 +399,10 @@ static void on_parked(struct attach *a, const struct cs_event *e)
 	p.t = t;
 	p.k = t->points++;
 	p.e = e;
+	p.access = acc;
+	p.split = split;
 	a->points++;
+	a->apoints += cov_op_is_access(e->op);
 	if (a->strat->ops->point)
 		a->strat->ops->point(a->strat, &a->sr, &p, &d);
 	switch (d.v) {
@@ -423,7 +447,9 @@ static int on_event(void *ctx, void *data, size_t len)
 {
 	struct attach *a = ctx;
 	const struct cs_event *e = data;
+	const struct cov_event *acc = NULL;
 	struct attach_proc *p;
+	bool park, split = false;
 
 	if (len < sizeof(*e))
 		return 0;
@@ -438,9 +464,13 @@ static int on_event(void *ctx, void *data, size_t len)
 	}
 	if (e->op == CS_OP_EXIT)
 		thread_gone(a, e->tid);
-	if (a->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op)) {
+	park = a->steer && (e->flags & CS_EV_PARKED) &&
+	       (is_park_op(e->op) || (a->acc && cov_op_is_access(e->op)));
+	if (a->acc && p)
+		acc = attach_access_event(a->acc, e, park && a->end == END_NONE, &split);
+	if (park) {
 		if (p && a->end == END_NONE)
-			on_parked(a, e);
+			on_parked(a, e, acc, split);
 		else
 			release(a, e->tid);
 	}
@@ -569,7 +599,7 @@ static int attach_setup(struct attach *a)
 {
 	struct sync_probe_opts po = { 0 };
 	struct sched_ctl_opts so = { 0 };
-	pid_t *pids = NULL;
+	pid_t *pids = NULL, first;
 	size_t n = 0, i;
 	int err;
 
@@ -581,7 +611,8 @@ static int attach_setup(struct attach *a)
 		n = procsel_by_cgroup(a->cgroup, &pids);
 	for (i = 0; i < n && pids[i] == getpid(); i++)
 		;
-	err = sync_runtime_for_pid(a->pid ? a->pid : i < n ? pids[i] : getpid(), &a->rt);
+	first = a->pid ? a->pid : i < n ? pids[i] : 0;
+	err = sync_runtime_for_pid(first ? first : getpid(), &a->rt);
 	free(pids);
 	if (err)
 		return err;
@@ -617,6 +648,22 @@ static int attach_setup(struct attach *a)
 		return err;
 	site_resolver_add_path(&a->res, a->rt.object);
 	site_resolver_add_path(&a->res, a->rt.ldso);
+	if (a->access) {
+		struct attach_access_opts ao = {
+			.pid = first, .sp = &a->sp, .ctl = a->ctl, .pol = a->pol,
+			.steer_cap = a->steer_cap, .include = a->inc, .ninclude = a->ninc,
+			.exclude = a->exc, .nexclude = a->nexc,
+		};
+
+		if (!first) {
+			cs_err("--access: no process of the selection is running yet: its program "
+			       "is not known");
+			return -ESRCH;
+		}
+		err = attach_access_open(&a->acc, &ao);
+		if (err)
+			return err;
+	}
 	a->rb = ring_buffer__new(sync_probes_map_fd(&a->sp, "cs_sync_events"), on_event, a, NULL);
 	if (!a->rb) {
 		err = -errno;
@@ -719,6 +766,7 @@ static void attach_detach(struct attach *a)
 		delays_due(a, true);
 	}
 	procsel_restore(&a->ps, SCHED_EXT);
+	attach_access_detach(a->acc);
 	if (a->sp_open) {
 		if (a->rb)
 			ring_buffer__consume(a->rb);
@@ -747,11 +795,16 @@ static void report_text(struct attach *a, FILE *f)
 			a->procs[i].gone ? " gone" : "");
 	fprintf(f, "strategy: %s (seed %" PRIu64 ", %" PRIu64 " epochs)", a->spec, a->seed,
 		a->epochs);
+	if (a->steer && a->acc)
+		fprintf(f, ": %" PRIu64 " points (%" PRIu64 " at accesses)", a->points,
+			a->apoints);
+	else if (a->steer)
+		fprintf(f, ": %" PRIu64 " points", a->points);
 	if (a->steer)
 		fprintf(f,
-			": %" PRIu64 " points, %" PRIu64 " delays, %" PRIu64 " yields, %" PRIu64
+			", %" PRIu64 " delays, %" PRIu64 " yields, %" PRIu64
 			" halts; scheduler %llu parks, %llu watchdog releases\n",
-			a->points, a->ndelayed, a->nyields, a->nhalts,
+			a->ndelayed, a->nyields, a->nhalts,
 			(unsigned long long)a->sstats.parks,
 			(unsigned long long)a->sstats.watchdog);
 	else
@@ -766,6 +819,8 @@ static void report_text(struct attach *a, FILE *f)
 	fprintf(f, "events: %" PRIu64 "; drops: ring buffer %" PRIu64 "\n",
 		a->stats[CS_SSTAT_EVENTS], a->stats[CS_SSTAT_RB_DROPS]);
 	cov_report_text(f, &a->run.tasks);
+	if (a->acc)
+		attach_access_report_text(a->acc, f);
 }
 
 static void report_json(struct attach *a, FILE *f)
@@ -800,6 +855,7 @@ static void report_json(struct attach *a, FILE *f)
 	json_kv_uint(&j, "epochs", a->epochs);
 	json_kv_bool(&j, "steers", a->steer);
 	json_kv_uint(&j, "points", a->points);
+	json_kv_uint(&j, "access_points", a->apoints);
 	json_kv_uint(&j, "delays", a->ndelayed);
 	json_kv_uint(&j, "yields", a->nyields);
 	json_kv_uint(&j, "halts", a->nhalts);
@@ -820,6 +876,8 @@ static void report_json(struct attach *a, FILE *f)
 	json_obj_end(&j);
 	json_kv_uint(&j, "events", a->stats[CS_SSTAT_EVENTS]);
 	cov_report_json(&j, &a->run.tasks, false);
+	if (a->acc)
+		attach_access_report_json(a->acc, &j);
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -869,6 +927,7 @@ static char *campaign_json(const struct attach *a)
 	json_kv_dbl(&m.j, "duration_s", a->duration_s);
 	json_kv_dbl(&m.j, "epoch_s", a->epoch_s);
 	json_kv_str(&m.j, "check", a->check);
+	json_kv_bool(&m.j, "access", a->access);
 	json_obj_end(&m.j);
 	return json_mem_close(&m);
 }
@@ -944,6 +1003,8 @@ static void store_window(struct attach *a)
 		store_cover_task(a->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);
 	}
+	if (a->acc)
+		attach_access_store(a->acc, a->st);
 	if (a->end == END_CRASH || a->end == END_CHECK) {
 		res.outcome = a->end == END_CRASH ? "signal" : "check-failed";
 		res.summary = a->end_text;
@@ -984,12 +1045,16 @@ static int parse_args(struct attach *a, int argc, char **argv)
 		{ "check", required_argument, NULL, 'k' },
 		{ "check-every", required_argument, NULL, 'K' },
 		{ "allow-other-users", no_argument, NULL, 'u' },
+		{ "access", no_argument, NULL, 'A' },
+		{ "sites-include", required_argument, NULL, 'I' },
+		{ "sites-exclude", required_argument, NULL, 'X' },
+		{ "steer-cap", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool seed_set = false, every_set = false;
+	bool seed_set = false, every_set = false, cap_set = false;
 	int c, nsel = 0;
 	uint64_t v;
 
@@ -1052,6 +1117,24 @@ static int parse_args(struct attach *a, int argc, char **argv)
 		case 'u':
 			a->allow_other = true;
 			break;
+		case 'A':
+			a->access = true;
+			break;
+		case 'I':
+			a->inc = xrealloc(a->inc, (a->ninc + 1) * sizeof(*a->inc));
+			a->inc[a->ninc++] = optarg;
+			break;
+		case 'X':
+			a->exc = xrealloc(a->exc, (a->nexc + 1) * sizeof(*a->exc));
+			a->exc[a->nexc++] = optarg;
+			break;
+		case 'C':
+			if (parse_u64(optarg, &a->steer_cap)) {
+				cs_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
+				return -EINVAL;
+			}
+			cap_set = true;
+			break;
 		case 'j':
 			a->json = true;
 			break;
@@ -1080,6 +1163,10 @@ static int parse_args(struct attach *a, int argc, char **argv)
 		cs_err("attach: --check-every goes with --check");
 		return -EINVAL;
 	}
+	if ((a->ninc || a->nexc || cap_set) && !a->access) {
+		cs_err("attach: --sites-include, --sites-exclude and --steer-cap go with --access");
+		return -EINVAL;
+	}
 	if (!seed_set)
 		a->seed = now_realtime_ns();
 	return 0;
@@ -1094,12 +1181,15 @@ static int make_strategy(struct attach *a)
 		cs_err("--strategy %s: %s", a->spec, why);
 		return err;
 	}
-	if (strategy_has(a->strat, STRAT_F_ESTIMATE | STRAT_F_ACCESS | STRAT_F_NEEDS_ACCESS |
-					   STRAT_F_SERIAL | STRAT_F_PICKS)) {
+	if (strategy_has(a->strat, STRAT_F_ESTIMATE | STRAT_F_ACCESS | STRAT_F_SERIAL |
+					   STRAT_F_PICKS)) {
 		cs_err("--strategy %s: attach takes a noise strategy (random, a noise "
-		       "configuration, none): this one needs estimation runs, --access or "
-		       "whole runs",
+		       "configuration, none): this one needs estimation runs or whole runs",
 		       a->spec);
+		return -EINVAL;
+	}
+	if (strategy_has(a->strat, STRAT_F_NEEDS_ACCESS) && !a->access) {
+		cs_err("--strategy %s acts only at memory accesses: add --access", a->spec);
 		return -EINVAL;
 	}
 	a->steer = strategy_has(a->strat, STRAT_F_STEERS);
@@ -1109,7 +1199,11 @@ static int make_strategy(struct attach *a)
 int cmd_attach(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct attach a = { .spec = "random", .epoch_s = 2, .check_every_s = 5, .check_fd = -1 };
+	struct attach a = { .spec = "random",
+			    .epoch_s = 2,
+			    .check_every_s = 5,
+			    .check_fd = -1,
+			    .steer_cap = STEER_DEFAULT_CAP };
 	int err, ret = EXIT_USAGE;
 
 	err = parse_args(&a, argc, argv);
@@ -1169,6 +1263,7 @@ int cmd_attach(int argc, char **argv)
 	syncov_run_free(&a.run);
 	if (a.rb)
 		ring_buffer__free(a.rb);
+	attach_access_free(a.acc);
 	if (a.sp_open)
 		sync_probes_close(&a.sp);
 	policy_free(a.pol);
@@ -1182,5 +1277,7 @@ int cmd_attach(int argc, char **argv)
 out:
 	store_close(a.st);
 	strategy_free(a.strat);
+	free(a.inc);
+	free(a.exc);
 	return ret;
 }
