@@ -46,7 +46,7 @@ static char log_ring[LOGN][48];
 static int log_slot[LOGN];
 static unsigned log_next;
 static volatile sig_atomic_t stop;
-static int locked; /* the correct variant */
+static int locked;	   /* the correct variant */
 static long races, served; /* atomic */
 
 static void on_signal(int sig)

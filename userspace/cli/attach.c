@@ -650,9 +650,15 @@ static int attach_setup(struct attach *a)
 	site_resolver_add_path(&a->res, a->rt.ldso);
 	if (a->access) {
 		struct attach_access_opts ao = {
-			.pid = first, .sp = &a->sp, .ctl = a->ctl, .pol = a->pol,
-			.steer_cap = a->steer_cap, .include = a->inc, .ninclude = a->ninc,
-			.exclude = a->exc, .nexclude = a->nexc,
+			.pid = first,
+			.sp = &a->sp,
+			.ctl = a->ctl,
+			.pol = a->pol,
+			.steer_cap = a->steer_cap,
+			.include = a->inc,
+			.ninclude = a->ninc,
+			.exclude = a->exc,
+			.nexclude = a->nexc,
 		};
 
 		if (!first) {
@@ -796,16 +802,14 @@ static void report_text(struct attach *a, FILE *f)
 	fprintf(f, "strategy: %s (seed %" PRIu64 ", %" PRIu64 " epochs)", a->spec, a->seed,
 		a->epochs);
 	if (a->steer && a->acc)
-		fprintf(f, ": %" PRIu64 " points (%" PRIu64 " at accesses)", a->points,
-			a->apoints);
+		fprintf(f, ": %" PRIu64 " points (%" PRIu64 " at accesses)", a->points, a->apoints);
 	else if (a->steer)
 		fprintf(f, ": %" PRIu64 " points", a->points);
 	if (a->steer)
 		fprintf(f,
 			", %" PRIu64 " delays, %" PRIu64 " yields, %" PRIu64
 			" halts; scheduler %llu parks, %llu watchdog releases\n",
-			a->ndelayed, a->nyields, a->nhalts,
-			(unsigned long long)a->sstats.parks,
+			a->ndelayed, a->nyields, a->nhalts, (unsigned long long)a->sstats.parks,
 			(unsigned long long)a->sstats.watchdog);
 	else
 		fprintf(f, ": observed only\n");
@@ -1181,8 +1185,8 @@ static int make_strategy(struct attach *a)
 		cs_err("--strategy %s: %s", a->spec, why);
 		return err;
 	}
-	if (strategy_has(a->strat, STRAT_F_ESTIMATE | STRAT_F_ACCESS | STRAT_F_SERIAL |
-					   STRAT_F_PICKS)) {
+	if (strategy_has(a->strat,
+			 STRAT_F_ESTIMATE | STRAT_F_ACCESS | STRAT_F_SERIAL | STRAT_F_PICKS)) {
 		cs_err("--strategy %s: attach takes a noise strategy (random, a noise "
 		       "configuration, none): this one needs estimation runs or whole runs",
 		       a->spec);

@@ -18,11 +18,11 @@
  * by address, variables by global symbol (an array is one variable) or
  * else by address. A variable is shared once two threads touched it; the
  * noise strategy's sharedVar placements see those as shared. Every access
- * and synchronization event feeds the race detector (races.h); an access a thread is parked at is fed when it goes
- * on. Names are resolved while the process lives, when an id is made.
- * Only the race detector is fed: the online MAP matcher keeps a window per
- * thread and variable, and a server making a thread per request makes that
- * cost grow with every request (measured: a 3 s window took 8 s).
+ * and synchronization event feeds the race detector (races.h); an access a thread is parked at is
+ * fed when it goes on. Names are resolved while the process lives, when an id is made. Only the
+ * race detector is fed: the online MAP matcher keeps a window per thread and variable, and a server
+ * making a thread per request makes that cost grow with every request (measured: a 3 s window took
+ * 8 s).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,7 +50,7 @@
 
 #include "access.skel.h"
 
-#define AA_SAMPLE    64	 /* past the cap: 1 hit in this many is a decision point */
+#define AA_SAMPLE    64 /* past the cap: 1 hit in this many is a decision point */
 #define AA_MAX_SHOWN 20 /* warnings listed in the text report */
 
 /* An id space: value -> dense id (1..n), id -> name. */
@@ -192,9 +192,9 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 	if (!created)
 		return id;
 	if (sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.symbol && !ss.is_func)
-		aa->locks.names[id] = ss.sym_offset ? xasprintf("%s+0x%" PRIx64, ss.symbol,
-								ss.sym_offset) :
-						      xstrdup(ss.symbol);
+		aa->locks.names[id] = ss.sym_offset
+					      ? xasprintf("%s+0x%" PRIx64, ss.symbol, ss.sym_offset)
+					      : xstrdup(ss.symbol);
 	else
 		aa->locks.names[id] = xasprintf("lock at 0x%" PRIx64, addr);
 	return id;
@@ -239,10 +239,10 @@ static uint32_t var_at(struct attach_access *aa, uint64_t addr)
 		key = addr - ss.sym_offset;
 	id = name_id(&aa->vars, key, &created);
 	if (created)
-		aa->vars.names[id] = global ? xasprintf("%s (%s)", ss.symbol, base(ss.object)) :
-				     ss.object ?
-					      xasprintf("%s+0x%" PRIx64, base(ss.object), ss.offset) :
-					      xasprintf("0x%" PRIx64 " (heap or stack)", addr);
+		aa->vars.names[id] =
+			global	    ? xasprintf("%s (%s)", ss.symbol, base(ss.object))
+			: ss.object ? xasprintf("%s+0x%" PRIx64, base(ss.object), ss.offset)
+				    : xasprintf("0x%" PRIx64 " (heap or stack)", addr);
 	*cov_u64map_put(&aa->var_of, addr, 0, NULL) = id;
 	return id;
 }
@@ -356,12 +356,12 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 		for (i = 0; i < ARRAY_SIZE(access_ops) && !err; i++)
 			err = policy_park_site(o->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0, 0);
 		if (err) {
-			cs_err("--access: cannot make accesses decision points: %s", strerror(-err));
+			cs_err("--access: cannot make accesses decision points: %s",
+			       strerror(-err));
 			return err;
 		}
 	}
-	fprintf(stderr,
-		"concsched: access: %zu sites of %s probed (%zu attached in %.1f ms)\n",
+	fprintf(stderr, "concsched: access: %zu sites of %s probed (%zu attached in %.1f ms)\n",
 		aa->set.n, aa->exe, aa->ap.attached, aa->ap.attach_ns / 1e6);
 	return 0;
 }
@@ -451,7 +451,8 @@ const struct cov_event *attach_access_event(struct attach_access *aa, const stru
 	ev.thread = cb_thread(aa, e->tid);
 	pass_thread(aa, ev.thread); /* it runs: its held access has executed */
 	if (!cov_op_is_access(e->op)) {
-		if (e->op != CS_OP_FORK && e->op != CS_OP_EXEC && !cov_event_from_cs(&aa->conv, e, &ev))
+		if (e->op != CS_OP_FORK && e->op != CS_OP_EXEC &&
+		    !cov_event_from_cs(&aa->conv, e, &ev))
 			race_feed(aa, &ev);
 		return NULL;
 	}
@@ -490,8 +491,8 @@ void attach_access_detach(struct attach_access *aa)
 
 /* ---- reports ----------------------------------------------------------------------- */
 
-static void lockset_text(const struct attach_access *aa, const struct cov_lockset *ls,
-			 char *buf, size_t len)
+static void lockset_text(const struct attach_access *aa, const struct cov_lockset *ls, char *buf,
+			 size_t len)
 {
 	size_t off = 0;
 
@@ -571,7 +572,8 @@ static void access_json(struct json *j, const char *key, const struct attach_acc
 	lockset_text(aa, &x->held, l, sizeof(l));
 	json_obj_begin(j, key);
 	json_kv_str(j, "thread", name_of(&aa->threads, x->thread));
-	json_kv_str(j, "op", cov_op_writes(x->op) ? (cov_op_reads(x->op) ? "rw" : "write") : "read");
+	json_kv_str(j, "op",
+		    cov_op_writes(x->op) ? (cov_op_reads(x->op) ? "rw" : "write") : "read");
 	json_kv_str(j, "site", name_of(&aa->sites, x->site));
 	json_kv_str(j, "locks", l);
 	json_obj_end(j);

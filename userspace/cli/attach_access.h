@@ -24,14 +24,14 @@ struct store;
 struct sync_probes;
 
 struct attach_access_opts {
-	pid_t pid;		 /* the first process: its program's sites */
-	struct sync_probes *sp;	 /* the accesses go into its ring buffer */
-	struct sched_ctl *ctl;	 /* steering: its maps, accesses park */
-	struct policy *pol;	 /* steering: the access ops park */
-	uint64_t steer_cap;	 /* steered hits per site in the window, then 1 in 64 */
-	const char **include;	 /* --sites-include globs */
+	pid_t pid;		/* the first process: its program's sites */
+	struct sync_probes *sp; /* the accesses go into its ring buffer */
+	struct sched_ctl *ctl;	/* steering: its maps, accesses park */
+	struct policy *pol;	/* steering: the access ops park */
+	uint64_t steer_cap;	/* steered hits per site in the window, then 1 in 64 */
+	const char **include;	/* --sites-include globs */
 	size_t ninclude;
-	const char **exclude;	 /* --sites-exclude globs */
+	const char **exclude; /* --sites-exclude globs */
 	size_t nexclude;
 };
 
