@@ -305,6 +305,14 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		goto out;
 	}
 	strat = strategy_replay_new(p.ops, p.o.serial, &p.dl, ro.decisions_only);
+	/* Nothing to re-make (fpair's profiling run, -s none, a run whose
+	 * strategy never decided): say so, not "did not replay" later. */
+	if (!declog_decisions(&p.dl) && !ro.json)
+		fprintf(stderr,
+			"concsched: note: run %" PRId64 " has no scheduling decision to replay: "
+			"its failure came from an interleaving concsched did not make, so a "
+			"replay reproduces it only as often as the program fails by itself\n",
+			ro.run);
 	run_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -315,6 +323,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_kv_int(&j, "run", ro.run);
 		json_kv_str(&j, "recorded_outcome", p.sr.outcome);
 		json_kv_str(&j, "order", strategy_replay_enforced(strat) ? "recorded" : "timing");
+		json_kv_uint(&j, "decisions_recorded", declog_decisions(&p.dl));
 		json_kv_dbl(&j, "run_timeout_s", p.o.run_timeout_s);
 		json_arr_begin(&j, "replays");
 	} else if (strategy_replay_enforced(strat)) {
