@@ -67,7 +67,7 @@ int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(9);
+	tap_plan(12);
 	rd = race_detector_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */
@@ -147,5 +147,32 @@ int main(void)
 	tap_is_int(race_warning_count(rd), 0,
 		   "signal -> wake orders a write before a read: no warning");
 	race_detector_free(rd);
+
+	/* cov_access_events: a plain read-modify-write (add [x], 1: not
+	 * atomic) is its read, then its write; a locked one stays one RW. */
+	{
+		struct cov_event a = { .thread = T2, .op = RW, .site = 40, .obj = CNT }, out[2];
+		size_t n = cov_access_events(&a, true, out);
+
+		tap_ok(n == 2 && out[0].op == R && out[1].op == W && out[0].site == 40 &&
+			       out[1].obj == CNT && out[1].thread == T2,
+		       "a plain RMW: a read, then a write, same thread, site and variable");
+		n = cov_access_events(&a, false, out);
+		tap_ok(n == 1 && out[0].op == RW, "a lock-prefixed RMW: one RW");
+		/* Two threads' plain increments interleaved R R W W race; the
+		 * same as locked RMWs do not. */
+		rd = race_detector_new();
+		prologue();
+		for (uint32_t t = T2; t <= T3; t++) {
+			a.thread = t;
+			n = cov_access_events(&a, true, out);
+			ev(t, out[0].op, 40, CNT);
+		}
+		for (uint32_t t = T2; t <= T3; t++)
+			ev(t, W, 40, CNT);
+		epilogue();
+		tap_ok(race_warning_count(rd) > 0, "split plain increments race");
+		race_detector_free(rd);
+	}
 	return tap_done();
 }

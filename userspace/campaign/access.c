@@ -777,17 +777,12 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 /* One access (two for a plain read-modify-write, which is not atomic). */
 static void feed_access(struct access_run *ar, const struct cov_event *ev, bool split)
 {
-	struct cov_event r = *ev, w = *ev;
+	struct cov_event evs[2];
+	size_t i, n = cov_access_events(ev, split, evs);
 
 	ar->accesses++;
-	if (!split) {
-		feed(ar, ev);
-		return;
-	}
-	r.op = CS_OP_READ;
-	w.op = CS_OP_WRITE;
-	feed(ar, &r);
-	feed(ar, &w);
+	for (i = 0; i < n; i++)
+		feed(ar, &evs[i]);
 }
 
 static size_t tindex(struct onerun *r, struct strat_thread *t)

@@ -401,20 +401,14 @@ static void race_feed(struct attach_access *aa, const struct cov_event *ev)
 	race_detector_feed(aa->rd, ev, &v);
 }
 
-/* One access (two for a plain read-modify-write, which is not atomic). */
 static void feed_access(struct attach_access *aa, const struct cov_event *ev, bool split)
 {
-	struct cov_event r = *ev, w = *ev;
+	struct cov_event evs[2];
+	size_t i, n = cov_access_events(ev, split, evs);
 
 	aa->accesses++;
-	if (!split) {
-		race_feed(aa, ev);
-		return;
-	}
-	r.op = CS_OP_READ;
-	w.op = CS_OP_WRITE;
-	race_feed(aa, &r);
-	race_feed(aa, &w);
+	for (i = 0; i < n; i++)
+		race_feed(aa, &evs[i]);
 }
 
 static void pass_thread(struct attach_access *aa, uint32_t thread)

@@ -374,3 +374,14 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 		cov_lockset_clear(held);
 	return 0;
 }
+
+size_t cov_access_events(const struct cov_event *ev, bool split, struct cov_event out[2])
+{
+	out[0] = *ev;
+	if (!split)
+		return 1;
+	out[1] = *ev;
+	out[0].op = CS_OP_READ;
+	out[1].op = CS_OP_WRITE;
+	return 2;
+}

@@ -99,6 +99,11 @@ static inline size_t cov_taskset_count(const struct cov_taskset *ts)
 	return ts->count;
 }
 
+/* An access as the metrics see it: the event itself, or for a plain (not
+ * lock-prefixed) read-modify-write, which is not atomic, its read and then
+ * its write. Fills out[], returns 1 or 2. */
+size_t cov_access_events(const struct cov_event *ev, bool split, struct cov_event out[2]);
+
 /* ---- converter from the ring-buffer event ------------------------------ */
 
 /* Maps raw runtime values to abstract ids. Any callback may be NULL: the
