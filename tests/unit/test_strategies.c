@@ -1059,6 +1059,51 @@ static void test_replay_enforced(void)
 		declog_free(&rec2);
 	}
 
+	/* Main spins (a probed read in the loop the recorded run did not
+	 * stop at) before it creates 0.2, whose pass comes before 0.1's
+	 * second: main goes on from that unrecorded point first, not 0.1
+	 * ahead of 0.2 (seen: bad_lostwakeup under sharedVar-all noise,
+	 * 0 of 10 replays before). */
+	{
+		struct declog rec3;
+		uint64_t id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+
+		declog_init(&rec3, 5, NULL);
+		declog_add(&rec3, id0, 0, 0, DECLOG_PASS, 0);
+		declog_add(&rec3, id1, 0, 0, DECLOG_PASS, 0);
+		declog_add(&rec3, id2, 0, 0, DECLOG_PASS, 0);
+		declog_add(&rec3, id1, 0, 1, DECLOG_PASS, 0);
+		s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec3,
+					false);
+		fl_begin(&fl, s, 5, 2);
+		fl_point(&fl, 0, CS_OP_READ, 0x10, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_READ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 0,
+		       "enforced: 0, then 0.1, as recorded");
+		fl_point(&fl, 0, CS_OP_READ, 0x10, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_READ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 1,
+		       "enforced: 0.2's pass is due, 0.2 does not exist: main, at a point the "
+		       "recording did not hold, goes before 0.1's later pass");
+		fl_thread(&fl);
+		fl_point(&fl, 2, CS_OP_READ, 0x10, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id2 && e->event == 0,
+		       "enforced: then 0.2, created by main");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 1, "enforced: and 0.1 after it");
+		fl_end(&fl);
+		strategy_free(s);
+		declog_free(&rec3);
+	}
+
 	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, true);
 	tap_ok(!strategy_replay_enforced(s) && !strategy_has(s, STRAT_F_SERIAL),
 	       "--decisions: the same log replays in parallel");
@@ -1358,7 +1403,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(155);
+	tap_plan(159);
 	test_registry();
 	test_noise();
 	test_random();

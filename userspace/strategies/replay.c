@@ -30,6 +30,7 @@ struct replay_run {
 	bool *taken;	     /* enforced: passes followed (or gone past) */
 	size_t skipped;	     /* enforced: passes skipped (not waiting when due) */
 	size_t off_schedule; /* enforced: releases with no pass left to follow */
+	size_t freed;	     /* enforced: free waiters let go before a pass ahead */
 	uint32_t inflight;   /* paced: tid released last, until it moves on */
 	uint64_t last_pick_ns;
 };
@@ -69,10 +70,11 @@ static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat
 
 	if (!rr)
 		return;
-	if (rr->skipped || rr->off_schedule)
+	if (rr->skipped || rr->off_schedule || rr->freed)
 		cs_debug("replay: %zu recorded passes gone past, %zu releases past the "
-			 "recorded schedule",
-			 rr->skipped, rr->off_schedule);
+			 "recorded schedule, %zu threads let go where the recording did not "
+			 "hold them",
+			 rr->skipped, rr->off_schedule, rr->freed);
 	serial_list_free(&rr->l);
 	free(rr->taken);
 	free(rr);
@@ -220,19 +222,44 @@ static size_t waiting_thread(const struct serial_list *l, const struct strat_run
 	return SIZE_MAX;
 }
 
+/* A waiting thread the recording did not hold where it waits now (no pass
+ * of its own at that point is still to follow: it ran on freely there in
+ * the recorded run), or SIZE_MAX. */
+static size_t free_waiter(const struct replay_strat *rs, const struct replay_run *rr,
+			  const struct strat_run *r)
+{
+	size_t i, e;
+
+	for (i = 0; i < rr->l.n; i++) {
+		uint64_t id = r->threads[rr->l.v[i].ti].id, k = rr->l.v[i].k;
+		bool held = false;
+
+		for (e = rr->cursor; e < rs->npass && !held; e++)
+			held = !rr->taken[e] && rs->pass[e].thread == id && rs->pass[e].event == k;
+		if (!held)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
 /*
  * Enforced order: the first pass not yet followed whose thread waits goes.
  * A pass whose thread does not wait (blocked, running, not created yet) is
  * not dropped: it goes as soon as its thread waits there, before any later
  * one. A thread waiting at an earlier point than its next recorded pass
  * (a point the recording did not log) catches up; one already past a
- * recorded pass leaves that pass behind. With no pass for any waiting
- * thread, the oldest waiting thread goes.
+ * recorded pass leaves that pass behind. Before a pass goes ahead of an
+ * earlier one whose thread does not wait, a waiting thread the recording
+ * did not hold there goes first: it may be the one that makes the earlier
+ * pass's thread (a thread spinning before it creates it, with a probed
+ * access in the loop that the recorded run did not stop at). With no pass
+ * for any waiting thread, the oldest waiting thread goes.
  */
 static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
 			 const struct policy_note *n)
 {
-	size_t e, i;
+	size_t e, i, f;
+	bool ahead = false; /* an earlier pass's thread does not wait */
 	uint64_t k;
 
 	if (n->ts_ns <= rr->l.last_pick_ns)
@@ -244,13 +271,20 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 		if (rr->taken[e])
 			continue;
 		i = waiting_thread(&rr->l, r, rs->pass[e].thread);
-		if (i == SIZE_MAX)
+		if (i == SIZE_MAX) {
+			ahead = true;
 			continue;
+		}
 		k = rr->l.v[i].k;
 		if (k > rs->pass[e].event) { /* gone past it */
 			rr->taken[e] = true;
 			rr->skipped++;
 			continue;
+		}
+		if (ahead && k == rs->pass[e].event && (f = free_waiter(rs, rr, r)) != SIZE_MAX) {
+			rr->freed++;
+			serial_list_release(&rr->l, r, f);
+			return;
 		}
 		if (k == rs->pass[e].event)
 			rr->taken[e] = true;
