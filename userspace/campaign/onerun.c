@@ -227,6 +227,13 @@ static void passed(struct onerun *r, struct strat_thread *t)
 	t->let_go = true;
 }
 
+/* A lock request: what others see of it is the acquisition. */
+static bool is_acquire_request(uint16_t op)
+{
+	return op == CS_OP_LOCK_REQ || op == CS_OP_RDLOCK_REQ || op == CS_OP_WRLOCK_REQ ||
+	       op == CS_OP_SEM_WAIT_REQ;
+}
+
 /* Thread t stops at its point (the probe's event e). */
 static void pass_from_park(struct strat_thread *t, const struct cs_event *e)
 {
@@ -234,13 +241,17 @@ static void pass_from_park(struct strat_thread *t, const struct cs_event *e)
 	t->pass_site = t->site;
 	t->park_ts = e->ts_ns;
 	t->let_go = false;
+	t->pass_acquire = is_acquire_request(e->op);
 }
 
-/* An event of t: it runs, so a pass still pending was let go before. */
+/* An event of t: it runs, so a pass still pending was let go before. The
+ * next event after a lock request is its acquisition: that dates the pass
+ * for good (a resume note would date it before a lock it then waited
+ * for: bank's passing run replayed as its failure, 10 of 10). */
 static void pass_seen(struct onerun *r, struct strat_thread *t, uint64_t ts)
 {
 	if (t && t->pass_pending)
-		pass_log(r, t, ts, true);
+		pass_log(r, t, ts, !t->pass_acquire);
 }
 
 /* The scheduler's note: tid ran again at ts after a release. A note dates
@@ -258,6 +269,8 @@ static void on_resumed(struct policy *pol, uint32_t tid, uint64_t ts, uint32_t r
 
 	if (!t)
 		return;
+	if (t->pass_pending && t->pass_acquire)
+		return; /* dated by its acquisition (pass_seen) */
 	if (t->pass_pending && ts >= t->park_ts && (t->let_go || by_sched)) {
 		pass_log(r, t, ts, false);
 		return;

@@ -89,10 +89,12 @@ struct strat_thread {
 	uint64_t pass_pending; /* 1 + the point it waits at or was let go from,
 				* until its pass is logged (the schedule's pass) */
 	int64_t pass_site;
-	uint64_t park_ts; /* the probe's timestamp of that point */
-	bool let_go;	  /* the loop let it go from that point */
-	size_t pass_rec;  /* 1 + its last pass logged from its next event (a
-			   * later resume note may date it better), else 0 */
+	uint64_t park_ts;  /* the probe's timestamp of that point */
+	bool let_go;	   /* the loop let it go from that point */
+	bool pass_acquire; /* that point is a lock request: its pass is dated by
+			    * the acquisition (its next event), not its resume */
+	size_t pass_rec;   /* 1 + its last pass logged from its next event (a
+			    * later resume note may date it better), else 0 */
 };
 
 /* A thread parked at a decision point. */
