@@ -39,7 +39,8 @@ struct replay_run {
  * it has shown another event (its access executed), 50 ms have passed, or
  * every runnable thread is parked. (2 ms was too short under load: a
  * TCG vCPU the host descheduled for longer let the next point go before
- * the released access ran, and fpair's failures replayed 3 of 5 in CI.) */
+ * the released access ran: a cause inferred for fpair failures that
+ * replayed fewer than 4 of 5 times in CI.) */
 #define PACED_CONFIRM_NS 50000000ULL
 
 static void replay_destroy(struct strategy *s)
