@@ -27,15 +27,6 @@ like() { # like GOT REGEX DESCRIPTION
 	else echo "not ok $_tap_n - $3"; diag "got '$1', want match /$2/"; _tap_fail=$((_tap_fail + 1)); fi
 }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $2 # SKIP $1"; }
-# todo COND-EXIT-STATUS DESCRIPTION REASON: a check that runs for real but
-# is known to fail at times (REASON names the open issue): TAP's TODO, so
-# prove shows it failing (or "unexpectedly succeeded") without failing
-# the file. Not for checks that simply fail.
-todo() {
-	_tap_n=$((_tap_n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2 # TODO $3"
-	else echo "not ok $_tap_n - $2 # TODO $3"; fi
-}
 skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { exit $((_tap_fail > 0)); }
 
