@@ -12,6 +12,11 @@
  *   acc_xchg          RW xchg (implicitly locked), 8 bytes
  *   acc_cas           RW lock cmpxchg, 4 bytes
  *   acc_stack_local   stack only: no site
+ *   acc_pair_store_lock  a store, then a lock add: the lock add cannot be
+ *                        probed on the store's probe, so it is after itself
+ *   acc_pair_lock_load   a lock add at the entry, then a load: its only
+ *                        place is the load's probe, so it is no site
+ * (the two pairs are never called: they are for the site finder only)
  * Run: accesses [ITERATIONS] — prints the variables' addresses, then two
  * threads both run every function ITERATIONS times (default 100), so each
  * global is shared; each thread's stack local is not. acc_deref also reads
@@ -80,6 +85,21 @@ NOINLINE int acc_stack_local(int x)
 
 	local += 1;
 	return local;
+}
+
+int acc_pair_flag;
+long acc_pair_count;
+
+NOINLINE void acc_pair_store_lock(void)
+{
+	*(volatile int *)&acc_pair_flag = 1;
+	__atomic_fetch_add(&acc_pair_count, 1, __ATOMIC_RELAXED);
+}
+
+NOINLINE int acc_pair_lock_load(void)
+{
+	__atomic_fetch_add(&acc_pair_count, 1, __ATOMIC_RELAXED);
+	return *(volatile int *)&acc_pair_flag;
 }
 
 static long iterations = 100;

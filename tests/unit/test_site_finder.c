@@ -75,7 +75,7 @@ int main(void)
 	int n, err;
 	bool lines_ok = true;
 
-	tap_plan(24);
+	tap_plan(29);
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
 
 	err = site_find(prog, &only_acc, &set);
@@ -109,6 +109,23 @@ int main(void)
 	       "lock add at function entry (after a ret) is probed at the next instruction");
 	s = only_site(&set, "acc_inc_global", &n);
 	tap_ok(s && s->probe_offset == s->offset, "unlocked site is probed in place");
+	{
+		const struct mem_site *st_s = NULL, *lk_s = NULL;
+
+		for (i = 0; i < set.n; i++)
+			if (set.sites[i].function &&
+			    !strcmp(set.sites[i].function, "acc_pair_store_lock"))
+				*(set.sites[i].decode.flags & CS_ACC_LOCK ? &lk_s : &st_s) =
+					&set.sites[i];
+		tap_ok(st_s && lk_s && st_s->probe_offset == st_s->offset &&
+			       lk_s->probe_offset == lk_s->offset + lk_s->len,
+		       "store then lock add: the store probed in place, the lock add after "
+		       "itself, not on the store's probe");
+	}
+	check_one(&set, "acc_pair_lock_load", CS_ACC_READ, 4, "acc_pair_flag");
+	tap_ok(set.skipped_lock >= 1,
+	       "lock add whose only place is the next access's probe: skipped (%zu)",
+	       set.skipped_lock);
 	s = only_site(&set, "acc_store_global", &n);
 	tap_ok(s && s->offset == s->vaddr,
 	       "PIE: file offset of .text site equals vaddr here (0x%" PRIx64 ")",
@@ -146,6 +163,26 @@ int main(void)
 		err = libc ? site_find(libc, &f, &st) : -1;
 		tap_ok(!err && st.n > 0, "libc: pthread_mutex_lock has memory sites (%zu)", st.n);
 		site_set_free(&st);
+	}
+	{
+		/* One trap, one access point: no two sites share a probe. */
+		struct site_set ls = { 0 };
+		size_t shared_p = 0, shared_l = 0, j;
+
+		site_find(prog, NULL, &all);
+		for (i = 1; i < all.n; i++)
+			for (j = 0; j < i; j++)
+				shared_p += all.sites[i].probe_offset == all.sites[j].probe_offset;
+		err = libc ? site_find(libc, NULL, &ls) : -1;
+		for (i = 1; !err && i < ls.n; i++)
+			shared_l += ls.sites[i].probe_offset == ls.sites[i - 1].probe_offset ||
+				    (i > 1 && ls.sites[i].probe_offset == ls.sites[i - 2].probe_offset);
+		tap_ok(all.n && !shared_p, "accesses: no two of %zu sites share a probe (%zu do)",
+		       all.n, shared_p);
+		tap_ok(!err && ls.n > 1000 && !shared_l,
+		       "libc: no two of %zu sites share a probe (%zu do)", ls.n, shared_l);
+		site_set_free(&all);
+		site_set_free(&ls);
 	}
 	free(libc);
 	tap_ok(site_find("/nonexistent", NULL, &st) == -ENOENT, "missing object: -ENOENT");

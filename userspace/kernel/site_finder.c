@@ -153,6 +153,7 @@ static unsigned site_reg_parent(unsigned r)
  * lock-prefixed instruction from, if control falls through from it. */
 struct site_prev {
 	bool usable;
+	bool probed; /* a site probed at this instruction was pushed */
 	uint64_t vaddr;
 	uint8_t nwrites;
 	uint16_t writes[64];
@@ -166,6 +167,7 @@ static void site_prev_update(csh h, const cs_insn *in, bool branch, struct site_
 	p->usable = !branch && in->detail->x86.prefix[0] != X86_PREFIX_LOCK &&
 		    cs_regs_access(h, in, rd, &nrd, wr, &nwr) == CS_ERR_OK;
 	p->vaddr = in->address;
+	p->probed = false;
 	p->nwrites = 0;
 	for (i = 0; p->usable && i < nwr && i < ARRAY_SIZE(p->writes); i++)
 		p->writes[p->nwrites++] = (uint16_t)site_reg_parent(wr[i]);
@@ -334,6 +336,12 @@ static int site_decode(csh h, const cs_insn *in, struct site_set *set, struct me
 	return 0;
 }
 
+/* Where a site's probe sits (it differs from vaddr for a lock prefix). */
+static uint64_t site_probe_vaddr(const struct mem_site *s)
+{
+	return s->vaddr - (s->offset - s->probe_offset);
+}
+
 static void site_push(struct site_set *set, const struct mem_site *s)
 {
 	if (set->n == set->cap) {
@@ -395,7 +403,10 @@ static int site_sweep(const char *object, const uint8_t *code, size_t size, uint
 			struct site_prev self;
 
 			site_prev_update(h, in, false, &self);
-			if (prev.usable && prev.vaddr + 15 >= in->address &&
+			/* Not on another site's probe: one trap, one access
+			 * point (two points at one trap cannot be told apart
+			 * in a schedule, nor held apart in a replay). */
+			if (prev.usable && !prev.probed && prev.vaddr + 15 >= in->address &&
 			    !site_prev_writes(&prev, m->base) &&
 			    !site_prev_writes(&prev, m->index)) {
 				delta = (int64_t)(in->address - prev.vaddr);
@@ -419,6 +430,13 @@ static int site_sweep(const char *object, const uint8_t *code, size_t size, uint
 			set->skipped_filter++;
 			continue;
 		}
+		if (!delta && set->n && site_probe_vaddr(&set->sites[set->n - 1]) == in->address) {
+			/* The lock-prefixed site before is probed here, after
+			 * itself: this access keeps its own probe, that one has
+			 * no place of its own left. */
+			set->n--;
+			set->skipped_lock++;
+		}
 		site.object = sym.object;
 		site.offset = sym.offset;
 		site.probe_offset = sym.offset - (uint64_t)delta;
@@ -428,6 +446,7 @@ static int site_sweep(const char *object, const uint8_t *code, size_t size, uint
 		site.file = sym.file;
 		site.line = sym.line;
 		site_push(set, &site);
+		prev.probed = !delta;
 	}
 	cs_free(in, 1);
 	cs_close(&h);

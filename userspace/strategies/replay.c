@@ -121,6 +121,9 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 	switch (rs->mode) {
 	case RP_SERIAL:
 	case RP_ENFORCE:
+		if (rs->mode == RP_ENFORCE)
+			cs_debug("replay: thread %s waits at point %llu (site 0x%llx)", p->t->path,
+				 (unsigned long long)p->k, (unsigned long long)p->e->site);
 		serial_list_add(&rr->l, ti, p->k);
 		d->v = STRAT_PARK;
 		return;
@@ -291,6 +294,9 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 		}
 		if (k == rs->pass[e].event)
 			rr->taken[e] = true;
+		cs_debug("replay: pass %zu of %zu: thread %s goes from point %llu%s", e + 1,
+			 rs->npass, r->threads[rr->l.v[i].ti].path, (unsigned long long)k,
+			 k < rs->pass[e].event ? " (catching up)" : "");
 		while (rr->cursor < rs->npass && rr->taken[rr->cursor])
 			rr->cursor++;
 		serial_list_release(&rr->l, r, i);
