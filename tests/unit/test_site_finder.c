@@ -175,8 +175,9 @@ int main(void)
 				shared_p += all.sites[i].probe_offset == all.sites[j].probe_offset;
 		err = libc ? site_find(libc, NULL, &ls) : -1;
 		for (i = 1; !err && i < ls.n; i++)
-			shared_l += ls.sites[i].probe_offset == ls.sites[i - 1].probe_offset ||
-				    (i > 1 && ls.sites[i].probe_offset == ls.sites[i - 2].probe_offset);
+			shared_l +=
+				ls.sites[i].probe_offset == ls.sites[i - 1].probe_offset ||
+				(i > 1 && ls.sites[i].probe_offset == ls.sites[i - 2].probe_offset);
 		tap_ok(all.n && !shared_p, "accesses: no two of %zu sites share a probe (%zu do)",
 		       all.n, shared_p);
 		tap_ok(!err && ls.n > 1000 && !shared_l,

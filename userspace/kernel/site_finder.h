@@ -65,7 +65,7 @@ struct site_set {
 	size_t skipped_stack, skipped_tls, skipped_noaccess, skipped_branch;
 	size_t skipped_multi, skipped_reg, skipped_filter;
 	size_t skipped_lock; /* lock-prefixed, probeable neither before nor after
-			     * without sharing another site's probe */
+			      * without sharing another site's probe */
 };
 
 /* Append the memory-access sites of OBJECT's .text that pass the filter
