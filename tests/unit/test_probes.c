@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "kernel/probes.h"
+#include "kernel/symbolize.h"
 #include "tap.h"
 
 static const char ldso_out[] = "\tlinux-vdso.so.1 (0x00007ffd5a9f2000)\n"
@@ -29,6 +30,23 @@ int main(void)
 	};
 	static const unsigned char push[] = { 0x41, 0x56, 0x41, 0x55, 0x55, 0x53, 0x90, 0x90 };
 	static const unsigned char f0pfx[] = { 0x66, 0xf0, 0x0f, 0xb1, 0x17, 0x90, 0x90, 0x90 };
+	/* mov 0x10(%rdi),%eax; mov %eax,%edx; and $0x17f,%edx; and $0x7c,%eax;
+	 * jne +1; push %rbx; ret */
+	static const unsigned char mlock[] = {
+		0x8b, 0x47, 0x10, 0x89, 0xc2, 0x81, 0xe2, 0x7f, 0x01,
+		0x00, 0x00, 0x83, 0xe0, 0x7c, 0x75, 0x01, 0x53, 0xc3
+	};
+	/* movl $1,(%rdi); jne +0; ret */
+	static const unsigned char store[] = {
+		0xc7, 0x07, 0x01, 0x00, 0x00, 0x00, 0x75, 0x00, 0xc3
+	};
+	/* mov %rsi,%rdi; jmp +0; ret */
+	static const unsigned char rdi[] = { 0x48, 0x89, 0xf7, 0xeb, 0x00, 0xc3 };
+	/* mov $1,%esi; jmp +0; ret */
+	static const unsigned char esi[] = { 0xbe, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x00, 0xc3 };
+	/* 0: mov (%rdi),%rax; 3: test %eax,%eax; 5: je +2; 7: jne 3; 9: ret */
+	static const unsigned char loop[] = { 0x48, 0x8b, 0x07, 0x85, 0xc0,
+					      0x74, 0x02, 0x75, 0xfa, 0xc3 };
 	enum cs_sync_fn fns[CS_FN__COUNT];
 	unsigned long offs[CS_FN__COUNT];
 	char buf[sizeof(ldso_out)], path[256], fx[] = "/tmp/cs-test-probes-XXXXXX";
@@ -37,7 +55,7 @@ int main(void)
 	int n, i, j, fd, dup;
 	bool lock = false, spin_acq = false;
 
-	tap_plan(12);
+	tap_plan(21);
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_is_int(sync_parse_ldso_list(buf, "libc.so", path, sizeof(path)), 0,
 		   "ld.so --list: libc found");
@@ -61,12 +79,37 @@ int main(void)
 	tap_ok(!sync_starts_with_lock_prefix(fx, 0), "push: not lock-prefixed");
 	write_fixture(fx, f0pfx, sizeof(f0pfx));
 	tap_ok(sync_starts_with_lock_prefix(fx, 0), "lock behind an operand-size prefix");
+
+	/* Where the entry probe sits (sync_probe_point). */
+	write_fixture(fx, mlock, sizeof(mlock));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(mlock), CS_FN_MUTEX_LOCK), 14,
+		   "mutex_lock shape: probe on the jne after four register-only loads");
+	write_fixture(fx, push, sizeof(push));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(push), CS_FN_COND_WAIT), 0,
+		   "push at the entry: probe stays on it (emulated)");
+	write_fixture(fx, store, sizeof(store));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(store), CS_FN_SPIN_UNLOCK), 0,
+		   "a store before the branch: probe stays on the entry");
+	write_fixture(fx, rdi, sizeof(rdi));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(rdi), CS_FN_MUTEX_UNLOCK), 0,
+		   "rdi (the object) written before the branch: stays on the entry");
+	write_fixture(fx, esi, sizeof(esi));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(esi), CS_FN_MUTEX_UNLOCK), 5,
+		   "mutex_unlock shape (mov $1,%%esi; jmp): probe on the jmp");
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(esi), CS_FN_COND_WAIT), 0,
+		   "... but not for a function whose second argument the probe reads");
+	write_fixture(fx, loop, sizeof(loop));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(loop), CS_FN_SEM_TRYWAIT), 0,
+		   "a loop back into the prologue: stays on the entry");
+	tap_is_int((int)sync_probe_point(fx, 0, 7, CS_FN_SEM_TRYWAIT), 5,
+		   "... the same code without the loop's branch: on the je");
 	unlink(fx);
 
 	if (access(libc, R_OK)) {
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc spin lock");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets unique");
+		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc probe points");
 		return tap_done();
 	}
 	n = sync_find_offsets(libc, fns, offs);
@@ -82,5 +125,21 @@ int main(void)
 		for (j = i + 1; j < n; j++)
 			dup += offs[i] == offs[j];
 	tap_is_int(dup, 0, "offsets are unique (aliases probed once)");
+	{
+		uint64_t entry;
+		int moved = 0, near = 0;
+
+		for (i = 0; i < n; i++) {
+			if (fns[i] == CS_FN_SPIN_LOCK_ACQUIRED ||
+			    sym_lookup_function(libc, sync_fn_name(fns[i]), &entry, NULL))
+				continue;
+			moved += offs[i] != entry;
+			near += offs[i] >= entry && offs[i] < entry + 64;
+		}
+		tap_ok(moved > 0 && near == n - 1,
+		       "system libc: %d entry probes moved to an emulated instruction, all "
+		       "within 64 bytes of their entries",
+		       moved);
+	}
 	return tap_done();
 }

@@ -3,7 +3,10 @@
  * Probe-cost benchmark (issue 3, item 7): nanoseconds per call of each
  * probed pthread function, in one run, under
  *   none   no probe at all;
- *   bare   a uprobe on the function running an empty BPF program (the
+ *   entry  a uprobe on the function's first instruction running an empty
+ *          BPF program, when concsched probes it further in (probes.h
+ *          sync_probe_point: an instruction the kernel emulates);
+ *   bare   a uprobe where concsched probes the function, running an empty BPF program (the
  *          trap is the floor: KERNEL.md Q5);
  *   bare+r the same plus an empty uretprobe (the floor for the functions
  *          whose outcome concsched needs: acquisitions, waits);
@@ -32,6 +35,7 @@
 #include <linux/bpf.h>
 
 #include "kernel/probes.h"
+#include "kernel/symbolize.h"
 #include "sync.skel.h"
 #include "lib/util.h"
 
@@ -196,13 +200,22 @@ static int count_event(void *ctx, void *data, size_t len)
 }
 
 static int measure_round(struct sync_probes *sp, int prog, const char *libc,
-			 const struct bench_case *bc, unsigned long off, bool ret, unsigned n,
-			 double *none, double *bare, double *bare_r, double *cs)
+			 const struct bench_case *bc, unsigned long entry, unsigned long off,
+			 bool ret, unsigned n, double *none, double *bare_e, double *bare,
+			 double *bare_r, double *cs)
 {
 	struct bpf_link *links[2];
 	int l1, l2, err;
 
 	*none = measure(bc->op, n);
+	*bare_e = 0;
+	if (entry != off) {
+		l1 = bare_attach(prog, libc, entry, false);
+		if (l1 < 0)
+			return -errno;
+		*bare_e = measure(bc->op, n);
+		close(l1);
+	}
 	l1 = bare_attach(prog, libc, off, false);
 	if (l1 < 0)
 		return -errno;
@@ -281,23 +294,30 @@ int main(int argc, char **argv)
 				  NULL);
 	if (!events)
 		return 2;
-	printf("| function | no probe | bare uprobe | bare uprobe + uretprobe | concsched | "
-	       "concsched / bare (same probe shape) |\n|---|---|---|---|---|---|\n");
+	printf("| function | probe at | no probe | bare uprobe at the entry | bare uprobe | "
+	       "bare uprobe + uretprobe | concsched | concsched / bare (same probe shape) |\n"
+	       "|---|---|---|---|---|---|---|---|\n");
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
 		const struct bench_case *bc = &cases[c];
 		bool ret = needs_return(bc->fn);
-		double none[ROUNDS], bare[ROUNDS], bare_r[ROUNDS], cs[ROUNDS];
+		double none[ROUNDS], bare_e[ROUNDS], bare[ROUNDS], bare_r[ROUNDS], cs[ROUNDS];
+		uint64_t entry;
+		char at_entry[32];
 		int r;
 
 		for (i = 0; i < nf && fns[i] != bc->fn; i++)
 			;
 		if (i == nf)
 			continue;
+		entry = offs[i];
+		if (bc->fn != CS_FN_SPIN_LOCK_ACQUIRED &&
+		    sym_lookup_function(rt.object, sync_fn_name(bc->fn), &entry, NULL))
+			entry = offs[i];
 		/* Rounds alternate the conditions so that drifting host load
 		 * hits every column alike; the table shows medians. */
 		for (r = 0; r < ROUNDS; r++) {
-			err = measure_round(&sp, prog, rt.object, bc, offs[i], ret, n, &none[r],
-					    &bare[r], &bare_r[r], &cs[r]);
+			err = measure_round(&sp, prog, rt.object, bc, entry, offs[i], ret, n,
+					    &none[r], &bare_e[r], &bare[r], &bare_r[r], &cs[r]);
 			if (err)
 				break;
 		}
@@ -305,13 +325,17 @@ int main(int argc, char **argv)
 			cs_err("%s: cannot attach: %s", sync_fn_name(bc->fn), strerror(-err));
 			continue;
 		}
+		if (entry != offs[i])
+			snprintf(at_entry, sizeof(at_entry), "%.0f", median(bare_e));
+		else
+			snprintf(at_entry, sizeof(at_entry), "(same)");
+		printf("| %s | +%lu | %.0f | %s | %.0f |", sync_fn_name(bc->fn),
+		       offs[i] - (unsigned long)entry, median(none), at_entry, median(bare));
 		if (ret)
-			printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f |\n", sync_fn_name(bc->fn),
-			       median(none), median(bare), median(bare_r), median(cs),
+			printf(" %.0f | %.0f | %.2f |\n", median(bare_r), median(cs),
 			       median(cs) / median(bare_r));
 		else
-			printf("| %s | %.0f | %.0f | - | %.0f | %.2f |\n", sync_fn_name(bc->fn),
-			       median(none), median(bare), median(cs), median(cs) / median(bare));
+			printf(" - | %.0f | %.2f |\n", median(cs), median(cs) / median(bare));
 		fflush(stdout);
 	}
 	sync_probes_stats(&sp, stats);

@@ -136,12 +136,12 @@ bool sync_spin_lock_success_return(const char *object, uint64_t *off)
 
 int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *offsets)
 {
-	uint64_t off;
+	uint64_t off, size;
 	size_t i;
 	int n = 0, j, err;
 
 	for (i = 0; i < sync_nfns; i++) {
-		err = sym_lookup_function(object, sync_fns[i].name, &off, NULL);
+		err = sym_lookup_function(object, sync_fns[i].name, &off, &size);
 		if (err == -ENOENT)
 			continue;
 		if (err)
@@ -160,6 +160,7 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 				 object, sync_fns[i].name);
 			continue;
 		}
+		off = sync_probe_point(object, off, size, sync_fns[i].fn);
 		for (j = 0; j < n; j++)
 			if (offsets[j] == off)
 				break;

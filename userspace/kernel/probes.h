@@ -59,10 +59,19 @@ int sync_runtime_for_exec(const struct target_info *ti, struct sync_runtime *rt)
  * when static. 0 or -errno (printed). */
 int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt);
 
-/* Offsets of the probed functions in object; fills fns/offsets (capacity
- * CS_FN__COUNT), returns how many were found or -errno. Functions sharing
- * one address are probed once (the first name wins). */
+/* Probe offsets of the probed functions in object (sync_probe_point:
+ * at or just after each entry); fills fns/offsets (capacity CS_FN__COUNT),
+ * returns how many were found or -errno. Functions sharing one address are
+ * probed once (the first name wins). */
 int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *offsets);
+
+/* Where fn's entry probe sits, the function at file offset off (size
+ * bytes) of object: the first instruction the kernel emulates in the trap
+ * (a branch or a push: no single-step) when the instructions before it
+ * change nothing the entry program reads (stack pointer, argument
+ * registers) and write no memory, and no branch of the body lands between;
+ * else off itself. probe_point.c. */
+uint64_t sync_probe_point(const char *object, uint64_t off, uint64_t size, enum cs_sync_fn fn);
 
 /* Helpers of the above, exposed for tests. */
 /* Path of the first "NAME... => /path (0x...)" line of `ld.so --list`
