@@ -177,6 +177,7 @@ static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t o
 	e.site = site;
 	e.obj = obj;
 	p.t = &fl->th[i];
+	p.t->site = (int64_t)site; /* the loop's store site id; here the address */
 	p.k = fl->th[i].points++;
 	p.e = &e;
 	p.access = access;
@@ -1104,6 +1105,114 @@ static void test_replay_enforced(void)
 		declog_free(&rec3);
 	}
 
+	/* The recording's order is off by one probe's timing: main's first
+	 * read of first_running already saw 0.1's store, whose pass came
+	 * later, so main created 0.2 without spinning. Replayed in that
+	 * order, main reads 0 and spins: points the recording did not make,
+	 * at the spin read's site (7), where main's point 1 was the read after
+	 * the joins (site 9). Main goes from such a point once per pass
+	 * followed (not round and round ahead of 0.1's store), and its later
+	 * points count the extra ones off (seen: race_wrong_lock under fpair,
+	 * 0 of 10 replays before). */
+	{
+		struct declog rec4;
+		uint64_t id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+
+		declog_init(&rec4, 5, NULL);
+		declog_add(&rec4, id0, 0, 0, DECLOG_PASS, 7);
+		declog_add(&rec4, id2, 0, 0, DECLOG_PASS, 3);
+		declog_add(&rec4, id1, 0, 0, DECLOG_PASS, 3);
+		declog_add(&rec4, id1, 0, 1, DECLOG_PASS, 5);
+		declog_add(&rec4, id2, 0, 1, DECLOG_PASS, 5);
+		declog_add(&rec4, id0, 0, 1, DECLOG_PASS, 9);
+		s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec4,
+					false);
+		fl_begin(&fl, s, 5, 2);
+		fl_point(&fl, 0, CS_OP_READ, 7, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_WRITE, 3, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 0, "spin: main reads first");
+		fl_point(&fl, 0, CS_OP_READ, 7, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 1,
+		       "spin: main at the spin read again (not its recorded point 1) goes once");
+		fl_point(&fl, 0, CS_OP_READ, 7, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 0,
+		       "spin: round again with nothing followed since: 0.1's store goes first");
+		fl_point(&fl, 1, CS_OP_READ, 5, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 2,
+		       "spin: then main, which can end its loop now, before 0.1 goes ahead of 0.2");
+		fl_thread(&fl);
+		fl_point(&fl, 2, CS_OP_WRITE, 3, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id2 && e->event == 0, "spin: 0.2, created, as recorded");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 1, "spin: 0.1 at its point 1");
+		fl_point(&fl, 2, CS_OP_READ, 5, 0x4000, NULL, false);
+		fl_point(&fl, 0, CS_OP_READ, 9, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id2 && e->event == 1, "spin: 0.2 at its point 1");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 3,
+		       "spin: main's point 3 is its recorded point 1 (two extra points counted "
+		       "off)");
+		fl_end(&fl);
+		strategy_free(s);
+		declog_free(&rec4);
+	}
+
+	/* The other way round: the recording spun once more than the replay
+	 * does; the replay's main is at its read after the loop (site 9)
+	 * where the recording has one more spin read (site 7). */
+	{
+		struct declog rec5;
+
+		declog_init(&rec5, 5, NULL);
+		declog_add(&rec5, id0, 0, 0, DECLOG_PASS, 7);
+		declog_add(&rec5, id1, 0, 0, DECLOG_PASS, 3);
+		declog_add(&rec5, id0, 0, 1, DECLOG_PASS, 7);
+		declog_add(&rec5, id0, 0, 2, DECLOG_PASS, 9);
+		declog_add(&rec5, id1, 0, 1, DECLOG_PASS, 5);
+		declog_add(&rec5, id0, 0, 3, DECLOG_PASS, 11);
+		s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec5,
+					false);
+		fl_begin(&fl, s, 5, 2);
+		fl_point(&fl, 0, CS_OP_READ, 7, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_WRITE, 3, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 0, "fewer spins: main, then 0.1");
+		fl_point(&fl, 0, CS_OP_READ, 9, 0x4000, NULL, false);
+		fl_point(&fl, 1, CS_OP_READ, 5, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 1,
+		       "fewer spins: main at its read after the loop takes the recorded pass at "
+		       "that site (its point 2), before 0.1's point 1");
+		fl_point(&fl, 0, CS_OP_READ, 11, 0x4000, NULL, false);
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id1 && e->event == 1,
+		       "fewer spins: then 0.1, before main's next point (its recorded point 3)");
+		fl_all_parked(&fl);
+		e = last_entry(&fl);
+		tap_ok(e && e->thread == id0 && e->event == 2, "fewer spins: then main");
+		fl_end(&fl);
+		strategy_free(s);
+		declog_free(&rec5);
+	}
+
 	s = strategy_replay_new(strategy_lookup("rnd-s10:0.3"), CS_SERIAL_OFF, &rec, true);
 	tap_ok(!strategy_replay_enforced(s) && !strategy_has(s, STRAT_F_SERIAL),
 	       "--decisions: the same log replays in parallel");
@@ -1403,7 +1512,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(159);
+	tap_plan(171);
 	test_registry();
 	test_noise();
 	test_random();

@@ -218,6 +218,11 @@ static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32
 	return ac->site_id[i] > 0 ? (uint32_t)ac->site_id[i] : 0;
 }
 
+uint32_t access_point_site(struct campaign *c, const struct cs_event *e)
+{
+	return c && c->acc ? cand_site(c->acc, c, e->seq) : 0;
+}
+
 static uint32_t cand_func(struct access_campaign *ac, struct campaign *c, uint32_t i)
 {
 	const struct mem_site *s;
@@ -1381,11 +1386,13 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	err = collect_sites(c, ac);
 	if (!err && (int64_t)ac->set.n != cand) {
 		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
-		       ": cannot probe the same sites",
+		       ": cannot probe the same sites (the program changed, or this concsched "
+		       "finds sites otherwise than the one that made the run)",
 		       ac->set.n, cand);
 		err = -ESTALE;
 	}
 	if (!err) {
+		ac->site_id = xcalloc(ac->set.n, sizeof(*ac->site_id));
 		ac->shared_site = xcalloc(ac->set.n, sizeof(*ac->shared_site));
 		err = access_mask_parse(sites, ac->shared_site, ac->set.n);
 		if (err)

@@ -35,6 +35,9 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 /* A thread parked at an access: the access in campaign ids (false: no
  * variable the campaign follows); it is fed to the metrics by access_pass
  * when the thread goes on. */
+/* The site id of an access event's instruction (its candidate site), 0
+ * when the campaign probes no accesses. */
+uint32_t access_point_site(struct campaign *c, const struct cs_event *e);
 bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
 		  struct cov_event *ev, bool *split, bool *contended);
 void access_pass(struct onerun *r, struct strat_thread *t);

@@ -455,6 +455,14 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	p.t = t;
 	p.k = t->points++;
 	t->site = point_site(r, e);
+	if (cov_op_is_access(e->op)) {
+		/* An access point is named by its instruction's site, in the
+		 * recording and in a replay alike (access_point's too). */
+		uint32_t as = access_point_site(r->camp, e);
+
+		if (as)
+			t->site = as;
+	}
 	p.e = e;
 	r->decisions++;
 	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended)) {
@@ -498,6 +506,7 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->rt = &c->rt;
 	r->sess = &c->sess;
 	r->st = c->st;
+	r->camp = c;
 	r->steer = steer;
 	r->seed = seed;
 	r->strat = strat;

@@ -153,6 +153,9 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	p->run = ro->run;
 	if (store_open(ro->dir, !writable, &p->st))
 		return -ENOENT;
+	/* Points are named by the recording's site ids (the schedule's
+	 * passes carry them): look them up in the campaign's store. */
+	p->c.st = p->st;
 	if (store_get_campaign(p->st, &p->camp) || store_load_run(p->st, ro->run, &p->sr)) {
 		cs_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro->dir, ro->run,
 		       cs_self_command(false), cs_shell_quote(ro->dir, q, sizeof(q)));

@@ -114,6 +114,7 @@ struct onerun {
 	bool steer;
 	struct run_session *sess;
 	struct store *st;      /* the campaign's (site ids) */
+	struct campaign *camp; /* its campaign (or the replay's) */
 	struct sched_ctl *ctl; /* sess->ctl when steering */
 	struct policy *pol;
 	struct sync_probes *sp; /* &sess->sp */

@@ -33,6 +33,17 @@ struct replay_run {
 	size_t freed;	     /* enforced: free waiters let go before a pass ahead */
 	uint32_t inflight;   /* paced: tid released last, until it moves on */
 	uint64_t last_pick_ns;
+	/* enforced, per thread index: the site of the point it waits at, and
+	 * how many points it made that the recording did not (a spin loop
+	 * that went round more often): its point k is the recording's k - shift */
+	struct rp_thread {
+		int64_t site;
+		int64_t shift; /* < 0: the recording made points this replay did not */
+	} * th;
+	size_t nth;
+	size_t followed;	 /* enforced: passes followed so far */
+	size_t free_ti, free_at; /* the last free waiter let go, and followed then */
+	int64_t free_site;
 };
 
 /* Paced: the next logged point goes only once the thread released before
@@ -63,6 +74,7 @@ static void replay_run_begin(struct strategy *s, struct strat_run *r)
 	serial_list_init(&rr->l, rs->serial, r->seed);
 	if (rs->mode == RP_ENFORCE)
 		rr->taken = xcalloc(rs->npass + 1, sizeof(*rr->taken));
+	rr->free_ti = SIZE_MAX;
 	r->priv = rr;
 }
 
@@ -80,6 +92,7 @@ static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat
 			 rr->skipped, rr->off_schedule, rr->freed);
 	serial_list_free(&rr->l);
 	free(rr->taken);
+	free(rr->th);
 	free(rr);
 	r->priv = NULL;
 }
@@ -108,6 +121,18 @@ static void paced_advance(struct replay_strat *rs, struct replay_run *rr, struct
 	}
 }
 
+static struct rp_thread *rp_thread(struct replay_run *rr, size_t ti)
+{
+	if (ti >= rr->nth) {
+		size_t n = ti + 8;
+
+		rr->th = xrealloc(rr->th, n * sizeof(*rr->th));
+		memset(rr->th + rr->nth, 0, (n - rr->nth) * sizeof(*rr->th));
+		rr->nth = n;
+	}
+	return &rr->th[ti];
+}
+
 static void replay_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			 struct strat_decision *d)
 {
@@ -121,9 +146,12 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 	switch (rs->mode) {
 	case RP_SERIAL:
 	case RP_ENFORCE:
-		if (rs->mode == RP_ENFORCE)
-			cs_debug("replay: thread %s waits at point %llu (site 0x%llx)", p->t->path,
-				 (unsigned long long)p->k, (unsigned long long)p->e->site);
+		if (rs->mode == RP_ENFORCE) {
+			rp_thread(rr, ti)->site = p->t->site;
+			cs_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
+				 p->t->path, (unsigned long long)p->k, (long long)p->t->site,
+				 (unsigned long long)p->e->site);
+		}
 		serial_list_add(&rr->l, ti, p->k);
 		d->v = STRAT_PARK;
 		return;
@@ -228,24 +256,110 @@ static size_t waiting_thread(const struct serial_list *l, const struct strat_run
 	return SIZE_MAX;
 }
 
+/* Waiting entry i's point in the recording's count (its extra points
+ * taken off). */
+static uint64_t rec_k(struct replay_run *rr, size_t i)
+{
+	int64_t k = (int64_t)rr->l.v[i].k - rp_thread(rr, rr->l.v[i].ti)->shift;
+
+	return k > 0 ? (uint64_t)k : 0;
+}
+
+/* Does waiting entry i stand where pass e was recorded: the same point
+ * (in the recording's count) at the same site? A site of 0 (not known on
+ * either side) matches. */
+static bool at_pass(struct replay_run *rr, size_t i, const struct declog_entry *e)
+{
+	int64_t site = rp_thread(rr, rr->l.v[i].ti)->site;
+
+	return rec_k(rr, i) == e->event && (!site || !e->arg || site == e->arg);
+}
+
 /* A waiting thread the recording did not hold where it waits now (no pass
- * of its own at that point is still to follow: it ran on freely there in
- * the recorded run), or SIZE_MAX. */
-static size_t free_waiter(const struct replay_strat *rs, const struct replay_run *rr,
+ * of its own at that point, and site, is still to follow: it ran on
+ * freely there in the recorded run, or it is at a point the recording did
+ * not make), or SIZE_MAX. Not the one let go last from the same site
+ * with no pass followed since: a spin loop that cannot end before another
+ * thread's pass would go round for ever. */
+static size_t free_waiter(const struct replay_strat *rs, struct replay_run *rr,
 			  const struct strat_run *r)
 {
 	size_t i, e;
 
 	for (i = 0; i < rr->l.n; i++) {
-		uint64_t id = r->threads[rr->l.v[i].ti].id, k = rr->l.v[i].k;
+		uint64_t id = r->threads[rr->l.v[i].ti].id;
 		bool held = false;
 
 		for (e = rr->cursor; e < rs->npass && !held; e++)
-			held = !rr->taken[e] && rs->pass[e].thread == id && rs->pass[e].event == k;
-		if (!held)
-			return i;
+			held = !rr->taken[e] && rs->pass[e].thread == id &&
+			       at_pass(rr, i, &rs->pass[e]);
+		if (held || (rr->l.v[i].ti == rr->free_ti && rr->followed == rr->free_at &&
+			     rp_thread(rr, rr->l.v[i].ti)->site == rr->free_site))
+			continue;
+		return i;
 	}
 	return SIZE_MAX;
+}
+
+/* Waiting entry i is at the index of its pass e but at another site:
+ * if one of its next recorded passes (a few points on) is at the site it
+ * waits at, the recording made the points between and this replay did
+ * not (its spin loop went round fewer times): those passes are gone past,
+ * and its count catches up. */
+#define SKIP_WINDOW 16
+static bool skip_to_site(const struct replay_strat *rs, struct replay_run *rr,
+			 const struct strat_run *r, size_t i, size_t e)
+{
+	struct rp_thread *th = rp_thread(rr, rr->l.v[i].ti);
+	uint64_t id = r->threads[rr->l.v[i].ti].id, k = rec_k(rr, i);
+	size_t f, g;
+
+	if (!th->site)
+		return false;
+	for (f = e + 1; f < rs->npass; f++) {
+		const struct declog_entry *p = &rs->pass[f];
+
+		if (rr->taken[f] || p->thread != id)
+			continue;
+		if (p->event > k + SKIP_WINDOW)
+			return false;
+		if (p->arg != th->site)
+			continue;
+		for (g = e; g < f; g++)
+			if (!rr->taken[g] && rs->pass[g].thread == id) {
+				rr->taken[g] = true;
+				rr->skipped++;
+			}
+		th->shift -= (int64_t)(p->event - k);
+		return true;
+	}
+	return false;
+}
+
+/* Let free waiter f go. A point of its own recorded at that index, at
+ * another site, means this point is one the recording did not make: its
+ * later points count one more. */
+static void free_go(const struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
+		    size_t f)
+{
+	size_t ti = rr->l.v[f].ti, e;
+	struct rp_thread *th = rp_thread(rr, ti);
+	uint64_t id = r->threads[ti].id, k = rec_k(rr, f);
+
+	for (e = rr->cursor; e < rs->npass; e++)
+		if (!rr->taken[e] && rs->pass[e].thread == id && rs->pass[e].event >= k) {
+			if (rs->pass[e].event == k)
+				th->shift++;
+			break;
+		}
+	rr->freed++;
+	rr->free_ti = ti;
+	rr->free_at = rr->followed;
+	rr->free_site = th->site;
+	cs_debug("replay: thread %s goes from point %llu, where the recording did not hold it%s",
+		 r->threads[ti].path, (unsigned long long)rr->l.v[f].k,
+		 th->shift ? " (a point the recording did not make)" : "");
+	serial_list_release(&rr->l, r, f);
 }
 
 /*
@@ -254,12 +368,15 @@ static size_t free_waiter(const struct replay_strat *rs, const struct replay_run
  * not dropped: it goes as soon as its thread waits there, before any later
  * one. A thread waiting at an earlier point than its next recorded pass
  * (a point the recording did not log) catches up; one already past a
- * recorded pass leaves that pass behind. Before a pass goes ahead of an
- * earlier one whose thread does not wait, a waiting thread the recording
- * did not hold there goes first: it may be the one that makes the earlier
- * pass's thread (a thread spinning before it creates it, with a probed
- * access in the loop that the recorded run did not stop at). With no pass
- * for any waiting thread, the oldest waiting thread goes.
+ * recorded pass leaves that pass behind. A thread waiting at the point
+ * index of its next pass but at another site is not there yet (a spin
+ * loop went round once more than recorded). Before a pass goes ahead of
+ * an earlier one whose thread does not wait, a waiting thread the
+ * recording did not hold there goes first: it may be the one that makes
+ * the earlier pass's thread (a thread spinning before it creates it, with
+ * a probed access in the loop that the recorded run did not stop at, or
+ * stopped at fewer times). With no pass for any waiting thread, the
+ * oldest waiting thread goes.
  */
 static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
 			 const struct policy_note *n)
@@ -281,25 +398,39 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 			ahead = true;
 			continue;
 		}
-		k = rr->l.v[i].k;
+		k = rec_k(rr, i);
 		if (k > rs->pass[e].event) { /* gone past it */
 			rr->taken[e] = true;
 			rr->skipped++;
 			continue;
 		}
+		if (k == rs->pass[e].event && !at_pass(rr, i, &rs->pass[e])) {
+			if (skip_to_site(rs, rr, r, i, e)) {
+				e--; /* look at this pass again */
+				continue;
+			}
+			ahead = true; /* not at its recorded point yet */
+			continue;
+		}
 		if (ahead && k == rs->pass[e].event && (f = free_waiter(rs, rr, r)) != SIZE_MAX) {
-			rr->freed++;
-			serial_list_release(&rr->l, r, f);
+			free_go(rs, rr, r, f);
 			return;
 		}
-		if (k == rs->pass[e].event)
+		if (k == rs->pass[e].event) {
 			rr->taken[e] = true;
+			rr->followed++;
+		}
 		cs_debug("replay: pass %zu of %zu: thread %s goes from point %llu%s", e + 1,
-			 rs->npass, r->threads[rr->l.v[i].ti].path, (unsigned long long)k,
+			 rs->npass, r->threads[rr->l.v[i].ti].path,
+			 (unsigned long long)rr->l.v[i].k,
 			 k < rs->pass[e].event ? " (catching up)" : "");
 		while (rr->cursor < rs->npass && rr->taken[rr->cursor])
 			rr->cursor++;
 		serial_list_release(&rr->l, r, i);
+		return;
+	}
+	if ((f = free_waiter(rs, rr, r)) != SIZE_MAX) {
+		free_go(rs, rr, r, f);
 		return;
 	}
 	rr->off_schedule++;
