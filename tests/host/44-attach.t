@@ -20,7 +20,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
 links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
 links0=$(links)
-port=$((20000 + $$ % 20000))
+# Below the ephemeral range: a port a client socket of an earlier step
+# holds in TIME_WAIT cannot be bound (seen: "Address already in use").
+lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+port=$((10000 + $$ % (lo - 10016)))
 
 # One line on stderr, exit status 2.
 bad() { # bad DESCRIPTION REGEX ARGS...

@@ -35,7 +35,10 @@ trap teardown EXIT
 plan 9
 
 # Ports of their own, so a Slurm on this machine is not disturbed.
-port=$((20000 + $$ % 20000))
+# Below the ephemeral range: a port a client socket of an earlier step
+# holds in TIME_WAIT cannot be bound (seen: "Address already in use").
+lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+port=$((10000 + $$ % (lo - 10016)))
 host=$(hostname -s)
 mkdir -p "$T/state" "$T/spool" "$T/out"
 cat >"$T/slurm.conf" <<CONF
