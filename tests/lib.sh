@@ -10,7 +10,7 @@ _tap_n=0
 _tap_fail=0
 
 plan() { echo "TAP version 13"; echo "1..$1"; }
-diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
 	_tap_n=$((_tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2"

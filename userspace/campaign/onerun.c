@@ -1007,6 +1007,7 @@ static int run_loop(struct onerun *r)
 
 		delays_due(r, true);
 		sched_ctl_stats(r->ctl, &ss);
+		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
 		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
 			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
 			 "%llu rekicks",
@@ -1102,6 +1103,8 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 	if ((r->steer || s->want_sched) && !s->ctl) {
 		so.serial = r->strat ? r->strat->sched_serial : CS_SERIAL_OFF;
 		so.seed = r->seed;
+		so.watchdog_ms = r->o->sched_watchdog_ms;
+		so.timeout_ms = r->o->sched_timeout_ms;
 		r->tm_sched = now_ns();
 		err = sched_ctl_open(&s->ctl, &so);
 		r->tm_sched = now_ns() - r->tm_sched;

@@ -139,6 +139,8 @@ void replayer_close(struct replayer *p)
 	memset(p, 0, sizeof(*p));
 }
 
+#define REPLAY_WATCHDOG_MS 5000
+
 int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 {
 	void *blob = NULL;
@@ -208,6 +210,11 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	}
 	if (ro->run_timeout_s > 0)
 		p->o.run_timeout_s = ro->run_timeout_s;
+	/* A thread the scheduler lets go on its own (its park outlived the
+	 * watchdog: the controller answered late, on a loaded machine or a
+	 * descheduled TCG vCPU) breaks the recorded order: wait longer. */
+	p->o.sched_watchdog_ms = REPLAY_WATCHDOG_MS;
+	p->o.sched_timeout_ms = 2 * REPLAY_WATCHDOG_MS;
 	/* The processes the run followed (campaigns before follow_forks
 	 * existed followed none). */
 	p->o.no_follow_forks =
@@ -248,6 +255,12 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 	}
 	declog_init(&r.log, p->dl.seed, p->dl.config_json);
 	err = onerun_do(&r, p->c.uid, p->c.gid, p->c.drop);
+	if (!err && r.watchdog_run)
+		cs_warn("the scheduler let %" PRIu64
+			" parked thread%s go on its own after %u ms (the "
+			"controller answered late: a loaded machine?): this replay may not have "
+			"followed the recorded order",
+			r.watchdog_run, r.watchdog_run == 1 ? "" : "s", REPLAY_WATCHDOG_MS);
 	if (strat->ops->run_end) {
 		struct strat_outcome so = { .ran = !err, .timed_out = r.timed_out };
 

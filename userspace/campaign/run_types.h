@@ -51,6 +51,10 @@ struct run_opts {
 	uint64_t runs;		/* 0: until saturation (cap RUN_DEFAULT_CAP) */
 	double time_s;
 	double run_timeout_s;
+	/* the scheduler's park watchdog and its ops.timeout_ms (0: the
+	 * defaults, 1 s and 5 s); a replay waits longer before it lets a
+	 * parked thread go on its own (replay.c) */
+	unsigned sched_watchdog_ms, sched_timeout_ms;
 	uint64_t seed;
 	bool seed_set;
 	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */
@@ -164,6 +168,7 @@ struct onerun {
 	double grace_used_s; /* how long it ran in the grace period */
 	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
 	uint64_t parks_at_start, watchdog_at_start; /* the session's counters */
+	uint64_t watchdog_run;			    /* parked threads the scheduler let go itself */
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;
