@@ -454,24 +454,16 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	}
 	p.t = t;
 	p.k = t->points++;
-	t->site = point_site(r, e);
-	if (cov_op_is_access(e->op)) {
-		/* An access point is named by its instruction's site, in the
-		 * recording and in a replay alike (access_point's too). */
-		uint32_t as = access_point_site(r->camp, e);
-
-		if (as)
-			t->site = as;
-	}
+	/* The schedule names an access point by its instruction's site (as
+	 * access_point does), in the recording and in a replay alike; a
+	 * synchronization point by its call site. */
+	t->site = cov_op_is_access(e->op) ? access_point_site(r->camp, e) : 0;
+	if (!t->site)
+		t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended)) {
+	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended))
 		p.access = &ev;
-		/* The schedule names an access point by its access site (the
-		 * instruction), not by a call site. */
-		if (ev.site)
-			t->site = ev.site;
-	}
 	pass_from_park(t, e);
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
