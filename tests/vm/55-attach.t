@@ -3,8 +3,9 @@
 # timeout: 400
 # concsched attach (issue 17, docs/attach.md) on a running TCP server with
 # a latent check-then-act race (tests/programs/tcp_table.c) under a bounded
-# client load (tcp_load). Without attach the race does not show in the
-# window; with `attach -s random --duration 20` it does; after the window
+# client load (tcp_load). Without attach the race shows rarely if at all
+# (a loaded host can hold a vCPU long enough now and then); with
+# `attach -s random --duration 20` it shows more often; after the window
 # the server answers and every thread is back in the fair class (policy 0,
 # ext.enabled 0 in /proc/TID/sched). Then: SIGTERM of attach, kill -9 of
 # attach (the scheduler's link dies with it: every thread leaves sched_ext,
@@ -47,6 +48,7 @@ echo "== base"
 \$P/tcp_load 7700 2 1000 20
 echo "races \$(grep -c RACE /tmp/srv.err)"
 echo "== attach"
+n0=\$(grep -c RACE /tmp/srv.err)
 \$P/tcp_load 7700 2 1000 20 >/tmp/load.out &
 ld=\$!
 "$CS" attach -p \$srv -s random --seed 1 --duration 20 --check "\$P/tcp_load 7700 1 1 0" --check-every 2 -o /tmp/camp >/tmp/att.out 2>/tmp/att.err
@@ -56,7 +58,7 @@ cat /tmp/att.out
 echo "state_after \$(cat /sys/kernel/sched_ext/state)"
 wait \$ld
 cat /tmp/load.out
-echo "races \$(grep -c RACE /tmp/srv.err)"
+echo "races \$((\$(grep -c RACE /tmp/srv.err) - n0))"
 echo "classes \$(classes \$srv)"
 \$P/tcp_load 7700 1 5 0
 echo "== access"
@@ -169,15 +171,19 @@ is "$?" 0 "guest script finished"
 o=$work/out
 s=$(section "$o" base)
 like "$s" "ok 2000 failed 0" "base: the load is served"
-like "$s" "races 0" "base: no race in the window without attach"
+b=$(printf '%s\n' "$s" | sed -n 's/^races //p')
 s=$(section "$o" attach)
+r=$(printf '%s\n' "$s" | sed -n 's/^races //p')
+# Not "no race without attach": a loaded host (CI runs two TCG VMs on two
+# cores) can hold a vCPU for the load's 10 ms phase and show the race now
+# and then; attach must show it more often than the same load without it.
+ok "$([ "${b:-1}" -lt "${r:-0}" ]; echo $?)" "base: the race is rarer without attach ($b times) than with it ($r times)"
 like "$s" "attach_rc 0" "attach: exit status 0"
 like "$s" "ended: the window of 20 s ended" "attach: the window ended at --duration"
 like "$s" "checks: [0-9]+ run, 0 failed" "attach: the health checks passed"
 like "$s" "strategy: random \(seed 1, [0-9]+ epochs\): [1-9][0-9]* points" "attach: points decided"
 like "$s" "ok 2000 failed 0" "attach: the load is served"
-r=$(printf '%s\n' "$s" | sed -n 's/^races //p')
-ok "$([ "${r:-0}" -gt 0 ]; echo $?)" "attach: the race shows ($r times)"
+ok "$([ "${r:-0}" -gt 0 ]; echo $?)" "attach: the race shows ($r times in the 20 s window)"
 like "$s" "classes 0/0:[0-9]+ $" "attach: after detach every thread is SCHED_OTHER, not in sched_ext"
 like "$s" "ok 5 failed 0" "attach: the server answers after detach"
 like "$s" "runs: +1 \(pass 1\)" "attach: -o DIR stores the window as a run"
