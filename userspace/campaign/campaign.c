@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
 	json_kv_bool(j, "access", o->access);
 	json_kv_bool(j, "follow_forks", !o->no_follow_forks);
+	json_kv_uint(j, "jobs", o->jobs > 1 ? o->jobs : 1);
 	if (o->access)
 		json_kv_uint(j, "estimate_runs", o->estimate_runs);
 	if (o->expect_exit_set)
@@ -415,54 +417,162 @@ static void run_ended(struct campaign *c, struct onerun *r, bool ran, bool faile
 		s->ops->run_end(s, &r->sr, &c->sc, &out);
 }
 
-static int campaign_run_one(struct campaign *c)
+/* A run's start: its seed (from the count of runs started), the
+ * strategy's begin, its configuration and decision log. */
+static char *run_prepare(struct campaign *c, struct onerun *r)
 {
 	struct run_opts *o = c->o;
 	struct strategy *s = o->strat;
-	struct onerun r;
-	struct store_run_info ri = { 0 };
 	char *cfg;
-	int64_t index;
-	int err;
 
-	onerun_init(&r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nruns + 1), c->steer);
-	r.timeout_s = campaign_run_timeout(c);
-	r.grace_s = run_grace_s(r.timeout_s);
+	c->nstarted++;
+	onerun_init(r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
+	r->timeout_s = campaign_run_timeout(c);
+	r->grace_s = run_grace_s(r->timeout_s);
 	if (s->ops->run_begin)
-		s->ops->run_begin(s, &r.sr);
-	cfg = run_config_json(c, &r);
-	declog_init(&r.log, r.seed, cfg);
-	ri.seed = r.seed;
-	ri.strategy_config_json = cfg;
+		s->ops->run_begin(s, &r->sr);
+	cfg = run_config_json(c, r);
+	declog_init(&r->log, r->seed, cfg);
 	if (c->acc)
-		access_run_begin(c, &r, false);
-	err = onerun_do(&r, c->uid, c->gid, c->drop);
-	if (!err && run_stop && !r.l.reaped)
-		err = -EINTR;
+		access_run_begin(c, r, false);
+	return cfg;
+}
+
+/* A run's end: into the store, to the strategy, the oracles' verdict.
+ * err: onerun_do's. Returns 1 for a failure, 0, or a negative errno. */
+static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
+{
+	struct store_run_info ri = { 0 };
+	int64_t index;
+
 	if (err) {
-		run_ended(c, &r, false, false);
-		onerun_cleanup(&r);
+		run_ended(c, r, false, false);
+		onerun_cleanup(r);
 		free(cfg);
 		return err;
 	}
-	ri.started_ns = r.started_ns;
+	ri.seed = r->seed;
+	ri.strategy_config_json = cfg;
+	ri.started_ns = r->started_ns;
 	err = store_begin_run(c->st, &ri, &index);
 	if (err) {
 		cs_err("cannot record run: %s", store_errmsg(c->st));
-		run_ended(c, &r, false, false);
-		onerun_cleanup(&r);
+		run_ended(c, r, false, false);
+		onerun_cleanup(r);
 		free(cfg);
 		return -EIO;
 	}
 	c->nruns = index;
-	err = commit_run(c, &r, index);
-	run_ended(c, &r, err >= 0, err == 1);
-	onerun_cleanup(&r);
+	err = commit_run(c, r, index);
+	run_ended(c, r, err >= 0, err == 1);
+	onerun_cleanup(r);
 	free(cfg);
 	if (err < 0)
 		return err;
 	series_add(c);
 	progress(c, false);
+	return err;
+}
+
+static int campaign_run_one(struct campaign *c)
+{
+	struct onerun r;
+	char *cfg = run_prepare(c, &r);
+
+	return run_finish(c, &r, cfg, onerun_do(&r, c->uid, c->gid, c->drop));
+}
+
+/* ---- -j N: runs at once ---------------------------------------------------------------- */
+
+/* Each worker runs campaign runs one after the other with a session of its
+ * own (probe object, event ring buffer, epoll set: its maps and events are
+ * its run's alone). The campaign (its store, strategy, counters, progress)
+ * is touched under c->lock: a run's start and its end; the run itself goes
+ * without it (what else the runs share has a lock of its own: the
+ * symbolizer's caches, the launcher's fork, the cgroup root). Only
+ * strategies that do not steer: the scheduler's serial token and
+ * all-parked note are system-wide (docs/run.md, "Runs at once"). */
+struct run_worker {
+	struct campaign *c;
+	struct run_session sess;
+	pthread_t th;
+	bool started;
+};
+
+static bool campaign_done(struct campaign *c);
+
+/* May another run start? Not past -n, nor past the cap without one. */
+static bool runs_left(const struct campaign *c)
+{
+	const struct run_opts *o = c->o;
+
+	if (o->runs)
+		return (uint64_t)c->nstarted < o->runs;
+	if (o->time_s <= 0)
+		return c->nstarted < RUN_DEFAULT_CAP;
+	return true;
+}
+
+static void *run_worker_main(void *arg)
+{
+	struct run_worker *w = arg;
+	struct campaign *c = w->c;
+	sigset_t set;
+
+	/* Signals go to the main thread, which waits in pthread_join: its
+	 * handler sets run_stop, which every run's loop reads. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	w->sess.aset = c->sess.aset;
+	w->sess.aprog = c->sess.aprog;
+	pthread_mutex_lock(&c->lock);
+	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
+		struct onerun r;
+		char *cfg = run_prepare(c, &r);
+		int err;
+
+		r.sess = &w->sess;
+		pthread_mutex_unlock(&c->lock);
+		err = onerun_do(&r, c->uid, c->gid, c->drop);
+		pthread_mutex_lock(&c->lock);
+		err = run_finish(c, &r, cfg, err);
+		if (err < 0 && !c->jobs_err)
+			c->jobs_err = err;
+	}
+	run_session_close(&w->sess);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The campaign's runs, o->jobs at once. Returns the first error, or 0. */
+static int campaign_jobs(struct campaign *c)
+{
+	struct run_worker *w = xcalloc(c->o->jobs, sizeof(*w));
+	unsigned i;
+	int err = 0;
+
+	pthread_mutex_init(&c->lock, NULL);
+	for (i = 0; i < c->o->jobs; i++) {
+		w[i].c = c;
+		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
+		if (err) {
+			cs_err("cannot start run worker %u: %s", i + 1, strerror(err));
+			pthread_mutex_lock(&c->lock);
+			c->jobs_err = -err;
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		w[i].started = true;
+	}
+	for (i = 0; i < c->o->jobs; i++)
+		if (w[i].started)
+			pthread_join(w[i].th, NULL);
+	err = c->jobs_err;
+	pthread_mutex_destroy(&c->lock);
+	free(w);
 	return err;
 }
 
@@ -702,10 +812,15 @@ int campaign_run(struct run_opts *o)
 		goto out;
 	}
 	c.t0 = now_ns();
-	while (!campaign_done(&c)) {
-		err = campaign_run_one(&c);
-		if (err < 0)
-			break;
+	c.nstarted = c.nruns;
+	if (o->jobs > 1) {
+		err = campaign_jobs(&c);
+	} else {
+		while (!campaign_done(&c)) {
+			err = campaign_run_one(&c);
+			if (err < 0)
+				break;
+		}
 	}
 	progress(&c, true);
 	if (err < 0 && err != -EINTR) {

@@ -528,19 +528,13 @@ double run_grace_s(double timeout_s)
 
 static bool seen_pid(struct onerun *r, uint32_t pid)
 {
-	static uint32_t seen[64];
-	static size_t nseen;
 	size_t i;
 
-	if (!r) {
-		nseen = 0;
-		return false;
-	}
-	for (i = 0; i < nseen; i++)
-		if (seen[i] == pid)
+	for (i = 0; i < r->nseen; i++)
+		if (r->seen[i] == pid)
 			return true;
-	if (nseen < ARRAY_SIZE(seen))
-		seen[nseen++] = pid;
+	if (r->nseen < ARRAY_SIZE(r->seen))
+		r->seen[r->nseen++] = pid;
 	return false;
 }
 
@@ -920,6 +914,9 @@ static int run_loop(struct onerun *r)
 	}
 	access_hook_launched(r);
 	watch_exit(r, true);
+	/* The run's span (duration from t0) starts at its target's launch:
+	 * the report's overlaps of -j N (report.c find_overlaps). */
+	r->started_ns = (int64_t)now_realtime_ns();
 	r->t0 = now_ns();
 	deadline = r->t0 + (uint64_t)(r->timeout_s * 1e9);
 	for (;;) {
@@ -927,8 +924,10 @@ static int run_loop(struct onerun *r)
 
 		if (w == 1 || w < 0)
 			break;
-		if (run_stop)
+		if (run_stop) {
+			r->interrupted = true;
 			break;
+		}
 		if (now_ns() >= deadline) {
 			if (r->steer && r->grace_s > 0) {
 				steering_off(r);
@@ -1012,7 +1011,10 @@ static int run_loop(struct onerun *r)
 	ring_buffer__consume(rb);
 	r->sess->cur = NULL;
 	r->rb = NULL;
-	return 0;
+	/* Stopped by ^C with its target still going: killed by us, not a
+	 * run of the program to judge (it was once stored as a failure,
+	 * "killed by SIGKILL"). */
+	return r->interrupted ? -EINTR : 0;
 }
 
 /* ---- one run ------------------------------------------------------------------------------ */
@@ -1182,7 +1184,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 
 	site_resolver_init(&r->res);
 	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
-	seen_pid(NULL, 0);
+	r->nseen = 0;
 	err = session_prepare(r->sess, r);
 	if (err)
 		return err;

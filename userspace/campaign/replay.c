@@ -351,8 +351,12 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		struct oracle_verdict v;
 		struct declog log = { 0 };
 		double secs = 0;
+		int err;
 
-		if (replayer_once(&p, strat, &v, &log, &secs))
+		err = replayer_once(&p, strat, &v, &log, &secs);
+		if (err == -EINTR)
+			break; /* ^C: the replays done so far count */
+		if (err)
 			goto out_json;
 		failed += outcome_is_failure(v.outcome);
 		same += replayer_reproduced(&p, &v);

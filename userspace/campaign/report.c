@@ -63,6 +63,8 @@ struct report_metric {
 	long sat_at; /* index into pts of the first saturated point, -1 */
 };
 
+#define REPORT_BESIDE_MAX 8
+
 struct report {
 	struct store *store;
 	struct store_campaign c;
@@ -73,6 +75,14 @@ struct report {
 	size_t nruns;
 	size_t outcomes[OUTCOME_COUNT + 1]; /* last: unknown names */
 	double total_s;
+	/* -j N: per run, the runs whose targets ran at the same time
+	 * (find_overlaps; the first REPORT_BESIDE_MAX of them, and how many) */
+	struct run_beside {
+		int64_t runs[REPORT_BESIDE_MAX];
+		size_t n;
+	} * beside;
+	size_t noverlapped; /* runs that ran beside another */
+	int64_t jobs;	    /* the campaign's -j */
 	/* How the runs' logged releases were chosen (tsa: enum tsa_rule). */
 	uint64_t rules[5];
 	bool has_rules;
@@ -348,6 +358,86 @@ static void count_outcomes(struct report *r)
 	}
 }
 
+struct run_span {
+	int64_t start, end;
+	size_t i;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct run_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool same_origin(const struct store_run *a, const struct store_run *b)
+{
+	if (!a->origin_campaign || !b->origin_campaign)
+		return a->origin_campaign == b->origin_campaign;
+	return !strcmp(a->origin_campaign, b->origin_campaign);
+}
+
+static void beside_add(struct run_beside *b, int64_t run)
+{
+	if (b->n < REPORT_BESIDE_MAX)
+		b->runs[b->n] = run;
+	b->n++;
+}
+
+/* Runs whose targets ran at the same time (-j N): their spans [started,
+ * started + duration] intersect (started is the target's launch). Runs
+ * merged from other campaigns are compared only with their own. */
+static void find_overlaps(struct report *r)
+{
+	struct run_span *sp = xcalloc(r->nruns ? r->nruns : 1, sizeof(*sp));
+	size_t n = 0, a, b;
+
+	r->beside = xcalloc(r->nruns ? r->nruns : 1, sizeof(*r->beside));
+	for (a = 0; a < r->nruns; a++) {
+		const struct store_run *x = &r->runs[a];
+
+		if (x->started_ns <= 0)
+			continue;
+		sp[n].start = x->started_ns;
+		sp[n].end = x->started_ns + x->duration_ns;
+		sp[n++].i = a;
+	}
+	qsort(sp, n, sizeof(*sp), span_cmp);
+	for (a = 0; a < n; a++)
+		for (b = a + 1; b < n && sp[b].start < sp[a].end; b++) {
+			const struct store_run *x = &r->runs[sp[a].i], *y = &r->runs[sp[b].i];
+
+			if (!same_origin(x, y))
+				continue;
+			beside_add(&r->beside[sp[a].i], y->index);
+			beside_add(&r->beside[sp[b].i], x->index);
+		}
+	for (a = 0; a < r->nruns; a++)
+		if (r->beside[a].n)
+			r->noverlapped++;
+	free(sp);
+}
+
+static const struct run_beside *beside_of(const struct report *r, int64_t run)
+{
+	size_t i;
+
+	for (i = 0; i < r->nruns; i++)
+		if (r->runs[i].index == run)
+			return &r->beside[i];
+	return NULL;
+}
+
+static void text_beside(const struct run_beside *b, FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < b->n && i < REPORT_BESIDE_MAX; i++)
+		fprintf(f, "%s%lld", i ? ", " : "", (long long)b->runs[i]);
+	if (b->n > REPORT_BESIDE_MAX)
+		fprintf(f, " and %zu more", b->n - REPORT_BESIDE_MAX);
+}
+
 int report_load(struct store *s, const struct report_options *opt, struct report **out)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
@@ -370,6 +460,9 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 	if (err)
 		goto fail;
 	count_outcomes(r);
+	find_overlaps(r);
+	if (!r->c.config_json || json_get_int(r->c.config_json, "jobs", &r->jobs))
+		r->jobs = 1;
 	if (r->c.strategy && !strncmp(r->c.strategy, "tsa", 3))
 		count_rules(r);
 	err = store_metrics(s, &names, &n);
@@ -406,6 +499,7 @@ void report_free(struct report *r)
 	store_inputs_free(r->inputs, r->ninputs);
 	free(r->dir);
 	store_runs_free(r->runs, r->nruns);
+	free(r->beside);
 	for (i = 0; i < r->nmetrics; i++) {
 		free(r->metrics[i].name);
 		free(r->metrics[i].pts);
@@ -498,6 +592,9 @@ static void text_outcomes(const struct report *r, FILE *f)
 		first = false;
 	}
 	fprintf(f, "%s, %.1f s of target time\n", first ? "" : ")", r->total_s);
+	if (r->jobs > 1 || r->noverlapped)
+		fprintf(f, "at once:   %zu of %zu runs ran beside another (-j %lld)\n",
+			r->noverlapped, r->nruns, (long long)r->jobs);
 }
 
 /* Failures whose schedule the text report points to. */
@@ -505,6 +602,7 @@ static void text_outcomes(const struct report *r, FILE *f)
 
 void report_write_text(const struct report *r, FILE *f)
 {
+	const struct run_beside *b;
 	struct sched_view v;
 	char when[64], cmd[1200];
 	size_t i;
@@ -579,6 +677,12 @@ void report_write_text(const struct report *r, FILE *f)
 		}
 		if (x->detail && strstr(x->detail, "confirmed: "))
 			fprintf(f, "    %s\n", strstr(x->detail, "confirmed: "));
+		b = beside_of(r, x->run);
+		if (b && b->n) {
+			fprintf(f, "    beside: run%s ", b->n == 1 ? "" : "s");
+			text_beside(b, f);
+			fputc('\n', f);
+		}
 		if (attach_window(r))
 			fprintf(f, "    (a window of concsched attach on a running process: not "
 				   "replayable)");
@@ -689,6 +793,8 @@ static void json_runs(const struct report *r, struct json *j)
 		json_kv_uint(j, outcome_name(o), r->outcomes[o]);
 	json_kv_uint(j, "other", r->outcomes[OUTCOME_COUNT]);
 	json_obj_end(j);
+	json_kv_int(j, "jobs", r->jobs);
+	json_kv_uint(j, "overlapped", r->noverlapped);
 	json_arr_begin(j, "list");
 	for (i = 0; i < r->nruns; i++) {
 		const struct store_run *x = &r->runs[i];
@@ -701,6 +807,15 @@ static void json_runs(const struct report *r, struct json *j)
 		json_kv_str(j, "summary", x->summary);
 		json_kv_dbl(j, "duration_s", (double)x->duration_ns / 1e9);
 		json_kv_str(j, "origin_host", x->origin_host);
+		if (r->beside[i].n) {
+			size_t k;
+
+			json_arr_begin(j, "beside");
+			for (k = 0; k < r->beside[i].n && k < REPORT_BESIDE_MAX; k++)
+				json_kv_int(j, NULL, r->beside[i].runs[k]);
+			json_arr_end(j);
+			json_kv_uint(j, "beside_count", r->beside[i].n);
+		}
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -8,6 +8,7 @@
 #ifndef CONCSCHED_RUN_TYPES_H
 #define CONCSCHED_RUN_TYPES_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,7 @@ struct json;
 
 #define RUN_MAX_ACTIONS	    100000
 #define RUN_DEFAULT_CAP	    1000
+#define RUN_MAX_JOBS	    64 /* -j */
 #define RUN_DEFAULT_TIMEOUT 30.0
 #define RUN_MAX_GRACE	    30.0       /* s of grace after the run timeout, at most */
 #define RUN_MIN_TIMEOUT	    2.0	       /* the adaptive run timeout, at least */
@@ -80,6 +82,7 @@ struct run_opts {
 	bool steer_cap_set;
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
+	unsigned jobs; /* -j: runs at once (0, 1: one at a time) */
 	char **argv;
 	int argc;
 };
@@ -172,6 +175,7 @@ struct onerun {
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;
+	bool interrupted; /* ^C stopped it before its target ended */
 	uint64_t t0, t1;
 	int64_t started_ns;
 	struct syncov_run cov;
@@ -185,6 +189,9 @@ struct onerun {
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
 	bool tty;	   /* a progress line is on stderr */
+	/* the processes whose events came already (seen_pid) */
+	uint32_t seen[64];
+	size_t nseen;
 };
 
 struct campaign {
@@ -212,6 +219,12 @@ struct campaign {
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */
 	struct access_campaign *acc; /* --access, map */
+	/* -j N (campaign.c campaign_jobs): runs started (their seeds are
+	 * derived from this count), the lock the workers share, and the
+	 * first error that stops them */
+	int64_t nstarted;
+	pthread_mutex_t lock;
+	int jobs_err;
 };
 
 #endif

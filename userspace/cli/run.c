@@ -74,6 +74,9 @@ static void usage(FILE *f)
 		"                        report names the sites (default %d; 0: no cap)\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
+		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
+		"                        (1-%d, default 1); -s none only so far; the report\n"
+		"                        says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
 		"                        steering stops; a run still going min(SEC, 30) s\n"
@@ -111,6 +114,7 @@ static void usage(FILE *f)
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # no steering, probes only\n"
+		"  sudo concsched run -s none -n 1000 -j 2 -- ./mytest  # two runs at once\n"
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
 		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
 		"001)\n"
@@ -128,7 +132,7 @@ static void usage(FILE *f)
 		"  sudo concsched replay camp --run 17\n\n"
 		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
 		"130 interrupted.\n",
-		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, RUN_DEFAULT_CAP,
+		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, RUN_DEFAULT_CAP, RUN_MAX_JOBS,
 		RUN_DEFAULT_TIMEOUT);
 }
 
@@ -300,6 +304,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "sites-exclude", required_argument, NULL, O_SEXC },
 		{ "sites-object", required_argument, NULL, O_SOBJ },
 		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -314,7 +319,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->estimate_runs = 1;
 	sat_config_default(&o->sat);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+s:n:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+s:n:o:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			o->strategy = optarg;
@@ -324,6 +329,13 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 				cs_err("--runs %s: not a positive number", optarg);
 				return -EINVAL;
 			}
+			break;
+		case 'j':
+			if (parse_u64(optarg, &v) || !v || v > RUN_MAX_JOBS) {
+				cs_err("--jobs %s: 1-%d runs at once", optarg, RUN_MAX_JOBS);
+				return -EINVAL;
+			}
+			o->jobs = (unsigned)v;
 			break;
 		case O_TIME:
 			if (parse_seconds("--time", optarg, &o->time_s))
@@ -460,6 +472,19 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
 		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
 		       "--access (or --strategy map)");
+		return -EINVAL;
+	}
+	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS)) {
+		cs_err("--jobs %u: runs at once are for -s none so far: --strategy %s%s steers, "
+		       "and the scheduler's serial mode and all-parked note are still one for "
+		       "the whole machine (docs/run.md, \"Runs at once\")",
+		       o->jobs, o->strategy, o->serial != CS_SERIAL_OFF ? " with --serial" : "");
+		return -EINVAL;
+	}
+	if (o->jobs > 1 && o->access) {
+		cs_err("--jobs %u: runs at once do not probe memory accesses yet: drop --access "
+		       "(docs/run.md, \"Runs at once\")",
+		       o->jobs);
 		return -EINVAL;
 	}
 	if (campaign_metric_index(o->metric) == SYNCOV__COUNT && !o->access) {

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -177,7 +178,7 @@ static void sweep_stale(const char *base)
 		closedir(d);
 }
 
-static int setup(void)
+static int setup_once(void)
 {
 	char *root;
 	int err;
@@ -214,6 +215,18 @@ static int setup(void)
 	return 0;
 }
 
+/* Once, whichever run of -j N comes first. */
+static int setup(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int err;
+
+	pthread_mutex_lock(&lock);
+	err = setup_once();
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
 int run_cgroup_create(struct run_cgroup *cg)
 {
 	char *p;
@@ -223,7 +236,8 @@ int run_cgroup_create(struct run_cgroup *cg)
 	err = setup();
 	if (err)
 		return err;
-	p = xasprintf("%s/%d-%u", cg_state.base, (int)getpid(), ++cg_state.next);
+	p = xasprintf("%s/%d-%u", cg_state.base, (int)getpid(),
+		      __atomic_add_fetch(&cg_state.next, 1, __ATOMIC_RELAXED));
 	if (mkdir(p, 0755) && errno != EEXIST) {
 		char *what;
 

@@ -5,13 +5,16 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,12 +97,15 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 		dup2(o->stderr_fd, 2);
 	if (o->sched_ext && sched_setscheduler(0, SCHED_EXT, &sp))
 		child_fail(err_wr, STEP_SCHED);
+	/* Raw system calls: libc's setuid() family signals every thread it
+	 * knows of, and a raw clone3 child of a campaign with -j N still
+	 * looks multithreaded to libc; the child is one thread. */
 	if (o->drop_privs) {
-		if (setgroups(0, NULL))
+		if (syscall(SYS_setgroups, 0, NULL))
 			child_fail(err_wr, STEP_GROUPS);
-		if (setgid(o->gid))
+		if (syscall(SYS_setgid, o->gid))
 			child_fail(err_wr, STEP_GID);
-		if (setuid(o->uid))
+		if (syscall(SYS_setuid, o->uid))
 			child_fail(err_wr, STEP_UID);
 	}
 	/* After the credential change: commit_creds() clears pdeath_signal. */
@@ -114,8 +120,9 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 /* fork() straight into the cgroup whose directory cgfd is: moving a
  * process in afterwards (a write to cgroup.procs) waits for an RCU grace
  * period, 5-15 ms a run here (docs/perf.md). -1 with errno when the kernel
- * cannot (before 5.7): the caller forks and moves it. concsched has one
- * thread, so a raw clone3 child is as safe as fork()'s until its exec. */
+ * cannot (before 5.7): the caller forks and moves it. The child makes only
+ * system calls until its exec (child_run), so a raw clone3 child is as
+ * safe as fork()'s, even beside the other runs' threads of -j N. */
 static pid_t fork_into_cgroup(int cgfd)
 {
 #if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
@@ -132,6 +139,32 @@ static pid_t fork_into_cgroup(int cgfd)
 #endif
 }
 
+static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The controller's mappings of BPF maps (a probe object's 8 MiB event
+ * ring buffer is mapped twice, its data maps once) are page tables a fork
+ * copies and the child's exec tears down again, every run: ~16% of a
+ * campaign's CPU time on the host (docs/perf.md). The child, on its way to
+ * exec, never touches them: they are not copied (MADV_DONTFORK). */
+static void dontfork_bpf_maps(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long lo, hi;
+
+		if (!strstr(line, "anon_inode:bpf-map") || sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		madvise((void *)lo, hi - lo, MADV_DONTFORK);
+	}
+	free(line);
+	fclose(f);
+}
+
 int launch_prepare(const struct launch_opts *o, struct launch *l)
 {
 	int gate[2], errp[2], cgfd = -1;
@@ -140,14 +173,24 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	if (pipe2(gate, O_CLOEXEC))
-		return -errno;
-	if (pipe2(errp, O_CLOEXEC)) {
-		close(gate[0]);
-		close(gate[1]);
+	/* -j N: no other run's fork may copy this run's child ends of the
+	 * pipes (its errp write end would hold launch_release's read open
+	 * until that other child's exec). From the pipes to their close. */
+	pthread_mutex_lock(&launch_lock);
+	if (pipe2(gate, O_CLOEXEC)) {
+		pthread_mutex_unlock(&launch_lock);
 		return -errno;
 	}
+	if (pipe2(errp, O_CLOEXEC)) {
+		int err = -errno;
+
+		close(gate[0]);
+		close(gate[1]);
+		pthread_mutex_unlock(&launch_lock);
+		return err;
+	}
 	fflush(NULL);
+	dontfork_bpf_maps();
 	l->own_cgroup = o->own_cgroup;
 	if (o->own_cgroup && !run_cgroup_create(&l->cg)) {
 		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -167,6 +210,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		close(gate[1]);
 		close(errp[0]);
 		close(errp[1]);
+		pthread_mutex_unlock(&launch_lock);
 		return err;
 	}
 	if (pid == 0) {
@@ -182,6 +226,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		run_cgroup_destroy(&l->cg);
 	close(gate[0]);
 	close(errp[1]);
+	pthread_mutex_unlock(&launch_lock);
 	l->pid = pid;
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];

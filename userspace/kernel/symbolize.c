@@ -12,6 +12,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -62,6 +63,9 @@ static struct sym_cache_slot *sym_cache;
 static size_t sym_cache_n;
 static struct sym_object **sym_objects;
 static size_t sym_objects_n;
+/* The caches above and libdw's handles are shared by every run of -j N:
+ * each public function holds this lock (recursive: they call each other). */
+static pthread_mutex_t sym_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* ---- ELF parsing -------------------------------------------------------- */
 
@@ -270,7 +274,7 @@ static struct sym_object *sym_object_get(const char *path)
 	return o;
 }
 
-void sym_cache_flush(void)
+static void sym_cache_flush_u(void)
 {
 	size_t i;
 
@@ -283,6 +287,13 @@ void sym_cache_flush(void)
 	sym_cache = NULL;
 	sym_objects = NULL;
 	sym_cache_n = sym_objects_n = 0;
+}
+
+void sym_cache_flush(void)
+{
+	pthread_mutex_lock(&sym_lock);
+	sym_cache_flush_u();
+	pthread_mutex_unlock(&sym_lock);
 }
 
 static int obj_offset_to_vaddr(const struct sym_object *o, uint64_t off, uint64_t *vaddr)
@@ -405,7 +416,7 @@ static void obj_resolve_vaddr(const struct sym_object *o, uint64_t vaddr, struct
 
 /* ---- no process --------------------------------------------------------- */
 
-int sym_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
+static int sym_resolve_vaddr_u(const char *object, uint64_t vaddr, struct sym_site *out)
 {
 	struct sym_object *o = sym_object_get(object);
 
@@ -418,7 +429,17 @@ int sym_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
 	return 0;
 }
 
-int sym_resolve_offset(const char *object, uint64_t offset, struct sym_site *out)
+int sym_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_resolve_vaddr_u(object, vaddr, out);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static int sym_resolve_offset_u(const char *object, uint64_t offset, struct sym_site *out)
 {
 	struct sym_object *o = sym_object_get(object);
 	uint64_t vaddr;
@@ -431,6 +452,16 @@ int sym_resolve_offset(const char *object, uint64_t offset, struct sym_site *out
 	out->offset = offset;
 	obj_resolve_vaddr(o, vaddr, out);
 	return 0;
+}
+
+int sym_resolve_offset(const char *object, uint64_t offset, struct sym_site *out)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_resolve_offset_u(object, offset, out);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
 }
 
 static const struct sym_entry *obj_find_name(const struct sym_object *o, const char *name,
@@ -450,7 +481,8 @@ static const struct sym_entry *obj_find_name(const struct sym_object *o, const c
 	return best;
 }
 
-int sym_lookup_function(const char *object, const char *name, uint64_t *offset, uint64_t *size)
+static int sym_lookup_function_u(const char *object, const char *name, uint64_t *offset,
+				 uint64_t *size)
 {
 	struct sym_object *o = sym_object_get(object);
 	const struct sym_entry *e;
@@ -465,7 +497,18 @@ int sym_lookup_function(const char *object, const char *name, uint64_t *offset, 
 	return 0;
 }
 
-int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, uint64_t *size)
+int sym_lookup_function(const char *object, const char *name, uint64_t *offset, uint64_t *size)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_lookup_function_u(object, name, offset, size);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static int sym_lookup_variable_u(const char *object, const char *name, uint64_t *vaddr,
+				 uint64_t *size)
 {
 	struct sym_object *o = sym_object_get(object);
 	const struct sym_entry *e;
@@ -481,18 +524,48 @@ int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, u
 	return 0;
 }
 
-int sym_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr)
+int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_lookup_variable_u(object, name, vaddr, size);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static int sym_offset_to_vaddr_u(const char *object, uint64_t offset, uint64_t *vaddr)
 {
 	struct sym_object *o = sym_object_get(object);
 
 	return o->err ? o->err : obj_offset_to_vaddr(o, offset, vaddr);
 }
 
-int sym_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset)
+int sym_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_offset_to_vaddr_u(object, offset, vaddr);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static int sym_vaddr_to_offset_u(const char *object, uint64_t vaddr, uint64_t *offset)
 {
 	struct sym_object *o = sym_object_get(object);
 
 	return o->err ? o->err : obj_vaddr_to_offset(o, vaddr, offset);
+}
+
+int sym_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = sym_vaddr_to_offset_u(object, vaddr, offset);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
 }
 
 /* ---- live process ------------------------------------------------------- */
@@ -594,7 +667,7 @@ static void symbolizer_add_mapping(struct symbolizer *s, uint64_t start, uint64_
 	s->loads[s->nloads++] = (struct sym_load){ .obj = o, .bias = bias, .lo = lo, .hi = hi };
 }
 
-int symbolizer_refresh(struct symbolizer *s)
+static int symbolizer_refresh_u(struct symbolizer *s)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;
@@ -628,7 +701,17 @@ int symbolizer_refresh(struct symbolizer *s)
 	return 0;
 }
 
-struct symbolizer *symbolizer_new(pid_t pid)
+int symbolizer_refresh(struct symbolizer *s)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = symbolizer_refresh_u(s);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static struct symbolizer *symbolizer_new_u(pid_t pid)
 {
 	struct symbolizer *s = xcalloc(1, sizeof(*s));
 	int err;
@@ -641,6 +724,16 @@ struct symbolizer *symbolizer_new(pid_t pid)
 		return NULL;
 	}
 	return s;
+}
+
+struct symbolizer *symbolizer_new(pid_t pid)
+{
+	struct symbolizer *r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = symbolizer_new_u(pid);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -666,7 +759,7 @@ static const struct sym_load *symbolizer_load_at(const struct symbolizer *s, uin
 	return NULL;
 }
 
-int symbolizer_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+static int symbolizer_site_u(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
 	const struct sym_load *l = symbolizer_load_at(s, addr);
 
@@ -680,7 +773,17 @@ int symbolizer_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 	return obj_vaddr_to_offset(l->obj, out->vaddr, &out->offset);
 }
 
-int symbolizer_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+int symbolizer_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = symbolizer_site_u(s, addr, out);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static int symbolizer_resolve_u(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
 	const struct sym_load *l = symbolizer_load_at(s, addr);
 
@@ -696,7 +799,17 @@ int symbolizer_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out
 	return 0;
 }
 
-uint64_t symbolizer_runtime_addr(struct symbolizer *s, const char *object, uint64_t offset)
+int symbolizer_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+{
+	int r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = symbolizer_resolve_u(s, addr, out);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
+}
+
+static uint64_t symbolizer_runtime_addr_u(struct symbolizer *s, const char *object, uint64_t offset)
 {
 	struct sym_object *o = sym_object_get(object);
 	uint64_t vaddr;
@@ -708,6 +821,16 @@ uint64_t symbolizer_runtime_addr(struct symbolizer *s, const char *object, uint6
 		if (s->loads[i - 1].obj == o)
 			return s->loads[i - 1].bias + vaddr;
 	return 0;
+}
+
+uint64_t symbolizer_runtime_addr(struct symbolizer *s, const char *object, uint64_t offset)
+{
+	uint64_t r;
+
+	pthread_mutex_lock(&sym_lock);
+	r = symbolizer_runtime_addr_u(s, object, offset);
+	pthread_mutex_unlock(&sym_lock);
+	return r;
 }
 
 const char *symbolizer_find_object(struct symbolizer *s, const char *prefix)

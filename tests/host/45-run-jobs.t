@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# concsched run -j N (issue 18 item 3, docs/run.md "Runs at once") on the
+# host: runs of -s none at once, each with its own probe maps and events.
+# The runs' seeds are the ones -j 1 gives with the same --seed; every run
+# is stored; each run's coverage and verdict are its own (a deterministic
+# program's SP pairs, each deadlocking run's own lock cycle); the report
+# says which runs overlapped; a failure stops the campaign after the runs
+# in flight; correct programs never fail; ^C leaves neither target nor
+# cgroup behind; steering strategies and --access are refused.
+source "$(dirname "$0")/../lib.sh"
+need_root
+for p in fig2 deadlock clean_condhandoff clean_rwlock clean_barrier; do
+	[ -x "$PROGS/$p" ] || skip_all "build first: make"
+done
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 33
+T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# --- 30 runs of Figure 2, two at once ----------------------------------------
+"$CS" run -s none -n 30 -j 2 --seed 7 -o "$T/j2" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+is "$?" 0 "-j 2: 30 passing runs, exit 0"
+"$CS" report "$T/j2" --json >"$T/j2.json"
+is "$(jget "$T/j2.json" 'd["runs"]["total"]')" 30 "every run is stored"
+is "$(jget "$T/j2.json" 'sorted(r["run"] for r in d["runs"]["list"]) == list(range(1, 31))')" True \
+	"runs 1-30, none lost, none twice"
+is "$(jget "$T/j2.json" '[m["covered"] for m in d["metrics"] if m["name"]=="sp"][0]')" 3 \
+	"Figure 2's 3 SP pairs, no more: no run saw another run's events"
+is "$(jget "$T/j2.json" 'd["runs"]["jobs"]')" 2 "the report knows -j 2"
+o=$(jget "$T/j2.json" 'd["runs"]["overlapped"]')
+ok "$([ "${o:-0}" -gt 0 ]; echo $?)" "runs overlapped ($o of 30)"
+like "$("$CS" report "$T/j2")" "^at once: +$o of 30 runs ran beside another \(-j 2\)" \
+	"the text report says how many ran beside another"
+is "$(jget "$T/j2.json" 'sum(1 for r in d["runs"]["list"] if r.get("beside")) == d["runs"]["overlapped"] and all(1 <= b <= 30 and b != r["run"] for r in d["runs"]["list"] for b in r.get("beside", []))')" True \
+	"each overlapped run lists the other runs beside it"
+is "$(jget "$T/j2.json" 'all(r["run"] in next(x for x in d["runs"]["list"] if x["run"] == b)["beside"] for r in d["runs"]["list"] for b in r.get("beside", []))')" True \
+	"beside is symmetric"
+"$CS" run -s none -n 30 --seed 7 -o "$T/j1" -- "$PROGS/fig2" >/dev/null 2>&1
+"$CS" report "$T/j1" --json >"$T/j1.json"
+is "$(jget "$T/j2.json" 'sorted(r["seed"] for r in d["runs"]["list"])')" \
+	"$(jget "$T/j1.json" 'sorted(r["seed"] for r in d["runs"]["list"])')" \
+	"the same run seeds as -j 1 with --seed 7"
+is "$(jget "$T/j1.json" 'd["runs"]["overlapped"]')" 0 "-j 1: no run beside another"
+unlike_at_once=$("$CS" report "$T/j1" | grep -c '^at once:')
+is "$unlike_at_once" 0 "-j 1: the text report has no 'at once' line"
+
+# --- each run's own lock cycle -------------------------------------------------
+"$CS" run -s none -n 4 -j 2 --keep-going --run-timeout 2 -o "$T/dl" -- "$PROGS/deadlock" \
+	>/dev/null 2>&1
+is "$?" 1 "-j 2 on a deadlocking program: exit 1"
+"$CS" report "$T/dl" >"$T/dl.txt"
+is "$(grep -c '^  run [0-9]*: deadlock: thread 0\.[12] .*deadlock\.c' "$T/dl.txt")" 4 \
+	"each of the 4 runs found its own lock cycle, with sites"
+like "$(cat "$T/dl.txt")" "^at once: +4 of 4 runs" "runs of 2 s each overlapped"
+like "$(cat "$T/dl.txt")" "beside: run [0-9]" "a failure names the run beside it"
+pgrep -f "$PROGS/deadlock" >/dev/null
+is "$?" 1 "no deadlocked target left"
+
+# --- a failure stops the campaign, after the runs in flight ---------------------
+"$CS" run -s none -n 20 -j 2 -o "$T/false" -- /bin/false >/dev/null 2>"$T/err"
+is "$?" 1 "/bin/false with -j 2: exit 1"
+n=$("$CS" report "$T/false" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"]["total"])')
+ok "$([ "$n" -ge 1 ] && [ "$n" -le 2 ]; echo $?)" "it stops at the first failure: $n run(s), the one in flight stored too"
+
+# --- correct programs never fail ------------------------------------------------
+for p in clean_condhandoff clean_rwlock clean_barrier; do
+	"$CS" run -s none -n 20 -j 2 -o "$T/c-$p" -- "$PROGS/$p" >/dev/null 2>"$T/err"
+	is "$?" 0 "$p: 20 runs two at once, no failure"
+done
+
+# --- ^C: the runs in flight are killed, not stored (once stored as failures,
+# "killed by SIGKILL", -j 1 too) ---------------------------------------------------
+for j in 1 2; do
+	"$CS" run -s none -n 1000 -j $j -o "$T/int$j" -- /bin/sleep 0.777 >/dev/null 2>&1 &
+	sh=$!
+	sleep 2.5
+	# $! may be the shell that forked concsched: signal concsched itself.
+	cs=$(pgrep -f -n -- "-o $T/int$j -- /bin/sleep")
+	kill -INT "${cs:-$sh}"
+	wait $sh
+	is "$?" 130 "-j $j, ^C: exit 130"
+	ok "$(! pgrep -f "sleep 0.777" >/dev/null; echo $?)" "-j $j, ^C: no target left running"
+	n=$("$CS" report "$T/int$j" --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["runs"]; print(d["total"], d["outcomes"]["pass"])')
+	like "$n" "^([1-9]) \1$" "-j $j, ^C: the runs that ended are stored, all passing ($n)"
+	is "$(find /sys/fs/cgroup -type d -path "*/concsched/${cs:-$sh}-*" 2>/dev/null | wc -l)" 0 \
+		"-j $j, ^C: no run cgroup left"
+done
+
+# --- refused ------------------------------------------------------------------------
+"$CS" run -s random -n 2 -j 2 -o "$T/r" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+rc=$?
+like "$rc $(cat "$T/err")" "^2 .*--jobs 2: runs at once are for -s none so far: --strategy random steers" \
+	"a steering strategy with -j 2: exit 2, one line saying why"
+"$CS" run -s none --access -n 2 -j 2 -o "$T/a" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+rc=$?
+like "$rc $(cat "$T/err")" "^2 .*--jobs 2: runs at once do not probe memory accesses yet" \
+	"--access with -j 2: exit 2"
+"$CS" run -s none -j 0 -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+rc=$?
+like "$rc $(cat "$T/err")" "^2 .*--jobs 0: 1-64 runs at once" "-j 0: exit 2"
+done_testing
