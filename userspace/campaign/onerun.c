@@ -1343,7 +1343,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	 * stay for the next run. */
 	sync_probes_end_run(r->sp);
 	run_refresh_vmas(r);
-	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, &r->cov);
+	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, true, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;
 	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
 		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);

@@ -779,7 +779,7 @@ static void attach_detach(struct attach *a)
 		sync_probes_stats(&a->sp, a->stats);
 		sync_probes_detach(&a->sp);
 		site_resolver_load_vmas(&a->res, sync_probes_map_fd(&a->sp, "cs_sync_vmas"));
-		syncov_harvest(&a->sp, &a->res, NULL, &a->run);
+		syncov_harvest(&a->sp, &a->res, NULL, false, &a->run);
 	}
 	if (a->ctl) {
 		sched_ctl_close(a->ctl);

@@ -592,7 +592,7 @@ int cmd_observe(int argc, char **argv)
 	 * from here on. */
 	sync_probes_detach(&o.sp);
 	site_resolver_load_vmas(&o.res, sync_probes_map_fd(&o.sp, "cs_sync_vmas"));
-	syncov_harvest(&o.sp, &o.res, o.rt.is_static ? o.rt.object : NULL, &o.run);
+	syncov_harvest(&o.sp, &o.res, o.rt.is_static ? o.rt.object : NULL, false, &o.run);
 	if (o.rt.is_static)
 		o.internal_static = tmodel_drop_internal(&o.tm, static_internal_action, &o);
 	ret = observe_report(&o) ? EXIT_USAGE : 0;

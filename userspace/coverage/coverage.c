@@ -331,6 +331,7 @@ char *syncov_key_sync(unsigned mode, const char *site)
 struct harvest {
 	const struct site_resolver *r;
 	const char *static_object;
+	bool take; /* empty the maps as they are read (syncov_harvest) */
 	struct syncov_run *run;
 	struct lock_entry *locks;
 	size_t nlocks;
@@ -394,6 +395,16 @@ static int lock_entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* A per-run map's entries; taken (the map emptied in the same walk) when
+ * the caller resets the maps for the next run anyway. */
+static void harvest_read(struct harvest *h, int fd, size_t ksz, size_t vsz, struct map_dump *d)
+{
+	if (h->take)
+		map_take(fd, ksz, vsz, d);
+	else
+		map_dump(fd, ksz, vsz, d);
+}
+
 static int harvest_locks(struct harvest *h, int fd)
 {
 	struct cs_lock_key k;
@@ -404,7 +415,7 @@ static int harvest_locks(struct harvest *h, int fd)
 	struct site_ref s;
 	size_t cap = 0;
 
-	map_dump(fd, sizeof(k), sizeof(ls), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(ls), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&ls, d.vals + di * sizeof(ls), sizeof(ls));
@@ -454,7 +465,7 @@ static int harvest_threads(struct harvest *h, int fd)
 	size_t cap = 0;
 	unsigned i, n;
 
-	map_dump(fd, sizeof(k), sizeof(t), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(t), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&t, d.vals + di * sizeof(t), sizeof(t));
@@ -527,7 +538,7 @@ static void harvest_sp(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -555,7 +566,7 @@ static void harvest_goodlock(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -588,7 +599,7 @@ static void harvest_hb(struct harvest *h, int fd)
 	const char *obj;
 	__u64 hits;
 
-	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -622,7 +633,7 @@ static void harvest_sync(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	map_dump(fd, sizeof(k), sizeof(hits), &d);
+	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -642,9 +653,9 @@ static void harvest_sync(struct harvest *h, int fd)
 }
 
 int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const char *static_object,
-		   struct syncov_run *out)
+		   bool take, struct syncov_run *out)
 {
-	struct harvest h = { .r = r, .static_object = static_object, .run = out };
+	struct harvest h = { .r = r, .static_object = static_object, .take = take, .run = out };
 
 	memset(out, 0, sizeof(*out));
 	syncov_set_init(&out->tasks);
@@ -654,6 +665,7 @@ int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const 
 	harvest_goodlock(&h, sync_probes_map_fd(sp, "cs_sync_goodlock"));
 	harvest_hb(&h, sync_probes_map_fd(sp, "cs_sync_hb"));
 	harvest_sync(&h, sync_probes_map_fd(sp, "cs_sync_sync"));
+	sp->harvest_emptied = take;
 	free(h.locks);
 	syncov_set_sort(&out->tasks);
 	return 0;

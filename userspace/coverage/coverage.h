@@ -156,9 +156,11 @@ struct syncov_run {
 bool syncov_static_internal(const char *static_object, const struct site_ref *s);
 
 /* Read every coverage map of the probes into run-comparable tasks.
- * static_object: the static target (internal-call filter above), or NULL. */
+ * static_object: the static target (internal-call filter above), or NULL.
+ * take: empty the per-run maps as they are read (one walk instead of the
+ * read and the next run's reset; sp->harvest_emptied tells the reset). */
 int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const char *static_object,
-		   struct syncov_run *out);
+		   bool take, struct syncov_run *out);
 void syncov_run_free(struct syncov_run *run);
 const struct syncov_thread *syncov_run_thread(const struct syncov_run *run, uint32_t tid);
 

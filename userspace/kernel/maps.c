@@ -3,6 +3,7 @@
 #include "kernel/maps.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include <bpf/bpf.h>
@@ -12,7 +13,19 @@
 /* Every entry of a hash map, read in batches: a syscall per 256 entries
  * instead of two per entry (a run's harvest made ~100 of them). A kernel
  * without batch lookups (before 5.6) is read key by key. */
+static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool take);
+
 void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d)
+{
+	map_read(fd, ksz, vsz, d, false);
+}
+
+void map_take(int fd, size_t ksz, size_t vsz, struct map_dump *d)
+{
+	map_read(fd, ksz, vsz, d, true);
+}
+
+static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool take)
 {
 	size_t cap = 256;
 	__u64 in = 0, out = 0; /* a hash map's batch token: a bucket index */
@@ -30,8 +43,14 @@ void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d)
 			d->vals = xrealloc(d->vals, cap * vsz);
 		}
 		count = (__u32)(cap - d->n);
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, d->keys + d->n * ksz,
-					   d->vals + d->n * vsz, &count, NULL);
+		if (take)
+			err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out,
+							      d->keys + d->n * ksz,
+							      d->vals + d->n * vsz, &count, NULL);
+		else
+			err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out,
+						   d->keys + d->n * ksz, d->vals + d->n * vsz,
+						   &count, NULL);
 		if (err && errno == ENOSPC && count == 0) {
 			/* a bucket holds more than the room left */
 			cap *= 2;
@@ -68,6 +87,12 @@ void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d)
 			else
 				prev = NULL;
 		}
+	}
+	if (take) {
+		size_t i;
+
+		for (i = 0; i < d->n; i++)
+			bpf_map_delete_elem(fd, d->keys + i * ksz);
 	}
 }
 

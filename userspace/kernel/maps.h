@@ -18,6 +18,10 @@ struct map_dump {
 };
 
 void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d);
+/* The same, emptying the hash map as it goes: one walk of its buckets
+ * where map_dump and map_empty make two (a run's harvest, then the next
+ * run's reset, was ~14% of a campaign's CPU time). */
+void map_take(int fd, size_t ksz, size_t vsz, struct map_dump *d);
 void map_dump_free(struct map_dump *d);
 /* Delete every entry of a hash map (keys ksz bytes, values vsz bytes). */
 void map_empty(int fd, size_t ksz, size_t vsz);

@@ -661,10 +661,18 @@ void sync_probes_end_run(struct sync_probes *sp)
 int sync_probes_reset(struct sync_probes *sp)
 {
 	static const char *const per_run[] = {
-		"cs_sync_tracked",  "cs_sync_threads", "cs_sync_locks",
-		"cs_sync_pthreads", "cs_sync_sp",      "cs_sync_goodlock",
-		"cs_sync_hb",	    "cs_sync_sync",    "cs_sync_vmas",
+		"cs_sync_tracked",
+		"cs_sync_pthreads",
+		"cs_sync_vmas",
+		/* emptied by a harvest that took them */
+		"cs_sync_threads",
+		"cs_sync_locks",
+		"cs_sync_sp",
+		"cs_sync_goodlock",
+		"cs_sync_hb",
+		"cs_sync_sync",
 	};
+	const size_t not_taken = 3;
 	struct bpf_map *m;
 	size_t i;
 	void *zero;
@@ -676,10 +684,13 @@ int sync_probes_reset(struct sync_probes *sp)
 	if (!sp->attached_all)
 		sync_probes_detach(sp);
 	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
+		if (i >= not_taken && sp->harvest_emptied)
+			break;
 		m = bpf_object__find_map_by_name(sp->skel->obj, per_run[i]);
 		if (m)
 			map_empty_m(m);
 	}
+	sp->harvest_emptied = false;
 	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_stats");
 	if (m && ncpu > 0) {
 		__u32 n = bpf_map__max_entries(m), *keys = xcalloc(n, sizeof(*keys));

@@ -114,6 +114,9 @@ struct sync_probes {
 	 * serve every run of a campaign (sync_probes_end_run). */
 	bool attached_all;
 	char attached_object[PATH_MAX];
+	/* The last harvest emptied the per-run coverage maps (syncov_harvest
+	 * with take): sync_probes_reset need not walk them again. */
+	bool harvest_emptied;
 };
 
 /* Open and load the BPF object. 0 or -errno (printed). */
