@@ -67,6 +67,16 @@ static size_t sym_objects_n;
  * each public function holds this lock (recursive: they call each other). */
 static pthread_mutex_t sym_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
+/* The value of call, made under sym_lock. */
+#define SYM_LOCKED(call)                                                                           \
+	({                                                                                         \
+		__typeof__(call) _r;                                                               \
+		pthread_mutex_lock(&sym_lock);                                                     \
+		_r = (call);                                                                       \
+		pthread_mutex_unlock(&sym_lock);                                                   \
+		_r;                                                                                \
+	})
+
 /* ---- ELF parsing -------------------------------------------------------- */
 
 static int sym_load_segments(struct sym_object *o)
@@ -431,12 +441,7 @@ static int sym_resolve_vaddr_u(const char *object, uint64_t vaddr, struct sym_si
 
 int sym_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_resolve_vaddr_u(object, vaddr, out);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_resolve_vaddr_u(object, vaddr, out));
 }
 
 static int sym_resolve_offset_u(const char *object, uint64_t offset, struct sym_site *out)
@@ -456,12 +461,7 @@ static int sym_resolve_offset_u(const char *object, uint64_t offset, struct sym_
 
 int sym_resolve_offset(const char *object, uint64_t offset, struct sym_site *out)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_resolve_offset_u(object, offset, out);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_resolve_offset_u(object, offset, out));
 }
 
 static const struct sym_entry *obj_find_name(const struct sym_object *o, const char *name,
@@ -499,12 +499,7 @@ static int sym_lookup_function_u(const char *object, const char *name, uint64_t 
 
 int sym_lookup_function(const char *object, const char *name, uint64_t *offset, uint64_t *size)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_lookup_function_u(object, name, offset, size);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_lookup_function_u(object, name, offset, size));
 }
 
 static int sym_lookup_variable_u(const char *object, const char *name, uint64_t *vaddr,
@@ -526,12 +521,7 @@ static int sym_lookup_variable_u(const char *object, const char *name, uint64_t 
 
 int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, uint64_t *size)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_lookup_variable_u(object, name, vaddr, size);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_lookup_variable_u(object, name, vaddr, size));
 }
 
 static int sym_offset_to_vaddr_u(const char *object, uint64_t offset, uint64_t *vaddr)
@@ -543,12 +533,7 @@ static int sym_offset_to_vaddr_u(const char *object, uint64_t offset, uint64_t *
 
 int sym_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_offset_to_vaddr_u(object, offset, vaddr);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_offset_to_vaddr_u(object, offset, vaddr));
 }
 
 static int sym_vaddr_to_offset_u(const char *object, uint64_t vaddr, uint64_t *offset)
@@ -560,12 +545,7 @@ static int sym_vaddr_to_offset_u(const char *object, uint64_t vaddr, uint64_t *o
 
 int sym_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = sym_vaddr_to_offset_u(object, vaddr, offset);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(sym_vaddr_to_offset_u(object, vaddr, offset));
 }
 
 /* ---- live process ------------------------------------------------------- */
@@ -703,12 +683,7 @@ static int symbolizer_refresh_u(struct symbolizer *s)
 
 int symbolizer_refresh(struct symbolizer *s)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = symbolizer_refresh_u(s);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(symbolizer_refresh_u(s));
 }
 
 static struct symbolizer *symbolizer_new_u(pid_t pid)
@@ -728,12 +703,7 @@ static struct symbolizer *symbolizer_new_u(pid_t pid)
 
 struct symbolizer *symbolizer_new(pid_t pid)
 {
-	struct symbolizer *r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = symbolizer_new_u(pid);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(symbolizer_new_u(pid));
 }
 
 void symbolizer_free(struct symbolizer *s)
@@ -775,12 +745,7 @@ static int symbolizer_site_u(struct symbolizer *s, uint64_t addr, struct sym_sit
 
 int symbolizer_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = symbolizer_site_u(s, addr, out);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(symbolizer_site_u(s, addr, out));
 }
 
 static int symbolizer_resolve_u(struct symbolizer *s, uint64_t addr, struct sym_site *out)
@@ -801,12 +766,7 @@ static int symbolizer_resolve_u(struct symbolizer *s, uint64_t addr, struct sym_
 
 int symbolizer_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
-	int r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = symbolizer_resolve_u(s, addr, out);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(symbolizer_resolve_u(s, addr, out));
 }
 
 static uint64_t symbolizer_runtime_addr_u(struct symbolizer *s, const char *object, uint64_t offset)
@@ -825,12 +785,7 @@ static uint64_t symbolizer_runtime_addr_u(struct symbolizer *s, const char *obje
 
 uint64_t symbolizer_runtime_addr(struct symbolizer *s, const char *object, uint64_t offset)
 {
-	uint64_t r;
-
-	pthread_mutex_lock(&sym_lock);
-	r = symbolizer_runtime_addr_u(s, object, offset);
-	pthread_mutex_unlock(&sym_lock);
-	return r;
+	return SYM_LOCKED(symbolizer_runtime_addr_u(s, object, offset));
 }
 
 const char *symbolizer_find_object(struct symbolizer *s, const char *prefix)
