@@ -15,7 +15,7 @@ for p in fig2 deadlock clean_condhandoff clean_rwlock clean_barrier; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 33
+plan 34
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -56,6 +56,10 @@ is "$(grep -c '^  run [0-9]*: deadlock: thread 0\.[12] .*deadlock\.c' "$T/dl.txt
 	"each of the 4 runs found its own lock cycle, with sites"
 like "$(cat "$T/dl.txt")" "^at once: +4 of 4 runs" "runs of 2 s each overlapped"
 like "$(cat "$T/dl.txt")" "beside: run [0-9]" "a failure names the run beside it"
+"$CS" report "$T/dl" --html "$T/dl.html" >/dev/null 2>&1
+like "$(grep -o 'at once</th><td>[^<]*\|Beside run[^<]*' "$T/dl.html" | tr '\n' ' ')" \
+	"^at once</th><td>4 of 4 runs ran beside another \(-j 2\) (Beside runs? [0-9, ]+ \(-j\) ){4}$" \
+	"the HTML report too"
 pgrep -f "$PROGS/deadlock" >/dev/null
 is "$?" 1 "no deadlocked target left"
 

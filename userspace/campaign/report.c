@@ -1045,6 +1045,7 @@ static void html_metric(const struct report *r, const struct report_metric *m, F
 
 static void html_failures(const struct report *r, FILE *f)
 {
+	const struct run_beside *b;
 	struct sched_view v;
 	char cmd[1200];
 	size_t i;
@@ -1065,6 +1066,12 @@ static void html_failures(const struct report *r, FILE *f)
 		}
 		if (x->nsites)
 			html_sites(x->sites, x->nsites, f);
+		b = beside_of(r, x->run);
+		if (b && b->n) {
+			fprintf(f, "<p>Beside run%s ", b->n == 1 ? "" : "s");
+			text_beside(b, f);
+			fprintf(f, " (-j)</p>\n");
+		}
 		fprintf(f, "<p>Replay: <code class=\"replay\">");
 		cs_html_escape(f, replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		fprintf(f, "</code>");
@@ -1192,7 +1199,13 @@ void report_write_html(const struct report *r, FILE *f)
 		if (r->outcomes[o])
 			fprintf(f, "; %s %zu", o == OUTCOME_COUNT ? "other" : outcome_name(o),
 				r->outcomes[o]);
-	fprintf(f, "; %.1f s</td></tr>\n</table>\n<h2>Coverage</h2>\n", r->total_s);
+	fprintf(f, "; %.1f s</td></tr>\n", r->total_s);
+	if (r->jobs > 1 || r->noverlapped)
+		fprintf(f,
+			"<tr><th>at once</th><td>%zu of %zu runs ran beside another (-j "
+			"%lld)</td></tr>\n",
+			r->noverlapped, r->nruns, (long long)r->jobs);
+	fprintf(f, "</table>\n<h2>Coverage</h2>\n");
 	if (!r->nmetrics)
 		fprintf(f, "<p>No coverage tasks recorded.</p>\n");
 	for (i = 0; i < r->nmetrics; i++)
