@@ -274,9 +274,11 @@ void store_close(struct store *s)
 	store_free(s);
 }
 
-/* concsched has one thread: SQLite without its mutexes. With them, every
- * statement takes pthread mutexes, and under `run` those calls hit the
- * campaign's own pthread uprobes (attached for every process): ~4,700
+/* SQLite without its mutexes: one thread at a time uses the store (the
+ * workers of `run -j N` only under the campaign's lock, campaign.c;
+ * MEMSTATUS off, so SQLite keeps no global counters either). With them,
+ * every statement takes pthread mutexes, and under `run` those calls hit
+ * the campaign's own pthread uprobes (attached for every process): ~4,700
  * traps a run of examples/bank (docs/perf.md). Before the first open; a
  * later call is refused by SQLite and changes nothing. */
 static void store_global_config(void)
