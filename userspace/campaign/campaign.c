@@ -25,6 +25,7 @@
 #include "campaign/access.h"
 #include "campaign/campaign.h"
 #include "campaign/onerun.h"
+#include "kernel/symbolize.h"
 #include "campaign/oracle.h"
 #include "campaign/report.h"
 #include "campaign/run_sites.h"
@@ -555,6 +556,7 @@ static int campaign_jobs(struct campaign *c)
 	int err = 0;
 
 	pthread_mutex_init(&c->lock, NULL);
+	sym_set_threaded(true);
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
@@ -570,6 +572,7 @@ static int campaign_jobs(struct campaign *c)
 	for (i = 0; i < c->o->jobs; i++)
 		if (w[i].started)
 			pthread_join(w[i].th, NULL);
+	sym_set_threaded(false);
 	err = c->jobs_err;
 	pthread_mutex_destroy(&c->lock);
 	free(w);

@@ -67,15 +67,28 @@ static size_t sym_objects_n;
  * each public function holds this lock (recursive: they call each other). */
 static pthread_mutex_t sym_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-/* The value of call, made under sym_lock. */
+/* Whether more than one thread may symbolize (sym_set_threaded): only
+ * then the lock, whose pthread calls trap into the campaign's own libc
+ * uprobes (attached for every process). */
+static bool sym_threaded;
+
+/* The value of call, made under sym_lock when threaded. */
 #define SYM_LOCKED(call)                                                                           \
 	({                                                                                         \
 		__typeof__(call) _r;                                                               \
-		pthread_mutex_lock(&sym_lock);                                                     \
+		bool _l = sym_threaded;                                                            \
+		if (_l)                                                                            \
+			pthread_mutex_lock(&sym_lock);                                             \
 		_r = (call);                                                                       \
-		pthread_mutex_unlock(&sym_lock);                                                   \
+		if (_l)                                                                            \
+			pthread_mutex_unlock(&sym_lock);                                           \
 		_r;                                                                                \
 	})
+
+void sym_set_threaded(bool on)
+{
+	sym_threaded = on;
+}
 
 /* ---- ELF parsing -------------------------------------------------------- */
 
@@ -301,9 +314,13 @@ static void sym_cache_flush_u(void)
 
 void sym_cache_flush(void)
 {
-	pthread_mutex_lock(&sym_lock);
+	bool l = sym_threaded;
+
+	if (l)
+		pthread_mutex_lock(&sym_lock);
 	sym_cache_flush_u();
-	pthread_mutex_unlock(&sym_lock);
+	if (l)
+		pthread_mutex_unlock(&sym_lock);
 }
 
 static int obj_offset_to_vaddr(const struct sym_object *o, uint64_t off, uint64_t *vaddr)

@@ -106,4 +106,9 @@ int sym_site_format(const struct sym_site *site, char *buf, size_t len);
 /* Stable key "OBJECT+0xOFF" with the full object path (store, matching). */
 int sym_site_key(const struct sym_site *site, char *buf, size_t len);
 
+/* More than one thread symbolizes from now on (on) or no longer (off):
+ * the functions above take a lock meanwhile (run -j N). Set it while one
+ * thread runs. */
+void sym_set_threaded(bool on);
+
 #endif
