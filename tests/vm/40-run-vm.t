@@ -4,13 +4,14 @@
 # concsched run under the sched_ext scheduler (in the VM): the bundled
 # example's bug is found by the default strategy, the seed 000 baselines
 # run, results land in the host's campaign directory, and a failure found
-# by random in serial mode fails again in at least 9 of 10 replays.
+# by random in serial mode fails again in at least 9 of 10 replays; -s none
+# -j 2 there too.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 15
+plan 16
 T=$(mktemp -d /tmp/cs-runvm-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -34,10 +35,14 @@ is "$(jget "$T/bank.json" '(d["campaign"]["host"], d["campaign"]["where"])')" "(
 for s in rnd-y:0.5 rnd-s10:0.2 rnd-s100:0.1 none; do
 	$CS run -s \$s -n 3 --keep-going -o /tmp/b-\$s -- $BANK >/dev/null 2>&1
 	echo \"\$s exit \$? runs \$($CS report /tmp/b-\$s --json 2>/dev/null | grep -c '\"seed\"')\"
-done" >"$T/baselines" 2>"$T/baselines.err"
+done
+$CS run -s none -j 2 -n 6 --keep-going -o /tmp/b-j2 -- $BANK >/dev/null 2>&1
+echo \"j2 exit \$? \$($CS report /tmp/b-j2 2>/dev/null | grep -E '^(runs|at once):' | tr '\n' ' ')\"" >"$T/baselines" 2>"$T/baselines.err"
 for s in rnd-y:0.5 rnd-s10:0.2 rnd-s100:0.1 none; do
 	like "$(grep "^$s " "$T/baselines")" "^$s exit [01] runs [1-9]" "baseline $s runs (exit 0 or 1)"
 done
+like "$(grep "^j2 " "$T/baselines")" "^j2 exit [01] runs: +6 .* at once: +[0-9]+ of 6 runs ran beside another \(-j 2\)" \
+	"-s none -j 2 in the VM: 6 runs, two at a time"
 
 # --- replay: a failure found by random in serial mode ---------------------
 "$CS" run --vm --serial random -n 100 -o "$T/serial" -- "$BANK" >/dev/null 2>"$T/serr"
