@@ -1310,9 +1310,9 @@ static void note_forks(struct onerun *r)
 	if (sync_probes_stats(r->sp, st))
 		return;
 	r->forks = st[CS_SSTAT_FORKS];
-	if (!r->forks || *r->forks_noted)
+	/* Once per campaign, whichever run of -j N sees it first. */
+	if (!r->forks || __atomic_exchange_n(r->forks_noted, true, __ATOMIC_RELAXED))
 		return;
-	*r->forks_noted = true;
 	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
 		"%sconcsched: %s forked; its children's threads are not steered "
