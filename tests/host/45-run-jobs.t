@@ -15,7 +15,7 @@ for p in fig2 deadlock clean_condhandoff clean_rwlock clean_barrier; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 34
+plan 38
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -46,6 +46,17 @@ is "$(jget "$T/j2.json" 'sorted(r["seed"] for r in d["runs"]["list"])')" \
 is "$(jget "$T/j1.json" 'd["runs"]["overlapped"]')" 0 "-j 1: no run beside another"
 unlike_at_once=$("$CS" report "$T/j1" | grep -c '^at once:')
 is "$unlike_at_once" 0 "-j 1: the text report has no 'at once' line"
+
+# --- the campaign's other ends: saturation, --time ---------------------------
+"$CS" run -s none -j 2 -o "$T/sat" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+n=$(sed -n 's/^concsched: sp coverage saturated after \([0-9]*\) runs$/\1/p' "$T/err")
+ok "$([ "${n:-0}" -ge 50 ] && [ "${n:-0}" -le 52 ]; echo $?)" "without -n: it stops when sp saturates (after ${n:-?} runs)"
+is "$("$CS" report "$T/sat" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"]["total"])')" "${n:-?}" \
+	"... and stores every run it made"
+"$CS" run -s none -j 2 --time 2 -o "$T/time" -- /bin/sleep 0.3 >/dev/null 2>&1
+is "$?" 0 "--time 2 with -j 2: exit 0"
+n=$("$CS" report "$T/time" --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["runs"]; print(d["total"], d["outcomes"]["pass"])')
+like "$n" "^([4-9]|1[0-9]) \1$" "--time 2: the runs started in 2 s, all ended and stored ($n)"
 
 # --- each run's own lock cycle -------------------------------------------------
 "$CS" run -s none -n 4 -j 2 --keep-going --run-timeout 2 -o "$T/dl" -- "$PROGS/deadlock" \
