@@ -488,11 +488,13 @@ static int campaign_run_one(struct campaign *c)
 /* Each worker runs campaign runs one after the other with a session of its
  * own (probe object, event ring buffer, epoll set: its maps and events are
  * its run's alone). The campaign (its store, strategy, counters, progress)
- * is touched under c->lock: a run's start and its end; the run itself goes
- * without it (what else the runs share has a lock of its own: the
- * symbolizer's caches, the launcher's fork, the cgroup root). Only
- * strategies that do not steer: the scheduler's serial token and
- * all-parked note are system-wide (docs/run.md, "Runs at once"). */
+ * is touched under c->lock: a run's start and its end, and with --access
+ * each access hook of the run (its ids, variables and sites are the
+ * campaign's); the rest of the run goes without it (what else the runs
+ * share has a lock of its own: the symbolizer's caches, the launcher's
+ * fork, the cgroup root). Only strategies that do not steer: the
+ * scheduler's serial token and all-parked note are system-wide
+ * (docs/run.md, "Runs at once"). */
 struct run_worker {
 	struct campaign *c;
 	struct run_session sess;
@@ -529,22 +531,24 @@ static void *run_worker_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	w->sess.aset = c->sess.aset;
 	w->sess.aprog = c->sess.aprog;
-	pthread_mutex_lock(&c->lock);
+	w->sess.steer_cap = c->sess.steer_cap;
+	cs_spin_lock(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;
 		char *cfg = run_prepare(c, &r);
 		int err;
 
 		r.sess = &w->sess;
-		pthread_mutex_unlock(&c->lock);
+		r.camp_lock = &c->lock;
+		cs_spin_unlock(&c->lock);
 		err = onerun_do(&r, c->uid, c->gid, c->drop);
-		pthread_mutex_lock(&c->lock);
+		cs_spin_lock(&c->lock);
 		err = run_finish(c, &r, cfg, err);
 		if (err < 0 && !c->jobs_err)
 			c->jobs_err = err;
 	}
 	run_session_close(&w->sess);
-	pthread_mutex_unlock(&c->lock);
+	cs_spin_unlock(&c->lock);
 	return NULL;
 }
 
@@ -555,16 +559,16 @@ static int campaign_jobs(struct campaign *c)
 	unsigned i;
 	int err = 0;
 
-	pthread_mutex_init(&c->lock, NULL);
+	memset(&c->lock, 0, sizeof(c->lock));
 	sym_set_threaded(true);
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
 		if (err) {
 			cs_err("cannot start run worker %u: %s", i + 1, strerror(err));
-			pthread_mutex_lock(&c->lock);
+			cs_spin_lock(&c->lock);
 			c->jobs_err = -err;
-			pthread_mutex_unlock(&c->lock);
+			cs_spin_unlock(&c->lock);
 			break;
 		}
 		w[i].started = true;
@@ -574,7 +578,6 @@ static int campaign_jobs(struct campaign *c)
 			pthread_join(w[i].th, NULL);
 	sym_set_threaded(false);
 	err = c->jobs_err;
-	pthread_mutex_destroy(&c->lock);
 	free(w);
 	return err;
 }

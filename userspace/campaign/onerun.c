@@ -103,6 +103,17 @@ static bool is_park_op(uint16_t op)
 	return false;
 }
 
+/* An access hook of a run of -j N: what it touches (ids, variables, store
+ * sites) is the campaign's (struct onerun camp_lock). */
+#define ACCESS_HOOK(r, call)                                                                       \
+	do {                                                                                       \
+		if ((r)->camp_lock)                                                                \
+			cs_spin_lock((r)->camp_lock);                                              \
+		call;                                                                              \
+		if ((r)->camp_lock)                                                                \
+			cs_spin_unlock((r)->camp_lock);                                            \
+	} while (0)
+
 static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)
 {
 	struct strat_thread *t;
@@ -119,7 +130,7 @@ static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const cha
 	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
 	declog_name_thread(&r->log, t->id, t->path);
 	if (r->acc)
-		access_hook_thread(r, t);
+		ACCESS_HOOK(r, access_hook_thread(r, t));
 	if (r->strat && r->strat->ops->thread_start)
 		r->strat->ops->thread_start(r->strat, &r->sr, t);
 	return t;
@@ -555,7 +566,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		if (t && r->strat && r->strat->ops->event)
 			r->strat->ops->event(r->strat, &r->sr, e, t);
 		if (r->acc && t)
-			access_hook_event(r, e, t);
+			ACCESS_HOOK(r, access_hook_event(r, e, t));
 		if (r->steer && (e->flags & CS_EV_PARKED))
 			on_parked(r, e);
 		return 0;
@@ -573,7 +584,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (t && r->strat && r->strat->ops->event)
 		r->strat->ops->event(r->strat, &r->sr, e, t);
 	if (r->acc && t)
-		access_hook_event(r, e, t);
+		ACCESS_HOOK(r, access_hook_event(r, e, t));
 	/* Return events repeat the entry's flags: react to the entry only. */
 	if (r->steer && (e->flags & CS_EV_PARKED) && is_park_op(e->op))
 		on_parked(r, e);
@@ -912,7 +923,7 @@ static int run_loop(struct onerun *r)
 		r->rb = NULL;
 		return err;
 	}
-	access_hook_launched(r);
+	ACCESS_HOOK(r, access_hook_launched(r));
 	watch_exit(r, true);
 	/* The run's span (duration from t0) starts at its target's launch:
 	 * the report's overlaps of -j N (report.c find_overlaps). */
@@ -949,7 +960,7 @@ static int run_loop(struct onerun *r)
 			cs_err("reading events: %s", strerror(-err));
 			break;
 		}
-		access_hook_tick(r);
+		ACCESS_HOOK(r, access_hook_tick(r));
 		switch (lock_cycle_watch(r, now_ns())) {
 		case DL_STEERING_OFF: { /* as at the timeout: a grace period at least,
 					 * and the time to confirm the cycle */
@@ -1028,6 +1039,7 @@ void run_session_close(struct run_session *s)
 {
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
+	uint64_t steer_cap = s->steer_cap;
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
@@ -1044,6 +1056,7 @@ void run_session_close(struct run_session *s)
 	memset(s, 0, sizeof(*s));
 	s->aset = aset;
 	s->aprog = aprog;
+	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
 }
 
 static int share_maps_ap(struct bpf_object *obj, void *arg)

@@ -8,7 +8,6 @@
 #ifndef CONCSCHED_RUN_TYPES_H
 #define CONCSCHED_RUN_TYPES_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -21,6 +20,7 @@
 #include "kernel/policy.h"
 #include "kernel/probes.h"
 #include "lib/rng.h"
+#include "lib/util.h"
 #include "strategies/strategy.h"
 #include "campaign/saturation.h"
 #include "kernel/site_finder.h"
@@ -192,6 +192,9 @@ struct onerun {
 	/* the processes whose events came already (seen_pid) */
 	uint32_t seen[64];
 	size_t nseen;
+	/* -j N: the campaign's lock, taken around each access hook while the
+	 * run goes (campaign.c run_worker_main); NULL: one run at a time */
+	struct cs_spin *camp_lock;
 };
 
 struct campaign {
@@ -223,7 +226,7 @@ struct campaign {
 	 * derived from this count), the lock the workers share, and the
 	 * first error that stops them */
 	int64_t nstarted;
-	pthread_mutex_t lock;
+	struct cs_spin lock;
 	int jobs_err;
 };
 

@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
-		"                        (1-%d, default 1); -s none only so far; the report\n"
+		"                        (1-%d, default 1); -s none (with or without --access)\n"
+		"                        only so far; the report\n"
 		"                        says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
@@ -479,12 +480,6 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		       "and the scheduler's serial mode and all-parked note are still one for "
 		       "the whole machine (docs/run.md, \"Runs at once\")",
 		       o->jobs, o->strategy, o->serial != CS_SERIAL_OFF ? " with --serial" : "");
-		return -EINVAL;
-	}
-	if (o->jobs > 1 && o->access) {
-		cs_err("--jobs %u: runs at once do not probe memory accesses yet: drop --access "
-		       "(docs/run.md, \"Runs at once\")",
-		       o->jobs);
 		return -EINVAL;
 	}
 	if (campaign_metric_index(o->metric) == SYNCOV__COUNT && !o->access) {
