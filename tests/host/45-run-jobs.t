@@ -12,11 +12,11 @@
 # strategies are refused.
 source "$(dirname "$0")/../lib.sh"
 need_root
-for p in fig2 deadlock counter clean_condhandoff clean_rwlock clean_barrier; do
+for p in fig2 deadlock counter forkexec clean_condhandoff clean_rwlock clean_barrier; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 43
+plan 45
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -58,6 +58,12 @@ is "$("$CS" report "$T/sat" --json | python3 -c 'import json,sys; print(json.loa
 is "$?" 0 "--time 2 with -j 2: exit 0"
 n=$("$CS" report "$T/time" --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["runs"]; print(d["total"], d["outcomes"]["pass"])')
 like "$n" "^([4-9]|1[0-9]) \1$" "--time 2: the runs started in 2 s, all ended and stored ($n)"
+
+# --- followed children: a run's forked and exec'd processes are its own ----------
+"$CS" run -s none -n 10 -j 2 -o "$T/fe" -- "$PROGS/forkexec" "$PROGS/fig2" >/dev/null 2>&1
+is "$?" 0 "-j 2 on a target that forks and execs fig2: exit 0"
+is "$(jget <("$CS" report "$T/fe" --json) '[(m["name"], m["covered"]) for m in d["metrics"] if m["name"] in ("sp", "hbpair")]')" \
+	"[('hbpair', 5), ('sp', 3)]" "the child's fig2 pairs are seen, as with -j 1, and nothing else"
 
 # --- --access: each run's accesses, the campaign's variables and sites ------------
 "$CS" run -s none --access -n 20 -j 2 -o "$T/acc" -- "$PROGS/counter" racy 50 >/dev/null 2>"$T/err"
