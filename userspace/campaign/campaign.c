@@ -25,7 +25,6 @@
 #include "campaign/access.h"
 #include "campaign/campaign.h"
 #include "campaign/onerun.h"
-#include "kernel/symbolize.h"
 #include "campaign/oracle.h"
 #include "campaign/report.h"
 #include "campaign/run_sites.h"
@@ -35,6 +34,7 @@
 #include "coverage/coverage.h"
 #include "coverage/metrics.h"
 #include "kernel/launcher.h"
+#include "kernel/symbolize.h"
 #include "kernel/target.h"
 #include "lib/declog.h"
 #include "lib/json.h"
@@ -547,8 +547,8 @@ static void *run_worker_main(void *arg)
 		if (err < 0 && !c->jobs_err)
 			c->jobs_err = err;
 	}
-	run_session_close(&w->sess);
 	cs_spin_unlock(&c->lock);
+	run_session_close(&w->sess); /* its links take grace periods: unlocked */
 	return NULL;
 }
 
