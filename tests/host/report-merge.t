@@ -9,7 +9,7 @@ FIX=$B/tests/unit/test_report.t
 [ -x "$CS" ] && [ -x "$FIX" ] || skip_all "build first (make)"
 T=$(mktemp -d /tmp/cs-report-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-plan 57
+plan 58
 
 have_python() { command -v python3 >/dev/null; }
 # json_get FILE EXPR: evaluate a python expression on the parsed document j.
@@ -128,8 +128,10 @@ if have_python; then
 		"merged: each failure keeps its sites"
 	is "$(json_get "$T/c.json" '[(w["variable"], w["runs"], len(w["sites"])) for w in j["warnings"]]')" \
 		"[('balance', 4, 2), ('audit_count', 2, 1)]" "merged: warnings of both, with their sites"
+	is "$(json_get "$T/c.json" 'j["runs"]["overlapped"]')" 0 \
+		"merged: the two campaigns' runs at the same wall times are not 'beside' each other"
 else
-	for i in 1 2 3 4 5; do skip "python3 missing" "merge json check $i"; done
+	for i in 1 2 3 4 5 6; do skip "python3 missing" "merge json check $i"; done
 fi
 out=$("$CS" merge "$T/a" "$T/b" -o "$T/c" 2>&1)
 like "$(echo $out)" "a: 0 new runs .*b: 0 new runs" "merge again: idempotent"

@@ -246,6 +246,72 @@ static void test_killed(const char *dir)
 	store_close(s);
 }
 
+/* -j N: which runs ran beside which, from hand-made spans (start s,
+ * length s): 1 [0, 1) and 2 [0.5, 1.5) overlap; 3 [2, 2.5), 4 [2.4, 2.6)
+ * and 5 [2.5, 3) chain (3 ends as 5 starts: not beside); 6 has no start
+ * (an old store): beside none. */
+static void test_overlaps(const char *dir)
+{
+	static const double span[][2] = { { 0, 1 },	{ 0.5, 1 },   { 2, 0.5 },
+					  { 2.4, 0.2 }, { 2.5, 0.5 }, { -1, 1 } };
+	struct store_campaign c = { .program = "/opt/bank",
+				    .binary_hash = "j2",
+				    .strategy = "none",
+				    .config_json = "{\"jobs\":2}",
+				    .metric = "sp",
+				    .created_ns = 1700000000000000000LL };
+	struct report_options ro = { .dir = dir };
+	struct report *r = NULL;
+	struct store *s = NULL;
+	char *json, *text;
+	size_t i;
+	int64_t run;
+
+	if (store_create(dir, &c, &s)) {
+		tap_ok(0, "overlaps: campaign created");
+		return;
+	}
+	for (i = 0; i < sizeof(span) / sizeof(span[0]); i++) {
+		struct store_run_info ri = { .seed = i + 1, .strategy_config_json = "{}" };
+		struct store_run_result res = { .outcome = "pass",
+						.duration_ns = (int64_t)(span[i][1] * 1e9) };
+
+		ri.started_ns = span[i][0] < 0 ? 0 : c.created_ns + (int64_t)(span[i][0] * 1e9);
+		if (store_begin_run(s, &ri, &run) || store_end_run(s, &res))
+			break;
+	}
+	store_close(s);
+	s = NULL;
+	tap_ok(i == 6 && !store_open(dir, true, &s) && !report_load(s, &ro, &r) && r,
+	       "overlaps: 6 runs stored and loaded");
+	if (!r) {
+		store_close(s);
+		return;
+	}
+	json = render(r, report_write_json);
+	text = render(r, report_write_text);
+	tap_ok(strstr(json, "\"jobs\": 2") && strstr(json, "\"overlapped\": 5"),
+	       "overlaps: -j 2, 5 runs ran beside another");
+	tap_ok(strstr(text, "at once:   5 of 6 runs ran beside another (-j 2)") != NULL,
+	       "overlaps: the text report says so");
+	tap_is_int(count(json, "\"beside\""), 5, "overlaps: 5 runs have a beside list (not run 6)");
+	for (i = 0; i < 6; i++) {
+		static const char *const want[] = { "2", "1", "4", "3 5", "4", "" };
+		int64_t b[8];
+		size_t n = report_run_beside(r, (int64_t)i + 1, b, 8), k, len = 0;
+		char got[64] = "";
+
+		for (k = 0; k < n && k < 8; k++)
+			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%lld",
+						k ? " " : "", (long long)b[k]);
+		tap_is_str(got, want[i], "overlaps: run %zu is beside runs {%s}", i + 1, want[i]);
+	}
+	free(json);
+	free(text);
+	report_free(r);
+	store_close(s);
+}
+
 static void test_replay_quoting(void)
 {
 	char buf[256];
@@ -283,11 +349,13 @@ int main(int argc, char **argv)
 	 * checks how a real binary names itself). */
 	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
 	setenv("CONCSCHED_HOST_SUDO", "1", 1);
-	tap_plan(36);
+	tap_plan(46);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);
 	test_killed(dir);
+	snprintf(dir, sizeof(dir), "%s/overlaps", tmp);
+	test_overlaps(dir);
 	test_replay_quoting();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd))

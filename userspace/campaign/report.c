@@ -428,6 +428,18 @@ static const struct run_beside *beside_of(const struct report *r, int64_t run)
 	return NULL;
 }
 
+size_t report_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max)
+{
+	const struct run_beside *b = beside_of(r, run);
+	size_t i;
+
+	if (!b)
+		return 0;
+	for (i = 0; i < b->n && i < max && i < REPORT_BESIDE_MAX; i++)
+		out[i] = b->runs[i];
+	return b->n;
+}
+
 static void text_beside(const struct run_beside *b, FILE *f)
 {
 	size_t i;

@@ -41,6 +41,10 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 void report_free(struct report *r);
 /* Number of failures recorded (exit status 1 of `report` and `run`). */
 size_t report_failure_count(const struct report *r);
+/* -j N: the runs whose targets ran at the same time as run's, at most max
+ * of them into out (in the order of their start); returns how many there
+ * are (0 for an unknown run). */
+size_t report_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max);
 
 void report_write_text(const struct report *r, FILE *f);
 void report_write_json(const struct report *r, FILE *f);
