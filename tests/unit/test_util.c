@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* util.c and json.c: strict number parsing, cache dir rule, JSON escaping,
- * moving a directory tree (also across filesystems). */
+ * moving a directory tree (also across filesystems), the futex lock of
+ * run -j N (mutual exclusion; a waiter sleeps). */
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +133,58 @@ static void test_move_tree(void)
 	rmdir(shm);
 }
 
+/* cs_lock: four threads add to one plain counter under it; a counter
+ * without a lock would lose updates. */
+static struct cs_lock counter_lock;
+static long counter;
+
+static void *add_many(void *arg)
+{
+	long i;
+
+	for (i = 0; i < 200000; i++) {
+		cs_lock_acquire(&counter_lock);
+		counter = counter + 1;
+		cs_lock_release(&counter_lock);
+	}
+	return arg;
+}
+
+static void *hold_then_release(void *arg)
+{
+	struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);
+	cs_lock_release(&counter_lock);
+	return arg;
+}
+
+static void test_lock(void)
+{
+	pthread_t th[4];
+	struct timespec c0, c1;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, add_many, NULL);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	tap_is_int(counter, 4 * 200000, "cs_lock: 4 threads x 200000 increments, none lost");
+	tap_is_int(counter_lock.held, 0, "cs_lock: free at the end");
+	/* A waiter for a lock held 200 ms sleeps: it uses far less CPU
+	 * than the time it waits. */
+	cs_lock_acquire(&counter_lock);
+	pthread_create(&th[0], NULL, hold_then_release, NULL);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	cs_lock_acquire(&counter_lock);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	cs_lock_release(&counter_lock);
+	pthread_join(th[0], NULL);
+	tap_ok((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec) < 20e6,
+	       "cs_lock: a waiter sleeps (CPU while waiting 200 ms: %.1f ms)",
+	       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e6);
+}
+
 int main(void)
 {
 	uint64_t u;
@@ -137,7 +192,7 @@ int main(void)
 	double d;
 	char *s;
 
-	tap_plan(19);
+	tap_plan(22);
 	tap_ok(parse_u64("42", &u) == 0 && u == 42, "parse_u64 accepts 42");
 	tap_ok(parse_u64("0x10", &u) == 0 && u == 16, "parse_u64 accepts hex");
 	tap_ok(parse_u64("-1", &u) < 0, "parse_u64 rejects negative");
@@ -165,5 +220,6 @@ int main(void)
 	free(s);
 	tap_is_int(fnv1a64("a", 1, FNV1A64_INIT), 0xaf63dc4c8601ec8cULL, "fnv1a64 of 'a'");
 	test_move_tree();
+	test_lock();
 	return tap_done();
 }

@@ -532,7 +532,7 @@ static void *run_worker_main(void *arg)
 	w->sess.aset = c->sess.aset;
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
-	cs_spin_lock(&c->lock);
+	cs_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;
 		char *cfg = run_prepare(c, &r);
@@ -540,14 +540,14 @@ static void *run_worker_main(void *arg)
 
 		r.sess = &w->sess;
 		r.camp_lock = &c->lock;
-		cs_spin_unlock(&c->lock);
+		cs_lock_release(&c->lock);
 		err = onerun_do(&r, c->uid, c->gid, c->drop);
-		cs_spin_lock(&c->lock);
+		cs_lock_acquire(&c->lock);
 		err = run_finish(c, &r, cfg, err);
 		if (err < 0 && !c->jobs_err)
 			c->jobs_err = err;
 	}
-	cs_spin_unlock(&c->lock);
+	cs_lock_release(&c->lock);
 	run_session_close(&w->sess); /* its links take grace periods: unlocked */
 	return NULL;
 }
@@ -566,9 +566,9 @@ static int campaign_jobs(struct campaign *c)
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
 		if (err) {
 			cs_err("cannot start run worker %u: %s", i + 1, strerror(err));
-			cs_spin_lock(&c->lock);
+			cs_lock_acquire(&c->lock);
 			c->jobs_err = -err;
-			cs_spin_unlock(&c->lock);
+			cs_lock_release(&c->lock);
 			break;
 		}
 		w[i].started = true;

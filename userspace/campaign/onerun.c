@@ -108,10 +108,10 @@ static bool is_park_op(uint16_t op)
 #define ACCESS_HOOK(r, call)                                                                       \
 	do {                                                                                       \
 		if ((r)->camp_lock)                                                                \
-			cs_spin_lock((r)->camp_lock);                                              \
+			cs_lock_acquire((r)->camp_lock);                                           \
 		call;                                                                              \
 		if ((r)->camp_lock)                                                                \
-			cs_spin_unlock((r)->camp_lock);                                            \
+			cs_lock_release((r)->camp_lock);                                           \
 	} while (0)
 
 static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)

@@ -194,7 +194,7 @@ struct onerun {
 	size_t nseen;
 	/* -j N: the campaign's lock, taken around each access hook while the
 	 * run goes (campaign.c run_worker_main); NULL: one run at a time */
-	struct cs_spin *camp_lock;
+	struct cs_lock *camp_lock;
 };
 
 struct campaign {
@@ -226,7 +226,7 @@ struct campaign {
 	 * derived from this count), the lock the workers share, and the
 	 * first error that stops them */
 	int64_t nstarted;
-	struct cs_spin lock;
+	struct cs_lock lock;
 	int jobs_err;
 };
 

@@ -3,7 +3,6 @@
 #ifndef CONCSCHED_UTIL_H
 #define CONCSCHED_UTIL_H
 
-#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,21 +87,14 @@ int file_hash_hex(const char *path, char out[17]);
 /* A lock without libc's pthread calls, for sections that run often (each
  * access event of `run -j N --access`): concsched's own pthread calls trap
  * into the campaign's libc uprobes, which are attached for every process.
- * A waiter yields its CPU. Not recursive. */
-struct cs_spin {
+ * A futex (Drepper, "Futexes are tricky", mutex 2): a waiter sleeps in the
+ * kernel, so one that waits out another worker's --check burns no CPU.
+ * held: 0 free, 1 held, 2 held with waiters. Not recursive. */
+struct cs_lock {
 	int held;
 };
 
-static inline void cs_spin_lock(struct cs_spin *s)
-{
-	while (__atomic_exchange_n(&s->held, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&s->held, __ATOMIC_RELAXED))
-			sched_yield();
-}
-
-static inline void cs_spin_unlock(struct cs_spin *s)
-{
-	__atomic_store_n(&s->held, 0, __ATOMIC_RELEASE);
-}
+void cs_lock_acquire(struct cs_lock *s);
+void cs_lock_release(struct cs_lock *s);
 
 #endif
