@@ -32,7 +32,9 @@ like "$(cat "$T/err")" 'access: [1-9][0-9]* sites attached per run' "later runs 
 "$CS" -v run -s none --access -n 3 -o "$T/keep" -- "$P" racy 50 >/dev/null 2>"$T/keep.err"
 is "$(grep -c "access probes: the campaign's links on [1-9][0-9]* sites serve this run" "$T/keep.err")" 2 \
 	"the access probes' links of run 1 serve runs 2 and 3"
-is "$(jget <("$CS" report "$T/keep" --json) '[w for w in d["warnings"] if w["variable"]=="counter"][0]["runs"]')" 3 \
+# The race on counter comes in variants (who wrote, who read first); the
+# first listed need not be in every run, one of them is.
+is "$(jget <("$CS" report "$T/keep" --json) 'max(w["runs"] for w in d["warnings"] if w["variable"]=="counter")')" 3 \
 	"... and each of the 3 runs saw the race through them"
 "$CS" report "$T/racy" --json >"$T/racy.json"
 is "$(jget "$T/racy.json" 'd["runs"]["total"]')" 3 "3 runs stored (the estimation run is not one)"
