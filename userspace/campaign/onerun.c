@@ -606,6 +606,7 @@ static int session_ring(struct run_session *s, struct sync_probes *sp)
 	int err;
 
 	s->rb = ring_buffer__new(sync_probes_map_fd(sp, "cs_sync_events"), session_event, s, NULL);
+	s->dontfork = false;
 	if (!s->rb)
 		return -errno;
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -1088,6 +1089,7 @@ static int session_access(struct run_session *s)
 	if (err)
 		return err;
 	s->ap_open = true;
+	s->dontfork = false;
 	s->ap_kicked = false;
 	return 0;
 }
@@ -1149,6 +1151,7 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 	err = sync_probes_open(&s->sp, &po);
 	if (!err) {
 		s->sp_open = true;
+		s->dontfork = false;
 		s->kicked = false;
 		err = session_access(s);
 	}
@@ -1222,6 +1225,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
 	lo.own_cgroup = true;
+	if (!r->sess->dontfork) {
+		launch_dontfork_bpf_maps();
+		r->sess->dontfork = true;
+	}
 	err = launch_prepare(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);

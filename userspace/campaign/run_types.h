@@ -107,6 +107,9 @@ struct run_session {
 	 * its records go to the run in flight, cur. */
 	struct ring_buffer *rb;
 	struct onerun *cur;
+	/* Its BPF map mappings are marked MADV_DONTFORK (launcher.h); false
+	 * again whenever it maps more */
+	bool dontfork;
 	/* What a run's loop waits on: rb's epoll set and the target's pidfd
 	 * (readable at its exit), so a run ends when its target does. */
 	int ep;

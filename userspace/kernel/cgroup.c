@@ -4,7 +4,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -178,7 +177,9 @@ static void sweep_stale(const char *base)
 		closedir(d);
 }
 
-static int setup_once(void)
+/* Not locked: its one caller, launch_prepare, creates cgroups under its
+ * own lock (runs of -j N). */
+static int setup(void)
 {
 	char *root;
 	int err;
@@ -213,18 +214,6 @@ static int setup_once(void)
 	}
 	sweep_stale(cg_state.base);
 	return 0;
-}
-
-/* Once, whichever run of -j N comes first. */
-static int setup(void)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	int err;
-
-	pthread_mutex_lock(&lock);
-	err = setup_once();
-	pthread_mutex_unlock(&lock);
-	return err;
 }
 
 int run_cgroup_create(struct run_cgroup *cg)

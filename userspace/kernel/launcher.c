@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -139,14 +138,16 @@ static pid_t fork_into_cgroup(int cgfd)
 #endif
 }
 
-static pthread_mutex_t launch_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Not a pthread mutex: concsched's pthread calls trap into the campaign's
+ * own libc uprobes (util.h struct cs_lock). */
+static struct cs_lock launch_lock;
 
 /* The controller's mappings of BPF maps (a probe object's 8 MiB event
  * ring buffer is mapped twice, its data maps once) are page tables a fork
  * copies and the child's exec tears down again, every run: ~16% of a
  * campaign's CPU time on the host (docs/perf.md). The child, on its way to
  * exec, never touches them: they are not copied (MADV_DONTFORK). */
-static void dontfork_bpf_maps(void)
+void launch_dontfork_bpf_maps(void)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -176,9 +177,9 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	/* -j N: no other run's fork may copy this run's child ends of the
 	 * pipes (its errp write end would hold launch_release's read open
 	 * until that other child's exec). From the pipes to their close. */
-	pthread_mutex_lock(&launch_lock);
+	cs_lock_acquire(&launch_lock);
 	if (pipe2(gate, O_CLOEXEC)) {
-		pthread_mutex_unlock(&launch_lock);
+		cs_lock_release(&launch_lock);
 		return -errno;
 	}
 	if (pipe2(errp, O_CLOEXEC)) {
@@ -186,11 +187,10 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 
 		close(gate[0]);
 		close(gate[1]);
-		pthread_mutex_unlock(&launch_lock);
+		cs_lock_release(&launch_lock);
 		return err;
 	}
 	fflush(NULL);
-	dontfork_bpf_maps();
 	l->own_cgroup = o->own_cgroup;
 	if (o->own_cgroup && !run_cgroup_create(&l->cg)) {
 		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -210,7 +210,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		close(gate[1]);
 		close(errp[0]);
 		close(errp[1]);
-		pthread_mutex_unlock(&launch_lock);
+		cs_lock_release(&launch_lock);
 		return err;
 	}
 	if (pid == 0) {
@@ -226,7 +226,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		run_cgroup_destroy(&l->cg);
 	close(gate[0]);
 	close(errp[1]);
-	pthread_mutex_unlock(&launch_lock);
+	cs_lock_release(&launch_lock);
 	l->pid = pid;
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];

@@ -68,4 +68,9 @@ void launch_kill(struct launch *l);
  * cgroup. For launches with own_cgroup. */
 void launch_end(struct launch *l);
 
+/* Mark every mapping of a BPF map in this process MADV_DONTFORK: a fork
+ * then does not copy their page tables. After new maps are mapped (a probe
+ * object loaded, a ring buffer opened), before the next launch. */
+void launch_dontfork_bpf_maps(void);
+
 #endif
