@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Minimizing a schedule (campaign/minimize.c) on hand-checked pass orders:
- * how many preemptions an order has, and what undoing one gives.
+ * how many preemptions an order has, and what undoing one gives; the
+ * orders a failing run's replay check tries (campaign/schedule.c).
  */
 #include <string.h>
 
 #include "campaign/minimize.h"
+#include "campaign/schedule.h"
 #include "tap.h"
 
 /* An order from a string: "ABAB" = A's point 0, B's 0, A's 1, B's 1. */
@@ -39,7 +41,7 @@ int main(void)
 	size_t n;
 	bool ok;
 
-	tap_plan(12);
+	tap_plan(17);
 	n = order("AABB", v);
 	tap_is_int(schedule_preemptions(v, n), 0, "AABB: one switch, A was done: no preemption");
 	n = order("ABAB", v);
@@ -70,5 +72,19 @@ int main(void)
 	ok = schedule_unpreempt(v, n, 2, out);
 	text(out, n, s);
 	tap_ok(ok && !strcmp(s, "AAAB"), "AABA undo at 2 -> AAAB (got %s)", s);
+
+	/* The orders a schedule that did not replay is tried in. */
+	n = order("ABAB", v);
+	tap_is_int(schedule_swap_before(v, n, n, out), 3, "ABAB: the last two steps first");
+	text(out, n, s);
+	tap_ok(!strcmp(s, "ABBA") && out[2].thread == 2 && out[2].event == 1 &&
+		       out[3].thread == 1 && out[3].event == 1,
+	       "... -> ABBA, each thread's points in their order (got %s)", s);
+	n = order("AABBA", v);
+	tap_is_int(schedule_swap_before(v, n, 4, out), 2,
+		   "AABBA before step 4: BB is one thread's, the pair at 1-2 next");
+	text(out, n, s);
+	tap_ok(!strcmp(s, "ABABA"), "... -> ABABA (got %s)", s);
+	tap_is_int(schedule_swap_before(v, n, 2, out), 0, "AABBA before step 2: AA, none left");
 	return tap_done();
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coverage/thread_model.h"
 #include "kernel/policy.h"
@@ -1503,6 +1504,35 @@ static void test_fpair(void)
 		   "{\"fpair\":{\"f\":10,\"g\":30,\"group\":\"low\",\"choices\":0}}",
 		   "run 4: every high pair tried, the low group's untried pairs come next, "
 		   "smallest first (10, 30)");
+	/* A partner let go and not seen since is in flight: the held thread
+	 * waits for it past FP_HOLD_NS (30 ms), so that the access it went to
+	 * make comes before the held one's, as the schedule says. */
+	d = fp_access(&fl, 0, 10, 7, true, 0);
+	tap_is_int(d.v, STRAT_PARK, "thread 0 inside 10 waits for a partner in 30");
+	fl.releases = 0;
+	d = fp_access(&fl, 1, 30, 8, true, 5);
+	{
+		uint64_t gone = now_ns(), waited;
+		struct timespec ts = { 0, 40 * 1000 * 1000 };
+		struct cs_event ev = { .op = CS_OP_UNLOCK, .tid = fl.th[1].tid };
+
+		tap_ok(d.v == STRAT_RELEASE && fl.releases == 0,
+		       "met: the newcomer goes on (bit 0 of 0), thread 0 stays held");
+		nanosleep(&ts, NULL);
+		s->ops->tick(s, &fl.r);
+		waited = now_ns() - gone;
+		tap_is_int(
+			fl.releases, waited >= 500000000ULL,
+			"40 ms on, its partner not seen since it went on: thread 0 is still held "
+			"(waited %.0f ms; let go only past 500 ms)",
+			(double)waited / 1e6);
+		s->ops->event(s, &fl.r, &ev, &fl.th[1]);
+		s->ops->tick(s, &fl.r);
+		le = last_entry(&fl);
+		tap_ok(fl.releases == 1 && released_thread(&fl) == 0 && le->arg == 2,
+		       "the partner shows an event: the wait is over, the interleaving ends and "
+		       "thread 0 goes on");
+	}
 	fl_end(&fl);
 	fl_keep_campaign = false;
 	fl_access = false;
@@ -1512,7 +1542,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(171);
+	tap_plan(175);
 	test_registry();
 	test_noise();
 	test_random();

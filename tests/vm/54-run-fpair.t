@@ -16,7 +16,7 @@ need_vm
 P=$PROGS/race_torn_pair
 [ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/bad_selfdeadlock" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 15
+plan 16
 T=$(mktemp -d /tmp/cs-fpair-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$T/a/campaign.db" "$1"; }
@@ -36,23 +36,30 @@ like "$(cat "$T/a.err")" "fpair: [0-9]+ function pairs kept; 39 runs targeted a 
 ok "$([ "$(q "SELECT max(json_extract(strategy_config, '\$.fpair.choices')) FROM runs")" -ge 2 ]; echo $?)" \
 	"a pair's later covered attempts make other choices (choices = its covered attempts)"
 fails=$(q "SELECT count(*) FROM failures WHERE kind = 'assertion'")
-# The replay claim is about a failure fpair made: a run that held the
-# pair's two functions at once and interleaved them. (The probes widen
-# windows in the VM: now and then a run fails on its own, the profiling
-# run 1 among them; replay reproduces such a run only at the program's
-# own rate, and says so.)
+# A failure we report must replay: the campaign replays a failing run
+# before it goes on (--replay-check, default once), the first of each kind
+# and summary, and notes it. (The probes widen windows in the VM: now and
+# then a run fails on its own, the profiling run 1 among them; a run whose
+# threads were let go at nearly the same time may have made its last
+# accesses in the other order than its passes say: the check then tries
+# adjacent steps swapped and keeps the order that fails.)
 first=$(q "SELECT min(f.run) FROM failures f JOIN strategy_notes n ON n.run = f.run WHERE json_extract(n.note, '\$.met') = 1")
 diag "torn reads: $fails in 40 runs (first fpair made: run ${first:-none}; all: $(q "SELECT group_concat(run) FROM failures"))"
 ok "$([ "${fails:-0}" -ge 1 ] && [ "$fails" = "$(q "SELECT count(*) FROM failures")" ]; echo $?)" \
 	"race_torn_pair fails with its assertion under fpair ($fails of 40)"
-if [ -n "$first" ]; then
-	"$CS" replay "$T/a" --run "$first" --vm --times 5 >"$T/rep" 2>&1
+chk=$(q "SELECT min(run) FROM replays WHERE reproduced = times AND times > 0")
+diag "checked: $(q "SELECT group_concat(run || ':' || reproduced || '/' || times, ' ') FROM replays")"
+grep -E "run [0-9]+: (replayed|did not fail again)" "$T/a.err" | while read -r l; do diag "$l"; done
+ok "$([ -n "$chk" ] && grep -Eq "run $chk: (replayed: assertion again \(1 of 1\)|did not fail again in its recorded order, but does with steps)" "$T/a.err"; echo $?)" \
+	"the campaign replayed its failure before going on (run ${chk:-none}) and said so"
+if [ -n "$chk" ]; then
+	"$CS" replay "$T/a" --run "$chk" --vm --times 5 >"$T/rep" 2>&1
 	k=$(sed -n 's/.*failed again in \([0-9]*\) of 5 replays.*/\1/p' "$T/rep" | tail -1)
-	diag "run $first replayed: ${k:-?}/5"
+	diag "run $chk replayed: ${k:-?}/5"
 	[ "${k:-0}" -ge 4 ] || diag "its replay printed:" "$(tail -12 "$T/rep")"
-	ok "$([ "${k:-0}" -ge 4 ]; echo $?)" "the failing run $first replays (${k:-?} of 5)"
+	ok "$([ "${k:-0}" -ge 4 ]; echo $?)" "the checked run $chk replays (${k:-?} of 5)"
 else
-	ok 1 "a failing run where fpair interleaved its pair (none in 40 runs)"
+	ok 1 "a checked failing run (none replayed in the campaign's check)"
 fi
 
 # Run 1 only profiled: nothing to re-make, and replay says so.

@@ -26,6 +26,7 @@
 #include "campaign/campaign.h"
 #include "campaign/onerun.h"
 #include "campaign/oracle.h"
+#include "campaign/replay.h"
 #include "campaign/report.h"
 #include "campaign/run_sites.h"
 #include "campaign/saturation.h"
@@ -479,8 +480,11 @@ static int campaign_run_one(struct campaign *c)
 {
 	struct onerun r;
 	char *cfg = run_prepare(c, &r);
+	int err = run_finish(c, &r, cfg, onerun_do(&r, c->uid, c->gid, c->drop));
 
-	return run_finish(c, &r, cfg, onerun_do(&r, c->uid, c->gid, c->drop));
+	if (err == 1 && !run_stop)
+		replay_check_failure(c, c->nruns);
+	return err;
 }
 
 /* ---- -j N: runs at once ---------------------------------------------------------------- */

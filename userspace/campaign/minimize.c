@@ -83,39 +83,6 @@ struct min_result {
 	size_t blob_len;
 };
 
-/* A log holding only this pass order (and the run's thread names). */
-static void order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
-		      struct declog *out)
-{
-	size_t i;
-
-	declog_init(out, p->dl.seed, p->dl.config_json);
-	for (i = 0; i < p->dl.nnames; i++)
-		declog_name_thread(out, p->dl.names[i].id, p->dl.names[i].path);
-	for (i = 0; i < n; i++)
-		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
-}
-
-/* Replay order v `times` times: true when every replay failed as recorded. */
-static bool fails_every_time(struct replayer *p, const struct declog_entry *v, size_t n,
-			     unsigned times, struct oracle_verdict *last)
-{
-	struct declog log;
-	struct strategy *s;
-	bool all = true;
-	unsigned k;
-
-	order_log(p, v, n, &log);
-	/* Serial off: a run recorded in serial mode is minimized in its
-	 * observed order too. */
-	s = strategy_replay_new(p->ops, CS_SERIAL_OFF, &log, false);
-	for (k = 0; k < times && all && !run_stop; k++)
-		all = !replayer_once(p, s, last, NULL, NULL) && replayer_reproduced(p, last);
-	strategy_free(s);
-	declog_free(&log);
-	return all && !run_stop;
-}
-
 /* The run's config with serial off (its order is in the log now) and where
  * it came from. */
 static char *minimized_config(const char *cfg, int64_t from)
@@ -374,7 +341,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	m.before = schedule_preemptions(cur, n);
 	fprintf(stderr, "concsched: run %" PRId64 ": %zu points, %zu preemptions\n", mo->run, n,
 		m.before);
-	if (!fails_every_time(&p, cur, n, mo->times, &best)) {
+	if (!replayer_fails_every_time(&p, CS_SERIAL_OFF, false, cur, n, mo->times, &best)) {
 		cs_err("run %" PRId64 " does not fail as recorded (%s) in every one of %u replays "
 		       "in its recorded order (last: %s): nothing to minimize",
 		       mo->run, p.sr.outcome, mo->times, outcome_name(best.outcome));
@@ -388,7 +355,8 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 			    schedule_preemptions(cand, n) >= pre)
 				continue;
 			m.tries++;
-			if (fails_every_time(&p, cand, n, mo->times, &v)) {
+			if (replayer_fails_every_time(&p, CS_SERIAL_OFF, false, cand, n, mo->times,
+						      &v)) {
 				memcpy(cur, cand, n * sizeof(*cur));
 				best = v;
 				fprintf(stderr,
@@ -410,7 +378,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	snprintf(m.detail, sizeof(m.detail), "%s", best.detail);
 	m.seed = p.dl.seed;
 	m.config_json = minimized_config(p.sr.strategy_config_json, mo->run);
-	order_log(&p, cur, n, &out_log);
+	replayer_order_log(&p, cur, n, false, &out_log);
 	if (declog_encode(&out_log, &m.blob, &m.blob_len)) {
 		declog_free(&out_log);
 		goto out;

@@ -21,6 +21,7 @@
 #include "campaign/onerun.h"
 #include "campaign/oracle.h"
 #include "campaign/replay.h"
+#include "campaign/schedule.h"
 #include "campaign/store.h"
 #include "campaign/stream.h"
 #include "campaign/vm_campaign.h"
@@ -302,6 +303,140 @@ bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *
 	 * replay of an assertion). */
 	return outcome_is_failure(v->outcome) && p->sr.outcome &&
 	       !strcmp(outcome_name(v->outcome), p->sr.outcome);
+}
+
+void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
+			bool decisions, struct declog *out)
+{
+	size_t i;
+
+	declog_init(out, p->dl.seed, p->dl.config_json);
+	for (i = 0; i < p->dl.nnames; i++)
+		declog_name_thread(out, p->dl.names[i].id, p->dl.names[i].path);
+	for (i = 0; decisions && i < p->dl.n; i++) {
+		const struct declog_entry *e = &p->dl.entries[i];
+
+		if (e->action != DECLOG_PASS)
+			declog_add(out, e->thread, e->instance, e->event, e->action, e->arg);
+	}
+	for (i = 0; i < n; i++)
+		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
+}
+
+bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
+			       const struct declog_entry *v, size_t n, unsigned times,
+			       struct oracle_verdict *last)
+{
+	struct declog log;
+	struct strategy *s;
+	bool all = true;
+	unsigned k;
+
+	replayer_order_log(p, v, n, decisions, &log);
+	s = strategy_replay_new(p->ops, serial, &log, false);
+	for (k = 0; k < times && all && !run_stop; k++)
+		all = !replayer_once(p, s, last, NULL, NULL) && replayer_reproduced(p, last);
+	strategy_free(s);
+	declog_free(&log);
+	return all && !run_stop;
+}
+
+/*
+ * A failing steered run, just stored, replayed as `concsched replay` will
+ * (its recorded order, one thread at a time) before the campaign goes on:
+ * a failure we report must replay. A thread let go from its point is
+ * dated by when it ran again, and two threads let go at nearly the same
+ * time (both running, on a CPU that stalls: a TCG vCPU the host
+ * descheduled) may have made their next accesses in the other order; so a
+ * schedule that does not fail again is tried with one pair of adjacent
+ * steps of two threads swapped, from the last pair back (REPLAY_CHECK_SWAPS
+ * pairs), and the first order that fails again every time becomes the
+ * run's schedule. The replays table says how it went (report: "replayed
+ * k/K"). A failure the same as one that replayed already (its kind and
+ * sites) is not checked again. The scheduler of the campaign's session is unloaded for it (a
+ * replay loads its own, one thread at a time); the next run loads it
+ * again.
+ */
+#define REPLAY_CHECK_SWAPS 3
+
+void replay_check_failure(struct campaign *c, int64_t run)
+{
+	struct replay_opts ro = { .dir = c->o->out, .run = run };
+	unsigned times = c->o->replay_check;
+	struct declog_entry *v = NULL, *w = NULL;
+	struct oracle_verdict last = { 0 };
+	struct strategy *probe = NULL;
+	size_t n = 0, i, tries = 0, swapped = 0;
+	struct replayer p;
+	bool ok = false;
+
+	if (!times || !c->steer || !c->o->out)
+		return;
+	if ((i = (size_t)store_replayed_like(c->st, run))) {
+		/* The same failure replayed already: one check per failure
+		 * (a check costs two scheduler loads, seconds under TCG). */
+		cs_debug("run %" PRId64 ": the same failure as run %zu, which replayed: not "
+			 "checked again",
+			 run, i);
+		return;
+	}
+	run_session_close(&c->sess);
+	if (replayer_open(&p, &ro, false))
+		goto out;
+	/* Only what replay re-makes: its recorded order, or its decisions. */
+	probe = strategy_replay_new(p.ops, p.o.serial, &p.dl, false);
+	if (!strategy_replay_enforced(probe) && !declog_decisions(&p.dl))
+		goto out;
+	v = xcalloc(p.dl.n + 1, sizeof(*v));
+	w = xcalloc(p.dl.n + 1, sizeof(*w));
+	for (i = 0; i < p.dl.n; i++)
+		if (p.dl.entries[i].action == DECLOG_PASS)
+			v[n++] = p.dl.entries[i];
+	ok = replayer_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
+	for (i = n; !ok && strategy_replay_enforced(probe) && tries < REPLAY_CHECK_SWAPS &&
+		    !run_stop && (i = schedule_swap_before(v, n, i, w));) {
+		tries++;
+		if (replayer_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
+			struct declog log;
+			uint8_t *blob = NULL;
+			size_t len = 0;
+
+			replayer_order_log(&p, w, n, true, &log);
+			if (!declog_encode(&log, &blob, &len) &&
+			    !store_set_declog(c->st, run, blob, len)) {
+				ok = true;
+				swapped = i;
+			}
+			free(blob);
+			declog_free(&log);
+			break;
+		}
+	}
+	if (run_stop)
+		goto out;
+	store_add_replay(c->st, run, times, ok ? times : 0, "recorded");
+	if (ok && swapped)
+		fprintf(stderr,
+			"concsched: run %" PRId64 ": did not fail again in its recorded order, but "
+			"does with steps %zu and %zu swapped (their threads ran at once): that "
+			"order is its schedule now (%u of %u replays)\n",
+			run, swapped, swapped + 1, times, times);
+	else if (ok)
+		fprintf(stderr, "concsched: run %" PRId64 ": replayed: %s again (%u of %u)\n", run,
+			p.sr.outcome, times, times);
+	else
+		cs_warn("run %" PRId64 " did not fail again when replayed %s%s (last replay: %s): "
+			"its failure depended on something concsched did not record (timing, or "
+			"state outside the program), and `replay` reproduces it only by chance",
+			run,
+			strategy_replay_enforced(probe) ? "in its recorded order"
+							: "by its decisions",
+			tries ? ", nor with two adjacent steps swapped" : "", last.summary);
+out:
+	free(v);
+	free(w);
+	strategy_free(probe);
+	replayer_close(&p);
 }
 
 int replay_run(const struct replay_opts *opts, int argc, char **argv)

@@ -50,6 +50,21 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v);
 void replayer_close(struct replayer *p);
 
+/* A log of p's run with its passes in order v (n of them), its decisions
+ * too when decisions. */
+void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
+			bool decisions, struct declog *out);
+/* Replay p's run `times` times in pass order v (its decisions too when
+ * decisions) under --serial mode serial: true when every replay failed as
+ * recorded; *last the last replay's verdict. */
+bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
+			       const struct declog_entry *v, size_t n, unsigned times,
+			       struct oracle_verdict *last);
+/* run (just stored, failed) of the campaign c replayed c->o->replay_check
+ * times before the campaign goes on; an order that fails again becomes
+ * its schedule; the replays table and a line on stderr say how it went. */
+void replay_check_failure(struct campaign *c, int64_t run);
+
 /* Replay run ro->run of campaign ro->dir ro->times times; argv: the
  * command line, passed on to the VM with --vm. The exit status: 1 it
  * failed again at least once, 0 it passed every time, 2 an error. */

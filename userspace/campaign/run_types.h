@@ -83,6 +83,9 @@ struct run_opts {
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
 	unsigned jobs; /* -j: runs at once (0, 1: one at a time) */
+	/* --replay-check: replays of a failing steered run in its recorded
+	 * order before the campaign goes on (replay.c; 0: none) */
+	unsigned replay_check;
 	char **argv;
 	int argc;
 };

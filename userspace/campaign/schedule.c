@@ -296,3 +296,21 @@ void schedule_write_svg(const struct sched_view *v, FILE *f)
 	}
 	fputs("</text>\n</svg>\n", f);
 }
+
+size_t schedule_swap_before(const struct declog_entry *v, size_t n, size_t from,
+			    struct declog_entry *out)
+{
+	size_t i = from < n ? from : n;
+	struct declog_entry t;
+
+	while (i-- > 1) {
+		if (v[i].thread == v[i - 1].thread)
+			continue;
+		memcpy(out, v, n * sizeof(*out));
+		t = out[i];
+		out[i] = out[i - 1];
+		out[i - 1] = t;
+		return i;
+	}
+	return 0;
+}

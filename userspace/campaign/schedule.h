@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "campaign/store.h"
+#include "lib/declog.h"
 #include "lib/json.h"
 
 struct sched_step {
@@ -51,5 +52,12 @@ void schedule_write_json(const struct sched_view *v, struct json *j, const char 
 /* An SVG swimlane: a lane per thread, a box per step, preemptions marked,
  * each step's source line beside it when the file is readable. */
 void schedule_write_svg(const struct sched_view *v, FILE *f);
+
+/* The next order to try for a schedule that did not fail again: steps
+ * i - 1 and i swapped, for the last i < from where they are two threads'
+ * (their passes may have been dated in the wrong order: replay.c). Returns
+ * that i, 0 when there is none; out holds n entries. */
+size_t schedule_swap_before(const struct declog_entry *v, size_t n, size_t from,
+			    struct declog_entry *out);
 
 #endif

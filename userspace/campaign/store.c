@@ -362,6 +362,11 @@ static int insert_campaign(struct store *s, const struct store_campaign *c, cons
 	return err;
 }
 
+#define STORE_REPLAYS_DDL                                                                          \
+	"CREATE TABLE IF NOT EXISTS replays(run INTEGER NOT NULL, at_ns INTEGER NOT NULL,"         \
+	" times INTEGER NOT NULL, reproduced INTEGER NOT NULL, mode TEXT,"                         \
+	" PRIMARY KEY(run, at_ns)) WITHOUT ROWID"
+
 static int create_schema(struct store *s, const struct store_campaign *info, const char *uuid)
 {
 	char *sql;
@@ -370,8 +375,12 @@ static int create_schema(struct store *s, const struct store_campaign *info, con
 	err = exec_sql(s, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
-	sql = xasprintf("PRAGMA application_id=%d; %s INSERT INTO schema_version VALUES(%d);",
-			STORE_APPLICATION_ID, store_schema, STORE_SCHEMA_VERSION);
+	/* replays from the start: a campaign checks its failures' replays
+	 * (replay.c), and a copy streamed from the VM gets only the rows of
+	 * tables it has. */
+	sql = xasprintf("PRAGMA application_id=%d; %s %s; INSERT INTO schema_version VALUES(%d);",
+			STORE_APPLICATION_ID, store_schema, STORE_REPLAYS_DDL,
+			STORE_SCHEMA_VERSION);
 	err = exec_sql(s, sql);
 	free(sql);
 	if (!err)
@@ -1633,11 +1642,6 @@ int64_t store_count_runs(struct store *s)
 	return n;
 }
 
-#define STORE_REPLAYS_DDL                                                                          \
-	"CREATE TABLE IF NOT EXISTS replays(run INTEGER NOT NULL, at_ns INTEGER NOT NULL,"         \
-	" times INTEGER NOT NULL, reproduced INTEGER NOT NULL, mode TEXT,"                         \
-	" PRIMARY KEY(run, at_ns)) WITHOUT ROWID"
-
 int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
 		     const char *order)
 {
@@ -1661,6 +1665,22 @@ int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t repr
 	return err;
 }
 
+int store_set_declog(struct store *s, int64_t run, const void *blob, size_t len)
+{
+	sqlite3_stmt *st = NULL;
+	int err;
+
+	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET declog = ?1 WHERE idx = ?2", -1, &st, NULL))
+		return -EIO;
+	bind_blob_or_null(st, 1, blob, len);
+	sqlite3_bind_int64(st, 2, run);
+	err = step_done(st);
+	sqlite3_finalize(st);
+	if (!err && sqlite3_changes(s->db) != 1)
+		err = -ENOENT;
+	return err;
+}
+
 int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced)
 {
 	sqlite3_stmt *st = NULL;
@@ -1680,6 +1700,32 @@ int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *repr
 	}
 	sqlite3_finalize(st);
 	return err;
+}
+
+int64_t store_replayed_like(struct store *s, int64_t run)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t other = 0;
+
+	/* The same failure: its kind and its sites (a summary names thread
+	 * ids and addresses), or its summary when it has no site. */
+	if (sqlite3_prepare_v2(
+		    s->db,
+		    "WITH f AS (SELECT run, kind, summary, (SELECT group_concat(site) FROM"
+		    " (SELECT site FROM failure_sites WHERE failure = failures.id ORDER BY site))"
+		    " AS sites FROM failures)"
+		    " SELECT o.run FROM f me JOIN f o ON o.kind IS me.kind AND o.sites IS me.sites"
+		    " AND (me.sites IS NOT NULL OR o.summary IS me.summary) AND o.run != me.run"
+		    " JOIN replays p ON p.run = o.run AND p.reproduced > 0 AND p.reproduced = "
+		    "p.times"
+		    " WHERE me.run = ?1 ORDER BY o.run LIMIT 1",
+		    -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, run);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		other = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return other;
 }
 
 int store_add_strategy_note(struct store *s, int64_t run, const char *json)

@@ -209,6 +209,13 @@ int64_t store_count_runs(struct store *s);
 int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
 		     const char *order);
 int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced);
+/* Another run with run's failure (its kind and sites; its summary when
+ * it has no site) that failed again in every replay of a record, or 0. */
+int64_t store_replayed_like(struct store *s, int64_t run);
+/* Replace run's decision log (a failure's schedule the campaign found to
+ * replay only in an order adjusted from the recorded one: replay.c).
+ * -ENOENT: no such run. */
+int store_set_declog(struct store *s, int64_t run, const void *blob, size_t len);
 
 /* A strategy's note on a run that ended (a JSON object; table
  * strategy_notes), and every note in run order (fn's non-zero return stops

@@ -92,6 +92,11 @@ static void usage(FILE *f)
 		"                        (fifo) or a seeded random one (random) goes on (not\n"
 		"                        with tsa, map, pct: they pick who runs)\n"
 		"      --keep-going      do not stop at the first failure\n"
+		"      --replay-check K  replay each failing steered run K times in its\n"
+		"                        recorded order before going on (default 1; 0: no\n"
+		"                        check); one that fails again in none of them is\n"
+		"                        tried with its steps in another order, and the\n"
+		"                        report says how each replayed\n"
 		"  -o, --out DIR         campaign directory (default: concsched-PROG-DATE-TIME)\n"
 		"      --json            final summary as JSON on stdout (concsched-report/1)\n"
 		"      --metric NAME     metric whose saturation ends the campaign: sp (default),\n"
@@ -279,7 +284,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SINC,
 		O_SEXC,
 		O_SOBJ,
-		O_STEER_CAP
+		O_STEER_CAP,
+		O_REPLAY_CHECK
 	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -305,6 +311,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "sites-exclude", required_argument, NULL, O_SEXC },
 		{ "sites-object", required_argument, NULL, O_SOBJ },
 		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
+		{ "replay-check", required_argument, NULL, O_REPLAY_CHECK },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -316,6 +323,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->metric = "sp";
 	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
 	o->steer_cap = STEER_DEFAULT_CAP;
+	o->replay_check = 1;
 	o->vm_cpus = 2;
 	o->estimate_runs = 1;
 	sat_config_default(&o->sat);
@@ -435,6 +443,16 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			}
 			o->steer_cap = v;
 			o->steer_cap_set = true;
+			break;
+		case O_REPLAY_CHECK:
+			if (parse_u64(optarg, &v) || v > 100) {
+				cs_err("--replay-check %s: replays of each failing steered run, "
+				       "0-100 "
+				       "(0: no check)",
+				       optarg);
+				return -EINVAL;
+			}
+			o->replay_check = (unsigned)v;
 			break;
 		case O_EST:
 			if (parse_u64(optarg, &v) || !v || v > 1000) {

@@ -26,7 +26,9 @@
  * to the other thread, or let the same one go on), so the attempts of a
  * pair enumerate the interleavings of its first choices instead of
  * drawing them: a bug that needs 3 particular choices shows within 8
- * covered attempts of its pair. A hold ends after FP_HOLD_NS
+ * covered attempts of its pair. An interleaving's wait ends after
+ * FP_HOLD_NS, but for a partner in flight (let go, no event since) only
+ * after FP_INFLIGHT_NS. A hold ends after FP_HOLD_NS
  * without a partner, when every runnable thread is parked (the partner is
  * blocked elsewhere) or when a held thread left (the watchdog), and then
  * the thread goes on; at most FP_HOLDS holds per run. Every release is
@@ -48,9 +50,14 @@
 #include "lib/util.h"
 #include "strategies/strategy.h"
 
-#define FP_HOLD_NS  (30 * 1000 * 1000ULL) /* a hold without a partner */
-#define FP_HOLDS    16			  /* holds per run */
-#define FP_SWITCHES 16			  /* interleaved steps once met */
+#define FP_HOLD_NS (30 * 1000 * 1000ULL) /* a hold without a partner */
+/* An interleaving's wait for a partner that was let go and has shown
+ * nothing since (in flight): it may be about to make the very access the
+ * waiting one must come after, on a vCPU the host descheduled. Below the
+ * scheduler's watchdog (SCHED_CTL_WATCHDOG_MS_DFL). */
+#define FP_INFLIGHT_NS (500 * 1000 * 1000ULL)
+#define FP_HOLDS       16 /* holds per run */
+#define FP_SWITCHES    16 /* interleaved steps once met */
 
 /* DECLOG_RELEASE args */
 enum fp_release {
@@ -70,6 +77,8 @@ struct fp_thread {
 	uint32_t func; /* of its last access point */
 	bool held;     /* we keep it at an access point */
 	uint64_t held_ns;
+	uint64_t gone_ns; /* let go (or went on) from its last point */
+	uint64_t seen_ns; /* its last event */
 };
 
 struct fpair_run {
@@ -205,6 +214,7 @@ static void release(struct strat_run *r, size_t i, enum fp_release why)
 
 	fr->th[i].held = false;
 	fr->last_release_ns = now_ns();
+	fr->th[i].gone_ns = fr->last_release_ns;
 	r->release(r, &r->threads[i], why);
 }
 
@@ -330,8 +340,10 @@ static void fpair_point(struct strategy *s, struct strat_run *r, const struct st
 
 	fpair_decide(s, r, p, d);
 	/* A thread that goes on makes an all-parked note from before stale. */
-	if (d->v != STRAT_PARK)
+	if (d->v != STRAT_PARK) {
 		fr->last_release_ns = now_ns();
+		fp_thread(fr, tindex(r, p->t))->gone_ns = fr->last_release_ns;
+	}
 }
 
 /* A thread we keep shows an event: the watchdog let it go. */
@@ -341,7 +353,8 @@ static void fpair_event(struct strategy *s, struct strat_run *r, const struct cs
 	struct fpair_run *fr = r->priv;
 	size_t i = tindex(r, st);
 
-	if (i >= fr->nth || !fr->th[i].held)
+	fp_thread(fr, i)->seen_ns = now_ns();
+	if (!fr->th[i].held)
 		return;
 	fr->th[i].held = false;
 	if (fr->holder == i + 1)
@@ -366,6 +379,22 @@ static void fpair_all_parked(struct strategy *s, struct strat_run *r, const stru
 		end_hold(r);
 }
 
+/* Thread i of the interleaving, held, has waited long enough for its
+ * partner o: FP_HOLD_NS, and o has shown an event since it went on (it
+ * runs elsewhere, or computes); a partner in flight is waited for up to
+ * FP_INFLIGHT_NS, so that the access it was let go to make comes first,
+ * as the run's schedule will say (a descheduled vCPU under TCG made it
+ * come after: the failure did not replay). */
+static bool stale(const struct fpair_run *fr, size_t i, size_t o, uint64_t now)
+{
+	const struct fp_thread *h = &fr->th[i], *p = &fr->th[o];
+	bool in_flight = p->gone_ns > p->seen_ns;
+
+	if (!h->held || now - h->held_ns < FP_HOLD_NS)
+		return false;
+	return !in_flight || now - p->gone_ns >= FP_INFLIGHT_NS;
+}
+
 static void fpair_tick(struct strategy *s, struct strat_run *r)
 {
 	struct fpair_run *fr = r->priv;
@@ -373,13 +402,8 @@ static void fpair_tick(struct strategy *s, struct strat_run *r)
 
 	if (fr->holder && now - fr->th[fr->holder - 1].held_ns >= FP_HOLD_NS)
 		end_hold(r);
-	if (fr->interleaving) {
-		bool stale = (fr->th[fr->a].held && now - fr->th[fr->a].held_ns >= FP_HOLD_NS) ||
-			     (fr->th[fr->b].held && now - fr->th[fr->b].held_ns >= FP_HOLD_NS);
-
-		if (stale)
-			end_interleaving(r);
-	}
+	if (fr->interleaving && (stale(fr, fr->a, fr->b, now) || stale(fr, fr->b, fr->a, now)))
+		end_interleaving(r);
 }
 
 static int fpair_poll_ms(struct strategy *s, struct strat_run *r, int ms)

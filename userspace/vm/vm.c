@@ -1169,7 +1169,7 @@ int vm_run(const struct vm_opts *o, struct vm_result *r)
 	uint64_t t0 = now_ns();
 	char **qargv = NULL;
 	struct stat st;
-	size_t i, n;
+	size_t i, n, v;
 	int err, killed = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -1178,8 +1178,15 @@ int vm_run(const struct vm_opts *o, struct vm_result *r)
 		return err;
 	for (n = 0; o->argv[n]; n++)
 		;
-	c.argv = xcalloc(n + 1, sizeof(*c.argv));
-	memcpy(c.argv, o->argv, n * sizeof(*c.argv));
+	/* A concsched in the guest says as much as this one: --verbose goes
+	 * with it. */
+	v = n && !strcmp(o->argv[0], "concsched") && cs_verbose > 0 ? (size_t)cs_verbose : 0;
+	c.argv = xcalloc(n + v + 1, sizeof(*c.argv));
+	c.argv[0] = o->argv[0];
+	for (i = 0; i < v; i++)
+		c.argv[1 + i] = "--verbose";
+	if (n > 1)
+		memcpy(c.argv + 1 + v, o->argv + 1, (n - 1) * sizeof(*c.argv));
 	vm_signalled = 0;
 	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
 		sa.sa_handler = sigs[i] == SIGPIPE ? SIG_IGN : vm_on_signal;
