@@ -12,14 +12,14 @@
 # fails only in the first run of its guest (a marker file): its replay
 # passes, so the campaign warns that the failure needed what it did not
 # record and the report says "replayed 0/1". A correct program is never
-# checked: it never fails.
+# checked: it never fails. --verbose goes into the VM with the campaign.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 BANK=$B/examples/bank
 ONCE=$PROGS/fails_once
 [ -x "$BANK" ] && [ -x "$ONCE" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 15
+plan 16
 T=$(mktemp -d /tmp/cs-rcheck-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -51,8 +51,10 @@ is "$(q "$T/b0" "SELECT count(*) FROM failures") $(q "$T/b0" "SELECT count(*) FR
 	"$(q "$T/b0" "SELECT count(*) FROM failures") 0" "--replay-check 0: failures, and no check"
 ok "$(grep -q "replayed:" "$T/b0.err"; [ $? = 1 ]; echo $?)" "... and nothing said of one"
 
-"$CS" run --vm -s random -n 4 --keep-going --seed 1 -o "$T/o" -- "$ONCE" /tmp/fails-once.marker \
-	>/dev/null 2>"$T/o.err"
+"$CS" --verbose run --vm -s random -n 4 --keep-going --seed 1 -o "$T/o" -- "$ONCE" \
+	/tmp/fails-once.marker >/dev/null 2>"$T/o.err"
+like "$(cat "$T/o.err")" "concsched: debug: run: [0-9.]+ s, [0-9]+ decisions" \
+	"--verbose reaches the concsched in the VM (its runs' debug lines)"
 is "$(q "$T/o" "SELECT group_concat(run) FROM failures")" 1 "fails_once: only its first run fails"
 is "$(q "$T/o" "SELECT run || ':' || reproduced || '/' || times FROM replays")" "1:0/1" \
 	"its check did not reproduce it (0 of 1)"
