@@ -96,7 +96,8 @@ struct access_campaign {
 	uint64_t attach_ns_total;
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
-	uint64_t unsteered; /* hits past a site's steering cap (--steer-cap) */
+	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
+	unsigned explored, explored_new; /* exploration runs, those that found more */
 	/* replay: the filters read back from the run's JSON */
 	char **inc, **exc, **objs;
 	size_t ninc, nexc, nobjs;
@@ -118,6 +119,7 @@ struct access_run {
 	struct onerun *r;
 	struct access_campaign *ac;
 	bool estimate;
+	bool explore; /* a test run probing every candidate (explore_due) */
 	struct cov_metrics *m;
 	struct cov_event_conv conv;
 	const struct cs_event *cur;
@@ -592,7 +594,7 @@ static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *
 }
 
 /* The variable an access touches (0: none: thread stacks, memory we cannot
- * name, or not a shared variable outside estimation). */
+ * name, or not a shared variable outside estimation and exploration). */
 static uint32_t var_of(struct access_run *ar, uint64_t addr)
 {
 	const struct heap_block *b;
@@ -628,7 +630,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 	if (slot && !var_find(ar->ac, (uint32_t)id))
 		resolve_addr(ar, addr, &ss);
 	v = var_get(ar->ac, id, heap, &ss);
-	if (!ar->estimate && !v->shared)
+	if (!ar->estimate && !ar->explore && !v->shared)
 		return 0;
 	return (uint32_t)id;
 }
@@ -964,21 +966,21 @@ void access_estimation_add(struct campaign *c, struct onerun *r)
 	ac->est_runs++;
 }
 
-/* Every estimation run has ended: the shared variables, the sites later
- * runs probe, the MAP domain. */
-void access_campaign_estimated(struct campaign *c)
+/* The sites that touch a shared variable join the probed set (and never
+ * leave it); how many joined. */
+static size_t mark_shared_sites(struct access_campaign *ac)
 {
-	struct access_campaign *ac = c->acc;
-	size_t i;
+	size_t i, j, added = 0;
 
-	static_sites(c, ac);
-	/* The sites that touched a shared variable. */
-	for (i = 0; i < ac->nvars; i++)
-		ac->nshared_vars += ac->vars[i].shared;
+	ac->nshared_vars = 0;
+	for (j = 0; j < ac->nvars; j++)
+		ac->nshared_vars += ac->vars[j].shared;
 	for (i = 0; i < ac->set.n; i++) {
 		uint32_t id = ac->site_id[i] > 0 ? (uint32_t)ac->site_id[i] : 0;
 
-		for (size_t j = 0; id && j < ac->nvars && !ac->shared_site[i]; j++) {
+		if (ac->shared_site[i])
+			continue;
+		for (j = 0; id && j < ac->nvars && !ac->shared_site[i]; j++) {
 			const struct acc_var *v = &ac->vars[j];
 
 			if (!v->shared)
@@ -988,8 +990,20 @@ void access_campaign_estimated(struct campaign *c)
 			for (uint32_t q = 0; q < v->nwrites && !ac->shared_site[i]; q++)
 				ac->shared_site[i] = v->writes[q] == id;
 		}
-		ac->nshared_sites += ac->shared_site[i];
+		added += ac->shared_site[i];
 	}
+	ac->nshared_sites += added;
+	return added;
+}
+
+/* Every estimation run has ended: the shared variables, the sites later
+ * runs probe, the MAP domain. */
+void access_campaign_estimated(struct campaign *c)
+{
+	struct access_campaign *ac = c->acc;
+
+	static_sites(c, ac);
+	mark_shared_sites(ac);
 	estimate_domain(c, ac);
 	if (!c->o->json || c->tty) {
 		fprintf(stderr,
@@ -1007,8 +1021,11 @@ void access_campaign_estimated(struct campaign *c)
 			ac->domain, ac->domain_hb, ac->requirements);
 	}
 	if (!ac->nshared_sites)
-		cs_warn("--access: no shared variable found: the runs probe no access%s",
-			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "");
+		cs_warn("--access: no shared variable found: the runs probe no access%s until an "
+			"exploration run (every candidate probed, runs 4, 8, ... 32, then every "
+			"%u) finds one",
+			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
+			ACCESS_EXPLORE_LATER);
 	c->sc.contended_vars = ac->nsteer;
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }
@@ -1027,6 +1044,14 @@ void access_campaign_end(struct campaign *c)
 			" race/lock-order warnings\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
 			ac->accesses, ac->dropped, ac->warnings);
+	if (ac->explored && (!c->o->json || c->tty))
+		fprintf(stderr,
+			"concsched: access: %u exploration run%s (every candidate probed), %u "
+			"found more shared variables; %zu shared variables, %zu sites probed at "
+			"the "
+			"end\n",
+			ac->explored, ac->explored == 1 ? "" : "s", ac->explored_new,
+			ac->nshared_vars, ac->nshared_sites);
 	if (ac->unsteered && (!c->o->json || c->tty))
 		fprintf(stderr,
 			"concsched: access: %" PRIu64
@@ -1067,12 +1092,57 @@ void access_campaign_end(struct campaign *c)
 /* ---- runs
  * ------------------------------------------------------------------------------------------ */
 
+/*
+ * Exploration: the estimation runs find the shared variables only among
+ * the accesses they made, and a thread that ran alone in them (a thief
+ * that started once the owner had emptied its deque) shares nothing there;
+ * later runs probe only the shared sites, so what they share elsewhere
+ * would never be seen. So test runs 4, 8, ... 32 and then every
+ * ACCESS_EXPLORE_LATER-th probe every candidate site (steered as usual:
+ * their extra sites are decision points too), their accesses are counted
+ * as an estimation run's, and the sites of variables they find shared
+ * join the probed set. Not with -j N (the set is read by runs in flight),
+ * nor once every candidate is probed.
+ */
+static bool explore_due(const struct campaign *c)
+{
+	const struct access_campaign *ac = c->acc;
+	uint64_t n = c->nstarted;
+
+	if (c->o->jobs > 1 || ac->nshared_sites >= ac->set.n || !n)
+		return false;
+	return n <= ACCESS_EXPLORE_FIRST ? n % ACCESS_EXPLORE_EARLY == 0
+					 : n % ACCESS_EXPLORE_LATER == 0;
+}
+
+/* An exploration run has ended (in its transaction): what it found shared
+ * is probed from now on. */
+static void explored(struct campaign *c, struct access_campaign *ac)
+{
+	size_t vars = ac->nshared_vars, added;
+
+	static_sites(c, ac);
+	added = mark_shared_sites(ac);
+	ac->explored++;
+	if (!added)
+		return;
+	ac->explored_new++;
+	if (!c->o->json || c->tty)
+		fprintf(stderr,
+			"concsched: access: exploration run %" PRId64
+			" (every candidate probed) found %zu more shared variable%s, %zu more "
+			"site%s on them (probed from now on)\n",
+			c->nruns, ac->nshared_vars - vars, ac->nshared_vars - vars == 1 ? "" : "s",
+			added, added == 1 ? "" : "s");
+}
+
 /* Estimation (estimate) or test run: per-run state, the site mask. */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 {
 	struct access_campaign *ac = c->acc;
+	bool explore = ac && !estimate && explore_due(c);
 
-	if (!ac || (!estimate && !ac->nshared_sites))
+	if (!ac || (!estimate && !explore && !ac->nshared_sites))
 		return;
 	r->acc = access_run_new(c, estimate);
 	r->acc->r = r;
@@ -1081,7 +1151,8 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	r->acc->conv.site_id = cb_site;
 	r->acc->conv.func_id = cb_func;
 	r->acc->conv.sync_id = cb_sync;
-	r->access_mask = estimate ? NULL : ac->shared_site;
+	r->acc->explore = explore;
+	r->access_mask = estimate || explore ? NULL : ac->shared_site;
 	r->access_on = true;
 }
 
@@ -1191,7 +1262,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	if (cs_verbose > 2)
 		cs_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
 			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
-	if (ar->estimate)
+	if (ar->estimate || ar->explore)
 		estimate_access(ar, e, &ev);
 	/* A parked access is a decision point: fed when it goes on. */
 	if ((e->flags & CS_EV_PARKED) && r->steer && !ar->estimate &&
@@ -1288,6 +1359,8 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 		store_record_warning(c->st, "lock-order", n1, NULL, 0, NULL, locks);
 		ac->warnings++;
 	}
+	if (ar->explore)
+		explored(c, ac);
 }
 
 void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings)
@@ -1304,7 +1377,7 @@ void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t 
 }
 
 /* The run's access configuration, for its strategy JSON (replay). */
-void access_run_config_json(const struct campaign *c, struct json *j)
+void access_run_config_json(const struct campaign *c, const struct onerun *r, struct json *j)
 {
 	const struct run_opts *o = c->o;
 	const struct access_campaign *ac = c->acc;
@@ -1328,7 +1401,16 @@ void access_run_config_json(const struct campaign *c, struct json *j)
 	json_arr_end(j);
 	json_kv_uint(j, "candidates", ac->set.n);
 	json_kv_uint(j, "steer_cap", o->steer_cap);
-	mask = access_mask_format(ac->shared_site, ac->set.n);
+	if (r->acc && r->acc->explore) {
+		bool *all = xcalloc(ac->set.n + 1, sizeof(*all));
+
+		memset(all, 1, ac->set.n * sizeof(*all));
+		mask = access_mask_format(all, ac->set.n);
+		free(all);
+		json_kv_bool(j, "explore", true);
+	} else {
+		mask = access_mask_format(ac->shared_site, ac->set.n);
+	}
 	json_kv_str(j, "sites", mask);
 	free(mask);
 	json_obj_end(j);

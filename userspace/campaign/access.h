@@ -19,13 +19,22 @@ void access_estimation_add(struct campaign *c, struct onerun *r);
 void access_campaign_estimated(struct campaign *c);
 void access_campaign_end(struct campaign *c);
 
-/* Runs: an estimation run (every candidate) or a test run (shared sites). */
+/* Exploration runs (access.c explore_due): every ACCESS_EXPLORE_EARLY-th
+ * test run up to run ACCESS_EXPLORE_FIRST, then every
+ * ACCESS_EXPLORE_LATER-th, probes every candidate site. */
+#define ACCESS_EXPLORE_EARLY 4
+#define ACCESS_EXPLORE_FIRST 32
+#define ACCESS_EXPLORE_LATER 16
+
+/* Runs: an estimation run (every candidate) or a test run (shared sites;
+ * every candidate in an exploration run). Before the run's configuration
+ * is made (access_run_config_json says which sites it probes). */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate);
 void access_run_commit(struct campaign *c, struct onerun *r);
 /* The run's WGoldiLockSC and its warnings (0 and 0 without --access). */
 void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings);
 void access_run_free(struct onerun *r);
-void access_run_config_json(const struct campaign *c, struct json *j);
+void access_run_config_json(const struct campaign *c, const struct onerun *r, struct json *j);
 
 /* The run in flight. */
 void access_hook_launched(struct onerun *r);

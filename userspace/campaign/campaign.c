@@ -60,7 +60,7 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 	json_kv_uint(&m.j, "seed", r->seed);
 	/* the timeout this run had (adaptive): its replays get the same */
 	json_kv_dbl(&m.j, "run_timeout_s", r->timeout_s);
-	access_run_config_json(c, &m.j);
+	access_run_config_json(c, r, &m.j);
 	json_obj_end(&m.j);
 	return json_mem_close(&m);
 }
@@ -433,10 +433,10 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	r->grace_s = run_grace_s(r->timeout_s);
 	if (s->ops->run_begin)
 		s->ops->run_begin(s, &r->sr);
-	cfg = run_config_json(c, r);
-	declog_init(&r->log, r->seed, cfg);
 	if (c->acc)
 		access_run_begin(c, r, false);
+	cfg = run_config_json(c, r);
+	declog_init(&r->log, r->seed, cfg);
 	return cfg;
 }
 
