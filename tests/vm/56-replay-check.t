@@ -24,11 +24,11 @@ T=$(mktemp -d /tmp/cs-rcheck-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
 
-"$CS" run --vm -s random -n 12 --keep-going --seed 5 -o "$T/b" -- "$BANK" >/dev/null 2>"$T/b.err"
+"$CS" run --vm -s random -n 20 --keep-going --seed 5 -o "$T/b" -- "$BANK" >/dev/null 2>"$T/b.err"
 fails=$(q "$T/b" "SELECT count(*) FROM failures")
 checked=$(q "$T/b" "SELECT group_concat(run || ':' || reproduced || '/' || times, ' ') FROM replays")
 diag "bank under random: failing runs $(q "$T/b" "SELECT group_concat(run) FROM failures"); checked $checked"
-ok "$([ "${fails:-0}" -ge 2 ]; echo $?)" "bank fails under random ($fails of 12 runs)"
+ok "$([ "${fails:-0}" -ge 1 ]; echo $?)" "bank fails under random ($fails of 20 runs)"
 first=$(q "$T/b" "SELECT min(run) FROM failures")
 is "$(q "$T/b" "SELECT count(*) FROM replays WHERE run = $first AND times = 1 AND reproduced = 1")" 1 \
 	"its first failure (run $first) replayed once, as recorded, before the campaign went on"
@@ -40,15 +40,15 @@ is "$(q "$T/b" "SELECT count(*) FROM replays")" \
 like "$("$CS" report "$T/b")" "replay: .* --run $first --vm  \\(replayed 1/1\\)" \
 	"the report shows it next to the replay command"
 
-"$CS" run --vm -s random -n 6 --keep-going --seed 5 --replay-check 3 -o "$T/b3" -- "$BANK" \
+"$CS" run --vm -s random -n 30 --seed 5 --replay-check 3 -o "$T/b3" -- "$BANK" \
 	>/dev/null 2>"$T/b3.err"
 first=$(q "$T/b3" "SELECT min(run) FROM failures")
 is "$(q "$T/b3" "SELECT times || '/' || reproduced FROM replays WHERE run = ${first:-0}")" "3/3" \
 	"--replay-check 3: three replays, each failed again (run ${first:-none})"
-"$CS" run --vm -s random -n 6 --keep-going --seed 5 --replay-check 0 -o "$T/b0" -- "$BANK" \
+"$CS" run --vm -s random -n 30 --seed 5 --replay-check 0 -o "$T/b0" -- "$BANK" \
 	>/dev/null 2>"$T/b0.err"
 is "$(q "$T/b0" "SELECT count(*) FROM failures") $(q "$T/b0" "SELECT count(*) FROM replays")" \
-	"$(q "$T/b0" "SELECT count(*) FROM failures") 0" "--replay-check 0: failures, and no check"
+	"1 0" "--replay-check 0: the first failure, and no check"
 ok "$(grep -q "replayed:" "$T/b0.err"; [ $? = 1 ]; echo $?)" "... and nothing said of one"
 
 "$CS" --verbose run --vm -s random -n 4 --keep-going --seed 1 -o "$T/o" -- "$ONCE" \
