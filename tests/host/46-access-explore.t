@@ -18,7 +18,7 @@ P=$PROGS/late_share
 [ -x "$P" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 plan 11
-T=$(mktemp -d /tmp/cs-explore-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
 cfg() { q "$1" "SELECT coalesce(json_extract(strategy_config, '\$.access.$2'), '-') FROM runs WHERE idx = $3"; }

@@ -20,7 +20,7 @@ ONCE=$PROGS/fails_once
 [ -x "$BANK" ] && [ -x "$ONCE" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
 plan 16
-T=$(mktemp -d /tmp/cs-rcheck-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
 

@@ -410,15 +410,16 @@ static int collect_sites(struct campaign *c, struct access_campaign *ac)
 /* "0-3,7,9-12": the indexes of the set sites in mask. */
 char *access_mask_format(const bool *mask, size_t n)
 {
+	/* NULL: every site (an estimation or exploration run's) */
 	size_t cap = 64, len = 0, i, j;
 	char *s = xcalloc(1, cap), piece[48];
 
 	for (i = 0; i < n; i = j) {
-		if (!mask[i]) {
+		if (mask && !mask[i]) {
 			j = i + 1;
 			continue;
 		}
-		for (j = i; j < n && mask[j]; j++)
+		for (j = i; j < n && (!mask || mask[j]); j++)
 			;
 		if (j - i == 1)
 			snprintf(piece, sizeof(piece), "%s%zu", len ? "," : "", i);
@@ -1048,8 +1049,7 @@ void access_campaign_end(struct campaign *c)
 		fprintf(stderr,
 			"concsched: access: %u exploration run%s (every candidate probed), %u "
 			"found more shared variables; %zu shared variables, %zu sites probed at "
-			"the "
-			"end\n",
+			"the end\n",
 			ac->explored, ac->explored == 1 ? "" : "s", ac->explored_new,
 			ac->nshared_vars, ac->nshared_sites);
 	if (ac->unsteered && (!c->o->json || c->tty))
@@ -1401,16 +1401,9 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 	json_arr_end(j);
 	json_kv_uint(j, "candidates", ac->set.n);
 	json_kv_uint(j, "steer_cap", o->steer_cap);
-	if (r->acc && r->acc->explore) {
-		bool *all = xcalloc(ac->set.n + 1, sizeof(*all));
-
-		memset(all, 1, ac->set.n * sizeof(*all));
-		mask = access_mask_format(all, ac->set.n);
-		free(all);
+	if (r->acc && r->acc->explore)
 		json_kv_bool(j, "explore", true);
-	} else {
-		mask = access_mask_format(ac->shared_site, ac->set.n);
-	}
+	mask = access_mask_format(r->acc && r->acc->explore ? NULL : ac->shared_site, ac->set.n);
 	json_kv_str(j, "sites", mask);
 	free(mask);
 	json_obj_end(j);

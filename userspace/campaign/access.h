@@ -55,7 +55,7 @@ void access_pass(struct onerun *r, struct strat_thread *t);
 int access_replay_setup(struct campaign *c, const char *run_config_json);
 const bool *access_replay_mask(const struct campaign *c);
 
-/* "0-3,7": indexes of a site mask, and back (-EINVAL). */
+/* "0-3,7": indexes of a site mask (NULL: all n), and back (-EINVAL). */
 char *access_mask_format(const bool *mask, size_t n);
 int access_mask_parse(const char *s, bool *mask, size_t n);
 

@@ -365,27 +365,30 @@ void replay_check_failure(struct campaign *c, int64_t run)
 	unsigned times = c->o->replay_check;
 	struct declog_entry *v = NULL, *w = NULL;
 	struct oracle_verdict last = { 0 };
-	struct strategy *probe = NULL;
 	size_t n = 0, i, tries = 0, swapped = 0;
+	int64_t same = 0;
+	struct strategy *s;
 	struct replayer p;
-	bool ok = false;
+	bool ok = false, enforced;
 
 	if (!times || !c->steer || !c->o->out)
 		return;
-	if ((i = (size_t)store_replayed_like(c->st, run))) {
+	if ((same = store_replayed_like(c->st, run))) {
 		/* The same failure replayed already: one check per failure
 		 * (a check costs two scheduler loads, seconds under TCG). */
-		cs_debug("run %" PRId64 ": the same failure as run %zu, which replayed: not "
-			 "checked again",
-			 run, i);
+		cs_debug("run %" PRId64 ": the same failure as run %" PRId64
+			 ", which replayed: not checked again",
+			 run, same);
 		return;
 	}
 	run_session_close(&c->sess);
 	if (replayer_open(&p, &ro, false))
 		goto out;
 	/* Only what replay re-makes: its recorded order, or its decisions. */
-	probe = strategy_replay_new(p.ops, p.o.serial, &p.dl, false);
-	if (!strategy_replay_enforced(probe) && !declog_decisions(&p.dl))
+	s = strategy_replay_new(p.ops, p.o.serial, &p.dl, false);
+	enforced = strategy_replay_enforced(s);
+	strategy_free(s);
+	if (!enforced && !declog_decisions(&p.dl))
 		goto out;
 	v = xcalloc(p.dl.n + 1, sizeof(*v));
 	w = xcalloc(p.dl.n + 1, sizeof(*w));
@@ -393,8 +396,8 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		if (p.dl.entries[i].action == DECLOG_PASS)
 			v[n++] = p.dl.entries[i];
 	ok = replayer_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
-	for (i = n; !ok && strategy_replay_enforced(probe) && tries < REPLAY_CHECK_SWAPS &&
-		    !run_stop && (i = schedule_swap_before(v, n, i, w));) {
+	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !run_stop &&
+		    (i = schedule_swap_before(v, n, i, w));) {
 		tries++;
 		if (replayer_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
 			struct declog log;
@@ -402,11 +405,13 @@ void replay_check_failure(struct campaign *c, int64_t run)
 			size_t len = 0;
 
 			replayer_order_log(&p, w, n, true, &log);
-			if (!declog_encode(&log, &blob, &len) &&
-			    !store_set_declog(c->st, run, blob, len)) {
-				ok = true;
-				swapped = i;
-			}
+			ok = true;
+			swapped = i;
+			if (declog_encode(&log, &blob, &len) ||
+			    store_set_declog(c->st, run, blob, len))
+				cs_warn("run %" PRId64 ": cannot store its schedule with steps %zu "
+					"and %zu swapped: %s",
+					run, i, i + 1, store_errmsg(c->st));
 			free(blob);
 			declog_free(&log);
 			break;
@@ -428,14 +433,11 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		cs_warn("run %" PRId64 " did not fail again when replayed %s%s (last replay: %s): "
 			"its failure depended on something concsched did not record (timing, or "
 			"state outside the program), and `replay` reproduces it only by chance",
-			run,
-			strategy_replay_enforced(probe) ? "in its recorded order"
-							: "by its decisions",
+			run, enforced ? "in its recorded order" : "by its decisions",
 			tries ? ", nor with two adjacent steps swapped" : "", last.summary);
 out:
 	free(v);
 	free(w);
-	strategy_free(probe);
 	replayer_close(&p);
 }
 

@@ -340,10 +340,8 @@ static void fpair_point(struct strategy *s, struct strat_run *r, const struct st
 
 	fpair_decide(s, r, p, d);
 	/* A thread that goes on makes an all-parked note from before stale. */
-	if (d->v != STRAT_PARK) {
-		fr->last_release_ns = now_ns();
-		fp_thread(fr, tindex(r, p->t))->gone_ns = fr->last_release_ns;
-	}
+	if (d->v != STRAT_PARK)
+		fr->last_release_ns = fp_thread(fr, tindex(r, p->t))->gone_ns = now_ns();
 }
 
 /* A thread we keep shows an event: the watchdog let it go. */
