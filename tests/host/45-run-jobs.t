@@ -66,18 +66,21 @@ is "$(jget <("$CS" report "$T/fe" --json) '[(m["name"], m["covered"]) for m in d
 	"[('hbpair', 5), ('sp', 3)]" "the child's fig2 pairs are seen, as with -j 1, and nothing else"
 
 # --- --access: each run's accesses, the campaign's variables and sites ------------
-# 500 increments a thread: a run lasts long enough for the other worker's
-# to start beside it (with 50, 2-4 of 20 runs overlapped, and once none).
-"$CS" run -s none --access -n 20 -j 2 -o "$T/acc" -- "$PROGS/counter" racy 500 >/dev/null 2>"$T/err"
+# 5000 increments a thread: the target runs longer (0.3-0.4 s) than a
+# worker's own part between two targets (about 0.1 s, partly under the
+# campaign's lock), so each worker's targets take more than half its time
+# and two workers' must meet. With 500 (30-90 ms), the two workers could
+# fall into turns: 6-10 of 20 overlapped here, none in one CI run.
+"$CS" run -s none --access -n 10 -j 2 -o "$T/acc" -- "$PROGS/counter" racy 5000 >/dev/null 2>"$T/err"
 is "$?" 0 "--access -j 2 on the racy counter: a warning, not a failure (exit 0)"
 "$CS" report "$T/acc" --json >"$T/acc.json"
-is "$(jget "$T/acc.json" 'd["runs"]["total"]')" 20 "--access -j 2: 20 runs stored"
+is "$(jget "$T/acc.json" 'd["runs"]["total"]')" 10 "--access -j 2: 10 runs stored"
 is "$(jget "$T/acc.json" 'sorted(set(s["function"] for w in d["warnings"] if w["variable"] == "counter" for s in w["sites"]))')" \
 	"['counter_inc']" "the races are on counter, at counter_inc"
-is "$(jget "$T/acc.json" 'max(w["runs"] for w in d["warnings"] if w["variable"] == "counter")')" 20 \
-	"each of the 20 runs saw the race (its accesses went to its own run)"
+is "$(jget "$T/acc.json" 'max(w["runs"] for w in d["warnings"] if w["variable"] == "counter")')" 10 \
+	"each of the 10 runs saw the race (its accesses went to its own run)"
 o=$(jget "$T/acc.json" 'd["runs"]["overlapped"]')
-ok "$([ "${o:-0}" -gt 0 ]; echo $?)" "--access runs ran at once ($o of 20)"
+ok "$([ "${o:-0}" -gt 0 ]; echo $?)" "--access runs ran at once ($o of 10)"
 "$CS" run -s none --access -n 10 -j 2 -o "$T/accl" -- "$PROGS/counter" locked 50 >/dev/null 2>&1
 is "$(jget <("$CS" report "$T/accl" --json) 'len(d["warnings"])')" 0 "the locked counter with -j 2: no warning"
 
