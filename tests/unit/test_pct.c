@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* pct.c: priority order, change points at exactly their step, seeds. */
+/* pct.c: priority order, change points at exactly their step, seeds, yields. */
 #include <errno.h>
 
 #include "strategies/pct.h"
@@ -149,12 +149,62 @@ static void test_determinism(void)
 	pct_free(&b);
 }
 
+/* A yield drops the thread below every other, the demoted and the earlier
+ * yielded ones included, without a step or a change point; the scheduler's
+ * priorities keep that order (1..Y for Y yielded threads, then the
+ * change-point and initial ones shifted by Y); a change point that falls
+ * on a yielded thread demotes it as usual. */
+static void test_yield(void)
+{
+	const uint32_t all[3] = { 0, 1, 2 };
+	struct pct p;
+	uint32_t order[3];
+	uint64_t c;
+	int wrong = 0;
+
+	pct_init(&p, 2, 1000, 3);
+	for (uint32_t t = 0; t < 3; t++)
+		pct_thread_add(&p, t);
+	initial_order(&p, 3, order);
+	c = p.change[0];
+	pct_yield(&p, order[0]);
+	tap_ok(pct_pick(&p, all, 3) == (int64_t)order[1] && p.steps == 0 && p.next_change == 0,
+	       "the top thread yields: the second runs; no step, no change point taken");
+	tap_ok(pct_priority(&p, order[0]) == 1 && pct_priority(&p, order[1]) == 1 + 2 + 1 &&
+		       pct_priority(&p, order[2]) == 1 + 2,
+	       "priorities: the yielded 1, the others d + rank shifted by one (%u %u %u)",
+	       pct_priority(&p, order[0]), pct_priority(&p, order[1]), pct_priority(&p, order[2]));
+	pct_yield(&p, order[1]);
+	tap_ok(pct_pick(&p, all, 3) == (int64_t)order[2] && pct_priority(&p, order[1]) == 1 &&
+		       pct_priority(&p, order[0]) == 2 && pct_priority(&p, order[2]) == 2 + 2,
+	       "a second yield: the latest to yield runs last (%u %u %u)",
+	       pct_priority(&p, order[0]), pct_priority(&p, order[1]), pct_priority(&p, order[2]));
+	tap_ok(pct_pick(&p, order, 2) == (int64_t)order[0],
+	       "with only the two yielded threads runnable, the earlier to yield runs");
+	pct_yield(&p, order[0]);
+	tap_ok(pct_pick(&p, order, 2) == (int64_t)order[1] && pct_priority(&p, order[0]) == 1,
+	       "... and yielding again puts it last: two spinners take turns");
+	for (uint64_t step = 1; step < c; step++) {
+		wrong += pct_pick(&p, all, 3) != (int64_t)order[2];
+		pct_step(&p);
+	}
+	tap_is_int(wrong, 0, "the one thread that never yielded runs until the change point (%llu)",
+		   (unsigned long long)c);
+	pct_pick(&p, all, 3);
+	tap_ok(pct_priority(&p, order[2]) == 2 + 1 && pct_priority(&p, order[1]) == 2 &&
+		       pct_priority(&p, order[0]) == 1,
+	       "at the change point it is demoted to priority 1, above the 2 yielded (%u %u %u)",
+	       pct_priority(&p, order[0]), pct_priority(&p, order[1]), pct_priority(&p, order[2]));
+	pct_free(&p);
+}
+
 int main(void)
 {
-	tap_plan(11);
+	tap_plan(18);
 	test_depth1_priority_order();
 	test_change_point();
 	test_depth3();
 	test_determinism();
+	test_yield();
 	return tap_done();
 }

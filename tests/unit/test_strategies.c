@@ -770,6 +770,80 @@ static void test_pct_access(void)
 	strategy_free(s);
 }
 
+/* Which of the fake loop's two threads the scheduler runs first. */
+static size_t pct_top(struct fake_loop *fl)
+{
+	return policy_fake_prio(fl->r.pol, fl->th[0].tid) >
+			       policy_fake_prio(fl->r.pol, fl->th[1].tid)
+		       ? 0
+		       : 1;
+}
+
+/* pct --access and a spinning thread (depth 1: no change point). The top
+ * thread, released again and again with nobody else run, reads what it
+ * read before with no write between: it spins, yields (the lowest
+ * priority) and the other thread runs. A write between the two reads, or
+ * another thread run between them, is no spin; two spinners take turns. */
+static void test_pct_spin(void)
+{
+	struct cov_event rd = { .obj = 7, .site = 11, .func = 5, .op = CS_OP_READ };
+	struct cov_event wr = { .obj = 7, .site = 12, .func = 5, .op = CS_OP_WRITE };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:1");
+	size_t top, other;
+	int still = 0;
+
+	fl_access = true;
+	fl_begin(&fl, s, 4, 2);
+	top = pct_top(&fl);
+	other = 1 - top;
+	fl_point(&fl, other, CS_OP_READ, 0x80, 0x9200, &rd, false);
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), top, "pct spin: the top thread runs first");
+	fl_point(&fl, top, CS_OP_READ, 0x74, 0x9108, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), top, "... a read of another address is no spin");
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1 &&
+		       policy_fake_prio(fl.r.pol, fl.th[other].tid) > 1,
+	       "the same read again with nothing written: it spins, yields (priority %u) and "
+	       "the other thread runs",
+	       policy_fake_prio(fl.r.pol, fl.th[top].tid));
+	fl_end(&fl);
+
+	fl_begin(&fl, s, 4, 2);
+	fl_point(&fl, other, CS_OP_READ, 0x80, 0x9200, &rd, false);
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	fl_point(&fl, top, CS_OP_WRITE, 0x78, 0x9100, &wr, false);
+	fl_all_parked(&fl);
+	still += released_thread(&fl) == top;
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	still += released_thread(&fl) == top;
+	tap_is_int(still, 2, "a write between the two reads: no spin, the top thread goes on");
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), other, "... the next read of it with no write between is");
+	fl_point(&fl, other, CS_OP_READ, 0x84, 0x9208, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), other, "the other thread reads elsewhere: it goes on");
+	fl_point(&fl, other, CS_OP_READ, 0x80, 0x9200, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), top,
+		   "it reads again what it read when released: it spins too, and the thread that "
+		   "yielded first runs");
+	fl_point(&fl, top, CS_OP_READ, 0x70, 0x9100, &rd, false);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), top,
+		   "that thread's read of its spin address again, the other run since: no spin");
+	fl_end(&fl);
+	fl_access = false;
+	strategy_free(s);
+}
+
 /* The release order of a run: four threads at a point, four notes. */
 static void pct_order(uint64_t seed, uint64_t *ids, size_t n)
 {
@@ -1542,7 +1616,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(175);
+	tap_plan(183);
 	test_registry();
 	test_noise();
 	test_random();
@@ -1554,6 +1628,7 @@ int main(void)
 	test_pct_change_point();
 	test_pct_seeds();
 	test_pct_access();
+	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();
 	test_replay_paced();

@@ -66,6 +66,10 @@ static bool higher(const struct pct *p, uint32_t a, uint32_t b)
 {
 	const struct pct_thread *x = &p->threads[a], *y = &p->threads[b];
 
+	if (x->yielded != y->yielded)
+		return !x->yielded;
+	if (x->yielded)
+		return x->yseq < y->yseq;
 	if (x->demoted != y->demoted)
 		return !x->demoted;
 	if (x->demoted)
@@ -95,6 +99,7 @@ int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n)
 	if (p->next_change < p->nchange && p->change[p->next_change] == p->steps + 1) {
 		/* Change point i (1-based): the thread about to run drops to i. */
 		p->threads[t].demoted = 1;
+		p->threads[t].yielded = 0;
 		p->threads[t].low = ++p->next_change;
 		t = highest(p, runnable, n);
 	}
@@ -109,16 +114,36 @@ void pct_step(struct pct *p)
 		p->next_change++;
 }
 
+void pct_yield(struct pct *p, uint32_t t)
+{
+	pct_thread_add(p, t);
+	p->threads[t].yielded = 1;
+	p->threads[t].yseq = ++p->yields;
+}
+
 uint32_t pct_priority(const struct pct *p, uint32_t t)
 {
-	uint32_t rank = 0;
+	const struct pct_thread *x;
+	uint32_t rank = 0, yielded = 0, below = 0;
 
 	if (t >= p->nthreads || !p->threads[t].known)
 		return 0;
-	if (p->threads[t].demoted)
-		return p->threads[t].low;
+	x = &p->threads[t];
+	for (uint32_t u = 0; u < p->nthreads; u++) {
+		const struct pct_thread *y = &p->threads[u];
+
+		if (!y->known || !y->yielded)
+			continue;
+		yielded++;
+		below += u != t && x->yielded && higher(p, t, u);
+	}
+	if (x->yielded)
+		return 1 + below;
+	if (x->demoted)
+		return yielded + x->low;
 	for (uint32_t u = 0; u < p->nthreads; u++)
-		if (u != t && p->threads[u].known && !p->threads[u].demoted && higher(p, t, u))
+		if (u != t && p->threads[u].known && !p->threads[u].demoted &&
+		    !p->threads[u].yielded && higher(p, t, u))
 			rank++;
-	return p->depth + rank;
+	return yielded + p->depth + rank;
 }

@@ -6,7 +6,10 @@
  * the first k steps; the highest-priority runnable thread always runs, and
  * at change point i the running thread drops to priority i (below every
  * initial priority). A bug of depth d is found with probability at least
- * 1/(n k^(d-1)) per run.
+ * 1/(n k^(d-1)) per run. A thread that yields (pct_yield: the caller saw it
+ * spin, waiting for what only another thread can do) drops below every
+ * other thread, as a yield lowers a thread's priority in PCT's own
+ * implementation; a yield is not a change point.
  *
  * Plain C and deterministic from the seed: the caller (serial mode of the
  * scheduler) asks pct_pick() whom to run and reports each executed step.
@@ -24,7 +27,9 @@
 struct pct_thread {
 	uint8_t known;
 	uint8_t demoted; /* dropped at a change point                    */
+	uint8_t yielded; /* dropped below everyone by pct_yield           */
 	uint32_t low;	 /* its change-point priority (1..d-1) if demoted */
+	uint64_t yseq;	 /* when it last yielded (the latest runs last)   */
 	uint64_t key;	 /* random initial priority (higher runs first)  */
 };
 
@@ -33,7 +38,8 @@ struct pct {
 	uint64_t k;			/* estimated number of steps */
 	uint64_t change[PCT_MAX_DEPTH]; /* sorted change points      */
 	uint32_t nchange, next_change;
-	uint64_t steps; /* executed so far           */
+	uint64_t steps;	 /* executed so far           */
+	uint64_t yields; /* pct_yield calls so far    */
 	struct cs_rng rng;
 	struct pct_thread *threads;
 	uint32_t nthreads;
@@ -52,8 +58,13 @@ void pct_thread_add(struct pct *p, uint32_t t);
 int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n);
 /* One step executed. */
 void pct_step(struct pct *p);
+/* Thread t yields: it drops below every other thread, the yielded ones
+ * included (the latest to yield runs last), until a change point demotes
+ * it. Neither a step nor a change point. */
+void pct_yield(struct pct *p, uint32_t t);
 /* Priority as a number for the scheduler's CS_SERIAL_PRIO mode (higher
- * runs first): demoted threads 1..d-1, the others d + their rank. */
+ * runs first): with Y yielded threads, those 1..Y (the latest to yield
+ * lowest), demoted threads Y+1..Y+d-1, the others Y+d + their rank. */
 uint32_t pct_priority(const struct pct *p, uint32_t t);
 
 #endif

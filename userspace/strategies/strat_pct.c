@@ -28,6 +28,15 @@
  * first run's k then adds the accesses of an estimation run (every probed
  * candidate site: an upper bound of the shared ones); later runs use the
  * previous run's count of steps, accesses included.
+ *
+ * A thread that spins yields (pct_yield). Serial mode runs one thread at a
+ * time, so a thread that, released again and again with no other thread
+ * run in between, reads the same address at the same site twice with no
+ * probed write of its own between the two, waits for what only another
+ * thread can do (a flag, a lock word, a deque that is empty for now).
+ * Left at the top, it would spin until a change point or the steering cap
+ * (a step per hit, a round trip each); PCT proper assumes such a loop
+ * yields. It drops below every other thread, without a change point.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +58,18 @@ struct pct_strat {
 	unsigned observed; /* estimation runs seen */
 };
 
+/* A thread's reads since its last write or synchronization point, while
+ * no other thread ran (epoch): a read seen again is a spin. */
+#define PCT_SPIN_READS 16
+
+struct pct_spin {
+	uint64_t epoch;
+	uint64_t site[PCT_SPIN_READS], addr[PCT_SPIN_READS];
+	uint32_t n;
+	bool pending; /* the last read is the one it waits to make */
+	bool spun;    /* yields at the next pick */
+};
+
 struct pct_strat_run {
 	struct pct eng;
 	uint64_t k;	   /* the k this run's change points were drawn over */
@@ -56,9 +77,13 @@ struct pct_strat_run {
 	size_t nwaiting;
 	uint32_t *prio; /* per thread index: last priority given to the policy */
 	bool *exited;
-	size_t cap;	 /* of prio and exited */
+	struct pct_spin *spin;
+	size_t cap;	 /* of prio, exited and spin */
 	uint64_t points; /* decision points reached in this run */
 	uint64_t last_release_ns;
+	uint64_t epoch;	 /* bumped whenever a thread other than last ran */
+	uint32_t last;	 /* the thread released last (UINT32_MAX: none yet) */
+	uint64_t yields; /* spins seen in this run */
 };
 
 /* One action per decision point of STRAT_F_SYNC_POINTS (strategy.h) in an
@@ -162,6 +187,7 @@ static void pct_strat_run_begin(struct strategy *s, struct strat_run *r)
 	struct pct_strat_run *pr = xcalloc(1, sizeof(*pr));
 
 	pr->k = next_k(ps);
+	pr->last = UINT32_MAX;
 	pct_init(&pr->eng, ps->depth, pr->k, r->seed);
 	r->priv = pr;
 }
@@ -187,10 +213,14 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 		return;
 	if (o->ran && pr->points)
 		ps->k = pr->points;
+	if (pr->yields)
+		cs_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
+			 pr->yields == 1 ? "" : "s");
 	pct_free(&pr->eng);
 	free(pr->waiting);
 	free(pr->prio);
 	free(pr->exited);
+	free(pr->spin);
 	free(pr);
 	r->priv = NULL;
 }
@@ -209,8 +239,10 @@ static void grow(struct pct_strat_run *pr, size_t ti)
 	n = ti + 1 > 2 * pr->cap ? ti + 1 : 2 * pr->cap;
 	pr->prio = xrealloc(pr->prio, n * sizeof(*pr->prio));
 	pr->exited = xrealloc(pr->exited, n * sizeof(*pr->exited));
+	pr->spin = xrealloc(pr->spin, n * sizeof(*pr->spin));
 	memset(pr->prio + pr->cap, 0, (n - pr->cap) * sizeof(*pr->prio));
 	memset(pr->exited + pr->cap, 0, (n - pr->cap) * sizeof(*pr->exited));
+	memset(pr->spin + pr->cap, 0, (n - pr->cap) * sizeof(*pr->spin));
 	pr->cap = n;
 }
 
@@ -239,8 +271,60 @@ static void pct_strat_thread(struct strategy *s, struct strat_run *r, struct str
 	uint32_t ti = thread_index(r, t);
 
 	grow(pr, ti);
+	pr->epoch++; /* it may run before its first point */
 	pct_thread_add(&pr->eng, ti);
 	prio_sync(pr, r);
+}
+
+/* Did thread ti, at an access step, read again what it read before with
+ * nothing written since (by it, or by another thread: none ran)? Its reads
+ * since its last write or synchronization point are kept while the epoch
+ * stays; the read it waits to make joins them (pending: it is made once
+ * the thread is released, and stays when another thread ran before). */
+static bool spins(struct pct_strat_run *pr, uint32_t ti, const struct strat_point *p)
+{
+	bool write = !p->access || p->split || cov_op_writes(p->access->op);
+	struct pct_spin *sp;
+	uint32_t i;
+
+	grow(pr, ti);
+	sp = &pr->spin[ti];
+	if (ti != pr->last)
+		pr->epoch++; /* a thread nobody released ran (it had not parked yet) */
+	sp->pending = false;
+	if (sp->epoch != pr->epoch || write) {
+		sp->epoch = pr->epoch;
+		sp->n = 0;
+		if (write)
+			return false;
+	}
+	for (i = 0; i < sp->n; i++)
+		if (sp->site[i] == p->e->site && sp->addr[i] == p->e->obj) {
+			sp->n = 0;
+			return true;
+		}
+	if (sp->n == PCT_SPIN_READS)
+		sp->n = 0;
+	sp->site[sp->n] = p->e->site;
+	sp->addr[sp->n++] = p->e->obj;
+	sp->pending = true;
+	return false;
+}
+
+/* Thread ti is released after another thread ran: of its reads, only the
+ * one it is about to make counts from now on. */
+static void spin_restart(struct pct_strat_run *pr, uint32_t ti)
+{
+	struct pct_spin *sp = &pr->spin[ti];
+
+	if (sp->pending && sp->n) {
+		sp->site[0] = sp->site[sp->n - 1];
+		sp->addr[0] = sp->addr[sp->n - 1];
+		sp->n = 1;
+	} else {
+		sp->n = 0;
+	}
+	sp->epoch = pr->epoch;
 }
 
 static void pct_strat_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
@@ -251,6 +335,8 @@ static void pct_strat_event(struct strategy *s, struct strat_run *r, const struc
 
 	if (e->op == CS_OP_EXIT && ti < pr->cap)
 		pr->exited[ti] = true;
+	if (ti != pr->last)
+		pr->epoch++; /* another thread did something */
 }
 
 /* Thread ti waits (an earlier wait of it was never parked: forgotten). */
@@ -288,8 +374,30 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 		return;
 	}
 	pr->points++;
+	if (spins(pr, thread_index(r, p->t), p))
+		pr->spin[thread_index(r, p->t)].spun = true;
 	waiting_add(pr, thread_index(r, p->t));
 	d->v = STRAT_PARK;
+}
+
+/* The waiting threads seen spinning yield before the pick. */
+static void yield_spinners(struct pct_strat_run *pr, struct strat_run *r)
+{
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < pr->nwaiting; i++) {
+		struct pct_spin *sp = &pr->spin[pr->waiting[i]];
+
+		if (!sp->spun)
+			continue;
+		sp->spun = false;
+		pct_yield(&pr->eng, pr->waiting[i]);
+		pr->yields++;
+		any = true;
+	}
+	if (any)
+		prio_sync(pr, r);
 }
 
 static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
@@ -302,12 +410,19 @@ static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
 	if (n->ts_ns <= pr->last_release_ns)
 		return; /* a note from before our last release */
 	r->drain(r);
+	yield_spinners(pr, r);
 	pick = pct_pick(&pr->eng, pr->waiting, pr->nwaiting);
 	if (pick < 0 || (size_t)pick >= r->nthreads)
 		return;
 	if (pr->eng.next_change != changes) /* a change point demoted a thread */
 		prio_sync(pr, r);
 	waiting_remove(pr, (uint32_t)pick);
+	if ((uint32_t)pick != pr->last) {
+		pr->epoch++;
+		grow(pr, (size_t)pick);
+		spin_restart(pr, (uint32_t)pick);
+	}
+	pr->last = (uint32_t)pick;
 	pr->last_release_ns = now_ns();
 	r->release(r, &r->threads[pick], pct_priority(&pr->eng, (uint32_t)pick));
 	pct_step(&pr->eng);
