@@ -177,6 +177,13 @@ static void test_status(void)
 		       !strcmp(v.detail, "confirmed: still running 2 s after every thread was let "
 					 "go and steering stopped at the 2 s run timeout"),
 	       "a hang says how it was confirmed");
+	in.grace_stop = "its access probes stopped";
+	oracle_classify(&in, &v);
+	tap_ok(v.outcome == OUTCOME_TIMEOUT &&
+		       !strcmp(v.detail, "confirmed: still running 2 s after its access probes "
+					 "stopped at the 2 s run timeout"),
+	       "... an unsteered run's, that the access probes stopped (%s)", v.detail);
+	in.grace_stop = NULL;
 	in.deadlock_report = "thread A holds L1 (taken at f a.c:1) and waits for L2 at f a.c:2";
 	in.err = asan_uaf;
 	in.err_len = strlen(asan_uaf);
@@ -249,7 +256,7 @@ static void test_deadlocks(void)
 
 int main(void)
 {
-	tap_plan(39);
+	tap_plan(40);
 	test_outputs();
 	test_status();
 	test_deadlocks();

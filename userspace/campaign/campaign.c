@@ -296,18 +296,33 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	in.deadlock_report = r->has_deadlock ? r->deadlock : NULL;
 	in.timeout_s = r->timeout_s;
 	in.grace_s = r->graced ? r->grace_used_s : 0;
+	in.grace_stop = !r->steer_stopped ? "its access probes stopped"
+			: r->probes_stopped ? "every thread was let go and steering and the access "
+					    "probes stopped"
+					  : NULL;
 	in.found_s = r->dl_found_s;
 	in.confirm_s = r->dl_confirm_s;
 	oracle_classify(&in, &v);
 	if (r->slow && !outcome_is_failure(v.outcome)) {
-		/* Not the program's: it ended once we stopped steering. */
-		snprintf(v.summary, sizeof(v.summary),
-			 "slow under steering: past the %.3g s run timeout while steered (%" PRIu64
-			 " parks, %" PRIu64 " ended by the watchdog, %" PRIu64
-			 " delays); ended %.3g s after steering stopped",
-			 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout,
-			 r->delays_at_timeout, r->grace_used_s);
-		store_record_warning(c->st, "slow", "runs that ended only once steering stopped",
+		/* Not the program's: it ended once we stopped steering, or
+		 * stopped probing its accesses. */
+		if (r->steer_stopped)
+			snprintf(v.summary, sizeof(v.summary),
+				 "slow under steering: past the %.3g s run timeout while steered "
+				 "(%" PRIu64 " parks, %" PRIu64 " ended by the watchdog, %" PRIu64
+				 " delays%s); ended %.3g s after steering stopped",
+				 r->timeout_s, r->parks_at_timeout, r->watchdog_at_timeout,
+				 r->delays_at_timeout, r->probes_stopped ? ", accesses probed" : "",
+				 r->grace_used_s);
+		else
+			snprintf(v.summary, sizeof(v.summary),
+				 "slow under the access probes: past the %.3g s run timeout with "
+				 "its accesses probed (%" PRIu64
+				 " seen); ended %.3g s after the probes stopped",
+				 r->timeout_s, r->accesses_at_timeout, r->grace_used_s);
+		store_record_warning(c->st, "slow",
+				     "runs that ended only once steering or the access probes "
+				     "stopped",
 				     NULL, 0, NULL, NULL);
 		c->slow++;
 	}

@@ -782,10 +782,31 @@ static void steering_off(struct onerun *r)
 	r->nhalted = 0;
 	r->steer = false;
 	r->graced = true;
+	r->steer_stopped = true;
 	cs_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
 		 " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
 		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
 		 r->watchdog_at_timeout, r->grace_s);
+}
+
+/* The run timeout with the access probes on: they are detached (the next
+ * run attaches them again), so what is left of the run runs unprobed. */
+static void probes_off(struct onerun *r)
+{
+	uint64_t t0 = now_ns();
+	int err;
+
+	r->accesses_at_timeout = access_probes_stat(&r->sess->ap, CS_ASTAT_EVENTS);
+	err = access_probes_stop(&r->sess->ap);
+
+	r->probes_stopped = true;
+	r->graced = true;
+	if (err)
+		cs_warn("the access probes at the run timeout: %s", strerror(-err));
+	cs_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		 " accesses; detached in %.3g ms); %.3g s of grace at least",
+		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
+		 (now_ns() - t0) / 1e6, r->grace_s);
 }
 
 /*
@@ -941,8 +962,13 @@ static int run_loop(struct onerun *r)
 			break;
 		}
 		if (now_ns() >= deadline) {
-			if (r->steer && r->grace_s > 0) {
-				steering_off(r);
+			bool probed = r->access_on && r->sess->ap.pid && !r->probes_stopped;
+
+			if (!r->graced && r->grace_s > 0 && (r->steer || probed)) {
+				if (r->steer)
+					steering_off(r);
+				if (probed)
+					probes_off(r);
 				serial = false;
 				grace_t0 = now_ns();
 				deadline = grace_t0 + (uint64_t)(r->grace_s * 1e9);

@@ -324,6 +324,8 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 {
 	char what[256], st[64];
 	int expect = in->expect_exit_set ? in->expect_exit : 0;
+	const char *stop =
+		in->grace_stop ? in->grace_stop : "every thread was let go and steering stopped";
 
 	memset(v, 0, sizeof(*v));
 	if (match_output(in, oracle_find_sanitizer, what, sizeof(what))) {
@@ -336,22 +338,20 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 		v->outcome = OUTCOME_DEADLOCK;
 		snprintf(v->summary, sizeof(v->summary), "deadlock: %s", in->deadlock_report);
 		if (in->found_s > 0)
-			snprintf(v->detail, sizeof(v->detail),
-				 "%s\nconfirmed: the cycle's threads stayed blocked in lock "
-				 "requests "
-				 "%.3g s %s (the cycle was found %.3g s into the run; run timeout "
-				 "%.3g s)",
-				 in->deadlock_report, in->confirm_s,
-				 in->grace_s > 0
-					 ? "after every thread was let go and steering stopped"
-					 : "(the run was not steered)",
-				 in->found_s, in->timeout_s);
+			snprintf(
+				v->detail, sizeof(v->detail),
+				"%s\nconfirmed: the cycle's threads stayed blocked in lock "
+				"requests "
+				"%.3g s %s%s (the cycle was found %.3g s into the run; run timeout "
+				"%.3g s)",
+				in->deadlock_report, in->confirm_s, in->grace_s > 0 ? "after " : "",
+				in->grace_s > 0 ? stop : "(the run was not steered)", in->found_s,
+				in->timeout_s);
 		else if (in->grace_s > 0)
 			snprintf(v->detail, sizeof(v->detail),
 				 "%s\nconfirmed: the cycle's threads were blocked in lock requests "
-				 "%.3g s after every thread was let go and steering stopped at the "
-				 "%.3g s run timeout",
-				 in->deadlock_report, in->grace_s, in->timeout_s);
+				 "%.3g s after %s at the %.3g s run timeout",
+				 in->deadlock_report, in->grace_s, stop, in->timeout_s);
 		else
 			snprintf(v->detail, sizeof(v->detail), "%s", in->deadlock_report);
 		return;
@@ -368,11 +368,10 @@ void oracle_classify(const struct oracle_input *in, struct oracle_verdict *v)
 			 "timed out (hang): still running at the run timeout%s",
 			 in->deadlock_report ? "" : ", no lock cycle found");
 		if (in->grace_s > 0)
-			snprintf(
-				v->detail, sizeof(v->detail),
-				"confirmed: still running %.3g s after every thread was let go and "
-				"steering stopped at the %.3g s run timeout",
-				in->grace_s, in->timeout_s);
+			snprintf(v->detail, sizeof(v->detail),
+				 "confirmed: still running %.3g s after %s at the %.3g s run "
+				 "timeout",
+				 in->grace_s, stop, in->timeout_s);
 		return;
 	}
 	if (WIFSIGNALED(in->wait_status)) {

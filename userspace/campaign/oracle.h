@@ -59,6 +59,9 @@ struct oracle_input {
 	 * running grace_s later (0: not steered, no grace period). */
 	double timeout_s;
 	double grace_s;
+	/* What stopped at the timeout (NULL: "every thread was let go and
+	 * steering stopped"). */
+	const char *grace_stop;
 	/* A deadlock confirmed before the run timeout: the cycle was found
 	 * found_s into the run and its threads stayed blocked confirm_s after
 	 * every thread was let go (0: confirmed at the timeout, as above). */

@@ -168,13 +168,19 @@ struct onerun {
 	const bool *access_mask; /* ... on these sites of sess->aset (NULL: all) */
 	uint64_t tm_sched, tm_probes, tm_attach, tm_harvest; /* setup costs (ns) */
 	/* the run timeout (issue 13): at timeout_s under steering every thread
-	 * is let go and steering stops; a run still going grace_s later is a
-	 * hang, one that ends in it was only slow under steering */
+	 * is let go and steering stops, and the access probes stop acting for
+	 * the target (steered or not: an access is an event, a trap and a
+	 * ring buffer record, and millions of them can slow a run past any
+	 * timeout); a run still going grace_s later is a hang, one that ends
+	 * in it was only slow under steering or the probes */
 	double timeout_s;
 	double grace_s;
-	bool slow;	     /* ended in the grace period: not a failure */
-	bool graced;	     /* the grace period began */
-	double grace_used_s; /* how long it ran in the grace period */
+	bool slow;		      /* ended in the grace period: not a failure */
+	bool graced;		      /* the grace period began */
+	bool steer_stopped;	      /* ... and it stopped steering */
+	bool probes_stopped;	      /* ... and the access probes */
+	uint64_t accesses_at_timeout; /* the run's accesses seen until then */
+	double grace_used_s;	      /* how long it ran in the grace period */
 	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
 	uint64_t parks_at_start, watchdog_at_start; /* the session's counters */
 	uint64_t watchdog_run;			    /* parked threads the scheduler let go itself */

@@ -375,6 +375,21 @@ void access_probes_detach(struct access_probes *ap)
 		access_map_empty(ap->skel->maps.access_tgids);
 }
 
+int access_probes_stop(struct access_probes *ap)
+{
+	__u32 tgid = (__u32)ap->pid;
+	int err = 0;
+
+	if (!ap->skel)
+		return 0;
+	if (ap->pid && bpf_map_delete_elem(bpf_map__fd(ap->skel->maps.access_tgids), &tgid) &&
+	    errno != ENOENT)
+		err = -errno;
+	drop_site_links(ap);
+	access_probes_detach(ap);
+	return err;
+}
+
 void access_probes_reset(struct access_probes *ap)
 {
 	access_probes_detach(ap);

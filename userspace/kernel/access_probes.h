@@ -100,6 +100,12 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
 /* Destroy the links only (counters stay readable). */
 void access_probes_detach(struct access_probes *ap);
+/* The run timeout's grace period: the probes stop for this run's process,
+ * their links too (a hit that only returned would still trap, and a
+ * single-stepped load costs more than its event), so what is left of the
+ * run runs unprobed. The next run attaches them again. 0 or a negative
+ * errno (the links are gone either way). */
+int access_probes_stop(struct access_probes *ap);
 /* Destroy the links, forget the target process and empty the per-run
  * state (pending allocations, hit counters, statistics, collected
  * events); the loaded object serves the next attach. */

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 300
+# A run slowed by our access probes is not a hang (issue 14: every failure
+# we report must be the program's). tests/programs/stencil relaxes a grid
+# shared by two threads: with --access every cell's load and store is an
+# event (about 1.3 million here, several seconds of probes against a few
+# ms natively). At the run timeout the access probes stop acting for the
+# target, as steering stops under a steering strategy; a run that then
+# ends is slow, not a failure ("slow under the access probes"), one still
+# going after the grace period is a hang, and says what was stopped.
+source "$(dirname "$0")/../lib.sh"
+need_root
+P=$PROGS/stencil
+[ -x "$P" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 10
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# 4096 cells, 80 rounds: 1.3 million accesses in the threads.
+"$CS" run -s none --access -n 2 --run-timeout 2 -o "$T/a" -- "$P" 4096 80 >/dev/null 2>"$T/a.err"
+is "$?" 0 "stencil under --access past a 2 s run timeout: exit 0, no failure"
+"$CS" report "$T/a" --json >"$T/a.json"
+is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass', 'pass']" \
+	"both runs pass"
+like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
+	"^slow under the access probes: past the 2 s run timeout with its accesses probed \([1-9][0-9]{5,} seen\); ended [0-9.]+ s after the probes stopped$" \
+	"the run says it was slow under the access probes, with the accesses seen until then"
+like "$(cat "$T/a.err")" "run 1: slow under the access probes.*\(not a failure\)" \
+	"and is printed as not a failure"
+is "$(jget "$T/a.json" '[(w["kind"], w["runs"]) for w in d["warnings"] if w["kind"] == "slow"]')" \
+	"[('slow', 2)]" "the report warns of the 2 slow runs"
+
+# Without --access the same runs take milliseconds: not slow.
+"$CS" run -s none -n 2 --run-timeout 2 -o "$T/n" -- "$P" 4096 80 >/dev/null 2>&1
+is "$?" 0 "without --access: exit 0"
+is "$(jget <("$CS" report "$T/n" --json) '[r["summary"].startswith("slow") for r in d["runs"]["list"]]')" \
+	"[False, False]" "... and no run is slow"
+
+# A run that does not end once the probes are off is still a hang. 200,000
+# rounds take seconds natively; the run timeout is 1 s.
+"$CS" run -s none --access -n 1 --run-timeout 1 -o "$T/h" -- "$P" 4096 200000 >/dev/null 2>&1
+is "$?" 1 "a run still going after the grace period: a failure (exit 1)"
+like "$("$CS" report "$T/h" --json | python3 -c 'import json,sys; f=json.load(sys.stdin)["failures"][0]; print(f["kind"], "|", f["detail"])')" \
+	"^timeout \| confirmed: still running [0-9.]+ s after its access probes stopped at the 1 s run timeout" \
+	"it is a hang, confirmed with the probes stopped"
+pgrep -f "$P 4096" >/dev/null
+is "$?" 1 "no stencil left running"
