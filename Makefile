@@ -141,9 +141,11 @@ check-layout: $(BUILD)/concsched
 bench: all
 	$(Q)tools/bench/run
 
-# Every strategy on the bug-class corpus, 5 seeds each (hours in the VM).
+# Every strategy on the bug-class corpus, 5 seeds each (hours in the VM),
+# then what a steered --access run costs on each program (~30 minutes).
 bench-bugs: all
 	$(Q)tools/bench/bugs/run
+	$(Q)tools/bench/bugs/cost
 
 install: $(BUILD)/concsched
 	install -D -m 0755 $(BUILD)/concsched $(DESTDIR)$(PREFIX)/bin/concsched
