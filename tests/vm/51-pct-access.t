@@ -7,13 +7,17 @@
 # point in the window): pct:2 --access finds its torn read, pct:2 without
 # --access never can (one thread at a time, nothing to switch at). The
 # failing run replays 10 of 10 (a serial strategy's schedule, issue 14), and
-# a correct program whose shared counter is locked never fails.
+# a correct program whose shared counter is locked never fails. A thread
+# that spins yields: race_ws_deque's thief, looping over done/top/bottom
+# while the owner waits, no longer takes a step per load (before, the same
+# campaign drew runs 2-4 over k = 57, 2,429 and 57 steps: the run before
+# had 2,429; now tens each).
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/race_torn_pair
-[ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
+[ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/race_ws_deque" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 11
+plan 13
 T=$(mktemp -d /tmp/cs-pctacc-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # runs, assertion failures, failures; the first failing run
@@ -66,4 +70,10 @@ is "$f" 0 "... none fails: no step lies between the stores"
 is "$?" 0 "a correct program (a locked counter) under pct:2 --access: exit 0"
 read -r n a f first <<<"$(kinds "$T/clean")"
 is "$n $f" "10 0" "... 10 runs, no failure"
+"$CS" --verbose run --vm -s pct:2 --access -n 4 --keep-going --seed 3 -o "$T/ws" \
+	-- "$PROGS/race_ws_deque" >/dev/null 2>"$T/ws.err"
+like "$(cat "$T/ws.err")" "pct: [1-9][0-9]* spins? yielded" "race_ws_deque's thief spins and yields"
+k=$(sqlite3 "$T/ws/campaign.db" "SELECT max(json_extract(strategy_config, '$.pct.k')) FROM runs WHERE idx > 1")
+ok "$([ "${k:-1000}" -lt 300 ]; echo $?)" \
+	"... so a run takes tens of steps, not one per load of its spin (k of runs 2-4 at most $k)"
 done_testing

@@ -296,10 +296,10 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	in.deadlock_report = r->has_deadlock ? r->deadlock : NULL;
 	in.timeout_s = r->timeout_s;
 	in.grace_s = r->graced ? r->grace_used_s : 0;
-	in.grace_stop = !r->steer_stopped ? "its access probes stopped"
+	in.grace_stop = !r->steer_stopped   ? "its access probes stopped"
 			: r->probes_stopped ? "every thread was let go and steering and the access "
-					    "probes stopped"
-					  : NULL;
+					      "probes stopped"
+					    : NULL;
 	in.found_s = r->dl_found_s;
 	in.confirm_s = r->dl_confirm_s;
 	oracle_classify(&in, &v);
