@@ -588,6 +588,9 @@ enum cs_access_stat {
 	CS_ASTAT_ALLOC_DROPPED, /* alloc ring buffer full                     */
 	CS_ASTAT_UNSTEERED,	/* run: a hit past its site's steering cap,
 				 * not a decision point                      */
+	CS_ASTAT_UNPROBED,	/* run: a hit past its site's probe cap: no
+				 * event (its uprobe is on its way out)      */
+	CS_ASTAT_CAPPED,	/* run: sites closed by the probe cap        */
 	CS_ASTAT__COUNT,
 };
 

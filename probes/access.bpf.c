@@ -54,6 +54,17 @@ const volatile bool run_events = false;
  * at once and count as CS_ASTAT_UNSTEERED (issue 12: bounded cost). */
 const volatile __u64 steer_cap = 0;
 const volatile __u32 steer_sample = 64;
+/* run_events: the probe cap (0: none). Each thread's first probe_cap hits
+ * of a site in a run are probed; its later ones write no event and are no
+ * decision point. A site closes once two threads went past their cap there
+ * (both were seen at length), or after PROBE_CLOSE_FACTOR * probe_cap hits
+ * in all (one hot thread): then no hit of it is probed any more, the site
+ * counts once in CS_ASTAT_CAPPED and userspace takes its uprobe away for
+ * the rest of the run (the trap is the cost: userspace/kernel/
+ * access_probes.c, access_probes_shed). All by count, so a replay sees the
+ * same points; the uprobe's removal only saves time. */
+const volatile __u64 probe_cap = 0;
+#define PROBE_CLOSE_FACTOR 4
 
 /* max_entries of access_sites and site_hits are set by userspace to the
  * number of sites before load. */
@@ -70,6 +81,38 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } site_hits SEC(".maps");
+
+/* The generation of each site's live link: the attach cookie carries the
+ * site's index (low 32 bits) and the generation of its link (high 32). A
+ * site moved to a new link (access_probes_shed) is briefly in two, and
+ * only the hits through the link of site_gen count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} site_gen SEC(".maps");
+
+/* The probe cap, per site: threads past their cap there, and whether the
+ * site is closed (non-zero); per (site, thread): its hits. */
+struct probe_cap_site {
+	__u64 capped_threads;
+	__u64 closed;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct probe_cap_site);
+} site_cap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* site << 32 | tid */
+	__type(value, __u64);
+} thread_hits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -192,10 +235,40 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	access_stat(CS_ASTAT_EVENTS);
 }
 
+/* The probe cap: is this hit (thread tid at site idx, the site's n-th of
+ * the run) past it? Closes the site when its rule says so. */
+static __always_inline bool probe_capped(__u32 idx, __u32 tid, __u64 n)
+{
+	struct probe_cap_site *cs = bpf_map_lookup_elem(&site_cap, &idx);
+	__u64 key = (__u64)idx << 32 | tid, one = 1, *tn, k;
+	bool close = n > PROBE_CLOSE_FACTOR * probe_cap;
+
+	if (!cs || cs->closed)
+		return true;
+	tn = bpf_map_lookup_elem(&thread_hits, &key);
+	if (tn) {
+		k = __sync_fetch_and_add(tn, 1) + 1;
+	} else {
+		/* A full table: the thread is not followed, so not probed. */
+		if (bpf_map_update_elem(&thread_hits, &key, &one, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&thread_hits, &key))
+			return true;
+		k = 1;
+	}
+	if (k == probe_cap + 1 && __sync_fetch_and_add(&cs->capped_threads, 1) + 1 >= 2)
+		close = true;
+	if (close) {
+		if (__sync_fetch_and_add(&cs->closed, 1) == 0)
+			access_stat(CS_ASTAT_CAPPED);
+		return true;
+	}
+	return k > probe_cap;
+}
+
 static __always_inline int access_hit_body(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ip, ea, *hits;
-	__u32 tgid = id >> 32, idx;
+	__u64 id = bpf_get_current_pid_tgid(), ip, ea, *hits, cookie, n = 0;
+	__u32 tgid = id >> 32, idx, *gen;
 	struct cs_access_site *site;
 	struct cs_access_event *e;
 	struct access_regs regs;
@@ -204,7 +277,11 @@ static __always_inline int access_hit_body(struct pt_regs *ctx)
 		access_stat(CS_ASTAT_FILTERED);
 		return 0;
 	}
-	idx = (__u32)bpf_get_attach_cookie(ctx);
+	cookie = bpf_get_attach_cookie(ctx);
+	idx = (__u32)cookie;
+	gen = bpf_map_lookup_elem(&site_gen, &idx);
+	if (gen && *gen != (__u32)(cookie >> 32))
+		return 0; /* the other link of a site being moved */
 	site = bpf_map_lookup_elem(&access_sites, &idx);
 	if (!site)
 		return 0;
@@ -220,11 +297,15 @@ static __always_inline int access_hit_body(struct pt_regs *ctx)
 	access_stat(CS_ASTAT_HITS);
 	hits = bpf_map_lookup_elem(&site_hits, &idx);
 	if (hits)
-		__sync_fetch_and_add(hits, 1);
+		n = __sync_fetch_and_add(hits, 1) + 1;
 	if (run_events) {
-		__u64 n = hits ? *hits : 0;
 		bool steer =
 			!steer_cap || n <= steer_cap || (steer_sample && n % steer_sample == 0);
+
+		if (probe_cap && probe_capped(idx, (__u32)id, n)) {
+			access_stat(CS_ASTAT_UNPROBED);
+			return 0;
+		}
 
 		/* A point that marked this thread parks in access_commit,
 		 * after its event is out and before the access executes. */

@@ -67,7 +67,7 @@ int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(12);
+	tap_plan(15);
 	rd = race_detector_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */
@@ -146,6 +146,42 @@ int main(void)
 	epilogue();
 	tap_is_int(race_warning_count(rd), 0,
 		   "signal -> wake orders a write before a read: no warning");
+	race_detector_free(rd);
+
+	/* A barrier (one event, at its entry) orders what each party did
+	 * before it before what the others do after it, whichever party's
+	 * entry comes first: T3 enters first, T2 writes and enters, T3 reads. */
+	enum { B = 7, Y = 2 };
+	rd = race_detector_new();
+	prologue();
+	ev(T3, CS_OP_BARRIER, 50, B);
+	ev(T2, W, 51, CNT);
+	ev(T2, CS_OP_BARRIER, 50, B);
+	ev(T3, R, 52, CNT);
+	ev(T2, R, 52, CNT);
+	epilogue();
+	tap_is_int(race_warning_count(rd), 0,
+		   "a barrier orders a write before it and a read after it: no warning");
+	if (race_warning_count(rd))
+		dump();
+	/* Rounds: T2 leaves the barrier, writes Y and enters its next
+	 * generation before T3 did anything after the first: T3's read of Y
+	 * is not ordered after that write. */
+	prologue();
+	ev(T2, CS_OP_BARRIER, 50, B);
+	ev(T3, CS_OP_BARRIER, 50, B);
+	ev(T2, W, 53, Y);
+	ev(T2, CS_OP_BARRIER, 50, B);
+	ev(T3, R, 54, Y);
+	ev(T3, CS_OP_BARRIER, 50, B);
+	ev(T2, R, 55, Y);
+	epilogue();
+	tap_is_int(race_warning_count(rd), 1,
+		   "a write in one round and a read in the same round of the other party: a race");
+	tap_ok(has_warning("race v2: t2 W s53 {} vs t3 R s54 {}"),
+	       "... on Y, the write against the read; the read in the next round is ordered");
+	if (race_warning_count(rd) != 1)
+		dump();
 	race_detector_free(rd);
 
 	/* cov_access_events: a plain read-modify-write (add [x], 1: not

@@ -97,6 +97,8 @@ struct access_campaign {
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
 	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
+	uint64_t capped;		 /* sites past the probe cap (--probe-cap), */
+	uint64_t capped_runs;		 /* in so many runs */
 	unsigned explored, explored_new; /* exploration runs, those that found more */
 	/* replay: the filters read back from the run's JSON */
 	char **inc, **exc, **objs;
@@ -119,7 +121,8 @@ struct access_run {
 	struct onerun *r;
 	struct access_campaign *ac;
 	bool estimate;
-	bool explore; /* a test run probing every candidate (explore_due) */
+	bool explore;	      /* a test run probing every candidate (explore_due) */
+	uint64_t capped_seen; /* CS_ASTAT_CAPPED when last looked at (the probe cap) */
 	struct cov_metrics *m;
 	struct cov_event_conv conv;
 	const struct cs_event *cur;
@@ -950,6 +953,7 @@ int access_campaign_begin(struct campaign *c)
 	c->sess.aset = &ac->set;
 	c->sess.aprog = c->ti.path;
 	c->sess.steer_cap = c->o->steer_cap;
+	c->sess.probe_cap = c->o->probe_cap;
 	return 0;
 }
 
@@ -1059,6 +1063,15 @@ void access_campaign_end(struct campaign *c)
 			"(%" PRIu64 " per site and run, then 1 in %u; --steer-cap; the report's "
 			"unsteered warnings name the sites)\n",
 			ac->unsteered, c->o->steer_cap, STEER_SAMPLE);
+	if (ac->capped && (!c->o->json || c->tty))
+		fprintf(stderr,
+			"concsched: access: sites went past the probe cap %" PRIu64
+			" time%s in %" PRIu64 " run%s (%" PRIu64
+			" hits probed per thread, site and run, later ones not seen; a site's "
+			"uprobe goes once it is closed; --probe-cap; the report's unprobed "
+			"warnings name the sites)\n",
+			ac->capped, ac->capped == 1 ? "" : "s", ac->capped_runs,
+			ac->capped_runs == 1 ? "" : "s", c->o->probe_cap);
 	for (i = 0; i < ac->nvars; i++) {
 		free(ac->vars[i].reads);
 		free(ac->vars[i].writes);
@@ -1171,6 +1184,46 @@ void access_hook_launched(struct onerun *r)
 		ar->alloc_rb = ring_buffer__new(fd, on_alloc, ar, NULL);
 }
 
+/* The probe cap (--probe-cap): a site that went past it in this run (the
+ * BPF side stopped writing its events, by count) loses its uprobe for the
+ * rest of the run, so that its hits stop trapping. */
+static void probe_cap_check(struct onerun *r, struct access_run *ar)
+{
+	struct access_probes *ap = &r->sess->ap;
+	uint64_t cap = r->sess->probe_cap, capped, t0;
+	bool *drop;
+	size_t i, n = 0;
+	int got;
+
+	if (!cap || r->probes_stopped || !ap->ngroups)
+		return;
+	capped = access_probes_stat(ap, CS_ASTAT_CAPPED);
+	if (capped <= ar->capped_seen)
+		return;
+	ar->capped_seen = capped;
+	drop = xcalloc(ap->set->n, sizeof(*drop));
+	for (i = 0; i < ap->set->n; i++)
+		if (ap->attached_site[i] && access_probes_site_cap(ap, i) == ACCESS_CAP_CLOSED) {
+			drop[i] = true;
+			n++;
+		}
+	if (n) {
+		t0 = now_ns();
+		got = access_probes_shed(ap, drop);
+		if (got < 0)
+			cs_warn("cannot take the uprobes of %zu access sites past the probe cap "
+				"away: %s (they go on trapping, without events)",
+				n, strerror(-got));
+		else
+			cs_debug("run: %d access sites closed by the probe cap (%" PRIu64
+				 " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
+				 "still probed",
+				 got, cap, (now_ns() - r->t0) / 1e9, (now_ns() - t0) / 1e6,
+				 ap->attached - ap->nshed);
+	}
+	free(drop);
+}
+
 void access_hook_tick(struct onerun *r)
 {
 	struct access_run *ar = r->acc;
@@ -1178,6 +1231,7 @@ void access_hook_tick(struct onerun *r)
 
 	if (!ar || !ar->sz || r->l.reaped)
 		return;
+	probe_cap_check(r, ar);
 	now = now_ns();
 	if (now - ar->refreshed_ns < 50000000ULL)
 		return;
@@ -1296,6 +1350,39 @@ static void unsteered_sites(struct campaign *c, struct onerun *r, struct access_
 	}
 }
 
+/* The sites where a thread went past the probe cap in this run: an
+ * "unprobed" warning each, so the report says what was not seen. */
+static void unprobed_sites(struct campaign *c, struct onerun *r, struct access_campaign *ac)
+{
+	uint64_t cap = r->sess->probe_cap, n = 0;
+	char what[200];
+	size_t i;
+
+	if (!cap || !access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED))
+		return;
+	snprintf(what, sizeof(what),
+		 "hits past the probe cap (%" PRIu64
+		 " probed per thread and run; then its uprobe is taken away): not seen, not "
+		 "steered",
+		 cap);
+	for (i = 0; i < ac->set.n; i++) {
+		int64_t site;
+
+		if (access_probes_site_cap(&r->sess->ap, i) == ACCESS_CAP_NONE)
+			continue;
+		n++;
+		site = cand_site(ac, c, (uint32_t)i);
+		store_record_warning(c->st, "unprobed", what, site ? &site : NULL, site ? 1 : 0,
+				     NULL, NULL);
+	}
+	cs_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed; %" PRIu64
+		 " hits past it trapped before their uprobes went",
+		 n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED),
+		 access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED));
+	ac->capped += n;
+	ac->capped_runs += n > 0;
+}
+
 /* Store the run's tasks and warnings (inside the run's transaction). */
 void access_run_commit(struct campaign *c, struct onerun *r)
 {
@@ -1311,6 +1398,7 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	ac->accesses += ar->accesses;
 	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
 	unsteered_sites(c, r, ac);
+	unprobed_sites(c, r, ac);
 	ac->attach_ns_total += r->sess->ap.attach_ns;
 	ac->attached_last = r->sess->ap.attached;
 	for (m = 0; m < COV__COUNT; m++) {
@@ -1401,6 +1489,7 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 	json_arr_end(j);
 	json_kv_uint(j, "candidates", ac->set.n);
 	json_kv_uint(j, "steer_cap", o->steer_cap);
+	json_kv_uint(j, "probe_cap", o->probe_cap);
 	if (r->acc && r->acc->explore)
 		json_kv_bool(j, "explore", true);
 	mask = access_mask_format(r->acc && r->acc->explore ? NULL : ac->shared_site, ac->set.n);
@@ -1458,6 +1547,8 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	o->access = true;
 	/* The run's steering cap (runs from before it had none). */
 	o->steer_cap = json_get_int(obj, "steer_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
+	/* And its probe cap (runs from before it had none). */
+	o->probe_cap = json_get_int(obj, "probe_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
 	err = collect_sites(c, ac);
 	if (!err && (int64_t)ac->set.n != cand) {
 		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
@@ -1481,6 +1572,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	c->sess.aset = &ac->set;
 	c->sess.aprog = c->ti.path;
 	c->sess.steer_cap = o->steer_cap;
+	c->sess.probe_cap = o->probe_cap;
 	return 0;
 }
 

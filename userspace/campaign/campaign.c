@@ -551,6 +551,7 @@ static void *run_worker_main(void *arg)
 	w->sess.aset = c->sess.aset;
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
+	w->sess.probe_cap = c->sess.probe_cap;
 	cs_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;

@@ -392,12 +392,14 @@ static void svc_release(struct strat_run *sr, struct strat_thread *t, int64_t ar
 	go_on(r, t);
 }
 
+static int run_consume(struct onerun *r);
+
 static void svc_drain(struct strat_run *sr)
 {
 	struct onerun *r = sr->ctx;
 
 	if (r->rb)
-		ring_buffer__consume(r->rb);
+		run_consume(r);
 }
 
 static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
@@ -595,8 +597,40 @@ static int on_event(void *ctx, void *data, size_t len)
 static int session_event(void *ctx, void *data, size_t len)
 {
 	struct run_session *s = ctx;
+	int err = s->cur ? on_event(s->cur, data, len) : 0;
 
-	return s->cur ? on_event(s->cur, data, len) : 0;
+	/* This record is consumed either way (libbpf advances past it
+	 * before the call); a negative return only ends the read. */
+	if (!err && s->consume_until && !(++s->consume_n & 255) && now_ns() >= s->consume_until)
+		return -EAGAIN;
+	return err;
+}
+
+/*
+ * A read of the run's events while its target runs. ring_buffer__consume
+ * reads until the buffer is empty; a target whose probes produce events
+ * faster than the controller handles them (millions of accesses, a slow
+ * TCG guest: the buffer stays full and drops) would keep it reading until
+ * the target ends, past the run timeout, the deadlock watch and steering.
+ * So the loop's reads stop after RUN_CONSUME_NS and the loop goes on; the
+ * rest is read on its next pass. Reads after the target's end drain all.
+ */
+#define RUN_CONSUME_NS (50 * 1000 * 1000ULL)
+
+static int run_consume(struct onerun *r)
+{
+	struct run_session *s = r->sess;
+	int err;
+
+	s->consume_until = now_ns() + RUN_CONSUME_NS;
+	s->consume_n = 0;
+	err = ring_buffer__consume(r->rb);
+	s->consume_until = 0;
+	if (err == -EAGAIN) {
+		r->consume_cut++;
+		err = 0;
+	}
+	return err;
 }
 
 /* The session's event ring buffer, and the epoll set a run waits on. */
@@ -701,7 +735,7 @@ static void analyze_deadlock(struct onerun *r)
 
 	if (!n)
 		return;
-	ring_buffer__consume(r->rb);
+	run_consume(r);
 	run_refresh_vmas(r);
 	dt = xcalloc(n, sizeof(*dt));
 	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
@@ -802,7 +836,7 @@ static void probes_off(struct onerun *r)
 	r->probes_stopped = true;
 	r->graced = true;
 	if (err)
-		cs_warn("the access probes at the run timeout: %s", strerror(-err));
+		cs_warn("cannot stop the access probes at the run timeout: %s", strerror(-err));
 	cs_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
 		 " accesses; detached in %.3g ms); %.3g s of grace at least",
 		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
@@ -880,7 +914,7 @@ static enum dl_watch lock_cycle_watch(struct onerun *r, uint64_t now)
 	if (now < r->dl_next_ns)
 		return DL_NONE;
 	r->dl_next_ns = now + DL_CHECK_NS;
-	ring_buffer__consume(r->rb);
+	run_consume(r);
 	sig = lock_cycle_sig(r);
 	if (!sig || sig != r->dl_sig) {
 		r->dl_sig = sig;
@@ -982,7 +1016,7 @@ static int run_loop(struct onerun *r)
 		else
 			run_wait(r, poll_ms(r));
 		/* Most events come without a wakeup (the probe batches them). */
-		err = ring_buffer__consume(rb);
+		err = run_consume(r);
 		if (err < 0 && err != -EINTR) {
 			cs_err("reading events: %s", strerror(-err));
 			break;
@@ -1021,7 +1055,7 @@ static int run_loop(struct onerun *r)
 		}
 	}
 	watch_exit(r, false);
-	ring_buffer__consume(rb);
+	run_consume(r); /* its target may still run: a hang */
 	if (r->graced)
 		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
 	if (r->graced && !r->timed_out && r->l.reaped && !run_stop)
@@ -1047,6 +1081,10 @@ static int run_loop(struct onerun *r)
 		sched_ctl_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);
+	if (r->consume_cut)
+		cs_debug("run: %u reads of its events cut at %llu ms (the probes outpaced the "
+			 "controller)",
+			 r->consume_cut, (unsigned long long)(RUN_CONSUME_NS / 1000000));
 	r->sess->cur = NULL;
 	r->rb = NULL;
 	/* Stopped by ^C with its target still going: killed by us, not a
@@ -1066,7 +1104,7 @@ void run_session_close(struct run_session *s)
 {
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
-	uint64_t steer_cap = s->steer_cap;
+	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
@@ -1084,6 +1122,7 @@ void run_session_close(struct run_session *s)
 	s->aset = aset;
 	s->aprog = aprog;
 	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
+	s->probe_cap = probe_cap;
 }
 
 static int share_maps_ap(struct bpf_object *obj, void *arg)
@@ -1108,6 +1147,7 @@ static int session_access(struct run_session *s)
 	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
 	ao.steer_cap = s->steer_cap;
 	ao.steer_sample = STEER_SAMPLE;
+	ao.probe_cap = s->probe_cap;
 	ao.before_load = share_maps_ap;
 	ao.before_load_arg = s;
 	err = access_probes_load(&s->ap, s->aset, &ao);

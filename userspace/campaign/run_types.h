@@ -44,8 +44,9 @@ struct json;
 #define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	    4096
 #define RUN_MAX_DELAYS	    4096
-#define STEER_DEFAULT_CAP   500 /* steered hits per access site and run ... */
-#define STEER_SAMPLE	    64	/* ... then 1 in this many */
+#define STEER_DEFAULT_CAP   500	 /* steered hits per access site and run ... */
+#define STEER_SAMPLE	    64	 /* ... then 1 in this many */
+#define PROBE_DEFAULT_CAP   2000 /* probed hits per access site and run */
 
 struct run_opts {
 	const char *strategy;
@@ -80,6 +81,9 @@ struct run_opts {
 	uint64_t steer_cap;	  /* --steer-cap: steered hits per access site and
 				   * run, then 1 in STEER_SAMPLE (0: no cap) */
 	bool steer_cap_set;
+	uint64_t probe_cap; /* --probe-cap: probed hits per access site and run,
+			     * then its uprobe goes (0: no cap) */
+	bool probe_cap_set;
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
 	unsigned jobs; /* -j: runs at once (0, 1: one at a time) */
@@ -103,6 +107,7 @@ struct run_session {
 	const char *aprog; /* whose allocator the access probes follow */
 	struct access_probes ap;
 	uint64_t steer_cap; /* of ap's load (run_opts.steer_cap) */
+	uint64_t probe_cap; /* of ap's load (run_opts.probe_cap) */
 	bool ap_open;
 	bool ap_kicked;
 	/* The sync probes' event ring buffer, mapped once for the session
@@ -116,6 +121,10 @@ struct run_session {
 	/* What a run's loop waits on: rb's epoll set and the target's pidfd
 	 * (readable at its exit), so a run ends when its target does. */
 	int ep;
+	/* A run's loop reads with a time budget (run_consume): past
+	 * consume_until (0: none) the callback stops the read. */
+	uint64_t consume_until;
+	unsigned consume_n;
 };
 void run_session_close(struct run_session *s);
 
@@ -134,7 +143,8 @@ struct onerun {
 	struct site_resolver res;
 	struct thread_model tm;
 	struct launch l;
-	int pidfd; /* the target's (-1: kernel before 5.3) */
+	int pidfd;	      /* the target's (-1: kernel before 5.3) */
+	unsigned consume_cut; /* reads cut short by run_consume's budget */
 	bool launched;
 	uint64_t seed;
 	/* steering: the strategy and what it sees of the run */

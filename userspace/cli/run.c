@@ -5,6 +5,7 @@
  * The campaign itself is campaign/campaign.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -74,6 +75,12 @@ static void usage(FILE *f)
 		"      --steer-cap N     steer the first N hits of each access site per run,\n"
 		"                        then 1 in %d; the others go on at once and the\n"
 		"                        report names the sites (default %d; 0: no cap)\n"
+		"      --probe-cap N     probe each thread's first N hits of each access site\n"
+		"                        per run; once two threads went past them there, the\n"
+		"                        site's uprobe is taken away for the rest of the run\n"
+		"                        (its hits no longer cost a trap) and the report\n"
+		"                        names the site (default %d; 0: no cap; at least the\n"
+		"                        steering cap)\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
@@ -142,8 +149,8 @@ static void usage(FILE *f)
 		"  sudo concsched replay camp --run 17\n\n"
 		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
 		"130 interrupted.\n",
-		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, RUN_DEFAULT_CAP, RUN_MAX_JOBS,
-		RUN_DEFAULT_TIMEOUT);
+		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, PROBE_DEFAULT_CAP, RUN_DEFAULT_CAP,
+		RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT);
 }
 
 /* The strategy string through the registry; --serial wraps it. */
@@ -289,6 +296,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SEXC,
 		O_SOBJ,
 		O_STEER_CAP,
+		O_PROBE_CAP,
 		O_REPLAY_CHECK
 	};
 	static const struct option opts[] = {
@@ -315,6 +323,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "sites-exclude", required_argument, NULL, O_SEXC },
 		{ "sites-object", required_argument, NULL, O_SOBJ },
 		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
+		{ "probe-cap", required_argument, NULL, O_PROBE_CAP },
 		{ "replay-check", required_argument, NULL, O_REPLAY_CHECK },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -327,6 +336,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->metric = "sp";
 	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
 	o->steer_cap = STEER_DEFAULT_CAP;
+	o->probe_cap = PROBE_DEFAULT_CAP;
 	o->replay_check = 1;
 	o->vm_cpus = 2;
 	o->estimate_runs = 1;
@@ -448,6 +458,14 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			o->steer_cap = v;
 			o->steer_cap_set = true;
 			break;
+		case O_PROBE_CAP:
+			if (parse_u64(optarg, &v)) {
+				cs_err("--probe-cap %s: a number of hits (0: no cap)", optarg);
+				return -EINVAL;
+			}
+			o->probe_cap = v;
+			o->probe_cap_set = true;
+			break;
 		case O_REPLAY_CHECK:
 			if (parse_u64(optarg, &v) || v > 100) {
 				cs_err("--replay-check %s: replays of each failing steered run, "
@@ -491,6 +509,20 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		cs_err("--steer-cap bounds the steering at access sites: add --access (or a "
 		       "strategy that implies it)");
 		return -EINVAL;
+	}
+	if (o->probe_cap_set && !o->access) {
+		cs_err("--probe-cap bounds the probing of access sites: add --access (or a "
+		       "strategy that implies it)");
+		return -EINVAL;
+	}
+	if (o->probe_cap && (!o->steer_cap || o->probe_cap < o->steer_cap)) {
+		if (o->probe_cap_set) {
+			cs_err("--probe-cap %" PRIu64 " is below the steering cap (%" PRIu64
+			       "%s): a site must be probed to be steered",
+			       o->probe_cap, o->steer_cap, o->steer_cap ? "" : ", no cap");
+			return -EINVAL;
+		}
+		o->probe_cap = o->steer_cap ? o->steer_cap : 0; /* follows --steer-cap */
 	}
 	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
 		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "

@@ -17,6 +17,7 @@
 #define GLS_THREAD  (1u << 28)
 #define GLS_SYNC    (2u << 28)
 #define GLS_VAR	    (3u << 28)
+#define GLS_BARRIER (4u << 28) /* one generation of a barrier */
 #define GLS_ID(e)   ((e) & ((1u << 28) - 1))
 #define GLS_KIND(e) ((e) & ~((1u << 28) - 1))
 
@@ -45,6 +46,20 @@ struct race_detector {
 	struct race_warning *warnings;
 	size_t nwarnings, capwarnings;
 	struct cov_taskset warned; /* dedup: "v s1 s2" */
+	/* A barrier is one event, at its entry: a release there, and the
+	 * acquire at the thread's next event, when it has left the barrier
+	 * and every other party has entered it (their releases came first:
+	 * one ordered stream). Each generation of a barrier is its own GLS
+	 * element: a party that left it and enters the next generation
+	 * before a slower one's next event must not be acquired by it.
+	 * barrier_acq: per thread, the element it acquires next (0 none);
+	 * barrier_open: barrier -> its open generation's element. */
+	struct barrier_wait {
+		uint32_t elem, obj;
+	} * barrier_acq;
+	size_t nbarrier_acq;
+	struct cov_u64map barrier_open;
+	uint32_t barrier_next;
 };
 
 static bool gls_has(const struct gls *g, uint32_t e)
@@ -131,12 +146,18 @@ void race_detector_free(struct race_detector *rd)
 	free_vars(rd);
 	free(rd->warnings);
 	cov_taskset_free(&rd->warned);
+	free(rd->barrier_acq);
+	cov_u64map_free(&rd->barrier_open);
 	free(rd);
 }
 
 void race_detector_run_begin(struct race_detector *rd)
 {
 	free_vars(rd);
+	if (rd->barrier_acq)
+		memset(rd->barrier_acq, 0, rd->nbarrier_acq * sizeof(*rd->barrier_acq));
+	cov_u64map_free(&rd->barrier_open);
+	rd->barrier_next = 0;
 }
 
 /* Apply fn to the GLS of every live access record. */
@@ -170,6 +191,41 @@ static void sync_release(struct race_detector *rd, uint32_t t, uint32_t obj_elem
 	for_each_rec(rd, rule_if_then_add, GLS_THREAD | t, obj_elem);
 }
 
+/* Thread t, which entered a barrier, has left it: it acquires what that
+ * generation's parties released, and the generation is complete (every
+ * party entered it): the next party to enter opens a new one. */
+static void barrier_left(struct race_detector *rd, uint32_t t)
+{
+	struct barrier_wait *w = &rd->barrier_acq[t];
+	uint64_t *open = cov_u64map_get(&rd->barrier_open, w->obj);
+
+	sync_acquire(rd, t, w->elem);
+	if (open && *open == w->elem)
+		*open = GLS_BARRIER | ++rd->barrier_next;
+	w->elem = 0;
+}
+
+static void barrier_enter(struct race_detector *rd, uint32_t t, uint32_t obj)
+{
+	bool created;
+	uint64_t *open = cov_u64map_put(&rd->barrier_open, obj,
+					GLS_BARRIER | (rd->barrier_next + 1), &created);
+
+	if (created)
+		rd->barrier_next++;
+	sync_release(rd, t, (uint32_t)*open);
+	if (t >= rd->nbarrier_acq) {
+		size_t n = t + 16;
+
+		rd->barrier_acq = xrealloc(rd->barrier_acq, n * sizeof(*rd->barrier_acq));
+		memset(rd->barrier_acq + rd->nbarrier_acq, 0,
+		       (n - rd->nbarrier_acq) * sizeof(*rd->barrier_acq));
+		rd->nbarrier_acq = n;
+	}
+	rd->barrier_acq[t].elem = (uint32_t)*open;
+	rd->barrier_acq[t].obj = obj;
+}
+
 static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 {
 	uint32_t o = GLS_SYNC | ev->obj;
@@ -184,8 +240,7 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 	}
 	switch (ev->op) {
 	case CS_OP_BARRIER:
-		sync_release(rd, ev->thread, o);
-		sync_acquire(rd, ev->thread, o);
+		barrier_enter(rd, ev->thread, ev->obj);
 		return true;
 	case CS_OP_CREATE: /* parent in GLS -> child too */
 		for_each_rec(rd, rule_if_then_add, GLS_THREAD | ev->thread, GLS_THREAD | ev->obj);
@@ -317,6 +372,8 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
 		       struct race_verdict *out)
 {
+	if (ev->thread < rd->nbarrier_acq && rd->barrier_acq[ev->thread].elem)
+		barrier_left(rd, ev->thread);
 	if (cov_op_is_access(ev->op)) {
 		feed_access(rd, ev, out);
 		return 1;

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 		return;
 	for (i = 0; i < n; i++) {
 		offs[i] = ap->set->sites[idx[i]].probe_offset;
-		cookies[i] = idx[i];
+		cookies[i] = (__u64)idx[i] | (__u64)ap->gen << 32;
 	}
 	o.offsets = offs;
 	o.cookies = cookies;
@@ -67,15 +68,32 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 		errno = saved;
 	}
 	if (link) {
-		struct bpf_link ***links = pid == -1 ? &ap->site_links : &ap->links;
-		size_t *nlinks = pid == -1 ? &ap->nsite_links : &ap->nlinks;
+		int gfd = bpf_map__fd(ap->skel->maps.site_gen);
 
-		*links = xrealloc(*links, (*nlinks + 2) * sizeof(**links));
-		if (commit)
-			(*links)[(*nlinks)++] = commit;
-		(*links)[(*nlinks)++] = link;
-		for (i = 0; i < n; i++)
+		if (pid == -1) {
+			struct access_link_group *g;
+
+			ap->groups = xrealloc(ap->groups, (ap->ngroups + 1) * sizeof(*ap->groups));
+			g = &ap->groups[ap->ngroups++];
+			g->commit = commit;
+			g->hit = link;
+			g->path = path;
+			g->n = n;
+			g->idx = xcalloc(n, sizeof(*g->idx));
+			memcpy(g->idx, idx, n * sizeof(*idx));
+		} else {
+			ap->links = xrealloc(ap->links, (ap->nlinks + 2) * sizeof(*ap->links));
+			if (commit)
+				ap->links[ap->nlinks++] = commit;
+			ap->links[ap->nlinks++] = link;
+		}
+		/* From now on the hits through this link count (site_gen). */
+		for (i = 0; i < n; i++) {
+			__u32 k = (__u32)idx[i];
+
+			bpf_map_update_elem(gfd, &k, &ap->gen, BPF_ANY);
 			ap->attached_site[idx[i]] = true;
+		}
 		ap->attached += n;
 		return;
 	}
@@ -183,10 +201,13 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	if (opts && opts->run_events) {
 		ap->skel->rodata->steer_cap = opts->steer_cap;
 		ap->skel->rodata->steer_sample = opts->steer_sample ? opts->steer_sample : 64;
+		ap->skel->rodata->probe_cap = opts->probe_cap;
 	}
 	ap->run_events = opts && opts->run_events;
 	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
 	bpf_map__set_max_entries(ap->skel->maps.site_hits, (__u32)set->n);
+	bpf_map__set_max_entries(ap->skel->maps.site_gen, (__u32)set->n);
+	bpf_map__set_max_entries(ap->skel->maps.site_cap, (__u32)set->n);
 	if (opts && opts->run_events) {
 		/* Events go to the sync probes' ring buffer. */
 		bpf_map__set_max_entries(ap->skel->maps.access_events, 4096);
@@ -220,6 +241,7 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	if (opts && opts->alloc_object)
 		ap->alloc_object = xstrdup(opts->alloc_object);
 	ap->attached_site = xcalloc(set->n, sizeof(*ap->attached_site));
+	ap->shed = xcalloc(set->n, sizeof(*ap->shed));
 	return 0;
 fail:
 	access_probes_close(ap);
@@ -238,27 +260,152 @@ static bool same_selection(const struct access_probes *ap, const bool *mask)
 	return true;
 }
 
+static void group_free(struct access_link_group *g)
+{
+	bpf_link__destroy(g->commit);
+	bpf_link__destroy(g->hit);
+	free(g->idx);
+}
+
+/* A link that access_probes_shed let go: destroyed on a thread of its own,
+ * since unregistering waits for a grace period (tens of ms, more under
+ * TCG) that the run's loop need not wait for. */
+static void *reap_link(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+static void reap_later(struct access_probes *ap, struct bpf_link *link)
+{
+	pthread_t t;
+
+	if (!link)
+		return;
+	if (pthread_create(&t, NULL, reap_link, link)) {
+		bpf_link__destroy(link);
+		return;
+	}
+	ap->reapers = xrealloc(ap->reapers, (ap->nreapers + 1) * sizeof(*ap->reapers));
+	ap->reapers[ap->nreapers++] = t;
+}
+
+/* Every link access_probes_shed let go is gone. */
+static void reap_wait(struct access_probes *ap)
+{
+	size_t i;
+
+	for (i = 0; i < ap->nreapers; i++)
+		pthread_join(ap->reapers[i], NULL);
+	free(ap->reapers);
+	ap->reapers = NULL;
+	ap->nreapers = 0;
+}
+
 static void drop_site_links(struct access_probes *ap)
 {
 	size_t i;
 
-	for (i = 0; i < ap->nsite_links; i++)
-		bpf_link__destroy(ap->site_links[i]);
-	free(ap->site_links);
-	ap->site_links = NULL;
-	ap->nsite_links = 0;
+	reap_wait(ap);
+	for (i = 0; i < ap->ngroups; i++)
+		group_free(&ap->groups[i]);
+	free(ap->groups);
+	ap->groups = NULL;
+	ap->ngroups = 0;
+	if (ap->shed)
+		memset(ap->shed, 0, ap->set->n * sizeof(*ap->shed));
+	ap->nshed = 0;
+}
+
+/* Attach the sites i with pick[i] (NULL: all) of each object, object by
+ * object (site_find appends them so: one link per object). */
+static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
+{
+	const struct site_set *set = ap->set;
+	unsigned long *offs = xcalloc(set->n, sizeof(*offs));
+	__u64 *cookies = xcalloc(set->n, sizeof(*cookies));
+	size_t *idx = xcalloc(set->n, sizeof(*idx));
+	size_t i, j, k;
+
+	for (i = 0; i < set->n; i = j) {
+		size_t n = 0;
+
+		for (j = i; j < set->n && set->sites[j].object == set->sites[i].object; j++)
+			;
+		for (k = i; k < j; k++)
+			if (!pick || pick[k])
+				idx[n++] = k;
+		access_attach_list(ap, set->sites[i].object, pid, idx, n, offs, cookies);
+	}
+	free(offs);
+	free(cookies);
+	free(idx);
+}
+
+int access_probes_shed(struct access_probes *ap, const bool *drop)
+{
+	size_t i, j, ng = ap->ngroups, gone = 0, *keep, attached = ap->attached;
+	unsigned long *offs;
+	__u64 *cookies;
+	int err = 0;
+
+	if (!ap->run_events || !ng)
+		return 0;
+	keep = xcalloc(ap->set->n, sizeof(*keep));
+	offs = xcalloc(ap->set->n, sizeof(*offs));
+	cookies = xcalloc(ap->set->n, sizeof(*cookies));
+	ap->gen++;
+	for (i = 0; i < ng; i++) {
+		struct access_link_group *g = &ap->groups[i];
+		size_t n = 0, before = ap->ngroups;
+
+		for (j = 0; j < g->n; j++)
+			if (!drop[g->idx[j]])
+				keep[n++] = g->idx[j];
+		if (n == g->n)
+			continue;
+		/* The rest of the object first, then the old link goes. */
+		if (n) {
+			ap->attach_err = 0;
+			access_attach_list(ap, g->path, -1, keep, n, offs, cookies);
+			if (ap->attach_err || ap->ngroups == before) {
+				err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
+				continue;
+			}
+			g = &ap->groups[i]; /* the array moved */
+		}
+		for (j = 0; j < g->n; j++)
+			if (drop[g->idx[j]]) {
+				ap->attached_site[g->idx[j]] = false;
+				ap->shed[g->idx[j]] = true;
+				ap->nshed++;
+				gone++;
+			}
+		reap_later(ap, g->commit);
+		reap_later(ap, g->hit);
+		free(g->idx);
+		g->n = 0;
+		g->commit = g->hit = NULL;
+		g->idx = NULL;
+	}
+	for (i = j = 0; i < ap->ngroups; i++)
+		if (ap->groups[i].hit)
+			ap->groups[j++] = ap->groups[i];
+	ap->ngroups = j;
+	ap->attached = attached; /* the run's sites, shed ones too */
+	free(keep);
+	free(offs);
+	free(cookies);
+	return gone ? (int)gone : err;
 }
 
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 {
 	const struct site_set *set = ap->set;
 	libbpf_print_fn_t old_print;
-	unsigned long *offs = NULL;
-	__u64 *cookies = NULL;
-	size_t *idx = NULL;
 	__u32 tgid = (__u32)pid;
 	__u8 one = 1;
-	size_t i, j, k;
+	size_t i;
 	uint64_t t0;
 	int err;
 
@@ -270,7 +417,26 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	}
 	ap->pid = pid;
 	ap->attach_err = 0;
-	if (ap->run_events && ap->nsite_links && same_selection(ap, mask)) {
+	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
+	if (cs_verbose)
+		libbpf_set_print(old_print);
+	if (ap->run_events && ap->ngroups && same_selection(ap, mask)) {
+		/* What the last run's probe cap took away comes back. */
+		if (ap->nshed) {
+			size_t attached = ap->attached;
+
+			t0 = now_ns();
+			ap->gen++;
+			attach_picked(ap, -1, ap->shed);
+			ap->attached = attached;
+			ap->attach_ns = now_ns() - t0;
+			cs_debug("access probes: %zu sites the probe cap took away attached again "
+				 "(%.3g ms)",
+				 ap->nshed, ap->attach_ns / 1e6);
+			memset(ap->shed, 0, set->n * sizeof(*ap->shed));
+			ap->nshed = 0;
+		}
+		libbpf_set_print(old_print);
 		cs_debug("access probes: the campaign's links on %zu sites serve this run",
 			 ap->attached);
 		goto allocs;
@@ -278,31 +444,11 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	drop_site_links(ap);
 	ap->attached = 0;
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
-	offs = xcalloc(set->n, sizeof(*offs));
-	cookies = xcalloc(set->n, sizeof(*cookies));
-	idx = xcalloc(set->n, sizeof(*idx));
-	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
-	if (cs_verbose)
-		libbpf_set_print(old_print);
 	t0 = now_ns();
-	/* site_find appends object by object, so each object is one run:
-	 * its selected sites go in one link. */
-	for (i = 0; i < set->n; i = j) {
-		size_t n = 0;
-
-		for (j = i; j < set->n && set->sites[j].object == set->sites[i].object; j++)
-			;
-		for (k = i; k < j; k++)
-			if (!mask || mask[k])
-				idx[n++] = k;
-		access_attach_list(ap, set->sites[i].object, ap->run_events ? -1 : pid, idx, n,
-				   offs, cookies);
-	}
+	ap->gen++;
+	attach_picked(ap, ap->run_events ? -1 : pid, mask);
 	ap->attach_ns = now_ns() - t0;
 	libbpf_set_print(old_print);
-	free(offs);
-	free(cookies);
-	free(idx);
 	if (ap->run_events) {
 		ap->kept_mask = xrealloc(ap->kept_mask, set->n * sizeof(*ap->kept_mask));
 		for (i = 0; i < set->n; i++)
@@ -364,6 +510,7 @@ void access_probes_detach(struct access_probes *ap)
 {
 	size_t i;
 
+	reap_wait(ap);
 	for (i = 0; i < ap->nlinks; i++)
 		bpf_link__destroy(ap->links[i]);
 	free(ap->links);
@@ -371,7 +518,7 @@ void access_probes_detach(struct access_probes *ap)
 	ap->nlinks = 0;
 	ap->allocs_tracked = false;
 	/* The kept site links act for nobody until the next run's process. */
-	if (ap->skel && ap->nsite_links)
+	if (ap->skel && ap->ngroups)
 		access_map_empty(ap->skel->maps.access_tgids);
 }
 
@@ -399,6 +546,10 @@ void access_probes_reset(struct access_probes *ap)
 	access_map_empty(ap->skel->maps.access_tgids);
 	access_map_empty(ap->skel->maps.alloc_pending);
 	access_array_zero(ap->skel->maps.site_hits, false);
+	if (ap->run_events) {
+		access_array_zero(ap->skel->maps.site_cap, false);
+		access_map_empty(ap->skel->maps.thread_hits);
+	}
 	access_array_zero(ap->skel->maps.access_stats, true);
 	ap->nevents = 0;
 	ap->nallocs = 0;
@@ -483,6 +634,21 @@ uint64_t access_probes_site_hits(struct access_probes *ap, size_t i)
 	return v;
 }
 
+enum access_cap_state access_probes_site_cap(struct access_probes *ap, size_t i)
+{
+	struct {
+		__u64 capped_threads, closed;
+	} v = { 0, 0 };
+	__u32 k = (__u32)i;
+
+	if (!ap->skel || !ap->run_events ||
+	    bpf_map_lookup_elem(bpf_map__fd(ap->skel->maps.site_cap), &k, &v))
+		return ACCESS_CAP_NONE;
+	return v.closed		  ? ACCESS_CAP_CLOSED
+	       : v.capped_threads ? ACCESS_CAP_THREAD
+				  : ACCESS_CAP_NONE;
+}
+
 void access_probes_close(struct access_probes *ap)
 {
 	size_t i;
@@ -491,6 +657,7 @@ void access_probes_close(struct access_probes *ap)
 		bpf_link__destroy(ap->links[i]);
 	drop_site_links(ap);
 	free(ap->kept_mask);
+	free(ap->shed);
 	ring_buffer__free(ap->rb);
 	access_bpf__destroy(ap->skel);
 	free(ap->alloc_object);

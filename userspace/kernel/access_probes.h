@@ -16,6 +16,7 @@
 #ifndef CONCSCHED_ACCESS_PROBES_H
 #define CONCSCHED_ACCESS_PROBES_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,7 +45,7 @@ struct access_probes {
 	bool allocs_tracked; /* allocator probes attached */
 	/* report */
 	size_t candidates;  /* sites offered */
-	size_t attached;    /* sites with a live uprobe */
+	size_t attached;    /* sites attached for the run (shed ones too) */
 	uint64_t attach_ns; /* wall time of all attach calls */
 	int attach_err;	    /* -errno that stopped attaching (not a refusal) */
 	char *alloc_object; /* copy of opts->alloc_object */
@@ -54,9 +55,25 @@ struct access_probes {
 	 * probes act for access_tgids only) and kept from run to run while
 	 * the selection of sites stays the same: destroying a link waits for
 	 * a grace period. ap->links then holds the per-run allocator links. */
-	struct bpf_link **site_links;
-	size_t nsite_links;
+	struct access_link_group *groups;
+	size_t ngroups;
 	bool *kept_mask; /* the selection they were attached for */
+	/* The probe cap (access_probes_shed): the generation of the newest
+	 * links (the high half of their cookies), and the sites whose links
+	 * were taken away in this run (attached again by the next attach). */
+	uint32_t gen;
+	bool *shed;
+	size_t nshed;
+	pthread_t *reapers; /* destroying the links shed let go */
+	size_t nreapers;
+};
+
+/* One uprobe_multi link pair on sites of one object (concsched run). */
+struct access_link_group {
+	struct bpf_link *commit, *hit;
+	const char *path; /* the object (the site set's string) */
+	size_t *idx;	  /* its sites */
+	size_t n;
 };
 
 struct bpf_object;
@@ -77,6 +94,9 @@ struct access_probes_opts {
 	 * points, later ones 1 in steer_sample (steer_cap 0: all). */
 	uint64_t steer_cap;
 	uint32_t steer_sample;
+	/* run_events: a site's hits past probe_cap in a run (0: no cap) are not
+	 * probed: no event, and access_probes_shed takes its uprobe away. */
+	uint64_t probe_cap;
 	/* Called between open and load (share the scheduler's maps). */
 	int (*before_load)(struct bpf_object *obj, void *arg);
 	void *before_load_arg;
@@ -98,6 +118,16 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
  * allocator (opts->alloc_object of the load). Updates attached,
  * attached_site and attach_ns. 0 or -errno (printed). */
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
+/* The probe cap: take the uprobes of the sites i with drop[i] away for
+ * the rest of the run (a trap costs more than the probe's work). Each
+ * object link holding such a site is replaced by one without it, attached
+ * before the old one goes, so the other sites miss no hit; the BPF side
+ * counts a hit through one link only (site_gen). The old links are
+ * destroyed on threads of their own (a grace period each): the caller does
+ * not wait. The next attach puts the sites back. Returns the sites taken
+ * away, or -errno (then the old links stay). concsched run only (site
+ * links for every process). */
+int access_probes_shed(struct access_probes *ap, const bool *drop);
 /* Destroy the links only (counters stay readable). */
 void access_probes_detach(struct access_probes *ap);
 /* The run timeout's grace period: the probes stop for this run's process,
@@ -123,6 +153,11 @@ int access_probes_poll(struct access_probes *ap, int timeout_ms);
 uint64_t access_probes_stat(struct access_probes *ap, enum cs_access_stat slot);
 /* Hits of site i (works without events). */
 uint64_t access_probes_site_hits(struct access_probes *ap, size_t i);
+/* The probe cap at site i in this run: no hit past it, a thread's hits
+ * past its cap there (the others' still probed), or the site closed (no
+ * hit probed any more; access_probes_shed may take its uprobe away). */
+enum access_cap_state { ACCESS_CAP_NONE, ACCESS_CAP_THREAD, ACCESS_CAP_CLOSED };
+enum access_cap_state access_probes_site_cap(struct access_probes *ap, size_t i);
 /* Detach and free everything (events too). */
 void access_probes_close(struct access_probes *ap);
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 900
+# A program with millions of accesses in the VM (issue 12 item 6), where
+# the probes write events faster than the controller reads them (TCG).
+# - The run's loop reads with a time budget: without the probe cap, the
+#   run timeout still stops the access probes and the run is "slow under
+#   the access probes". Before, one read lasted until the target ended: a
+#   3 s run timeout became a 40 s run stored as a plain pass, with no word
+#   of the probes.
+# - With the probe cap (the default) the hot sites lose their uprobes, and
+#   the same program's steered runs end before their run timeout, pass,
+#   and name the unprobed sites.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+P=$PROGS/stencil
+[ -x "$P" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 8
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+"$CS" run --vm -s none --access --probe-cap 0 --run-timeout 3 -n 1 -o "$T/a" -- "$P" 4096 60 \
+	>/dev/null 2>"$T/a.err"
+is "$?" 0 "stencil under --access --probe-cap 0 past a 3 s run timeout in the VM: exit 0"
+"$CS" report "$T/a" --json >"$T/a.json"
+is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass']" "its run passes"
+like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
+	"^slow under the access probes: past the 3 s run timeout with its accesses probed" \
+	"the run timeout stopped the access probes while the controller was behind them"
+
+"$CS" run --vm -s random --access -n 2 --seed 1 -o "$T/c" -- "$P" 4096 60 >/dev/null 2>"$T/c.err"
+is "$?" 0 "random --access under the default probe cap: exit 0, stencil's own check passed"
+"$CS" report "$T/c" --json >"$T/c.json"
+is "$(jget "$T/c.json" '[(r["outcome"], r["summary"].startswith("slow")) for r in d["runs"]["list"]]')" \
+	"[('pass', False), ('pass', False)]" "both runs pass and end before their run timeout"
+is "$(jget "$T/c.json" 'sorted(set(s["function"] for w in d["warnings"] if w["kind"] == "unprobed" for s in w["sites"]))')" \
+	"['main', 'relax']" "the unprobed warnings name the hot sites"
+like "$(cat "$T/c.err")" "concsched: access: sites went past the probe cap [0-9]+ times in 2 runs" \
+	"the campaign says so"
+is "$(jget "$T/c.json" 'len([f for f in d["failures"]])')" 0 "a correct program: no failure"
+done_testing
