@@ -253,10 +253,14 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 	}
 }
 
-static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
+/* The records of one address of variable var (addr 0: the whole variable).
+ * Per address: the threads of an array or a heap block that each work on
+ * their own part of it do not race. User addresses are below 2^56. */
+static struct gl_var *var_get(struct race_detector *rd, uint32_t var, uint64_t addr)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&rd->var_index, var, rd->nvars, &created);
+	uint64_t key = addr ? addr : 0xff00000000000000ull | var;
+	uint64_t *idx = cov_u64map_put(&rd->var_index, key, rd->nvars, &created);
 
 	if (created) {
 		rd->vars = xrealloc(rd->vars, (rd->nvars + 1) * sizeof(*rd->vars));
@@ -335,7 +339,7 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 	/* An atomic RMW first acquires what earlier atomics on it released. */
 	if (ev->op == CS_OP_RW)
 		sync_acquire(rd, ev->thread, atomic_elem);
-	v = var_get(rd, ev->obj);
+	v = var_get(rd, ev->obj, ev->addr);
 	if (v->has_write)
 		check_one(rd, v, &v->write, &cur, out);
 	if (cov_op_writes(ev->op))
