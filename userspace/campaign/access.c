@@ -1185,18 +1185,34 @@ void access_hook_launched(struct onerun *r)
 		ar->alloc_rb = ring_buffer__new(fd, on_alloc, ar, NULL);
 }
 
-/* The probe cap (--probe-cap): a site that went past it in this run (the
- * BPF side stopped writing its events, by count) loses its uprobe for the
- * rest of the run, so that its hits stop trapping. */
+/* The probe cap (--probe-cap): a site closed in this run (the BPF side
+ * stopped writing its events, by count) loses its uprobe for the rest of
+ * the run, so that its hits stop trapping. The links change on a thread
+ * of their own (access_probes_shed_start); one change at a time. */
 static void probe_cap_check(struct onerun *r, struct access_run *ar)
 {
 	struct access_probes *ap = &r->sess->ap;
-	uint64_t cap = r->sess->probe_cap, capped, t0;
+	uint64_t cap = r->sess->probe_cap, capped, ns;
 	bool *drop;
 	size_t i, n = 0;
 	int got;
 
-	if (!cap || r->probes_stopped || !ap->ngroups)
+	if (!cap || r->probes_stopped)
+		return;
+	if (access_probes_shed_poll(ap, false, &got, &ns)) {
+		if (got < 0)
+			cs_warn("cannot take the uprobes of access sites past the probe cap away: "
+				"%s "
+				"(they go on trapping, without events)",
+				strerror(-got));
+		else
+			cs_debug("run: %d access sites closed by the probe cap (%" PRIu64
+				 " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
+				 "still probed",
+				 got, cap, (now_ns() - r->t0) / 1e9, ns / 1e6,
+				 ap->attached - ap->nshed);
+	}
+	if (ap->shedding || !ap->ngroups)
 		return;
 	capped = access_probes_stat(ap, CS_ASTAT_CAPPED);
 	if (capped <= ar->capped_seen)
@@ -1208,20 +1224,8 @@ static void probe_cap_check(struct onerun *r, struct access_run *ar)
 			drop[i] = true;
 			n++;
 		}
-	if (n) {
-		t0 = now_ns();
-		got = access_probes_shed(ap, drop);
-		if (got < 0)
-			cs_warn("cannot take the uprobes of %zu access sites past the probe cap "
-				"away: %s (they go on trapping, without events)",
-				n, strerror(-got));
-		else
-			cs_debug("run: %d access sites closed by the probe cap (%" PRIu64
-				 " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
-				 "still probed",
-				 got, cap, (now_ns() - r->t0) / 1e9, (now_ns() - t0) / 1e6,
-				 ap->attached - ap->nshed);
-	}
+	if (n)
+		access_probes_shed_start(ap, drop);
 	free(drop);
 }
 

@@ -302,10 +302,57 @@ static void reap_wait(struct access_probes *ap)
 	ap->nreapers = 0;
 }
 
+static void *shed_main(void *arg)
+{
+	struct access_probes *ap = arg;
+	uint64_t t0 = now_ns();
+
+	ap->shed_result = access_probes_shed(ap, ap->shed_drop);
+	ap->shed_ns = now_ns() - t0;
+	__atomic_store_n(&ap->shed_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int access_probes_shed_start(struct access_probes *ap, const bool *drop)
+{
+	if (ap->shedding)
+		return -EBUSY;
+	if (!ap->shed_drop)
+		ap->shed_drop = xcalloc(ap->set->n, sizeof(*ap->shed_drop));
+	memcpy(ap->shed_drop, drop, ap->set->n * sizeof(*drop));
+	ap->shed_done = 0;
+	if (pthread_create(&ap->shedder, NULL, shed_main, ap)) {
+		shed_main(ap); /* no thread: here, then */
+		ap->shedding = false;
+		return 0;
+	}
+	ap->shedding = true;
+	return 0;
+}
+
+int access_probes_shed_poll(struct access_probes *ap, bool wait, int *result, uint64_t *ns)
+{
+	if (!ap->shedding && !__atomic_load_n(&ap->shed_done, __ATOMIC_ACQUIRE))
+		return 0;
+	if (ap->shedding) {
+		if (!wait && !__atomic_load_n(&ap->shed_done, __ATOMIC_ACQUIRE))
+			return 0;
+		pthread_join(ap->shedder, NULL);
+		ap->shedding = false;
+	}
+	ap->shed_done = 0;
+	if (result)
+		*result = ap->shed_result;
+	if (ns)
+		*ns = ap->shed_ns;
+	return 1;
+}
+
 static void drop_site_links(struct access_probes *ap)
 {
 	size_t i;
 
+	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
 	for (i = 0; i < ap->ngroups; i++)
 		group_free(&ap->groups[i]);
@@ -415,6 +462,8 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 		       strerror(-err));
 		return err;
 	}
+	access_probes_shed_poll(ap, true, NULL, NULL);
+	reap_wait(ap);
 	ap->pid = pid;
 	ap->attach_err = 0;
 	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
@@ -510,6 +559,7 @@ void access_probes_detach(struct access_probes *ap)
 {
 	size_t i;
 
+	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
 	for (i = 0; i < ap->nlinks; i++)
 		bpf_link__destroy(ap->links[i]);
@@ -658,6 +708,7 @@ void access_probes_close(struct access_probes *ap)
 	drop_site_links(ap);
 	free(ap->kept_mask);
 	free(ap->shed);
+	free(ap->shed_drop);
 	ring_buffer__free(ap->rb);
 	access_bpf__destroy(ap->skel);
 	free(ap->alloc_object);

@@ -66,6 +66,13 @@ struct access_probes {
 	size_t nshed;
 	pthread_t *reapers; /* destroying the links shed let go */
 	size_t nreapers;
+	/* access_probes_shed_start: the shed on a thread of its own */
+	pthread_t shedder;
+	bool shedding;
+	bool *shed_drop;
+	int shed_done; /* atomic: the shedder is done */
+	int shed_result;
+	uint64_t shed_ns;
 };
 
 /* One uprobe_multi link pair on sites of one object (concsched run). */
@@ -128,6 +135,16 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
  * away, or -errno (then the old links stay). concsched run only (site
  * links for every process). */
 int access_probes_shed(struct access_probes *ap, const bool *drop);
+/* The same on a thread of its own, so that the run's loop goes on: under
+ * steering, registering a uprobe can wait for a thread the scheduler keeps
+ * parked (up to its watchdog, which would then let it go: a decision no
+ * strategy made). 0, or -EBUSY while the last one is not done (the caller
+ * must not touch the links meanwhile; every other access_probes_* call
+ * waits for it). */
+int access_probes_shed_start(struct access_probes *ap, const bool *drop);
+/* Has the shed ended (wait: wait for it)? 1 with its result and time, 0
+ * still going or none started. */
+int access_probes_shed_poll(struct access_probes *ap, bool wait, int *result, uint64_t *ns);
 /* Destroy the links only (counters stay readable). */
 void access_probes_detach(struct access_probes *ap);
 /* The run timeout's grace period: the probes stop for this run's process,
