@@ -816,7 +816,6 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct stra
 	ev->obj = var_of(ar, e->obj);
 	if (!ev->obj)
 		return false;
-	ev->addr = e->obj;
 	ev->op = e->op;
 	ev->flags = e->flags & ~CS_EV_PARKED;
 	ev->thread = t->cid;

@@ -37,8 +37,6 @@ struct cov_event {
 	uint32_t obj;		 /* var id (accesses), lock/sync id (sync ops),
 				  * abstract thread id (CREATE/JOIN: the child)     */
 	struct cov_lockset held; /* lockset(p): locks held when p starts     */
-	uint64_t addr;		 /* accesses: the address, 0 unknown; the race
-				  * analysis keeps its records per address */
 };
 
 bool cov_op_is_access(unsigned op);

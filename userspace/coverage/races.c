@@ -17,7 +17,7 @@
 #define GLS_THREAD  (1u << 28)
 #define GLS_SYNC    (2u << 28)
 #define GLS_VAR	    (3u << 28)
-#define GLS_BARRIER (4u << 28) /* one generation of a barrier */
+#define GLS_BARRIER (4u << 28) /* a barrier's generations, two elements */
 #define GLS_ID(e)   ((e) & ((1u << 28) - 1))
 #define GLS_KIND(e) ((e) & ~((1u << 28) - 1))
 
@@ -49,9 +49,12 @@ struct race_detector {
 	/* A barrier is one event, at its entry: a release there, and the
 	 * acquire at the thread's next event, when it has left the barrier
 	 * and every other party has entered it (their releases came first:
-	 * one ordered stream). Each generation of a barrier is its own GLS
-	 * element: a party that left it and enters the next generation
-	 * before a slower one's next event must not be acquired by it.
+	 * one ordered stream). A barrier's generations alternate between two
+	 * GLS elements: a party that left one and enters the next before a
+	 * slower party's next event must not be acquired by that party, and
+	 * by the time a generation reuses an element, what was released into
+	 * it two generations before happens before anyway (so GLS sets grow
+	 * by two elements a barrier, not one a round).
 	 * barrier_acq: per thread, the element it acquires next (0 none);
 	 * barrier_open: barrier -> its open generation's element. */
 	struct barrier_wait {
@@ -201,18 +204,18 @@ static void barrier_left(struct race_detector *rd, uint32_t t)
 
 	sync_acquire(rd, t, w->elem);
 	if (open && *open == w->elem)
-		*open = GLS_BARRIER | ++rd->barrier_next;
+		*open = w->elem ^ 1; /* the other element of its pair */
 	w->elem = 0;
 }
 
 static void barrier_enter(struct race_detector *rd, uint32_t t, uint32_t obj)
 {
 	bool created;
-	uint64_t *open = cov_u64map_put(&rd->barrier_open, obj,
-					GLS_BARRIER | (rd->barrier_next + 1), &created);
+	uint64_t *open = cov_u64map_put(&rd->barrier_open, obj, GLS_BARRIER | 2 * rd->barrier_next,
+					&created);
 
 	if (created)
-		rd->barrier_next++;
+		rd->barrier_next++; /* pair k: elements 2k and 2k + 1 */
 	sync_release(rd, t, (uint32_t)*open);
 	if (t >= rd->nbarrier_acq) {
 		size_t n = t + 16;
@@ -253,14 +256,10 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 	}
 }
 
-/* The records of one address of variable var (addr 0: the whole variable).
- * Per address: the threads of an array or a heap block that each work on
- * their own part of it do not race. User addresses are below 2^56. */
-static struct gl_var *var_get(struct race_detector *rd, uint32_t var, uint64_t addr)
+static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
 {
 	bool created;
-	uint64_t key = addr ? addr : 0xff00000000000000ull | var;
-	uint64_t *idx = cov_u64map_put(&rd->var_index, key, rd->nvars, &created);
+	uint64_t *idx = cov_u64map_put(&rd->var_index, var, rd->nvars, &created);
 
 	if (created) {
 		rd->vars = xrealloc(rd->vars, (rd->nvars + 1) * sizeof(*rd->vars));
@@ -339,7 +338,7 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 	/* An atomic RMW first acquires what earlier atomics on it released. */
 	if (ev->op == CS_OP_RW)
 		sync_acquire(rd, ev->thread, atomic_elem);
-	v = var_get(rd, ev->obj, ev->addr);
+	v = var_get(rd, ev->obj);
 	if (v->has_write)
 		check_one(rd, v, &v->write, &cur, out);
 	if (cov_op_writes(ev->op))
