@@ -302,6 +302,8 @@ static void reap_wait(struct access_probes *ap)
 	ap->nreapers = 0;
 }
 
+static int access_probes_shed(struct access_probes *ap, const bool *drop);
+
 static void *shed_main(void *arg)
 {
 	struct access_probes *ap = arg;
@@ -389,7 +391,16 @@ static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
 	free(idx);
 }
 
-int access_probes_shed(struct access_probes *ap, const bool *drop)
+/* The probe cap: take the uprobes of the sites i with drop[i] away for
+ * the rest of the run (a trap costs more than the probe's work). Each
+ * object link holding such a site is replaced by one without it, attached
+ * before the old one goes, so the other sites miss no hit; the BPF side
+ * counts a hit through one link only (site_gen). The old links are
+ * destroyed on threads of their own (a grace period each): the caller does
+ * not wait. The next attach puts the sites back. Returns the sites taken
+ * away, or -errno (then the old links stay). concsched run only (site
+ * links for every process). */
+static int access_probes_shed(struct access_probes *ap, const bool *drop)
 {
 	size_t i, j, ng = ap->ngroups, gone = 0, *keep, attached = ap->attached;
 	unsigned long *offs;

@@ -126,16 +126,9 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
  * attached_site and attach_ns. 0 or -errno (printed). */
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
 /* The probe cap: take the uprobes of the sites i with drop[i] away for
- * the rest of the run (a trap costs more than the probe's work). Each
- * object link holding such a site is replaced by one without it, attached
- * before the old one goes, so the other sites miss no hit; the BPF side
- * counts a hit through one link only (site_gen). The old links are
- * destroyed on threads of their own (a grace period each): the caller does
- * not wait. The next attach puts the sites back. Returns the sites taken
- * away, or -errno (then the old links stay). concsched run only (site
- * links for every process). */
-int access_probes_shed(struct access_probes *ap, const bool *drop);
-/* The same on a thread of its own, so that the run's loop goes on: under
+ * the rest of the run (a trap costs more than the probe's work), on a
+ * thread of its own so that the run's loop goes on (userspace/kernel/
+ * access_probes.c, access_probes_shed, says how). Under
  * steering, registering a uprobe can wait for a thread the scheduler keeps
  * parked (up to its watchdog, which would then let it go: a decision no
  * strategy made). 0, or -EBUSY while the last one is not done (the caller
