@@ -63,9 +63,14 @@ echo "classes \$(classes \$srv)"
 \$P/tcp_load 7700 1 5 0
 echo "== access"
 n0=\$(grep -c RACE /tmp/srv.err)
-\$P/tcp_load 7700 2 500 20 >/tmp/load.out &
+# The load starts once the access probes are in: finding and attaching the
+# sites takes seconds under TCG, and a load started before could be over.
+"$CS" attach -p \$srv -s random --seed 3 --access --duration 10 -o /tmp/camp-acc >/tmp/att.out 2>/tmp/att.err &
+cs=\$!
+attached /tmp/att.err
+\$P/tcp_load 7700 2 400 20 >/tmp/load.out &
 ld=\$!
-"$CS" attach -p \$srv -s random --seed 3 --access --duration 10 -o /tmp/camp-acc >/tmp/att.out 2>/tmp/att.err
+wait \$cs
 echo "attach_rc \$?"
 cat /tmp/att.out
 wait \$ld
@@ -195,7 +200,7 @@ like "$s" "[1-9][0-9]* points \([1-9][0-9]* at accesses\)" "access: accesses wer
 like "$s" "races: [1-9][0-9]* warnings" "access: race warnings in the window"
 like "$s" "race on table \(tcp_table\):.*find_free \(tcp_table.c:[0-9]+\)" \
 	"access: one names the unlocked check (find_free) on the connection table"
-like "$s" "ok 1000 failed 0" "access: the load is served"
+like "$s" "ok 800 failed 0" "access: the load is served"
 like "$s" "classes 0/0:[0-9]+ $" "access: after detach every thread is back in the fair class"
 like "$s" "ok 5 failed 0" "access: the server answers after detach"
 like "$s" " +race on table \(tcp_table\): .*find_free" "access: -o DIR stores the warnings (concsched report)"
