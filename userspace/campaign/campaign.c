@@ -581,6 +581,7 @@ static int campaign_jobs(struct campaign *c)
 
 	memset(&c->lock, 0, sizeof(c->lock));
 	sym_set_threaded(true);
+	launch_spawner_stop(&c->sess.spawn); /* each worker starts its own */
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);

@@ -1108,6 +1108,7 @@ void run_session_close(struct run_session *s)
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
+	launch_spawner_stop(&s->spawn);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
 		close(s->ep);
@@ -1291,6 +1292,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
 	lo.own_cgroup = true;
+	lo.spawner = &r->sess->spawn;
 	if (!r->sess->dontfork) {
 		launch_dontfork_bpf_maps();
 		r->sess->dontfork = true;

@@ -125,6 +125,9 @@ struct run_session {
 	 * consume_until (0: none) the callback stops the read. */
 	uint64_t consume_until;
 	unsigned consume_n;
+	/* Forks the session's targets (launcher.h): started by the first
+	 * launch, on the thread that runs the session's runs. */
+	struct launch_spawner spawn;
 };
 void run_session_close(struct run_session *s);
 

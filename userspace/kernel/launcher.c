@@ -8,12 +8,14 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sched.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,8 +84,15 @@ static void child_fail(int fd, int step)
 static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 {
 	struct sched_param sp = { 0 };
+	sigset_t none;
 	char c;
 
+	/* The target starts with no signal blocked, whichever thread of the
+	 * controller (a -j worker blocks SIGINT/SIGTERM/SIGHUP) launched it. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Until its exec, it is neither concsched nor its spawner. */
+	prctl(PR_SET_NAME, "cs-gated");
 	setpgid(0, 0);
 	if (read(gate_rd, &c, 1) != 1)
 		_exit(127); /* controller gave up before releasing us */
@@ -122,17 +131,19 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
  * cannot (before 5.7): the caller forks and moves it. The child makes only
  * system calls until its exec (child_run), so a raw clone3 child is as
  * safe as fork()'s, even beside the other runs' threads of -j N. */
-static pid_t fork_into_cgroup(int cgfd)
+static pid_t fork_into_cgroup(int cgfd, __u64 flags)
 {
 #if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
 	struct clone_args ca;
 
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_INTO_CGROUP;
+	ca.flags = flags | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0);
 	ca.exit_signal = SIGCHLD;
-	ca.cgroup = (__u64)cgfd;
+	ca.cgroup = cgfd >= 0 ? (__u64)cgfd : 0;
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 #else
+	(void)cgfd;
+	(void)flags;
 	errno = ENOSYS;
 	return -1;
 #endif
@@ -166,57 +177,381 @@ void launch_dontfork_bpf_maps(void)
 	fclose(f);
 }
 
-int launch_prepare(const struct launch_opts *o, struct launch *l)
+/* ---- the spawner ------------------------------------------------------------------ */
+
+/* A request: this header, then len bytes: argc NUL-terminated argv
+ * strings, then the cwd's if SPAWN_CWD. Its descriptors ride along
+ * (SCM_RIGHTS) in this order: the gate's read end, the exec-error pipe's
+ * write end, then those its flags name, in the flags' order. */
+enum {
+	SPAWN_SCHED_EXT = 1 << 0,
+	SPAWN_DROP = 1 << 1,
+	SPAWN_CWD = 1 << 2,
+	SPAWN_CGROUP = 1 << 3,
+	SPAWN_STDIN = 1 << 4,
+	SPAWN_STDOUT = 1 << 5,
+	SPAWN_STDERR = 1 << 6,
+};
+
+#define SPAWN_MAX_FDS 7
+#define SPAWN_MAX     (64 * 1024) /* larger requests: the controller forks itself */
+
+struct spawn_req {
+	uint32_t flags;
+	uint32_t argc;
+	uint32_t len;
+	uint32_t uid;
+	uint32_t gid;
+};
+
+struct spawn_rep {
+	int32_t pid; /* > 0, or 0 and err */
+	int32_t err;
+	int32_t moved; /* born in the cgroup */
+};
+
+/* Fork and exec the spawner. Under launch_lock: its fork may copy no
+ * other run's child ends of the gate pipes. */
+static int spawner_start(struct launch_spawner *sp)
 {
-	int gate[2], errp[2], cgfd = -1;
-	bool moved = false;
-	pid_t pid = -1;
+	pid_t parent = getpid(), pid;
+	int sv[2];
 
-	memset(l, 0, sizeof(*l));
-	l->gate_fd = l->err_fd = -1;
-	/* -j N: no other run's fork may copy this run's child ends of the
-	 * pipes (its errp write end would hold launch_release's read open
-	 * until that other child's exec). From the pipes to their close. */
-	cs_lock_acquire(&launch_lock);
-	if (pipe2(gate, O_CLOEXEC)) {
-		cs_lock_release(&launch_lock);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	}
-	if (pipe2(errp, O_CLOEXEC)) {
-		int err = -errno;
-
-		close(gate[0]);
-		close(gate[1]);
-		cs_lock_release(&launch_lock);
-		return err;
-	}
 	fflush(NULL);
-	l->own_cgroup = o->own_cgroup;
-	if (o->own_cgroup && !run_cgroup_create(&l->cg)) {
-		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (cgfd >= 0) {
-			pid = fork_into_cgroup(cgfd);
-			moved = pid >= 0;
-			close(cgfd);
-		}
-	}
-	if (!moved)
-		pid = fork();
+	pid = fork();
 	if (pid < 0) {
 		int err = -errno;
 
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	if (pid == 0) {
+		sigset_t none;
+
+		/* Gone with the controller, and out of the terminal's
+		 * process group: ^C is the controller's to handle. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		setpgid(0, 0);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (sv[1] == LAUNCH_SPAWNER_FD)
+			fcntl(sv[1], F_SETFD, 0);
+		else if (dup2(sv[1], LAUNCH_SPAWNER_FD) < 0)
+			_exit(1);
+		execl("/proc/self/exe", LAUNCH_SPAWNER_ARGV0, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	sp->fd = sv[0];
+	sp->pid = pid;
+	sp->on = true;
+	return 0;
+}
+
+void launch_spawner_stop(struct launch_spawner *sp)
+{
+	int status;
+
+	if (!sp->on)
+		return;
+	close(sp->fd); /* it reads EOF and exits */
+	while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sp->on = false;
+	sp->fd = -1;
+	sp->pid = 0;
+}
+
+bool launch_spawner_is(int argc, char **argv)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	return argc == 1 && !strcmp(argv[0], LAUNCH_SPAWNER_ARGV0) &&
+	       !getsockopt(LAUNCH_SPAWNER_FD, SOL_SOCKET, SO_TYPE, &type, &len) &&
+	       type == SOCK_SEQPACKET;
+}
+
+/* The child of the spawner: the controller is its parent (CLONE_PARENT),
+ * so the controller reaps it, sets its group and gets its SIGCHLD. */
+static pid_t spawn_child(int cgfd)
+{
+	if (cgfd >= 0)
+		return fork_into_cgroup(cgfd, CLONE_PARENT);
+	return (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, 0);
+}
+
+int launch_spawner_main(void)
+{
+	char *buf = xcalloc(1, SPAWN_MAX);
+	int fd = LAUNCH_SPAWNER_FD;
+
+	fcntl(fd, F_SETFD, FD_CLOEXEC); /* no target inherits it */
+	prctl(PR_SET_NAME, "cs-spawner");
+	/* The targets get the user's environment, not what the controller
+	 * set for a --check command before this spawner started. */
+	unsetenv("CONCSCHED_RUN");
+	unsetenv("CONCSCHED_EXIT");
+	unsetenv("CONCSCHED_OUT_FILE");
+	for (;;) {
+		union {
+			char b[CMSG_SPACE(SPAWN_MAX_FDS * sizeof(int))];
+			struct cmsghdr align;
+		} cm;
+		struct iovec iov = { .iov_base = buf, .iov_len = SPAWN_MAX };
+		struct msghdr m = { .msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cm.b,
+				    .msg_controllen = sizeof(cm.b) };
+		int fds[SPAWN_MAX_FDS], nfds = 0, k = 2, i;
+		struct spawn_rep rep = { 0 };
+		struct launch_opts lo = { .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1 };
+		struct spawn_req q;
+		char **argv = NULL, *p, *end;
+		struct cmsghdr *c;
+		int cgfd = -1;
+		ssize_t n;
+		pid_t pid;
+
+		n = recvmsg(fd, &m, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			_exit(0); /* the controller closed its end, or is gone */
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+				nfds = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+				if (nfds > SPAWN_MAX_FDS)
+					nfds = SPAWN_MAX_FDS;
+				memcpy(fds, CMSG_DATA(c), (size_t)nfds * sizeof(int));
+			}
+		rep.err = EINVAL;
+		if ((size_t)n < sizeof(q) || nfds < 2)
+			goto reply;
+		memcpy(&q, buf, sizeof(q));
+		if (q.len != (size_t)n - sizeof(q) || q.argc == 0 || q.argc > q.len)
+			goto reply;
+		argv = xcalloc(q.argc + 1, sizeof(*argv));
+		p = buf + sizeof(q);
+		end = p + q.len;
+		for (i = 0; i < (int)q.argc + !!(q.flags & SPAWN_CWD); i++) {
+			char *z = memchr(p, '\0', (size_t)(end - p));
+
+			if (!z)
+				goto reply;
+			if (i < (int)q.argc)
+				argv[i] = p;
+			else
+				lo.cwd = p;
+			p = z + 1;
+		}
+		if (q.flags & SPAWN_CGROUP && k < nfds)
+			cgfd = fds[k++];
+		if (q.flags & SPAWN_STDIN && k < nfds)
+			lo.stdin_fd = fds[k++];
+		if (q.flags & SPAWN_STDOUT && k < nfds)
+			lo.stdout_fd = fds[k++];
+		if (q.flags & SPAWN_STDERR && k < nfds)
+			lo.stderr_fd = fds[k++];
+		lo.argv = argv;
+		lo.sched_ext = q.flags & SPAWN_SCHED_EXT;
+		lo.drop_privs = q.flags & SPAWN_DROP;
+		lo.uid = q.uid;
+		lo.gid = q.gid;
+		pid = spawn_child(cgfd);
+		rep.moved = pid >= 0 && cgfd >= 0;
+		if (pid < 0 && cgfd >= 0) /* a kernel without CLONE_INTO_CGROUP */
+			pid = spawn_child(-1);
+		if (pid == 0)
+			child_run(&lo, fds[0], fds[1]);
+		rep.pid = pid > 0 ? pid : 0;
+		rep.err = pid > 0 ? 0 : errno;
+	reply:
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		free(argv);
+		if (send(fd, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+			_exit(0);
+	}
+}
+
+/* Ask the spawner for the gated child. Its pid, or -errno; -E2BIG: too
+ * large a request, the caller forks itself. */
+static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, int err_wr, int cgfd,
+			   bool *moved)
+{
+	union {
+		char b[CMSG_SPACE(SPAWN_MAX_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct spawn_req q = { .uid = o->uid, .gid = o->gid };
+	int fds[SPAWN_MAX_FDS], nfds = 0;
+	struct spawn_rep rep;
+	size_t len = 0, i;
+	struct iovec iov[2];
+	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.b };
+	struct cmsghdr *c;
+	char *strs;
+	ssize_t n;
+
+	for (i = 0; o->argv[i]; i++)
+		len += strlen(o->argv[i]) + 1;
+	q.argc = (uint32_t)i;
+	if (o->cwd)
+		len += strlen(o->cwd) + 1;
+	if (len + sizeof(q) > SPAWN_MAX)
+		return -E2BIG;
+	strs = xcalloc(1, len ? len : 1);
+	for (len = 0, i = 0; o->argv[i]; i++) {
+		memcpy(strs + len, o->argv[i], strlen(o->argv[i]) + 1);
+		len += strlen(o->argv[i]) + 1;
+	}
+	if (o->cwd) {
+		memcpy(strs + len, o->cwd, strlen(o->cwd) + 1);
+		len += strlen(o->cwd) + 1;
+	}
+	q.len = (uint32_t)len;
+	fds[nfds++] = gate_rd;
+	fds[nfds++] = err_wr;
+	q.flags = (o->sched_ext ? SPAWN_SCHED_EXT : 0) | (o->drop_privs ? SPAWN_DROP : 0) |
+		  (o->cwd ? SPAWN_CWD : 0);
+	if (cgfd >= 0) {
+		q.flags |= SPAWN_CGROUP;
+		fds[nfds++] = cgfd;
+	}
+	if (o->stdin_fd >= 0) {
+		q.flags |= SPAWN_STDIN;
+		fds[nfds++] = o->stdin_fd;
+	}
+	if (o->stdout_fd >= 0) {
+		q.flags |= SPAWN_STDOUT;
+		fds[nfds++] = o->stdout_fd;
+	}
+	if (o->stderr_fd >= 0) {
+		q.flags |= SPAWN_STDERR;
+		fds[nfds++] = o->stderr_fd;
+	}
+	iov[0] = (struct iovec){ .iov_base = &q, .iov_len = sizeof(q) };
+	iov[1] = (struct iovec){ .iov_base = strs, .iov_len = len };
+	m.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	do
+		n = sendmsg(sfd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	free(strs);
+	if (n < 0)
+		return -errno;
+	do
+		n = recv(sfd, &rep, sizeof(rep), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(rep))
+		return n < 0 ? -errno : -EPIPE;
+	if (rep.pid <= 0)
+		return -(rep.err ? rep.err : EIO);
+	*moved = rep.moved;
+	return rep.pid;
+}
+
+/* ---- launching --------------------------------------------------------------------- */
+
+/* Through o->spawner: its pid, or -errno; 0: fork instead (no spawner,
+ * one that cannot start or is gone, too large a request). */
+static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgfd, bool *moved)
+{
+	struct launch_spawner *sp = o->spawner;
+	pid_t pid;
+	int tries;
+
+	if (!sp || sp->broken)
+		return 0;
+	for (tries = 0; tries < 2; tries++) {
+		if (!sp->on) {
+			int err;
+
+			cs_lock_acquire(&launch_lock);
+			err = spawner_start(sp);
+			cs_lock_release(&launch_lock);
+			if (err) {
+				cs_warn("cannot start the launcher's spawner (%s): the controller "
+					"forks the targets itself",
+					strerror(-err));
+				sp->broken = true;
+				return 0;
+			}
+		}
+		pid = spawn_request(sp->fd, o, gate_rd, err_wr, cgfd, moved);
+		if (pid != -EPIPE && pid != -ECONNRESET)
+			return pid == -E2BIG ? 0 : pid;
+		/* It is gone (killed?): once more with a new one. */
+		launch_spawner_stop(sp);
+	}
+	cs_warn("the launcher's spawner died twice: the controller forks the targets itself");
+	sp->broken = true;
+	return 0;
+}
+
+int launch_prepare(const struct launch_opts *o, struct launch *l)
+{
+	int gate[2], errp[2], cgfd = -1, err;
+	bool moved = false, locked = false;
+	pid_t pid;
+
+	memset(l, 0, sizeof(*l));
+	l->gate_fd = l->err_fd = -1;
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		err = -errno;
+		close(gate[0]);
+		close(gate[1]);
+		return err;
+	}
+	l->own_cgroup = o->own_cgroup;
+	if (o->own_cgroup && !run_cgroup_create(&l->cg))
+		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid = spawn(o, gate[0], errp[1], cgfd, &moved);
+	if (pid == 0) {
+		/* -j N: no other run's fork may copy this run's child ends
+		 * of the pipes (its errp write end would hold
+		 * launch_release's read open until that other child's exec).
+		 * From the fork to their close. */
+		cs_lock_acquire(&launch_lock);
+		locked = true;
+		fflush(NULL);
+		if (cgfd >= 0) {
+			pid = fork_into_cgroup(cgfd, 0);
+			moved = pid >= 0;
+		}
+		if (!moved)
+			pid = fork();
+		if (pid < 0)
+			pid = -errno;
+		if (pid == 0) {
+			close(gate[1]);
+			close(errp[0]);
+			child_run(o, gate[0], errp[1]);
+		}
+	}
+	if (cgfd >= 0)
+		close(cgfd);
+	if (pid < 0) {
 		run_cgroup_destroy(&l->cg);
 		close(gate[0]);
 		close(gate[1]);
 		close(errp[0]);
 		close(errp[1]);
-		cs_lock_release(&launch_lock);
-		return err;
-	}
-	if (pid == 0) {
-		close(gate[1]);
-		close(errp[0]);
-		child_run(o, gate[0], errp[1]);
+		if (locked)
+			cs_lock_release(&launch_lock);
+		return pid;
 	}
 	/* Both sides set the group so neither can race a kill(-pid). */
 	setpgid(pid, pid);
@@ -226,7 +561,8 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		run_cgroup_destroy(&l->cg);
 	close(gate[0]);
 	close(errp[1]);
-	cs_lock_release(&launch_lock);
+	if (locked)
+		cs_lock_release(&launch_lock);
 	l->pid = pid;
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];

@@ -29,11 +29,12 @@ struct launch_opts {
 	bool drop_privs;   /* setgid/setuid to uid/gid below before exec */
 	uid_t uid;
 	gid_t gid;
-	int stdin_fd;	 /* -1: inherit */
-	int stdout_fd;	 /* -1: inherit */
-	int stderr_fd;	 /* -1: inherit */
-	const char *cwd; /* NULL: inherit */
-	bool own_cgroup; /* a cgroup v2 for the target and all it starts */
+	int stdin_fd;			/* -1: inherit */
+	int stdout_fd;			/* -1: inherit */
+	int stderr_fd;			/* -1: inherit */
+	const char *cwd;		/* NULL: inherit */
+	bool own_cgroup;		/* a cgroup v2 for the target and all it starts */
+	struct launch_spawner *spawner; /* NULL: fork */
 };
 
 struct launch {
@@ -67,6 +68,37 @@ void launch_kill(struct launch *l);
  * without one its process group), reap the leader if needed, remove the
  * cgroup. For launches with own_cgroup. */
 void launch_end(struct launch *l);
+
+/*
+ * The spawner (issue 18, docs/perf.md "Runs at once"): a small process of
+ * its own, this binary exec'd afresh, that forks the targets for a
+ * controller thread. The controller then makes no fork of its own per
+ * run: a fork of the large, multithreaded controller copied its page
+ * tables, held its mmap lock against the other workers (their page faults
+ * waited) and left copy-on-write faults behind. Its children are the
+ * controller's (CLONE_PARENT): the controller reaps them, sets their
+ * group and gets their SIGCHLD, and their parent-death signal names the
+ * thread that started the spawner, as it named the thread that forked
+ * them before. One per run session (-j worker), started by its first
+ * launch on that thread; started again if it dies; without one, or when
+ * a request is too large, launch_prepare forks.
+ */
+#define LAUNCH_SPAWNER_ARGV0 "concsched-spawner"
+#define LAUNCH_SPAWNER_FD    3 /* its socket, in the spawner */
+
+struct launch_spawner {
+	bool on;
+	bool broken; /* could not start, or died twice: fork */
+	int fd;
+	pid_t pid;
+};
+
+/* Stop it (it exits on EOF) and reap it. */
+void launch_spawner_stop(struct launch_spawner *sp);
+/* main(): is this process a spawner (argv[0] and its socket)? */
+bool launch_spawner_is(int argc, char **argv);
+/* The spawner's loop; exits when the controller closes its end. */
+int launch_spawner_main(void);
 
 /* Mark every mapping of a BPF map in this process MADV_DONTFORK: a fork
  * then does not copy their page tables. After new maps are mapped (a probe

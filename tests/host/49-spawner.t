@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 200
+# The launcher's spawner (issue 18, kernel/launcher.h, docs/perf.md "Runs
+# at once"): each run session's targets are forked by a small process of
+# its own (cs-spawner), not by the controller. What the target sees must
+# not change: its parent is concsched (CLONE_PARENT), it leads its own
+# process group, and it starts with no signal blocked, under -j 2 too (a
+# -j worker blocks SIGINT/SIGTERM/SIGHUP, and its forks used to pass that
+# on). One spawner per worker; a spawner killed mid-campaign is started
+# again and no run is lost; none is left after the campaign, nor after
+# kill -9 of concsched (it and the target go with it).
+source "$(dirname "$0")/../lib.sh"
+need_root
+[ -x "$PROGS/launched" ] || skip_all "build first: make"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
+plan 23
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+q() { sqlite3 "$1/campaign.db" "$2"; }
+alive() { # alive PID: a process, not a zombie
+	local s
+	s=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$s" ] && [ "${s#Z}" = "$s" ]
+}
+check="cat \"\$CONCSCHED_OUT_FILE\" >>$T/out"
+
+for j in 1 2; do
+	: >"$T/out"
+	"$CS" run -s none -n 6 -j $j --check "$check" -o "$T/j$j" -- "$PROGS/launched" >/dev/null 2>"$T/err$j"
+	is "$?" 0 "-j $j: 6 passing runs, exit 0"
+	is "$(grep -c '^parent concsched$' "$T/out")" 6 "-j $j: each target's parent is concsched"
+	is "$(grep -c '^group own$' "$T/out")" 6 "-j $j: each target leads its own process group"
+	is "$(grep -c '^blocked 0000000000000000$' "$T/out")" 6 "-j $j: each target starts with no signal blocked"
+	n=$(sed -n 's/^spawner //p' "$T/out" | sort -u | wc -l)
+	is "$n" "$j" "-j $j: the targets came from $j spawner(s) (one per worker)"
+	left=0
+	for p in $(sed -n 's/^spawner //p' "$T/out" | sort -u); do alive "$p" && left=$((left + 1)); done
+	is "$left" 0 "-j $j: no spawner is left after the campaign"
+done
+like "$(q "$T/j2" "select count(*) || ' ' || sum(outcome = 'pass') from runs")" "^6 6$" \
+	"-j 2: every run stored, all passing"
+
+# A spawner killed by a run: the next run starts a new one; no run lost.
+: >"$T/out"
+"$CS" run -s none -n 5 --check "$check" -o "$T/kill" -- "$PROGS/launched" kill-spawner >/dev/null 2>"$T/err"
+is "$?" 0 "spawner killed in every run: exit 0"
+is "$(q "$T/kill" "select count(*) || ' ' || sum(outcome = 'pass') from runs")" "5 5" \
+	"... all 5 runs stored and passing"
+is "$(grep -c '^killed spawner' "$T/out")" 5 "... each run found a spawner to kill (a new one each time)"
+is "$(sed -n 's/^killed spawner //p' "$T/out" | sort -u | wc -l)" 5 "... five different spawners"
+is "$(grep -c "launcher's spawner" "$T/err")" 0 "... a restarted spawner is not worth a warning"
+
+# kill -9 of concsched: the spawner and the target go with it.
+: >"$T/out9"
+"$CS" run -s none -n 1 --run-timeout 60 -o "$T/k9" -- "$PROGS/launched" sleep >/dev/null 2>&1 &
+cs=$!
+tgt= sp=
+for _ in $(seq 100); do
+	tgt=$(pgrep -P "$cs" -x launched | head -1)
+	sp=$(pgrep -P "$cs" -x cs-spawner | head -1)
+	[ -n "$tgt" ] && [ -n "$sp" ] && break
+	sleep 0.1
+done
+ok "$([ -n "$tgt" ] && [ -n "$sp" ]; echo $?)" "kill -9: the target (${tgt:-none}) and the spawner (${sp:-none}) are concsched's children"
+kill -9 "$cs"
+wait "$cs" 2>/dev/null
+gone=1
+for _ in $(seq 50); do
+	if ! alive "${sp:-0}" && ! alive "${tgt:-0}"; then gone=0; break; fi
+	sleep 0.1
+done
+ok "$gone" "kill -9 of concsched: neither the spawner nor the target is left"
+
+# The spawner's name is not a way in: argv[0] alone does not make one.
+out=$(exec -a concsched-spawner "$CS" 2>&1 </dev/null)
+rc=$?
+is "$rc" 2 "argv[0] concsched-spawner without its socket: the usage, exit 2"
+like "$out" "usage|Usage" "... and it prints the usage, not a spawner's silence"
+out=$(exec -a concsched-spawner "$CS" 3</dev/null 2>&1 </dev/null)
+is "$?" 2 "... nor with a file (not a socket) on descriptor 3"
+done_testing

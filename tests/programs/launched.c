@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A target that says how it was launched (tests/host/49-spawner.t): the
+ * launcher's spawners of the campaign that runs it (processes named
+ * cs-spawner with the same parent), its parent's name, whether it leads
+ * its own process group, its blocked signals (SigBlk of
+ * /proc/self/status). With "kill-spawner" it kills those spawners; with
+ * "sleep" it then sleeps 30 s. Two threads take one lock, so the sync
+ * probes see it.
+ *
+ *   launched [kill-spawner] [sleep]
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int counter;
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&m);
+	counter++;
+	pthread_mutex_unlock(&m);
+	return NULL;
+}
+
+/* The name and parent of pid, from /proc/PID/stat. 0 or -1. */
+static int proc_stat(pid_t pid, char *comm, size_t len, pid_t *ppid)
+{
+	char path[64], buf[512], *l, *r;
+	FILE *f;
+	int pp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	l = strchr(buf, '(');
+	r = strrchr(buf, ')');
+	if (!l || !r || r < l || sscanf(r + 2, "%*c %d", &pp) != 1)
+		return -1;
+	snprintf(comm, len, "%.*s", (int)(r - l - 1), l + 1);
+	*ppid = pp;
+	return 0;
+}
+
+static void spawners(bool kill_them)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t me = getppid();
+
+	while (d && (e = readdir(d))) {
+		char comm[64];
+		pid_t pid = (pid_t)atoi(e->d_name), pp;
+
+		if (pid <= 0 || proc_stat(pid, comm, sizeof(comm), &pp) || pp != me ||
+		    strcmp(comm, "cs-spawner"))
+			continue;
+		printf("spawner %d\n", (int)pid);
+		if (kill_them && !kill(pid, SIGKILL))
+			printf("killed spawner %d\n", (int)pid);
+	}
+	if (d)
+		closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+	char comm[64] = "?", line[256];
+	pthread_t t[2];
+	bool kill_them = false;
+	pid_t pp = 0;
+	FILE *f;
+	int i;
+
+	for (i = 1; i < argc; i++)
+		kill_them |= !strcmp(argv[i], "kill-spawner");
+	spawners(kill_them);
+	proc_stat(getpid(), comm, sizeof(comm), &pp);
+	proc_stat(pp, comm, sizeof(comm), &pp);
+	printf("parent %s\n", comm);
+	printf("group %s\n", getpgrp() == getpid() ? "own" : "other");
+	f = fopen("/proc/self/status", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "SigBlk:", 7))
+			printf("blocked %s", line + 7 + strspn(line + 7, " \t"));
+	if (f)
+		fclose(f);
+	fflush(stdout);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "sleep"))
+			sleep(30);
+	return counter == 2 ? 0 : 1;
+}
