@@ -552,6 +552,7 @@ static void *run_worker_main(void *arg)
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
 	w->sess.probe_cap = c->sess.probe_cap;
+	w->sess.use_spawner = true;
 	cs_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;
@@ -581,7 +582,6 @@ static int campaign_jobs(struct campaign *c)
 
 	memset(&c->lock, 0, sizeof(c->lock));
 	sym_set_threaded(true);
-	launch_spawner_stop(&c->sess.spawn); /* each worker starts its own */
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);

@@ -1105,6 +1105,7 @@ void run_session_close(struct run_session *s)
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
 	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
+	bool use_spawner = s->use_spawner;
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
@@ -1124,6 +1125,7 @@ void run_session_close(struct run_session *s)
 	s->aprog = aprog;
 	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
 	s->probe_cap = probe_cap;
+	s->use_spawner = use_spawner;
 }
 
 static int share_maps_ap(struct bpf_object *obj, void *arg)
@@ -1292,7 +1294,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
 	lo.own_cgroup = true;
-	lo.spawner = &r->sess->spawn;
+	lo.spawner = r->sess->use_spawner ? &r->sess->spawn : NULL;
 	if (!r->sess->dontfork) {
 		launch_dontfork_bpf_maps();
 		r->sess->dontfork = true;

@@ -125,8 +125,11 @@ struct run_session {
 	 * consume_until (0: none) the callback stops the read. */
 	uint64_t consume_until;
 	unsigned consume_n;
-	/* Forks the session's targets (launcher.h): started by the first
-	 * launch, on the thread that runs the session's runs. */
+	/* Forks the session's targets when use_spawner (a -j worker's
+	 * session; launcher.h): started by the first launch, on the thread
+	 * that runs the session's runs. Otherwise the controller forks: in
+	 * the TCG VM a spawner's two extra wake-ups cost ~30 ms a run. */
+	bool use_spawner;
 	struct launch_spawner spawn;
 };
 void run_session_close(struct run_session *s);

@@ -195,6 +195,7 @@ enum {
 
 #define SPAWN_MAX_FDS 7
 #define SPAWN_MAX     (64 * 1024) /* larger requests: the controller forks itself */
+#define SPAWN_WAIT_MS 10000
 
 struct spawn_req {
 	uint32_t flags;
@@ -367,8 +368,13 @@ int launch_spawner_main(void)
 		rep.moved = pid >= 0 && cgfd >= 0;
 		if (pid < 0 && cgfd >= 0) /* a kernel without CLONE_INTO_CGROUP */
 			pid = spawn_child(-1);
-		if (pid == 0)
+		if (pid == 0) {
+			/* Not the spawner's socket: if the spawner died
+			 * before it answered, the controller must read EOF,
+			 * not wait for this child's exec. */
+			close(fd);
 			child_run(&lo, fds[0], fds[1]);
+		}
 		rep.pid = pid > 0 ? pid : 0;
 		rep.err = pid > 0 ? 0 : errno;
 	reply:
@@ -450,9 +456,17 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 	free(strs);
 	if (n < 0)
 		return -errno;
-	do
-		n = recv(sfd, &rep, sizeof(rep), 0);
-	while (n < 0 && errno == EINTR);
+	/* A clone takes microseconds: a spawner that has not answered in
+	 * SPAWN_WAIT_MS is stuck (stopped?) and taken for dead. */
+	do {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+
+		n = poll(&pfd, 1, SPAWN_WAIT_MS);
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (n > 0)
+			n = recv(sfd, &rep, sizeof(rep), MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
 	if (n != sizeof(rep))
 		return n < 0 ? -errno : -EPIPE;
 	if (rep.pid <= 0)
@@ -464,39 +478,54 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 /* ---- launching --------------------------------------------------------------------- */
 
 /* Through o->spawner: its pid, or -errno; 0: fork instead (no spawner,
- * one that cannot start or is gone, too large a request). */
+ * one that cannot start, too large a request); -ECONNRESET: the spawner
+ * died with the request, ask again with new pipes. */
 static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgfd, bool *moved)
 {
 	struct launch_spawner *sp = o->spawner;
 	pid_t pid;
-	int tries;
 
 	if (!sp || sp->broken)
 		return 0;
-	for (tries = 0; tries < 2; tries++) {
-		if (!sp->on) {
-			int err;
+	if (!sp->on) {
+		int err;
 
-			cs_lock_acquire(&launch_lock);
-			err = spawner_start(sp);
-			cs_lock_release(&launch_lock);
-			if (err) {
-				cs_warn("cannot start the launcher's spawner (%s): the controller "
-					"forks the targets itself",
-					strerror(-err));
-				sp->broken = true;
-				return 0;
-			}
+		cs_lock_acquire(&launch_lock);
+		err = spawner_start(sp);
+		cs_lock_release(&launch_lock);
+		if (err) {
+			cs_warn("cannot start the launcher's spawner (%s): the controller forks "
+				"the "
+				"targets itself",
+				strerror(-err));
+			sp->broken = true;
+			return 0;
 		}
-		pid = spawn_request(sp->fd, o, gate_rd, err_wr, cgfd, moved);
-		if (pid != -EPIPE && pid != -ECONNRESET)
-			return pid == -E2BIG ? 0 : pid;
-		/* It is gone (killed?): once more with a new one. */
-		launch_spawner_stop(sp);
 	}
-	cs_warn("the launcher's spawner died twice: the controller forks the targets itself");
-	sp->broken = true;
-	return 0;
+	pid = spawn_request(sp->fd, o, gate_rd, err_wr, cgfd, moved);
+	if (pid == -EPIPE || pid == -ECONNRESET || pid == -ETIMEDOUT) {
+		/* Gone (killed?) or stuck: the next request starts a new
+		 * one. */
+		if (pid == -ETIMEDOUT)
+			kill(sp->pid, SIGKILL);
+		launch_spawner_stop(sp);
+		if (++sp->deaths >= 2) {
+			cs_warn("the launcher's spawner died twice in a row: the controller forks "
+				"the targets itself");
+			sp->broken = true;
+		}
+		return -ECONNRESET;
+	}
+	sp->deaths = 0;
+	return pid == -E2BIG ? 0 : pid;
+}
+
+static void close_pipes(int gate[2], int errp[2])
+{
+	close(gate[0]);
+	close(gate[1]);
+	close(errp[0]);
+	close(errp[1]);
 }
 
 int launch_prepare(const struct launch_opts *o, struct launch *l)
@@ -507,25 +536,40 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	if (pipe2(gate, O_CLOEXEC))
-		return -errno;
-	if (pipe2(errp, O_CLOEXEC)) {
-		err = -errno;
-		close(gate[0]);
-		close(gate[1]);
-		return err;
-	}
 	l->own_cgroup = o->own_cgroup;
 	if (o->own_cgroup && !run_cgroup_create(&l->cg))
 		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	pid = spawn(o, gate[0], errp[1], cgfd, &moved);
-	if (pid == 0) {
-		/* -j N: no other run's fork may copy this run's child ends
-		 * of the pipes (its errp write end would hold
-		 * launch_release's read open until that other child's exec).
-		 * From the fork to their close. */
+	/* -j N without a spawner: no other run's fork may copy this run's
+	 * child ends of the pipes (its errp write end would hold
+	 * launch_release's read open until that other child's exec). From
+	 * the pipes to their close. */
+	if (!o->spawner || o->spawner->broken) {
 		cs_lock_acquire(&launch_lock);
 		locked = true;
+	}
+	for (;;) {
+		if (pipe2(gate, O_CLOEXEC)) {
+			err = -errno;
+			goto fail;
+		}
+		if (pipe2(errp, O_CLOEXEC)) {
+			err = -errno;
+			close(gate[0]);
+			close(gate[1]);
+			goto fail;
+		}
+		pid = spawn(o, gate[0], errp[1], cgfd, &moved);
+		if (pid != -ECONNRESET)
+			break;
+		/* A child the dead spawner may have made waits on these
+		 * pipes: closed, its gate reads EOF and it exits. */
+		close_pipes(gate, errp);
+	}
+	if (pid == 0) {
+		if (!locked) {
+			cs_lock_acquire(&launch_lock);
+			locked = true;
+		}
 		fflush(NULL);
 		if (cgfd >= 0) {
 			pid = fork_into_cgroup(cgfd, 0);
@@ -544,13 +588,10 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	if (cgfd >= 0)
 		close(cgfd);
 	if (pid < 0) {
-		run_cgroup_destroy(&l->cg);
-		close(gate[0]);
-		close(gate[1]);
-		close(errp[0]);
-		close(errp[1]);
+		close_pipes(gate, errp);
 		if (locked)
 			cs_lock_release(&launch_lock);
+		run_cgroup_destroy(&l->cg);
 		return pid;
 	}
 	/* Both sides set the group so neither can race a kill(-pid). */
@@ -567,6 +608,13 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];
 	return 0;
+fail:
+	if (locked)
+		cs_lock_release(&launch_lock);
+	if (cgfd >= 0)
+		close(cgfd);
+	run_cgroup_destroy(&l->cg);
+	return err;
 }
 
 int launch_release(struct launch *l, const char *prog)

@@ -88,7 +88,8 @@ void launch_end(struct launch *l);
 
 struct launch_spawner {
 	bool on;
-	bool broken; /* could not start, or died twice: fork */
+	bool broken; /* could not start, or died twice in a row: fork */
+	int deaths;  /* in a row */
 	int fd;
 	pid_t pid;
 };
