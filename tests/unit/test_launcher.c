@@ -65,6 +65,27 @@ static pid_t parent_of(pid_t pid)
 	return pp;
 }
 
+/* Launch o with its stdout to a pipe; what it wrote (at most len - 1
+ * bytes). */
+static const char *output_of(struct launch_opts *o, char *buf, size_t len)
+{
+	struct launch l;
+	int p[2];
+	ssize_t r;
+
+	memset(buf, 0, len);
+	if (pipe(p))
+		exit(1);
+	o->stdout_fd = p[1];
+	launch_prepare(o, &l);
+	launch_release(&l, o->argv[0]);
+	close(p[1]);
+	launch_wait(&l, 5000);
+	r = read(p[0], buf, len - 1);
+	close(p[0]);
+	return r > 0 ? buf : "";
+}
+
 static void cases(struct launch_spawner *sp, const char *how)
 {
 	char *sh_exit3[] = { "/bin/sh", "-c", "exit 3", NULL };
@@ -77,7 +98,6 @@ static void cases(struct launch_spawner *sp, const char *how)
 	struct launch_opts o;
 	struct launch l;
 	char buf[64] = { 0 };
-	int p[2];
 	uint64_t t0;
 	int r;
 
@@ -121,34 +141,16 @@ static void cases(struct launch_spawner *sp, const char *how)
 	usleep(50000);
 	tap_is_int(live_in_group(l.pid), 0, "%s: no process of the group survives", how);
 
-	if (pipe(p))
-		exit(1);
 	o = opts(echo);
 	o.spawner = sp;
-	o.stdout_fd = p[1];
-	launch_prepare(&o, &l);
-	launch_release(&l, "echo");
-	close(p[1]);
-	launch_wait(&l, 5000);
-	r = read(p[0], buf, sizeof(buf) - 1);
-	close(p[0]);
-	tap_is_str(r > 0 ? buf : "", "hello\n", "%s: stdout redirection captures output", how);
+	tap_is_str(output_of(&o, buf, sizeof(buf)), "hello\n",
+		   "%s: stdout redirection captures output", how);
 
-	if (pipe(p))
-		exit(1);
-	memset(buf, 0, sizeof(buf));
 	o = opts(pwd);
 	o.spawner = sp;
-	o.stdout_fd = p[1];
 	o.cwd = "/tmp";
-	launch_prepare(&o, &l);
-	launch_release(&l, "sh");
-	close(p[1]);
-	launch_wait(&l, 5000);
-	r = read(p[0], buf, sizeof(buf) - 1);
-	close(p[0]);
-	tap_is_str(r > 0 ? buf : "", "/tmp\n", "%s: the child runs in the working directory asked",
-		   how);
+	tap_is_str(output_of(&o, buf, sizeof(buf)), "/tmp\n",
+		   "%s: the child runs in the working directory asked", how);
 }
 
 int main(int argc, char **argv)
