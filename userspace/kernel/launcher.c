@@ -466,7 +466,7 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 			return -ETIMEDOUT;
 		if (n > 0)
 			n = recv(sfd, &rep, sizeof(rep), MSG_DONTWAIT);
-	} while (n < 0 && errno == EINTR);
+	} while (n < 0 && (errno == EINTR || errno == EAGAIN));
 	if (n != sizeof(rep))
 		return n < 0 ? -errno : -EPIPE;
 	if (rep.pid <= 0)
