@@ -81,16 +81,22 @@ static void child_fail(int fd, int step)
 	_exit(127);
 }
 
+static void unblock_signals(void)
+{
+	sigset_t none;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 {
 	struct sched_param sp = { 0 };
-	sigset_t none;
 	char c;
 
 	/* The target starts with no signal blocked, whichever thread of the
 	 * controller (a -j worker blocks SIGINT/SIGTERM/SIGHUP) launched it. */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	unblock_signals();
 	/* Until its exec, it is neither concsched nor its spawner. */
 	prctl(PR_SET_NAME, "cs-gated");
 	setpgid(0, 0);
@@ -230,16 +236,13 @@ static int spawner_start(struct launch_spawner *sp)
 		return err;
 	}
 	if (pid == 0) {
-		sigset_t none;
-
 		/* Gone with the controller, and out of the terminal's
 		 * process group: ^C is the controller's to handle. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != parent)
 			_exit(1);
 		setpgid(0, 0);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		unblock_signals();
 		if (sv[1] == LAUNCH_SPAWNER_FD)
 			fcntl(sv[1], F_SETFD, 0);
 		else if (dup2(sv[1], LAUNCH_SPAWNER_FD) < 0)
@@ -250,7 +253,6 @@ static int spawner_start(struct launch_spawner *sp)
 	close(sv[1]);
 	sp->fd = sv[0];
 	sp->pid = pid;
-	sp->on = true;
 	return 0;
 }
 
@@ -258,12 +260,11 @@ void launch_spawner_stop(struct launch_spawner *sp)
 {
 	int status;
 
-	if (!sp->on)
+	if (sp->pid <= 0)
 		return;
 	close(sp->fd); /* it reads EOF and exits */
 	while (waitpid(sp->pid, &status, 0) < 0 && errno == EINTR)
 		;
-	sp->on = false;
 	sp->fd = -1;
 	sp->pid = 0;
 }
@@ -487,7 +488,7 @@ static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgf
 
 	if (!sp || sp->broken)
 		return 0;
-	if (!sp->on) {
+	if (sp->pid <= 0) {
 		int err;
 
 		cs_lock_acquire(&launch_lock);

@@ -87,11 +87,10 @@ void launch_end(struct launch *l);
 #define LAUNCH_SPAWNER_FD    3 /* its socket, in the spawner */
 
 struct launch_spawner {
-	bool on;
+	pid_t pid;   /* 0: not running */
 	bool broken; /* could not start, or died twice in a row: fork */
 	int deaths;  /* in a row */
 	int fd;
-	pid_t pid;
 };
 
 /* Stop it (it exits on EOF) and reap it. */
