@@ -47,7 +47,12 @@ bad "--access with nothing running" "no process of the selection is running yet"
 	--comm no-such-comm-xyz -s none --access --duration 1
 setpriv --reuid=65534 --regid=65534 --clear-groups sleep 60 &
 other=$!
-sleep 0.2
+# Until setpriv has changed its uid and exec'd sleep, the process is
+# root's (a fixed 0.2 s was not always enough on a loaded machine).
+for _ in $(seq 100); do
+	[ "$(cat /proc/$other/comm 2>/dev/null)" = sleep ] && break
+	sleep 0.05
+done
 bad "another user's process" "belongs to uid 65534.*--allow-other-users" -p $other -s none
 timeout 30 "$CS" attach -p $other -s none --allow-other-users --duration 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "--allow-other-users: attached"

@@ -4,13 +4,15 @@
  * launcher's spawners of the campaign that runs it (processes named
  * cs-spawner with the same parent), its parent's name, whether it leads
  * its own process group, its blocked signals (SigBlk of
- * /proc/self/status). With "kill-spawner" it kills those spawners; with
+ * /proc/self/status). With "kill-spawner" it kills those spawners (with
+ * "kill-spawner-once FILE", only if it is the first to create FILE); with
  * "sleep" it then sleeps 30 s. Two threads take one lock, so the sync
  * probes see it.
  *
- *   launched [kill-spawner] [sleep]
+ *   launched [kill-spawner | kill-spawner-once FILE] [sleep]
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -87,8 +89,12 @@ int main(int argc, char **argv)
 	FILE *f;
 	int i;
 
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
 		kill_them |= !strcmp(argv[i], "kill-spawner");
+		/* kill-spawner-once FILE: only the run that creates FILE */
+		if (!strcmp(argv[i], "kill-spawner-once") && i + 1 < argc)
+			kill_them |= open(argv[++i], O_CREAT | O_EXCL | O_WRONLY, 0600) >= 0;
+	}
 	spawners(kill_them);
 	proc_stat(getpid(), comm, sizeof(comm), &pp);
 	proc_stat(pp, comm, sizeof(comm), &pp);
