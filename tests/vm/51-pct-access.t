@@ -66,8 +66,10 @@ is "$n" 30 "pct:2 without --access: 30 runs"
 is "$f" 0 "... none fails: no step lies between the stores"
 
 "$CS" run --vm -s pct:2 --access -n 10 --keep-going --seed 1 -o "$T/clean" \
-	-- "$PROGS/counter" locked 20 >/dev/null 2>&1
-is "$?" 0 "a correct program (a locked counter) under pct:2 --access: exit 0"
+	-- "$PROGS/counter" locked 20 >/dev/null 2>"$T/clean.err"
+rc=$?
+is "$rc" 0 "a correct program (a locked counter) under pct:2 --access: exit 0"
+[ "$rc" = 0 ] || diag "$(tail -5 "$T/clean.err")"
 read -r n a f first <<<"$(kinds "$T/clean")"
 is "$n $f" "10 0" "... 10 runs, no failure"
 "$CS" --verbose run --vm -s pct:2 --access -n 4 --keep-going --seed 3 -o "$T/ws" \
