@@ -86,6 +86,109 @@ static const char *output_of(struct launch_opts *o, char *buf, size_t len)
 	return r > 0 ? buf : "";
 }
 
+/* Whether pid runs (a zombie does not). */
+static bool running(pid_t pid)
+{
+	char path[64], *buf, *rp, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	buf = read_file(path, NULL);
+	if (!buf)
+		return false;
+	rp = strrchr(buf, ')');
+	if (rp)
+		st = rp[2];
+	free(buf);
+	return st && st != 'Z';
+}
+
+/* The cgroup a launch of o ran in (/proc/self/cgroup's v2 line), with
+ * o's own_cgroup and keep_cg. */
+static const char *cgroup_of(struct launch_spawner *sp, struct run_cgroup *kc, char *buf,
+			     size_t len)
+{
+	char *where[] = { "/bin/grep", "^0::", "/proc/self/cgroup", NULL };
+	struct launch_opts o = opts(where);
+
+	o.spawner = sp;
+	o.own_cgroup = true;
+	o.keep_cg = kc;
+	return output_of(&o, buf, len);
+}
+
+/* "0::/concsched/PID-N\n" for the cgroup directory path. */
+static char *v2_line(const char *path)
+{
+	const char *c = path ? strstr(path, "/concsched/") : NULL;
+
+	return xasprintf("0::%s\n", c ? c : "?");
+}
+
+/* A cgroup kept across launches (a campaign worker's): launches that leave
+ * nothing share it; one that leaves a process outside its group has it
+ * killed through the cgroup, which then goes (a killed cgroup is not
+ * reused: cgroup.h), and the next launch makes another; destroy removes
+ * it. */
+static void kept_cgroup(struct launch_spawner *sp, const char *how)
+{
+	char *leaver[] = { "/bin/sh", "-c", "setsid sleep 100 </dev/null >/dev/null & echo $!",
+			   NULL };
+	struct run_cgroup kc = { 0 };
+	struct launch_opts o;
+	struct launch l;
+	char buf[256] = { 0 }, *first, *want;
+	pid_t left;
+	int p[2];
+
+	cgroup_of(sp, &kc, buf, sizeof(buf));
+	first = kc.path ? xstrdup(kc.path) : NULL;
+	want = v2_line(first);
+	tap_is_str(buf, want, "%s: a launch runs in the kept cgroup", how);
+	tap_is_str(cgroup_of(sp, &kc, buf, sizeof(buf)), want,
+		   "%s: the next launch runs in the same one", how);
+	free(want);
+
+	o = opts(leaver);
+	o.spawner = sp;
+	o.own_cgroup = true;
+	o.keep_cg = &kc;
+	if (pipe(p))
+		exit(1);
+	o.stdout_fd = p[1];
+	launch_prepare(&o, &l);
+	/* A write to cgroup.procs takes a global lock and may wait for an
+	 * RCU grace period: clone3 makes the child in its cgroup (a spawner's
+	 * clone3 with CLONE_PARENT was refused for its exit signal). */
+	tap_ok(l.born_in_cg, "%s: the child is cloned into its cgroup, not moved in", how);
+	launch_release(&l, "sh");
+	close(p[1]);
+	launch_wait(&l, 5000);
+	if (read(p[0], buf, sizeof(buf) - 1) <= 0)
+		buf[0] = 0;
+	close(p[0]);
+	left = (pid_t)atoi(buf);
+	tap_ok(left > 0 && running(left), "%s: a launch left a process behind (%d)", how,
+	       (int)left);
+	launch_end(&l);
+	usleep(50000);
+	tap_ok(left > 0 && !running(left), "%s: launch_end killed it through the cgroup", how);
+	tap_ok(!kc.path && first && access(first, F_OK) != 0,
+	       "%s: ... and removed the killed cgroup", how);
+
+	cgroup_of(sp, &kc, buf, sizeof(buf));
+	want = v2_line(kc.path);
+	tap_ok(kc.path && first && strcmp(kc.path, first), "%s: the next launch makes another (%s)",
+	       how, kc.path ? kc.path : "none");
+	tap_is_str(buf, want, "%s: ... and runs in it", how);
+	free(want);
+	free(first);
+	first = kc.path ? xstrdup(kc.path) : NULL;
+	run_cgroup_destroy(&kc);
+	tap_ok(!kc.path && first && access(first, F_OK) != 0, "%s: run_cgroup_destroy removes it",
+	       how);
+	free(first);
+}
+
 static void cases(struct launch_spawner *sp, const char *how)
 {
 	char *sh_exit3[] = { "/bin/sh", "-c", "exit 3", NULL };
@@ -151,6 +254,8 @@ static void cases(struct launch_spawner *sp, const char *how)
 	o.cwd = "/tmp";
 	tap_is_str(output_of(&o, buf, sizeof(buf)), "/tmp\n",
 		   "%s: the child runs in the working directory asked", how);
+
+	kept_cgroup(sp, how);
 }
 
 int main(int argc, char **argv)
@@ -160,7 +265,7 @@ int main(int argc, char **argv)
 
 	if (launch_spawner_is(argc, argv))
 		return launch_spawner_main();
-	tap_plan(27);
+	tap_plan(45);
 	cases(NULL, "fork");
 	cases(&sp, "spawner");
 	tap_ok(sp.pid > 0 && !sp.broken, "the spawner was started and kept");

@@ -1100,6 +1100,17 @@ static int share_maps(struct bpf_object *obj, void *arg)
 	return sched_ctl_share_maps(arg, obj);
 }
 
+/* The next run's child asked for and not taken: gone, with its files. */
+static void session_next_cancel(struct run_session *s)
+{
+	if (!s->next.asked)
+		return;
+	launch_cancel(&s->spawn, &s->next);
+	close(s->next_out_fd);
+	close(s->next_err_fd);
+	s->next_out_fd = s->next_err_fd = -1;
+}
+
 void run_session_close(struct run_session *s)
 {
 	const struct site_set *aset = s->aset;
@@ -1109,7 +1120,9 @@ void run_session_close(struct run_session *s)
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
+	session_next_cancel(s);
 	launch_spawner_stop(&s->spawn);
+	run_cgroup_destroy(&s->cg);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
 		close(s->ep);
@@ -1262,6 +1275,55 @@ char *read_capture(int fd, size_t *len)
 	return buf;
 }
 
+/* How r's target is launched (its capture files aside); stdin_fd is
+ * opened here, the caller closes it. */
+static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid, gid_t gid,
+			     bool drop)
+{
+	memset(lo, 0, sizeof(*lo));
+	lo->argv = r->o->argv;
+	lo->sched_ext = r->steer;
+	lo->drop_privs = drop;
+	lo->uid = uid;
+	lo->gid = gid;
+	lo->stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	lo->own_cgroup = true;
+	lo->keep_cg = &r->sess->cg;
+	lo->spawner = r->sess->use_spawner ? &r->sess->spawn : NULL;
+}
+
+/* r's target is gone: end its launch (what it left is killed, its cgroup
+ * emptied) and ask the spawner for the next run's child, launched like
+ * r's, which the spawner makes while this run is harvested, judged and
+ * committed. */
+static void session_ask_next(struct onerun *r, uid_t uid, gid_t gid, bool drop)
+{
+	struct run_session *s = r->sess;
+	struct launch_opts lo;
+	int out, err;
+
+	if (!s->use_spawner || s->next.asked || !r->launched || !r->l.reaped)
+		return;
+	launch_end(&r->l);
+	out = capture_fd("concsched-stdout");
+	err = capture_fd("concsched-stderr");
+	launch_opts_fill(r, &lo, uid, gid, drop);
+	lo.stdout_fd = out;
+	lo.stderr_fd = err;
+	if (out >= 0 && err >= 0 && !launch_ask(&lo, &s->next) && s->next.asked) {
+		s->next_out_fd = out;
+		s->next_err_fd = err;
+		s->next_steer = r->steer;
+		out = err = -1;
+	}
+	if (lo.stdin_fd >= 0)
+		close(lo.stdin_fd);
+	if (out >= 0)
+		close(out);
+	if (err >= 0)
+		close(err);
+}
+
 static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 {
 	struct launch_opts lo = { 0 };
@@ -1281,25 +1343,29 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		policy_on_resumed(r->pol, on_resumed, r);
 	}
 	r->sr.pol = r->pol;
-	r->out_fd = capture_fd("concsched-stdout");
-	r->err_fd = capture_fd("concsched-stderr");
-	if (r->out_fd < 0 || r->err_fd < 0)
-		return -EIO;
-	lo.argv = r->o->argv;
-	lo.sched_ext = r->steer;
-	lo.drop_privs = drop;
-	lo.uid = uid;
-	lo.gid = gid;
-	lo.stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (r->sess->next.asked && r->sess->next_steer == r->steer) {
+		/* Asked for when the run before ended (session_ask_next). */
+		r->l = r->sess->next;
+		r->out_fd = r->sess->next_out_fd;
+		r->err_fd = r->sess->next_err_fd;
+		memset(&r->sess->next, 0, sizeof(r->sess->next));
+		r->sess->next_out_fd = r->sess->next_err_fd = -1;
+	} else {
+		session_next_cancel(r->sess);
+		memset(&r->l, 0, sizeof(r->l));
+		r->out_fd = capture_fd("concsched-stdout");
+		r->err_fd = capture_fd("concsched-stderr");
+		if (r->out_fd < 0 || r->err_fd < 0)
+			return -EIO;
+	}
+	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
-	lo.own_cgroup = true;
-	lo.spawner = r->sess->use_spawner ? &r->sess->spawn : NULL;
 	if (!r->sess->dontfork) {
 		launch_dontfork_bpf_maps();
 		r->sess->dontfork = true;
 	}
-	err = launch_prepare(&lo, &r->l);
+	err = launch_take(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
 	if (err) {
@@ -1435,6 +1501,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	run_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, true, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;
+	session_ask_next(r, uid, gid, drop);
 	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
 		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
 	return 0;

@@ -131,6 +131,19 @@ struct run_session {
 	 * the TCG VM a spawner's two extra wake-ups cost ~30 ms a run. */
 	bool use_spawner;
 	struct launch_spawner spawn;
+	/* The cgroup the session's targets run in, emptied after each run
+	 * and removed when the session closes (cgroup.h): a mkdir and an
+	 * rmdir a run took the kernel's global cgroup mutex, which -j
+	 * workers share. */
+	struct run_cgroup cg;
+	/* A spawner's session asks for its next run's child as soon as a
+	 * run's target is gone (launch_ask): the spawner makes it while the
+	 * worker harvests, judges and commits that run. The next run takes
+	 * it (with the capture files it was asked with) when it is launched
+	 * the same way (next_steer), else it is cancelled. */
+	struct launch next;
+	int next_out_fd, next_err_fd;
+	bool next_steer;
 };
 void run_session_close(struct run_session *s);
 

@@ -222,6 +222,7 @@ int run_cgroup_create(struct run_cgroup *cg)
 	int err;
 
 	cg->path = NULL;
+	cg->killed = false;
 	err = setup();
 	if (err)
 		return err;
@@ -262,13 +263,20 @@ int run_cgroup_add(struct run_cgroup *cg, pid_t pid)
 
 void run_cgroup_kill(struct run_cgroup *cg)
 {
-	if (cg->path)
+	if (cg->path) {
 		kill_path(cg->path);
+		cg->killed = true;
+	}
 }
 
 bool run_cgroup_populated(const struct run_cgroup *cg)
 {
 	return cg->path && populated_path(cg->path);
+}
+
+bool run_cgroup_reusable(const struct run_cgroup *cg)
+{
+	return cg->path && !cg->killed && !populated_path(cg->path);
 }
 
 void run_cgroup_destroy(struct run_cgroup *cg)

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A cgroup v2 per run of the target (cgroup.c, used by the launcher): the
+ * A cgroup v2 for the target's runs (cgroup.c, used by the launcher): the
  * target joins ROOT/concsched/<pid>-<n> before it execs, and at the end of
  * the run everything still in it (children that outlived main, daemons,
- * grandchildren that left the process group) is killed with cgroup.kill
- * and the cgroup is removed. ROOT is the cgroup2 mount (/sys/fs/cgroup, or
+ * grandchildren that left the process group) is killed with cgroup.kill.
+ * A campaign's runs keep one such cgroup per worker (run_cgroup_empty
+ * between runs) and remove it at the end; a launch of its own removes its
+ * cgroup when it ends. ROOT is the cgroup2 mount (/sys/fs/cgroup, or
  * wherever /proc/self/mountinfo has one; $CONCSCHED_CGROUP_ROOT overrides).
  * Cgroups of a concsched that died (kill -9) are emptied and removed when
  * the next one sets up.
@@ -17,7 +19,8 @@
 #include <sys/types.h>
 
 struct run_cgroup {
-	char *path; /* NULL: none (cgroup v2 not usable) */
+	char *path;  /* NULL: none (cgroup v2 not usable) */
+	bool killed; /* run_cgroup_kill'ed: not to be reused */
 };
 
 /* Create the next run's cgroup. 0, or -errno when cgroup v2 is not usable
@@ -31,6 +34,13 @@ int run_cgroup_add(struct run_cgroup *cg, pid_t pid);
 void run_cgroup_kill(struct run_cgroup *cg);
 /* Kill everything in it, wait (bounded) until it is empty, remove it. */
 void run_cgroup_destroy(struct run_cgroup *cg);
+/* Whether the cgroup can take the next run: it is empty and was never
+ * killed. A campaign worker's runs share one while they leave nothing
+ * behind (a mkdir and an rmdir a run each take the kernel's global cgroup
+ * mutex, which -j workers share). Not after a kill: on this host's 6.18
+ * kernel a child cloned (CLONE_INTO_CGROUP) into a cgroup that was once
+ * killed through cgroup.kill is itself killed at birth. */
+bool run_cgroup_reusable(const struct run_cgroup *cg);
 /* Whether processes are still in the cgroup (cgroup.procs not empty). */
 bool run_cgroup_populated(const struct run_cgroup *cg);
 

@@ -144,7 +144,9 @@ static pid_t fork_into_cgroup(int cgfd, __u64 flags)
 
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = flags | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0);
-	ca.exit_signal = SIGCHLD;
+	/* clone3 refuses an exit signal with CLONE_PARENT (EINVAL): such a
+	 * child gets the caller's own, SIGCHLD (the spawner was forked). */
+	ca.exit_signal = flags & CLONE_PARENT ? 0 : SIGCHLD;
 	ca.cgroup = cgfd >= 0 ? (__u64)cgfd : 0;
 	return (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
 #else
@@ -387,10 +389,9 @@ int launch_spawner_main(void)
 	}
 }
 
-/* Ask the spawner for the gated child. Its pid, or -errno; -E2BIG: too
- * large a request, the caller forks itself. */
-static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, int err_wr, int cgfd,
-			   bool *moved)
+/* Ask the spawner for the gated child: 0, or -errno; -E2BIG: too large a
+ * request, the caller forks itself. spawn_answer collects the child. */
+static int spawn_ask(int sfd, const struct launch_opts *o, int gate_rd, int err_wr, int cgfd)
 {
 	union {
 		char b[CMSG_SPACE(SPAWN_MAX_FDS * sizeof(int))];
@@ -398,7 +399,6 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 	} cm;
 	struct spawn_req q = { .uid = o->uid, .gid = o->gid };
 	int fds[SPAWN_MAX_FDS], nfds = 0;
-	struct spawn_rep rep;
 	size_t len = 0, i;
 	struct iovec iov[2];
 	struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = cm.b };
@@ -455,8 +455,15 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 		n = sendmsg(sfd, &m, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	free(strs);
-	if (n < 0)
-		return -errno;
+	return n < 0 ? -errno : 0;
+}
+
+/* The spawner's answer to spawn_ask: the child's pid, or -errno. */
+static pid_t spawn_answer(int sfd, bool *moved)
+{
+	struct spawn_rep rep;
+	ssize_t n;
+
 	/* A clone takes microseconds: a spawner that has not answered in
 	 * SPAWN_WAIT_MS is stuck (stopped?) and taken for dead. */
 	do {
@@ -478,35 +485,36 @@ static pid_t spawn_request(int sfd, const struct launch_opts *o, int gate_rd, in
 
 /* ---- launching --------------------------------------------------------------------- */
 
-/* Through o->spawner: its pid, or -errno; 0: fork instead (no spawner,
- * one that cannot start, too large a request); -ECONNRESET: the spawner
- * died with the request, ask again with new pipes. */
-static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgfd, bool *moved)
+/* A spawner to ask: true when sp runs (started now if need be). */
+static bool spawner_up(struct launch_spawner *sp)
 {
-	struct launch_spawner *sp = o->spawner;
-	pid_t pid;
+	int err;
 
 	if (!sp || sp->broken)
-		return 0;
-	if (sp->pid <= 0) {
-		int err;
-
-		cs_lock_acquire(&launch_lock);
-		err = spawner_start(sp);
-		cs_lock_release(&launch_lock);
-		if (err) {
-			cs_warn("cannot start the launcher's spawner (%s): the controller forks "
-				"the "
-				"targets itself",
-				strerror(-err));
-			sp->broken = true;
-			return 0;
-		}
+		return false;
+	if (sp->pid > 0)
+		return true;
+	cs_lock_acquire(&launch_lock);
+	err = spawner_start(sp);
+	cs_lock_release(&launch_lock);
+	if (err) {
+		cs_warn("cannot start the launcher's spawner (%s): the controller forks the "
+			"targets itself",
+			strerror(-err));
+		sp->broken = true;
 	}
-	pid = spawn_request(sp->fd, o, gate_rd, err_wr, cgfd, moved);
+	return !err;
+}
+
+/* What a request to sp came to (the pid, or -errno from spawn_ask or
+ * spawn_answer): the pid; 0: fork instead (too large a request);
+ * -ECONNRESET: the spawner died with the request (the next request starts
+ * a new one; after two deaths in a row the controller forks); or the
+ * spawner's -errno. */
+static pid_t spawn_result(struct launch_spawner *sp, pid_t pid)
+{
 	if (pid == -EPIPE || pid == -ECONNRESET || pid == -ETIMEDOUT) {
-		/* Gone (killed?) or stuck: the next request starts a new
-		 * one. */
+		/* Gone (killed?) or stuck. */
 		if (pid == -ETIMEDOUT)
 			kill(sp->pid, SIGKILL);
 		launch_spawner_stop(sp);
@@ -517,8 +525,25 @@ static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgf
 		}
 		return -ECONNRESET;
 	}
-	sp->deaths = 0;
+	if (pid > 0)
+		sp->deaths = 0;
 	return pid == -E2BIG ? 0 : pid;
+}
+
+/* Through o->spawner: its pid, or -errno; 0: fork instead (no spawner,
+ * one that cannot start, too large a request); -ECONNRESET: the spawner
+ * died with the request, ask again with new pipes. */
+static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgfd, bool *moved)
+{
+	struct launch_spawner *sp = o->spawner;
+	pid_t pid;
+
+	if (!spawner_up(sp))
+		return 0;
+	pid = spawn_ask(sp->fd, o, gate_rd, err_wr, cgfd);
+	if (!pid)
+		pid = spawn_answer(sp->fd, moved);
+	return spawn_result(sp, pid);
 }
 
 static void close_pipes(int gate[2], int errp[2])
@@ -529,6 +554,109 @@ static void close_pipes(int gate[2], int errp[2])
 	close(errp[1]);
 }
 
+/* The launch's cgroup: the caller's kept one, or its own. */
+static struct run_cgroup *launch_cg(struct launch *l)
+{
+	return l->kept ? l->kept : &l->cg;
+}
+
+/* The gated child is pid: its group, its cgroup (unless it was born
+ * there: it execs there). */
+static void launch_got(struct launch *l, pid_t pid, bool moved)
+{
+	struct run_cgroup *cg = launch_cg(l);
+
+	/* Both sides set the group so neither can race a kill(-pid). */
+	setpgid(pid, pid);
+	if (cg->path && !moved && run_cgroup_add(cg, pid))
+		run_cgroup_destroy(cg);
+	l->born_in_cg = cg->path && moved;
+	l->pid = pid;
+}
+
+/* The launch's cgroup (made if need be), opened for CLONE_INTO_CGROUP;
+ * -1 without one. */
+static int launch_cg_open(const struct launch_opts *o, struct launch *l)
+{
+	struct run_cgroup *cg;
+
+	l->own_cgroup = o->own_cgroup;
+	l->kept = o->own_cgroup ? o->keep_cg : NULL;
+	cg = launch_cg(l);
+	if (o->own_cgroup && (cg->path || !run_cgroup_create(cg)))
+		return open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return -1;
+}
+
+int launch_ask(const struct launch_opts *o, struct launch *l)
+{
+	int gate[2], errp[2], cgfd, err;
+
+	memset(l, 0, sizeof(*l));
+	l->gate_fd = l->err_fd = -1;
+	if (!spawner_up(o->spawner))
+		return 0;
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC)) {
+		err = -errno;
+		close(gate[0]);
+		close(gate[1]);
+		return err;
+	}
+	cgfd = launch_cg_open(o, l);
+	err = spawn_ask(o->spawner->fd, o, gate[0], errp[1], cgfd);
+	/* The request carries the child's ends: ours can go. */
+	close(gate[0]);
+	close(errp[1]);
+	if (cgfd >= 0)
+		close(cgfd);
+	if (err) {
+		close(gate[1]);
+		close(errp[0]);
+		if (err != -E2BIG)
+			spawn_result(o->spawner, err);
+		return 0; /* launch_prepare launches it */
+	}
+	l->gate_fd = gate[1];
+	l->err_fd = errp[0];
+	l->asked = true;
+	return 0;
+}
+
+/* The child launch_ask asked for: its pid, or -errno (the spawner died:
+ * -ECONNRESET); then the ask is over. */
+static pid_t launch_answer(struct launch_spawner *sp, struct launch *l, bool *moved)
+{
+	pid_t pid = spawn_answer(sp->fd, moved);
+
+	l->asked = false;
+	if (pid <= 0) {
+		/* A child the dead spawner may have made reads EOF at its
+		 * gate and exits. */
+		close(l->gate_fd);
+		close(l->err_fd);
+		l->gate_fd = l->err_fd = -1;
+	}
+	return spawn_result(sp, pid);
+}
+
+int launch_take(const struct launch_opts *o, struct launch *l)
+{
+	bool moved = false;
+	pid_t pid;
+
+	if (!l->asked)
+		return launch_prepare(o, l);
+	pid = launch_answer(o->spawner, l, &moved);
+	if (pid > 0) {
+		launch_got(l, pid, moved);
+		return 0;
+	}
+	/* The spawner died with it: ask again, with new pipes. */
+	return pid == -ECONNRESET ? launch_prepare(o, l) : pid;
+}
+
 int launch_prepare(const struct launch_opts *o, struct launch *l)
 {
 	int gate[2], errp[2], cgfd = -1, err;
@@ -537,9 +665,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	l->own_cgroup = o->own_cgroup;
-	if (o->own_cgroup && !run_cgroup_create(&l->cg))
-		cgfd = open(l->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cgfd = launch_cg_open(o, l);
 	/* -j N without a spawner: no other run's fork may copy this run's
 	 * child ends of the pipes (its errp write end would hold
 	 * launch_release's read open until that other child's exec). From
@@ -592,20 +718,14 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 		close_pipes(gate, errp);
 		if (locked)
 			cs_lock_release(&launch_lock);
-		run_cgroup_destroy(&l->cg);
+		run_cgroup_destroy(launch_cg(l));
 		return pid;
 	}
-	/* Both sides set the group so neither can race a kill(-pid). */
-	setpgid(pid, pid);
-	/* Into its cgroup while it waits at the gate (unless it was born
-	 * there): it execs there. */
-	if (l->cg.path && !moved && run_cgroup_add(&l->cg, pid))
-		run_cgroup_destroy(&l->cg);
+	launch_got(l, pid, moved);
 	close(gate[0]);
 	close(errp[1]);
 	if (locked)
 		cs_lock_release(&launch_lock);
-	l->pid = pid;
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];
 	return 0;
@@ -614,8 +734,28 @@ fail:
 		cs_lock_release(&launch_lock);
 	if (cgfd >= 0)
 		close(cgfd);
-	run_cgroup_destroy(&l->cg);
+	run_cgroup_destroy(launch_cg(l));
 	return err;
+}
+
+void launch_cancel(struct launch_spawner *sp, struct launch *l)
+{
+	bool moved;
+	pid_t pid;
+
+	if (!l->asked)
+		return;
+	/* Closed, the gate reads EOF: the child exits without its exec. */
+	close(l->gate_fd);
+	close(l->err_fd);
+	l->gate_fd = l->err_fd = -1;
+	pid = launch_answer(sp, l, &moved);
+	if (pid <= 0)
+		return;
+	l->pid = pid;
+	if (launch_wait(l, 2000) != 1)
+		launch_kill(l);
+	l->pid = 0;
 }
 
 int launch_release(struct launch *l, const char *prog)
@@ -707,7 +847,7 @@ void launch_kill(struct launch *l)
 		close(l->err_fd);
 		l->err_fd = -1;
 	}
-	run_cgroup_kill(&l->cg);
+	run_cgroup_kill(launch_cg(l));
 	kill(-l->pid, SIGKILL);
 	kill(l->pid, SIGKILL);
 	launch_wait(l, 0);
@@ -715,12 +855,16 @@ void launch_kill(struct launch *l)
 
 void launch_end(struct launch *l)
 {
-	if (l->pid <= 0)
+	if (l->pid <= 0 || l->ended)
 		return;
+	l->ended = true;
 	if (!l->reaped)
 		launch_kill(l);
 
-	if (l->cg.path)
+	if (l->kept && l->kept->path) {
+		if (!run_cgroup_reusable(l->kept))
+			run_cgroup_destroy(l->kept); /* the next launch makes another */
+	} else if (l->cg.path)
 		run_cgroup_destroy(&l->cg);
 	else if (l->own_cgroup)
 		kill(-l->pid, SIGKILL); /* what is left of its process group */

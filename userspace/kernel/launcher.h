@@ -29,11 +29,16 @@ struct launch_opts {
 	bool drop_privs;   /* setgid/setuid to uid/gid below before exec */
 	uid_t uid;
 	gid_t gid;
-	int stdin_fd;			/* -1: inherit */
-	int stdout_fd;			/* -1: inherit */
-	int stderr_fd;			/* -1: inherit */
-	const char *cwd;		/* NULL: inherit */
-	bool own_cgroup;		/* a cgroup v2 for the target and all it starts */
+	int stdin_fd;	 /* -1: inherit */
+	int stdout_fd;	 /* -1: inherit */
+	int stderr_fd;	 /* -1: inherit */
+	const char *cwd; /* NULL: inherit */
+	bool own_cgroup; /* a cgroup v2 for the target and all it starts */
+	/* With own_cgroup: the caller's cgroup, kept from launch to launch
+	 * (made here when its path is NULL; launch_end removes it when the
+	 * run left something in it, else the caller at its end with
+	 * run_cgroup_destroy). NULL: one per launch. */
+	struct run_cgroup *keep_cg;
 	struct launch_spawner *spawner; /* NULL: fork */
 };
 
@@ -42,9 +47,13 @@ struct launch {
 	int gate_fd; /* write end; closed by launch_release() */
 	int err_fd;  /* read end of the exec-error pipe */
 	bool reaped;
-	int status;	      /* wait status once reaped */
-	bool own_cgroup;      /* asked for; cg.path NULL: fell back to the group */
-	struct run_cgroup cg; /* the target's cgroup */
+	int status;		 /* wait status once reaped */
+	bool own_cgroup;	 /* asked for; cg.path NULL: fell back to the group */
+	struct run_cgroup cg;	 /* the target's cgroup (one of its own) */
+	struct run_cgroup *kept; /* or the caller's (opts.keep_cg) */
+	bool born_in_cg;	 /* cloned into its cgroup (not moved in) */
+	bool asked;		 /* launch_ask'ed: the answer is pending */
+	bool ended;		 /* launch_end'ed */
 };
 
 /* The user to run the target as: --user NAME|UID, else SUDO_UID/SUDO_GID,
@@ -53,6 +62,19 @@ int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
 
 /* Fork the gated child. 0 or -errno. */
 int launch_prepare(const struct launch_opts *o, struct launch *l);
+/* Ask o->spawner for the gated child now, and collect it with
+ * launch_take(o, l) later: the caller's work in between overlaps the
+ * spawner's (a -j worker asks for its next run's child while it commits
+ * the run before). o's fds can be closed once it returns. 0 (l->asked,
+ * or without a spawner nothing asked), or -errno. */
+int launch_ask(const struct launch_opts *o, struct launch *l);
+/* The child launch_ask asked for, with the same o->spawner (asked again
+ * if the spawner died meanwhile; launch_prepare when nothing was asked).
+ * 0 or -errno. */
+int launch_take(const struct launch_opts *o, struct launch *l);
+/* A launch asked for and not to be used: its child (once the spawner has
+ * answered) exits at its closed gate and is reaped. */
+void launch_cancel(struct launch_spawner *sp, struct launch *l);
 /* Open the gate. Returns 0 once the child has exec'd, or -errno of the
  * step that failed in the child (setscheduler, setuid, exec): printed. */
 int launch_release(struct launch *l, const char *prog);
@@ -66,7 +88,8 @@ int launch_wait(struct launch *l, unsigned timeout_ms);
 void launch_kill(struct launch *l);
 /* The run is over: kill whatever the target left running (its cgroup, or
  * without one its process group), reap the leader if needed, remove the
- * cgroup. For launches with own_cgroup. */
+ * cgroup (a kept one stays for the next launch when nothing was left in
+ * it and it was not killed: cgroup.h). For launches with own_cgroup. */
 void launch_end(struct launch *l);
 
 /*
