@@ -11,8 +11,8 @@
 source "$(dirname "$0")/../lib.sh"
 need_root
 F=$PROGS/forker
-[ -x "$F" ] && [ -x "$PROGS/fig2" ] && [ -x "$PROGS/forkexec" ] || skip_all "build first: make"
-plan 21
+[ -x "$F" ] && [ -x "$PROGS/fig2" ] && [ -x "$PROGS/forkexec" ] && [ -x "$PROGS/launched" ] || skip_all "build first: make"
+plan 28
 T=$(mktemp -d /tmp/cs-forks-XXXXXX)
 # Whatever a failing check leaves: only this build's forker processes.
 cleanup() {
@@ -21,7 +21,14 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-left() { pgrep -f "^$F" | wc -l | tr -d ' '; }
+# Forker processes still there (a failing check names them).
+left() {
+	local n
+	n=$(pgrep -f "^$F" | wc -l | tr -d ' ')
+	[ "$n" = 0 ] || diag "$(ps -o pid,ppid,pgid,stat,lstart,args -p "$(pgrep -d, -f "^$F")")" \
+		"$(for p in $(pgrep -f "^$F"); do grep -H ^0:: /proc/$p/cgroup; done)"
+	echo "$n"
+}
 fork_lines() { grep -c "^concsched: forker forked; its children's threads are not steered" "$1"; }
 cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && cgroot=/sys/fs/cgroup
@@ -58,8 +65,39 @@ if [ -n "$cgroot" ]; then
 	"$CS" run -s none -n 1 -o "$T/g" -- "$PROGS/fig2" >/dev/null 2>&1
 	[ -e "$cgroot/concsched/$dead-1" ]
 	is "$?" 1 "the cgroup of a concsched that is gone is removed by the next run"
+
+	# -j 2: each worker keeps its cgroup while its runs leave nothing, and
+	# a run whose child outlives it has that cgroup killed and replaced
+	# (a child cloned into a killed cgroup dies at birth on 6.18); each
+	# worker asks its spawner for the next child early.
+	"$CS" run -s none -n 6 -j 2 -o "$T/j" -- "$F" --setsid >/dev/null 2>"$T/err" &
+	pid=$!
+	wait $pid
+	is "$?" 0 "-j 2 -- forker --setsid: exit 0"
+	is "$("$CS" report "$T/j" --json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["runs"]["list"]
+print(len(r), sum(x["outcome"] == "pass" for x in r))')" "6 6" \
+		"... all 6 runs stored and passing: each run after a killed cgroup starts in a new one"
+	is "$(left)" 0 "... no forker is left"
+	grep -q "^concsched: warning" "$T/err"
+	is "$?" 1 "... and no warning (two workers' first cgroups at once)"
+	compgen -G "$cgroot/concsched/$pid-*" >/dev/null
+	is "$?" 1 "... nor a cgroup of the campaign"
+
+	# A run killed at its timeout (its cgroup killed): the next run's
+	# child must not be cloned into that cgroup (it would die at birth:
+	# outcome "signal").
+	for j in 1 2; do
+		"$CS" run -s none -n 3 -j $j --keep-going --run-timeout 1 -o "$T/t$j" \
+			-- "$PROGS/launched" sleep >/dev/null 2>&1
+		is "$("$CS" report "$T/t$j" --json | python3 -c '
+import json, sys
+print(" ".join(x["outcome"] for x in json.load(sys.stdin)["runs"]["list"]))')" \
+			"timeout timeout timeout" "-j $j: runs after a run killed at its timeout time out too"
+	done
 else
-	for i in $(seq 9); do skip "no cgroup v2 mounted" "cgroup check $i"; done
+	for i in $(seq 16); do skip "no cgroup v2 mounted" "cgroup check $i"; done
 fi
 
 # --- without cgroup v2: the process group, said once -----------------------

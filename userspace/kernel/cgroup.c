@@ -177,9 +177,10 @@ static void sweep_stale(const char *base)
 		closedir(d);
 }
 
-/* Not locked: its one caller, launch_prepare, creates cgroups under its
- * own lock (runs of -j N). */
-static int setup(void)
+/* Once per process, under cg_lock: -j N workers create their first
+ * cgroups at the same moment (unlocked, one of them once saw `done` before
+ * `base` was set, made no cgroup and left its run's setsid child alive). */
+static int setup_locked(void)
 {
 	char *root;
 	int err;
@@ -214,6 +215,17 @@ static int setup(void)
 	}
 	sweep_stale(cg_state.base);
 	return 0;
+}
+
+static int setup(void)
+{
+	static struct cs_lock cg_lock;
+	int err;
+
+	cs_lock_acquire(&cg_lock);
+	err = setup_locked();
+	cs_lock_release(&cg_lock);
+	return err;
 }
 
 int run_cgroup_create(struct run_cgroup *cg)
