@@ -1292,8 +1292,8 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	lo->spawner = r->sess->use_spawner ? &r->sess->spawn : NULL;
 }
 
-/* r's target is gone: end its launch (what it left is killed, its cgroup
- * emptied) and ask the spawner for the next run's child, launched like
+/* r's target is gone: end its launch (what it left is killed, with the
+ * cgroup that held it) and ask the spawner for the next run's child, launched like
  * r's, which the spawner makes while this run is harvested, judged and
  * committed. */
 static void session_ask_next(struct onerun *r, uid_t uid, gid_t gid, bool drop)

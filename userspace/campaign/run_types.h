@@ -131,10 +131,10 @@ struct run_session {
 	 * the TCG VM a spawner's two extra wake-ups cost ~30 ms a run. */
 	bool use_spawner;
 	struct launch_spawner spawn;
-	/* The cgroup the session's targets run in, emptied after each run
-	 * and removed when the session closes (cgroup.h): a mkdir and an
-	 * rmdir a run took the kernel's global cgroup mutex, which -j
-	 * workers share. */
+	/* The cgroup the session's targets run in, kept while runs leave
+	 * nothing in it (else replaced) and removed when the session closes
+	 * (cgroup.h): a mkdir and an rmdir a run took the kernel's global
+	 * cgroup mutex, which -j workers share. */
 	struct run_cgroup cg;
 	/* A spawner's session asks for its next run's child as soon as a
 	 * run's target is gone (launch_ask): the spawner makes it while the

@@ -4,9 +4,9 @@
  * target joins ROOT/concsched/<pid>-<n> before it execs, and at the end of
  * the run everything still in it (children that outlived main, daemons,
  * grandchildren that left the process group) is killed with cgroup.kill.
- * A campaign's runs keep one such cgroup per worker (run_cgroup_empty
- * between runs) and remove it at the end; a launch of its own removes its
- * cgroup when it ends. ROOT is the cgroup2 mount (/sys/fs/cgroup, or
+ * A campaign's worker keeps one such cgroup while its runs leave nothing
+ * in it (run_cgroup_reusable) and removes it at the end; a launch of its
+ * own removes its cgroup when it ends. ROOT is the cgroup2 mount (/sys/fs/cgroup, or
  * wherever /proc/self/mountinfo has one; $CONCSCHED_CGROUP_ROOT overrides).
  * Cgroups of a concsched that died (kill -9) are emptied and removed when
  * the next one sets up.
