@@ -182,6 +182,19 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	tap_is_str(buf, want, "%s: ... and runs in it", how);
 	free(want);
 	free(first);
+
+	/* Killed while empty (a run killed at its timeout, a cancelled
+	 * launch): the next launch does not clone into it, where it would
+	 * die at birth. */
+	first = kc.path ? xstrdup(kc.path) : NULL;
+	run_cgroup_kill(&kc);
+	cgroup_of(sp, &kc, buf, sizeof(buf));
+	want = v2_line(kc.path);
+	tap_ok(kc.path && first && strcmp(kc.path, first),
+	       "%s: after a kill of the empty cgroup, the next launch makes another", how);
+	tap_is_str(buf, want, "%s: ... and runs in it", how);
+	free(want);
+	free(first);
 	first = kc.path ? xstrdup(kc.path) : NULL;
 	run_cgroup_destroy(&kc);
 	tap_ok(!kc.path && first && access(first, F_OK) != 0, "%s: run_cgroup_destroy removes it",
@@ -265,7 +278,7 @@ int main(int argc, char **argv)
 
 	if (launch_spawner_is(argc, argv))
 		return launch_spawner_main();
-	tap_plan(45);
+	tap_plan(49);
 	cases(NULL, "fork");
 	cases(&sp, "spawner");
 	tap_ok(sp.pid > 0 && !sp.broken, "the spawner was started and kept");

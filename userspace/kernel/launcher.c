@@ -530,30 +530,6 @@ static pid_t spawn_result(struct launch_spawner *sp, pid_t pid)
 	return pid == -E2BIG ? 0 : pid;
 }
 
-/* Through o->spawner: its pid, or -errno; 0: fork instead (no spawner,
- * one that cannot start, too large a request); -ECONNRESET: the spawner
- * died with the request, ask again with new pipes. */
-static pid_t spawn(const struct launch_opts *o, int gate_rd, int err_wr, int cgfd, bool *moved)
-{
-	struct launch_spawner *sp = o->spawner;
-	pid_t pid;
-
-	if (!spawner_up(sp))
-		return 0;
-	pid = spawn_ask(sp->fd, o, gate_rd, err_wr, cgfd);
-	if (!pid)
-		pid = spawn_answer(sp->fd, moved);
-	return spawn_result(sp, pid);
-}
-
-static void close_pipes(int gate[2], int errp[2])
-{
-	close(gate[0]);
-	close(gate[1]);
-	close(errp[0]);
-	close(errp[1]);
-}
-
 /* The launch's cgroup: the caller's kept one, or its own. */
 static struct run_cgroup *launch_cg(struct launch *l)
 {
@@ -583,6 +559,8 @@ static int launch_cg_open(const struct launch_opts *o, struct launch *l)
 	l->own_cgroup = o->own_cgroup;
 	l->kept = o->own_cgroup ? o->keep_cg : NULL;
 	cg = launch_cg(l);
+	if (cg->killed) /* not to be reused (cgroup.h) */
+		run_cgroup_destroy(cg);
 	if (o->own_cgroup && (cg->path || !run_cgroup_create(cg)))
 		return open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return -1;
@@ -594,34 +572,36 @@ int launch_ask(const struct launch_opts *o, struct launch *l)
 
 	memset(l, 0, sizeof(*l));
 	l->gate_fd = l->err_fd = -1;
-	if (!spawner_up(o->spawner))
-		return 0;
-	if (pipe2(gate, O_CLOEXEC))
-		return -errno;
-	if (pipe2(errp, O_CLOEXEC)) {
-		err = -errno;
+	/* A spawner that died with the request is started again (after two
+	 * deaths in a row it is not, and launch_prepare forks). */
+	while (spawner_up(o->spawner)) {
+		if (pipe2(gate, O_CLOEXEC))
+			return -errno;
+		if (pipe2(errp, O_CLOEXEC)) {
+			err = -errno;
+			close(gate[0]);
+			close(gate[1]);
+			return err;
+		}
+		cgfd = launch_cg_open(o, l);
+		err = spawn_ask(o->spawner->fd, o, gate[0], errp[1], cgfd);
+		/* The request carries the child's ends: ours can go. */
 		close(gate[0]);
-		close(gate[1]);
-		return err;
-	}
-	cgfd = launch_cg_open(o, l);
-	err = spawn_ask(o->spawner->fd, o, gate[0], errp[1], cgfd);
-	/* The request carries the child's ends: ours can go. */
-	close(gate[0]);
-	close(errp[1]);
-	if (cgfd >= 0)
-		close(cgfd);
-	if (err) {
+		close(errp[1]);
+		if (cgfd >= 0)
+			close(cgfd);
+		if (!err) {
+			l->gate_fd = gate[1];
+			l->err_fd = errp[0];
+			l->asked = true;
+			return 0;
+		}
 		close(gate[1]);
 		close(errp[0]);
-		if (err != -E2BIG)
-			spawn_result(o->spawner, err);
-		return 0; /* launch_prepare launches it */
+		if (err == -E2BIG || spawn_result(o->spawner, err) != -ECONNRESET)
+			break;
 	}
-	l->gate_fd = gate[1];
-	l->err_fd = errp[0];
-	l->asked = true;
-	return 0;
+	return 0; /* nothing asked: launch_prepare forks */
 }
 
 /* The child launch_ask asked for: its pid, or -errno (the spawner died:
@@ -659,79 +639,62 @@ int launch_take(const struct launch_opts *o, struct launch *l)
 
 int launch_prepare(const struct launch_opts *o, struct launch *l)
 {
-	int gate[2], errp[2], cgfd = -1, err;
-	bool moved = false, locked = false;
-	pid_t pid;
+	int gate[2], errp[2], cgfd, err;
+	bool moved = false;
+	pid_t pid = -1;
 
-	memset(l, 0, sizeof(*l));
-	l->gate_fd = l->err_fd = -1;
+	err = launch_ask(o, l);
+	if (err)
+		return err;
+	if (l->asked)
+		return launch_take(o, l);
+	/* No spawner (or none that works): the controller forks. */
 	cgfd = launch_cg_open(o, l);
-	/* -j N without a spawner: no other run's fork may copy this run's
-	 * child ends of the pipes (its errp write end would hold
-	 * launch_release's read open until that other child's exec). From
-	 * the pipes to their close. */
-	if (!o->spawner || o->spawner->broken) {
-		cs_lock_acquire(&launch_lock);
-		locked = true;
+	/* -j N: no other run's fork may copy this run's child ends of the
+	 * pipes (its errp write end would hold launch_release's read open
+	 * until that other child's exec). From the pipes to their close. */
+	cs_lock_acquire(&launch_lock);
+	if (pipe2(gate, O_CLOEXEC)) {
+		err = -errno;
+		goto fail;
 	}
-	for (;;) {
-		if (pipe2(gate, O_CLOEXEC)) {
-			err = -errno;
-			goto fail;
-		}
-		if (pipe2(errp, O_CLOEXEC)) {
-			err = -errno;
-			close(gate[0]);
-			close(gate[1]);
-			goto fail;
-		}
-		pid = spawn(o, gate[0], errp[1], cgfd, &moved);
-		if (pid != -ECONNRESET)
-			break;
-		/* A child the dead spawner may have made waits on these
-		 * pipes: closed, its gate reads EOF and it exits. */
-		close_pipes(gate, errp);
+	if (pipe2(errp, O_CLOEXEC)) {
+		err = -errno;
+		close(gate[0]);
+		close(gate[1]);
+		goto fail;
 	}
+	fflush(NULL);
+	if (cgfd >= 0) {
+		pid = fork_into_cgroup(cgfd, 0);
+		moved = pid >= 0;
+	}
+	if (!moved)
+		pid = fork();
 	if (pid == 0) {
-		if (!locked) {
-			cs_lock_acquire(&launch_lock);
-			locked = true;
-		}
-		fflush(NULL);
-		if (cgfd >= 0) {
-			pid = fork_into_cgroup(cgfd, 0);
-			moved = pid >= 0;
-		}
-		if (!moved)
-			pid = fork();
-		if (pid < 0)
-			pid = -errno;
-		if (pid == 0) {
-			close(gate[1]);
-			close(errp[0]);
-			child_run(o, gate[0], errp[1]);
-		}
+		close(gate[1]);
+		close(errp[0]);
+		child_run(o, gate[0], errp[1]);
+	}
+	if (pid < 0) {
+		err = -errno;
+		close(gate[0]);
+		close(gate[1]);
+		close(errp[0]);
+		close(errp[1]);
+		goto fail;
 	}
 	if (cgfd >= 0)
 		close(cgfd);
-	if (pid < 0) {
-		close_pipes(gate, errp);
-		if (locked)
-			cs_lock_release(&launch_lock);
-		run_cgroup_destroy(launch_cg(l));
-		return pid;
-	}
 	launch_got(l, pid, moved);
 	close(gate[0]);
 	close(errp[1]);
-	if (locked)
-		cs_lock_release(&launch_lock);
+	cs_lock_release(&launch_lock);
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];
 	return 0;
 fail:
-	if (locked)
-		cs_lock_release(&launch_lock);
+	cs_lock_release(&launch_lock);
 	if (cgfd >= 0)
 		close(cgfd);
 	run_cgroup_destroy(launch_cg(l));

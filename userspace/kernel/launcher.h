@@ -60,7 +60,8 @@ struct launch {
  * else the caller. 0 or -errno (unknown user, printed). */
 int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
 
-/* Fork the gated child. 0 or -errno. */
+/* Make the gated child: through o->spawner (launch_ask + launch_take),
+ * else by a fork of the controller. 0 or -errno. */
 int launch_prepare(const struct launch_opts *o, struct launch *l);
 /* Ask o->spawner for the gated child now, and collect it with
  * launch_take(o, l) later: the caller's work in between overlaps the
