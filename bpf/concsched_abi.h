@@ -374,6 +374,8 @@ struct cs_thread_ctl {
 	__u32 release_req;    /* it reached a CS_ACT_RELEASE point: its fexit
 			       * kick releases release_req_tid (0: all)        */
 	__u32 release_req_tid;
+	__u32 target; /* the target it belongs to (CS_SCHED_MAX_TARGETS)      */
+	__u32 pad_t;
 };
 
 /* Per-site policy, key: site (__u64). Also looked up under
@@ -382,6 +384,17 @@ struct cs_thread_ctl {
  * symbol, sched_ctl_add_point) are CS_SITE_FUNC_KEY(index). */
 #define CS_SITE_OP_KEY(op)    ((1ULL << 62) | (__u64)(op))
 #define CS_SITE_FUNC_KEY(idx) ((1ULL << 63) | (__u64)(idx))
+
+/* Targets steered at once (run -j N): each process tree the scheduler
+ * governs belongs to one target, whose threads have their own serial
+ * token, run queue, counters, configuration (cs_sched_cfg_map[target]),
+ * notes and site policies. A site key is the site with its target in bits
+ * 56-58 (user addresses and the keys above leave them clear); target 0's
+ * keys are the plain ones. */
+#define CS_SCHED_MAX_TARGETS	8
+#define CS_TARGET_ALL		0xffffffffU /* cs_release_args.target: every target */
+#define CS_SITE_TKEY(key, t)	((__u64)(key) | ((__u64)((t) & (CS_SCHED_MAX_TARGETS - 1)) << 56))
+#define CS_SITE_KEY_TARGET(key) ((__u32)(((key) >> 56) & (CS_SCHED_MAX_TARGETS - 1)))
 struct cs_site_policy {
 	__u32 action;	   /* enum cs_action                                     */
 	__u32 tid;	   /* only this thread; 0 = any                          */
@@ -394,7 +407,7 @@ struct cs_site_policy {
 };
 
 /* Counters both the scheduler and the kick objects update (map
- * cs_sched_shared_map, one element). */
+ * cs_sched_shared_map, one element per target). */
 struct cs_sched_shared {
 	__s64 nr_parked;      /* parked or delayed right now                  */
 	__s64 nr_released;    /* released, not yet back on their CPU          */
@@ -410,7 +423,7 @@ enum cs_serial_mode {
 	CS_SERIAL_PRIO,	  /* highest cs_thread_ctl.prio first (PCT)           */
 };
 
-/* Global configuration, one element of cs_sched_cfg_map. */
+/* A target's configuration, its element of cs_sched_cfg_map. */
 struct cs_sched_cfg {
 	__u32 active;	   /* 0: points never stop threads (teardown, observe) */
 	__u32 serial;	   /* enum cs_serial_mode                              */
@@ -450,6 +463,8 @@ struct cs_sched_note {
 	__u64 park_ip;	  /* RESUMED: user IP while it was stopped           */
 	__u64 to_park_ns; /* RESUMED: from the probe's timestamp to the park */
 	__u32 tids[CS_NOTE_MAX_TIDS];
+	__u32 target; /* the target whose threads these are                */
+	__u32 pad;
 };
 
 /* BPF_PROG_RUN context of the SEC("syscall") release program. */
@@ -457,7 +472,7 @@ struct cs_release_args {
 	__u32 tid;	/* 0: every parked/delayed thread                     */
 	__u32 reason;	/* enum cs_release_reason                             */
 	__u32 released; /* out: threads released                              */
-	__u32 pad;
+	__u32 target;	/* tid 0: that target's threads (CS_TARGET_ALL: all) */
 };
 
 /* BPF_PROG_RUN context of the SEC("syscall") program cs_thread_set: the
@@ -476,8 +491,24 @@ struct cs_thread_set_args {
 	__u64 next_delay_ns;
 	__u32 next_action;
 	__u32 prio;
-	__s32 err; /* out: 0, or -ENOMEM when the table is full           */
-	__u32 pad;
+	__s32 err;    /* out: 0, or -ENOMEM when the table is full           */
+	__u32 target; /* the thread's target, if its entry is created here */
+};
+
+/* A target's serial token and what goes with it (the scheduler object's
+ * .bss, tgts[target]): at most one of its threads runs in serial mode,
+ * whatever the other targets do. */
+struct cs_target_state {
+	__u64 serial_owner;	      /* tid allowed to run in serial mode, 0: free */
+	__u64 serial_owner_ts;	      /* when it took the token or last started running */
+	__u64 serial_owner_running;   /* the owner is on a CPU right now */
+	__u64 serial_owner_preempted; /* the owner was preempted with slice left: it
+				       * waits at the head of its CPU's local DSQ */
+	__u64 token_wanted;	      /* a released thread's dispatch found the token taken */
+	__u32 serial_owner_prio;      /* CS_SERIAL_PRIO: priority of the running owner */
+	__s32 serial_owner_cpu;
+	__u64 rand_state;
+	__u64 thread_seq; /* ordinals of its threads */
 };
 
 /* Scheduler counters (the scheduler object's .bss, read by userspace). */

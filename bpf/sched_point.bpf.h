@@ -53,7 +53,7 @@
  *    site the user address of the action (ABI: cs_event.site); op an
  *    enum cs_op; obj the lock/object address;
  *  - it costs one task read, one array and two hash lookups when the
- *    scheduler is active, and one array lookup when it is not;
+ *    scheduler is active, and one task read when it is not;
  *  - share the maps (sched_ctl_share_maps) before loading the object.
  *
  * The maps are defined here so the probe object and the scheduler object
@@ -93,10 +93,10 @@ struct {
 	__type(value, struct cs_site_policy);
 } cs_site_policy SEC(".maps");
 
-/* [0] = struct cs_sched_shared: counters of the scheduler and the kicks */
+/* [target] = struct cs_sched_shared: counters of the scheduler and the kicks */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, CS_SCHED_MAX_TARGETS);
 	__type(key, __u32);
 	__type(value, struct cs_sched_shared);
 } cs_sched_shared_map SEC(".maps");
@@ -114,13 +114,48 @@ struct {
 	__type(value, __u32);
 } cs_sched_kicking SEC(".maps");
 
-/* [0] = struct cs_sched_cfg */
+/* [target] = struct cs_sched_cfg */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, CS_SCHED_MAX_TARGETS);
 	__type(key, __u32);
 	__type(value, struct cs_sched_cfg);
 } cs_sched_cfg_map SEC(".maps");
+
+/* tgid -> target (CS_SCHED_MAX_TARGETS): written by userspace for the
+ * process it launches, before it enters SCHED_EXT; a process it forks
+ * inherits its parent's (the scheduler's ops.enable adds it). A process
+ * missing here is target 0's. */
+#ifndef CS_SCHED_MAX_PROCS
+#define CS_SCHED_MAX_PROCS 4096
+#endif
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, CS_SCHED_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} cs_sched_targets SEC(".maps");
+
+static __always_inline __u32 cs_target_of_pid(__u32 pid)
+{
+	__u32 *t = bpf_map_lookup_elem(&cs_sched_targets, &pid);
+
+	return t ? *t & (CS_SCHED_MAX_TARGETS - 1) : 0;
+}
+
+static __always_inline struct cs_sched_cfg *cs_cfg_of(__u32 target)
+{
+	__u32 key = target & (CS_SCHED_MAX_TARGETS - 1);
+
+	return bpf_map_lookup_elem(&cs_sched_cfg_map, &key);
+}
+
+static __always_inline struct cs_sched_shared *cs_shared_of(__u32 target)
+{
+	__u32 key = target & (CS_SCHED_MAX_TARGETS - 1);
+
+	return bpf_map_lookup_elem(&cs_sched_shared_map, &key);
+}
 
 /* The action this point takes for this thread, from the one-shot request
  * (userspace: "this thread, at its next point") or the site policy. */
@@ -128,7 +163,7 @@ static __always_inline __u32 cs_point_action(struct cs_thread_ctl *tc, __u32 tid
 					     __u16 op, __u64 *delay_ns, __u32 *release_tid)
 {
 	struct cs_site_policy *sp;
-	__u64 key = site, hit;
+	__u64 key = CS_SITE_TKEY(site, tc->target), hit;
 	__u32 act;
 
 	act = tc->next_action;
@@ -139,7 +174,7 @@ static __always_inline __u32 cs_point_action(struct cs_thread_ctl *tc, __u32 tid
 	}
 	sp = bpf_map_lookup_elem(&cs_site_policy, &key);
 	if (!sp) {
-		key = CS_SITE_OP_KEY(op);
+		key = CS_SITE_TKEY(CS_SITE_OP_KEY(op), tc->target);
 		sp = bpf_map_lookup_elem(&cs_site_policy, &key);
 	}
 	if (!sp || sp->action == CS_ACT_NONE)
@@ -166,14 +201,13 @@ static __always_inline bool cs_release_mark(struct cs_thread_ctl *tc, __u32 reas
 {
 	struct cs_sched_shared *sh;
 	__u64 from = tc->state, now;
-	__u32 zero = 0;
 
 	/* Marked at its point but not parked yet (the kick is on its way):
 	 * cancel the park; ops.enqueue then queues it like a yield. */
 	if (from == CS_TS_PARK_PENDING || from == CS_TS_DELAY_PENDING) {
 		if (__sync_val_compare_and_swap(&tc->state, from, CS_TS_RUN) != from)
 			return false;
-		sh = bpf_map_lookup_elem(&cs_sched_shared_map, &zero);
+		sh = cs_shared_of(tc->target);
 		if (sh) {
 			__sync_fetch_and_add(&sh->releases, 1);
 			if (reason == CS_REL_EVENT)
@@ -189,7 +223,7 @@ static __always_inline bool cs_release_mark(struct cs_thread_ctl *tc, __u32 reas
 	tc->release_ts = now;
 	tc->release_reason = reason;
 	tc->park_ns_total += now - tc->park_ts;
-	sh = bpf_map_lookup_elem(&cs_sched_shared_map, &zero);
+	sh = cs_shared_of(tc->target);
 	if (sh) {
 		__sync_fetch_and_sub(&sh->nr_parked, 1);
 		__sync_fetch_and_add(&sh->nr_released, 1);
@@ -208,6 +242,7 @@ static __always_inline struct cs_thread_ctl *cs_thread_ctl_get(__u32 tid)
 	if (tc)
 		return tc;
 	init.pid = bpf_get_current_pid_tgid() >> 32;
+	init.target = cs_target_of_pid(init.pid);
 	bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 }
@@ -217,19 +252,19 @@ static __always_inline __u32 cs_sched_point(void *ctx, __u32 tid, __u64 site, __
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cs_sched_cfg *cfg;
 	struct cs_thread_ctl *tc;
-	__u32 zero = 0, act, release_tid = 0;
+	__u32 act, release_tid = 0;
 	__u64 state;
 	__u64 delay_ns = 0, now;
 
-	cfg = bpf_map_lookup_elem(&cs_sched_cfg_map, &zero);
-	if (!cfg || !cfg->active)
-		return 0;
 	/* Only threads the scheduler governs can be parked; anything else
 	 * would keep its mark and stop at an unrelated preemption. */
 	if (BPF_CORE_READ(task, policy) != CS_SCHED_EXT_POLICY)
 		return 0;
 	tc = cs_thread_ctl_get(tid);
 	if (!tc)
+		return 0;
+	cfg = cs_cfg_of(tc->target);
+	if (!cfg || !cfg->active)
 		return 0;
 	__sync_fetch_and_add(&cfg->points, 1);
 	tc->points++;
@@ -287,14 +322,14 @@ static __always_inline void cs_sched_commit(void)
 {
 	struct cs_sched_cfg *cfg;
 	struct cs_thread_ctl *tc;
-	__u32 zero = 0, tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 state;
 
-	cfg = bpf_map_lookup_elem(&cs_sched_cfg_map, &zero);
-	if (!cfg || !cfg->active)
-		return;
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (!tc)
+		return;
+	cfg = cs_cfg_of(tc->target);
+	if (!cfg || !cfg->active)
 		return;
 	state = tc->state;
 	if (!tc->release_req && state != CS_TS_PARK_PENDING && state != CS_TS_DELAY_PENDING &&

@@ -34,23 +34,25 @@ char _license[] SEC("license") = "GPL";
 __u64 kicks;
 
 static long cs_kick_release_each(struct bpf_map *map, __u32 *tid, struct cs_thread_ctl *tc,
-				 void *unused)
+				 __u32 *target)
 {
-	if (cs_release_mark(tc, CS_REL_EVENT))
+	/* Every parked thread of the releasing thread's target: another
+	 * target's threads are another run's. */
+	if (tc->target == *target && cs_release_mark(tc, CS_REL_EVENT))
 		scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
 	return 0;
 }
 
-static __always_inline void cs_kick_release(__u32 tid)
+static __always_inline void cs_kick_release(__u32 tid, __u32 target)
 {
 	struct cs_thread_ctl *tc;
 
 	if (!tid) {
-		bpf_for_each_map_elem(&cs_thread_ctl, cs_kick_release_each, NULL, 0);
+		bpf_for_each_map_elem(&cs_thread_ctl, cs_kick_release_each, &target, 0);
 		return;
 	}
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-	if (tc && cs_release_mark(tc, CS_REL_EVENT))
+	if (tc && tc->target == target && cs_release_mark(tc, CS_REL_EVENT))
 		scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
 }
 
@@ -67,7 +69,7 @@ int cs_kick(void *ctx)
 	if (tc->release_req) {
 		release_tid = tc->release_req_tid;
 		tc->release_req = 0;
-		cs_kick_release(release_tid);
+		cs_kick_release(release_tid, tc->target);
 	}
 	state = tc->state;
 	if (state != CS_TS_PARK_PENDING && state != CS_TS_DELAY_PENDING &&

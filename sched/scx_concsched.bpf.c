@@ -22,6 +22,12 @@
  * (the task is pinned there). Whenever every runnable target thread is
  * parked, a CS_NOTE_ALL_PARKED note with the parked set goes to userspace.
  *
+ * Targets (run -j N): each process tree it governs belongs to a target
+ * (bpf/sched_point.bpf.h, cs_sched_targets), with its own run queue,
+ * serial token, configuration, counters, site policies and notes, so N
+ * runs are steered at once, each as if alone: serial mode runs one thread
+ * per target, and the all-parked note counts a target's threads only.
+ *
  * It does not decide *which* points stop a thread or whom to release:
  * that is policy, in userspace (userspace/policy.c). It does not balance
  * load or care about fairness beyond FIFO.
@@ -38,8 +44,9 @@ char _license[] SEC("license") = "GPL";
 #define CLOCK_MONOTONIC				1
 #define BPF_STRUCT_OPS(name, args...)		SEC("struct_ops/" #name) BPF_PROG(name, ##args)
 #define BPF_STRUCT_OPS_SLEEPABLE(name, args...) SEC("struct_ops.s/" #name) BPF_PROG(name, ##args)
-#define CS_DSQ_SHARED				1
 #define CS_DSQ_PARKED				2
+#define CS_DSQ_SHARED				16 /* + target: its run queue */
+#define CS_TMASK				(CS_SCHED_MAX_TARGETS - 1)
 #define CS_MAX_CPUS				256
 #define CS_WATCHDOG_DFL_NS			1000000000ULL
 #define CS_SLICE_DFL_NS				5000000ULL
@@ -52,18 +59,10 @@ char _license[] SEC("license") = "GPL";
 
 const volatile __u32 nr_cpus = 1; /* set by userspace before load */
 
-struct cs_sched_stats stats;
+struct cs_sched_stats stats[CS_SCHED_MAX_TARGETS];
+struct cs_target_state tgts[CS_SCHED_MAX_TARGETS];
 __u64 vtime_seq;
-__u64 rand_state;
-__u64 thread_seq;
-__u64 serial_owner;	 /* tid allowed to run in serial mode, 0: free */
-__u64 serial_owner_ts;	 /* when it took the token or last started running */
-__u32 serial_owner_prio; /* CS_SERIAL_PRIO: priority of the running owner */
-__s32 serial_owner_cpu;
-__u64 serial_owner_running;   /* the owner is on a CPU right now */
-__u64 serial_owner_preempted; /* the owner was preempted with slice left: it
-			       * waits at the head of its CPU's local DSQ */
-__u64 token_wanted;	      /* a released thread's dispatch found the token taken */
+__u32 dispatch_rr; /* which target's queue a dispatch looks at first */
 
 /* Exit info copied in ops.exit, printed by userspace (sched_ctl_print_exit). */
 struct {
@@ -90,6 +89,7 @@ struct {
 
 struct cs_task {
 	__u8 runnable;
+	__u8 target; /* set in ops.enable */
 };
 
 struct {
@@ -99,58 +99,88 @@ struct {
 	__type(value, struct cs_task);
 } cs_task_store SEC(".maps");
 
-struct {
+/* Notes go to their target's ring buffer: target 0's is this one,
+ * another target's is made by userspace (sched_ctl_target) and put in
+ * cs_sched_notes_of; a target without one drops its notes (counted). */
+struct cs_notes_rb {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 256 * 1024);
 } cs_sched_notes SEC(".maps");
 
-static __always_inline struct cs_sched_cfg *cs_cfg(void)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CS_SCHED_MAX_TARGETS);
+	__type(key, __u32);
+	__array(values, struct cs_notes_rb);
+} cs_sched_notes_of SEC(".maps") = {
+	.values = { [0] = &cs_sched_notes },
+};
+
+static __always_inline __u64 cs_slice(__u32 t)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cs_sched_cfg_map, &zero);
-}
-
-static __always_inline struct cs_sched_shared *cs_shared(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&cs_sched_shared_map, &zero);
-}
-
-static __always_inline __u64 cs_slice(void)
-{
-	struct cs_sched_cfg *cfg = cs_cfg();
+	struct cs_sched_cfg *cfg = cs_cfg_of(t);
 
 	return cfg && cfg->slice_ns ? cfg->slice_ns : CS_SLICE_DFL_NS;
 }
 
-static __always_inline __u32 cs_serial(void)
+static __always_inline __u32 cs_serial(__u32 t)
 {
-	struct cs_sched_cfg *cfg = cs_cfg();
+	struct cs_sched_cfg *cfg = cs_cfg_of(t);
 
 	return cfg ? cfg->serial : CS_SERIAL_OFF;
 }
 
-static __always_inline __u64 cs_watchdog_ns(void)
+static __always_inline __u64 cs_watchdog_ns(__u32 t)
 {
-	struct cs_sched_cfg *cfg = cs_cfg();
+	struct cs_sched_cfg *cfg = cs_cfg_of(t);
 
 	return cfg && cfg->watchdog_ns ? cfg->watchdog_ns : CS_WATCHDOG_DFL_NS;
+}
+
+static __always_inline struct cs_target_state *cs_tgt(__u32 t)
+{
+	return &tgts[t & CS_TMASK];
+}
+
+static __always_inline struct cs_sched_stats *cs_stats(__u32 t)
+{
+	return &stats[t & CS_TMASK];
+}
+
+/* The target of a task the scheduler governs (ops.enable noted it). */
+static __always_inline __u32 cs_task_target(struct task_struct *p)
+{
+	struct cs_task *ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+
+	return ts ? ts->target & CS_TMASK : cs_target_of_pid(p->tgid);
+}
+
+static __always_inline struct cs_sched_note *cs_note_reserve(__u32 t)
+{
+	struct cs_sched_note *n = NULL;
+	__u32 key = t & CS_TMASK;
+	void *rb;
+
+	rb = bpf_map_lookup_elem(&cs_sched_notes_of, &key);
+	if (rb)
+		n = bpf_ringbuf_reserve(rb, sizeof(*n), 0);
+	if (!n)
+		__sync_fetch_and_add(&cs_stats(t)->notes_dropped, 1);
+	return n;
 }
 
 /* Random queue key of a thread's n-th entry into the run queue: a hash of
  * (seed, thread ordinal, n), not a shared stream, so the same seed gives
  * the same order whatever the timing of other threads' wakeups. */
-static __always_inline __u64 cs_rand_key(struct cs_thread_ctl *tc)
+static __always_inline __u64 cs_rand_key(struct cs_thread_ctl *tc, __u32 t)
 {
-	struct cs_sched_cfg *cfg = cs_cfg();
+	struct cs_sched_cfg *cfg = cs_cfg_of(t);
 	__u64 x = cfg && cfg->seed ? cfg->seed : 0x9e3779b97f4a7c15ULL;
 
 	if (tc)
 		x ^= ((__u64)tc->ordinal << 32) | tc->nenq;
 	else
-		x ^= __sync_fetch_and_add(&rand_state, 1);
+		x ^= __sync_fetch_and_add(&cs_tgt(t)->rand_state, 1);
 	/* splitmix64 finalizer */
 	x += 0x9e3779b97f4a7c15ULL;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -171,35 +201,36 @@ static __always_inline void cs_kick_idle_cpus(s32 except)
 	}
 }
 
-/* Serial mode: the thread gives the token up, if it holds it. */
-static __always_inline void cs_serial_token_drop(struct task_struct *p)
+/* Serial mode: the thread gives its target's token up, if it holds it. */
+static __always_inline void cs_serial_token_drop(struct task_struct *p, __u32 t)
 {
+	struct cs_target_state *ts = cs_tgt(t);
 	__u64 tid = p->pid;
 
-	if (serial_owner != tid)
+	if (ts->serial_owner != tid)
 		return;
-	serial_owner_running = 0;
-	serial_owner_preempted = 0;
-	if (__sync_val_compare_and_swap(&serial_owner, tid, 0) == tid)
+	ts->serial_owner_running = 0;
+	ts->serial_owner_preempted = 0;
+	if (__sync_val_compare_and_swap(&ts->serial_owner, tid, 0) == tid)
 		cs_kick_idle_cpus(-1);
 }
 
 static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thread_ctl *tc,
 					    __u64 now)
 {
+	struct cs_sched_stats *st = cs_stats(tc->target);
 	struct cs_sched_note *n;
 
-	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
-	if (!n) {
-		__sync_fetch_and_add(&stats.notes_dropped, 1);
+	n = cs_note_reserve(tc->target);
+	if (!n)
 		return;
-	}
 	n->ts_ns = now;
 	n->kind = CS_NOTE_RESUMED;
+	n->target = tc->target;
 	n->tid = p->pid;
 	n->reason = tc->release_reason;
-	n->nr_threads = stats.nr_threads;
-	n->nr_runnable = stats.nr_runnable;
+	n->nr_threads = st->nr_threads;
+	n->nr_runnable = st->nr_runnable;
 	n->parked_ns = now - tc->probe_ts;
 	if (tc->release_reason == CS_REL_DELAY)
 		n->late_ns = now - tc->deadline_ns;
@@ -209,32 +240,33 @@ static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thr
 	n->park_ip = tc->park_ip;
 	n->to_park_ns = tc->park_ts - tc->probe_ts;
 	bpf_ringbuf_submit(n, 0);
-	__sync_fetch_and_add(&stats.notes, 1);
+	__sync_fetch_and_add(&st->notes, 1);
 }
 
-/* Every runnable target thread is parked: tell userspace who, so its
- * release rule can pick (DESIGN.md "One run", step 3). */
-static __always_inline void cs_check_all_parked(__u32 parking_tid)
+/* Every runnable thread of target t is parked: tell userspace who, so its
+ * release rule can pick (DESIGN.md "One run", step 3). Another target's
+ * threads do not count: they are another run's. */
+static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 {
 	struct task_struct *p;
 	struct cs_sched_note *n;
 	struct bpf_iter_scx_dsq it;
-	struct cs_sched_shared *sh = cs_shared();
+	struct cs_sched_shared *sh = cs_shared_of(t);
+	struct cs_sched_stats *st = cs_stats(t);
 	__u32 i = 0;
 
-	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)stats.nr_runnable)
+	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)st->nr_runnable)
 		return;
-	n = bpf_ringbuf_reserve(&cs_sched_notes, sizeof(*n), 0);
-	if (!n) {
-		__sync_fetch_and_add(&stats.notes_dropped, 1);
+	n = cs_note_reserve(t);
+	if (!n)
 		return;
-	}
 	__builtin_memset(n, 0, sizeof(*n));
 	n->ts_ns = bpf_ktime_get_ns();
 	n->kind = CS_NOTE_ALL_PARKED;
+	n->target = t;
 	n->nr_parked = sh->nr_parked;
-	n->nr_threads = stats.nr_threads;
-	n->nr_runnable = stats.nr_runnable;
+	n->nr_threads = st->nr_threads;
+	n->nr_runnable = st->nr_runnable;
 	/* ops.enqueue's insert is committed after it returns: the thread
 	 * being parked is not in the DSQ yet. */
 	if (parking_tid)
@@ -245,8 +277,8 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
 		__u32 tid = p->pid;
 
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-		if (!tc || (tc->state != CS_TS_PARKED && tc->state != CS_TS_DELAYED) ||
-		    tid == parking_tid)
+		if (!tc || tc->target != t ||
+		    (tc->state != CS_TS_PARKED && tc->state != CS_TS_DELAYED) || tid == parking_tid)
 			continue;
 		if (i >= CS_NOTE_MAX_TIDS)
 			break;
@@ -255,7 +287,7 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	bpf_ringbuf_submit(n, 0);
-	__sync_fetch_and_add(&stats.notes, 1);
+	__sync_fetch_and_add(&st->notes, 1);
 }
 
 /* Is a released thread's wait a lost wakeup? Its CPU is idle and nothing
@@ -263,13 +295,14 @@ static __always_inline void cs_check_all_parked(__u32 parking_tid)
  * one that is free or stale (cs_dispatch_serial takes a stale one back). */
 static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc, __u64 now)
 {
+	struct cs_target_state *ts = cs_tgt(tc->target);
 	const struct cpumask *idle;
-	__u64 owner = serial_owner;
+	__u64 owner = ts->serial_owner;
 	bool cpu_idle;
 
-	if (cs_serial() != CS_SERIAL_OFF && owner != 0 &&
-	    (serial_owner_running || serial_owner_preempted ||
-	     now - serial_owner_ts < CS_TOKEN_STALE_NS))
+	if (cs_serial(tc->target) != CS_SERIAL_OFF && owner != 0 &&
+	    (ts->serial_owner_running || ts->serial_owner_preempted ||
+	     now - ts->serial_owner_ts < CS_TOKEN_STALE_NS))
 		return false;
 	idle = scx_bpf_get_idle_cpumask();
 	cpu_idle = bpf_cpumask_test_cpu(tc->cpu, idle);
@@ -312,13 +345,13 @@ static __always_inline bool cs_release_thread(__u32 tid, struct cs_thread_ctl *t
 
 	if (reason == CS_REL_WATCHDOG && from == CS_TS_DELAYED &&
 	    bpf_ktime_get_ns() >= tc->deadline_ns &&
-	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns())
+	    tc->deadline_ns < tc->park_ts + cs_watchdog_ns(tc->target))
 		reason = CS_REL_DELAY;
 	if (!cs_release_mark(tc, reason))
 		return false;
 	if (reason == CS_REL_WATCHDOG) {
 		tc->nwatchdog++;
-		__sync_fetch_and_add(&stats.watchdog, 1);
+		__sync_fetch_and_add(&cs_stats(tc->target)->watchdog, 1);
 	}
 	scx_bpf_kick_cpu(tc->cpu, SCX_KICK_PREEMPT);
 	if (tc->state == CS_TS_RELEASED)
@@ -347,7 +380,7 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 		if (state != CS_TS_RELEASED)
 			return 0;
 		if (cs_release_stuck(tc, now)) {
-			__sync_fetch_and_add(&stats.release_rekicks, 1);
+			__sync_fetch_and_add(&cs_stats(tc->target)->release_rekicks, 1);
 			scx_bpf_kick_cpu(tc->cpu, SCX_KICK_IDLE);
 		}
 		bpf_timer_start(&t->timer, CS_RELEASE_RETRY_NS, 0);
@@ -355,7 +388,7 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 	}
 	if (state != CS_TS_PARKED && state != CS_TS_DELAYED)
 		return 0;
-	bound = tc->probe_ts + cs_watchdog_ns();
+	bound = tc->probe_ts + cs_watchdog_ns(tc->target);
 	if (state == CS_TS_DELAYED && now >= tc->deadline_ns)
 		cs_release_thread(tid, tc, CS_REL_DELAY);
 	else if (now >= bound)
@@ -374,11 +407,11 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 				    __u64 enq_flags)
 {
 	__u64 now = bpf_ktime_get_ns(), bound, deadline, to;
-	__u32 tid = p->pid, gen;
+	__u32 tid = p->pid, gen, t = tc->target;
 	struct cs_sched_shared *sh;
 	struct pt_regs *regs;
 
-	bound = tc->probe_ts + cs_watchdog_ns();
+	bound = tc->probe_ts + cs_watchdog_ns(t);
 	to = from == CS_TS_DELAY_PENDING ? CS_TS_DELAYED : CS_TS_PARKED;
 	gen = tc->park_gen + 1;
 	tc->park_gen = gen;
@@ -398,33 +431,33 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	if (to == CS_TS_DELAYED) {
 		deadline = tc->deadline_ns < bound ? tc->deadline_ns : bound;
 		tc->ndelays++;
-		__sync_fetch_and_add(&stats.delays, 1);
+		__sync_fetch_and_add(&cs_stats(t)->delays, 1);
 	} else {
 		deadline = bound;
 		tc->nparks++;
-		__sync_fetch_and_add(&stats.parks, 1);
+		__sync_fetch_and_add(&cs_stats(t)->parks, 1);
 	}
 	/* Parked holding the token (cs_stopping kept it across a property
 	 * change on the way here): let it go, or nothing else could run. */
-	cs_serial_token_drop(p);
-	sh = cs_shared();
+	cs_serial_token_drop(p, t);
+	sh = cs_shared_of(t);
 	if (sh)
 		__sync_fetch_and_add(&sh->nr_parked, 1);
-	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(), enq_flags);
+	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(t), enq_flags);
 	cs_arm_timer(tid, gen, deadline, 0);
-	cs_check_all_parked(tid);
+	cs_check_all_parked(t, tid);
 	return true;
 }
 
-static __always_inline __u64 cs_vtime_key(struct task_struct *p, struct cs_thread_ctl *tc)
+static __always_inline __u64 cs_vtime_key(struct task_struct *p, struct cs_thread_ctl *tc, __u32 t)
 {
 	__u64 seq = __sync_fetch_and_add(&vtime_seq, 1);
 
 	if (tc)
 		tc->nenq++;
-	switch (cs_serial()) {
+	switch (cs_serial(t)) {
 	case CS_SERIAL_RANDOM:
-		return cs_rand_key(tc);
+		return cs_rand_key(tc, t);
 	case CS_SERIAL_PRIO:
 		return ((__u64)(0xffffffffU - (tc ? tc->prio : 0)) << 32) | (seq & 0xffffffffULL);
 	default:
@@ -435,28 +468,30 @@ static __always_inline __u64 cs_vtime_key(struct task_struct *p, struct cs_threa
 /* PCT runs the highest-priority runnable thread at every moment (seed
  * 002 / Burckhardt et al.): a thread entering the queue with a higher
  * priority than the running owner preempts it. */
-static __always_inline void cs_prio_preempt(struct cs_thread_ctl *tc)
+static __always_inline void cs_prio_preempt(struct cs_thread_ctl *tc, __u32 t)
 {
-	__u64 owner = serial_owner;
+	struct cs_target_state *ts = cs_tgt(t);
+	__u64 owner = ts->serial_owner;
 
-	if (!tc || cs_serial() != CS_SERIAL_PRIO || owner == 0 || owner == CS_TOKEN_CLAIM)
+	if (!tc || cs_serial(t) != CS_SERIAL_PRIO || owner == 0 || owner == CS_TOKEN_CLAIM)
 		return;
-	if (tc->prio <= serial_owner_prio)
+	if (tc->prio <= ts->serial_owner_prio)
 		return;
-	__sync_fetch_and_add(&stats.prio_preempts, 1);
-	scx_bpf_kick_cpu(serial_owner_cpu, SCX_KICK_PREEMPT);
+	__sync_fetch_and_add(&cs_stats(t)->prio_preempts, 1);
+	scx_bpf_kick_cpu(ts->serial_owner_cpu, SCX_KICK_PREEMPT);
 }
 
 s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
+	__u32 t = cs_task_target(p);
 	bool idle = false;
 	s32 cpu;
 
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
 	/* Serial mode must see every wakeup in enqueue (the token). */
-	if (idle && cs_serial() == CS_SERIAL_OFF) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(), 0);
-		__sync_fetch_and_add(&stats.dispatches, 1);
+	if (idle && cs_serial(t) == CS_SERIAL_OFF) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(t), 0);
+		__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
 	}
 	return cpu;
 }
@@ -484,19 +519,19 @@ static __always_inline bool cs_kicked_here(__u32 tid)
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 {
 	struct cs_thread_ctl *tc;
-	__u32 tid = p->pid;
+	__u32 tid = p->pid, t = cs_task_target(p);
 	__u64 state;
 	bool kicked;
 
-	__sync_fetch_and_add(&stats.enqueues, 1);
+	__sync_fetch_and_add(&cs_stats(t)->enqueues, 1);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	/* The token holder taken off its CPU's queue and back (a property
 	 * change, a migration) between its dispatch or preemption and its
 	 * run: it still holds the token, so it goes back to run next. */
-	if (serial_owner == tid && cs_serial() != CS_SERIAL_OFF &&
+	if (cs_tgt(t)->serial_owner == tid && cs_serial(t) != CS_SERIAL_OFF &&
 	    (!tc || tc->state == CS_TS_RUN)) {
-		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(), enq_flags | SCX_ENQ_HEAD);
-		__sync_fetch_and_add(&stats.dispatches, 1);
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(t), enq_flags | SCX_ENQ_HEAD);
+		__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
 		return;
 	}
 	if (tc) {
@@ -510,113 +545,144 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		if (state == CS_TS_PARKED || state == CS_TS_DELAYED || state == CS_TS_RELEASED) {
 			/* re-enqueue while parked (e.g. property change):
 			 * stay put, dispatch decides. */
-			scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(), enq_flags);
+			scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(t), enq_flags);
 			return;
 		}
 		if (state == CS_TS_YIELD_PENDING) {
 			tc->state = CS_TS_RUN;
 			tc->nyields++;
-			__sync_fetch_and_add(&stats.yields, 1);
+			__sync_fetch_and_add(&cs_stats(t)->yields, 1);
 		}
 	}
 	/* A queued thread holds no token (a yield, or a marked thread
 	 * queued before its kick, that kept it across a property change). */
-	cs_serial_token_drop(p);
-	scx_bpf_dsq_insert_vtime(p, CS_DSQ_SHARED, cs_slice(), cs_vtime_key(p, tc), enq_flags);
-	cs_prio_preempt(tc);
+	cs_serial_token_drop(p, t);
+	scx_bpf_dsq_insert_vtime(p, CS_DSQ_SHARED + t, cs_slice(t), cs_vtime_key(p, tc, t),
+				 enq_flags);
+	cs_prio_preempt(tc, t);
 	/* A pinned task (migration-disabled inside a probe) can only be
 	 * taken by its own CPU's dispatch. */
 	if (p->migration_disabled || p->nr_cpus_allowed == 1)
 		scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_IDLE);
 }
 
-/* Serial mode: a dispatch that claimed the token and found nothing to run
- * gives it back. A released thread's dispatch on another CPU that found the
- * token claimed meanwhile said so (token_wanted, cs_take_token) and may be
- * going idle: wake the other CPUs so theirs runs again. Not this one: its
- * own dispatch just ran (kicking itself would loop). */
-static __always_inline void cs_token_return(s32 self)
+/* Serial mode: a dispatch that claimed target t's token and found nothing
+ * to run gives it back. A released thread's dispatch on another CPU that
+ * found the token claimed meanwhile said so (token_wanted, cs_take_token)
+ * and may be going idle: wake the other CPUs so theirs runs again. Not
+ * this one: its own dispatch just ran (kicking itself would loop). */
+static __always_inline void cs_token_return(s32 self, __u32 t)
 {
-	serial_owner = 0;
-	if (__sync_lock_test_and_set(&token_wanted, 0))
+	struct cs_target_state *ts = cs_tgt(t);
+
+	ts->serial_owner = 0;
+	if (__sync_lock_test_and_set(&ts->token_wanted, 0))
 		cs_kick_idle_cpus(self);
 }
 
-/* Take the free token for tid. On failure leave word first, then try once
- * more: either this try sees the token free, or the holder's
+/* Take target t's free token for tid. On failure leave word first, then
+ * try once more: either this try sees the token free, or the holder's
  * cs_token_return sees the word (both are full barriers). */
-static __always_inline bool cs_take_token(__u64 tid)
+static __always_inline bool cs_take_token(__u64 tid, __u32 t)
 {
-	if (__sync_val_compare_and_swap(&serial_owner, 0, tid) == 0)
+	struct cs_target_state *ts = cs_tgt(t);
+
+	if (__sync_val_compare_and_swap(&ts->serial_owner, 0, tid) == 0)
 		return true;
-	__sync_lock_test_and_set(&token_wanted, 1);
-	return __sync_val_compare_and_swap(&serial_owner, 0, tid) == 0;
+	__sync_lock_test_and_set(&ts->token_wanted, 1);
+	return __sync_val_compare_and_swap(&ts->serial_owner, 0, tid) == 0;
 }
 
-/* Move released threads pinned to this CPU home. Returns true if one was
- * moved (in serial mode only one may run). */
-static __always_inline bool cs_dispatch_released(s32 cpu, bool serial)
+/* Any target with a released thread not yet home? */
+static __always_inline bool cs_any_released(void)
+{
+	struct cs_sched_shared *sh;
+	__u32 t;
+
+	for (t = 0; t < CS_SCHED_MAX_TARGETS; t++) {
+		sh = cs_shared_of(t);
+		if (sh && sh->nr_released > 0)
+			return true;
+	}
+	return false;
+}
+
+/* Move released threads pinned to this CPU home. Returns true if one of a
+ * serial target was moved (then only it may run of its target, and this
+ * dispatch is done). */
+static __always_inline bool cs_dispatch_released(s32 cpu)
 {
 	struct task_struct *p;
 	struct bpf_iter_scx_dsq it;
-	struct cs_sched_shared *sh = cs_shared();
 	bool moved = false;
 
-	if (!sh || sh->nr_released <= 0)
+	if (!cs_any_released())
 		return false;
 	bpf_iter_scx_dsq_new(&it, CS_DSQ_PARKED, 0);
 	while ((p = bpf_iter_scx_dsq_next(&it))) {
+		struct cs_target_state *ts;
+		struct cs_sched_shared *sh;
 		struct cs_thread_ctl *tc;
-		__u32 tid = p->pid;
+		__u32 tid = p->pid, t;
+		bool serial;
 
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 		if (!tc || tc->state != CS_TS_RELEASED || scx_bpf_task_cpu(p) != cpu)
 			continue;
-		if (serial && !cs_take_token(tid))
-			break;
+		t = tc->target & CS_TMASK;
+		ts = cs_tgt(t);
+		serial = cs_serial(t) != CS_SERIAL_OFF;
+		if (serial && !cs_take_token(tid, t))
+			continue; /* its target's token is taken: another may go */
 		if (serial) {
-			serial_owner_ts = bpf_ktime_get_ns();
-			serial_owner_running = 0;
+			ts->serial_owner_ts = bpf_ktime_get_ns();
+			ts->serial_owner_running = 0;
 		}
 		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
 			tc->state = CS_TS_RUN;
-			__sync_fetch_and_sub(&sh->nr_released, 1);
-			__sync_fetch_and_add(&stats.dispatches, 1);
-			moved = true;
+			sh = cs_shared_of(t);
+			if (sh)
+				__sync_fetch_and_sub(&sh->nr_released, 1);
+			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
+			if (serial) {
+				moved = true;
+				break;
+			}
 		} else if (serial) {
-			cs_token_return(cpu);
+			cs_token_return(cpu, t);
 		}
-		if (serial && moved)
-			break;
 	}
 	bpf_iter_scx_dsq_destroy(&it);
 	return moved;
 }
 
-/* Serial mode: the head of SHARED (lowest key) runs next, on this CPU if
- * it may, else on the CPU it is pinned to. */
-static __always_inline void cs_dispatch_serial(s32 cpu)
+/* Serial mode: the head of target t's queue (lowest key) runs next, on
+ * this CPU if it may, else on the CPU it is pinned to. Returns true if a
+ * thread was moved. */
+static __always_inline bool cs_dispatch_serial(s32 cpu, __u32 t)
 {
+	struct cs_target_state *ts = cs_tgt(t);
 	struct task_struct *p;
 	struct bpf_iter_scx_dsq it;
 	__u64 owner, now = bpf_ktime_get_ns();
+	bool moved = false;
 	s32 tcpu;
 
-	owner = __sync_val_compare_and_swap(&serial_owner, 0, CS_TOKEN_CLAIM);
+	owner = __sync_val_compare_and_swap(&ts->serial_owner, 0, CS_TOKEN_CLAIM);
 	if (owner != 0) {
 		/* A token whose holder is not running and has not run for
 		 * CS_TOKEN_STALE_NS (it left the queue without stopping)
 		 * would stall the target: take it back. If the holder
 		 * runs again, cs_serial_running() sends it to the queue. */
-		if (serial_owner_running || serial_owner_preempted ||
-		    now - serial_owner_ts < CS_TOKEN_STALE_NS ||
-		    __sync_val_compare_and_swap(&serial_owner, owner, CS_TOKEN_CLAIM) != owner)
-			return;
-		__sync_fetch_and_add(&stats.serial_preempts, 1);
+		if (ts->serial_owner_running || ts->serial_owner_preempted ||
+		    now - ts->serial_owner_ts < CS_TOKEN_STALE_NS ||
+		    __sync_val_compare_and_swap(&ts->serial_owner, owner, CS_TOKEN_CLAIM) != owner)
+			return false;
+		__sync_fetch_and_add(&cs_stats(t)->serial_preempts, 1);
 	}
-	serial_owner_ts = now;
-	serial_owner_running = 0;
-	bpf_iter_scx_dsq_new(&it, CS_DSQ_SHARED, 0);
+	ts->serial_owner_ts = now;
+	ts->serial_owner_running = 0;
+	bpf_iter_scx_dsq_new(&it, CS_DSQ_SHARED + t, 0);
 	p = bpf_iter_scx_dsq_next(&it);
 	if (p) {
 		__u32 tid = p->pid;
@@ -626,41 +692,53 @@ static __always_inline void cs_dispatch_serial(s32 cpu)
 		if (tcpu != cpu && (p->migration_disabled || p->nr_cpus_allowed == 1 ||
 				    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr)))
 			dst = SCX_DSQ_LOCAL_ON | tcpu;
-		serial_owner = tid;
+		ts->serial_owner = tid;
 		if (scx_bpf_dsq_move(&it, p, dst, 0)) {
-			__sync_fetch_and_add(&stats.dispatches, 1);
+			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
+			moved = true;
 			if (dst != SCX_DSQ_LOCAL)
 				scx_bpf_kick_cpu(tcpu, SCX_KICK_IDLE);
 		} else {
-			cs_token_return(cpu);
+			cs_token_return(cpu, t);
 		}
 	} else {
-		cs_token_return(cpu);
+		cs_token_return(cpu, t);
 	}
 	bpf_iter_scx_dsq_destroy(&it);
+	return moved;
 }
 
+/* Released threads first; then the targets' queues, from a different
+ * target each time so that none waits behind another's (each target's
+ * serial token is its own: two serial targets run one thread each). */
 void BPF_STRUCT_OPS(cs_dispatch, s32 cpu, struct task_struct *prev)
 {
-	bool serial = cs_serial() != CS_SERIAL_OFF;
+	__u32 i, t, first;
 
-	if (cs_dispatch_released(cpu, serial))
+	if (cs_dispatch_released(cpu))
 		return;
-	if (serial) {
-		cs_dispatch_serial(cpu);
-		return;
+	first = dispatch_rr++; /* a race only changes who looks first */
+	for (i = 0; i < CS_SCHED_MAX_TARGETS; i++) {
+		t = (first + i) & CS_TMASK;
+		if (!scx_bpf_dsq_nr_queued(CS_DSQ_SHARED + t))
+			continue;
+		if (cs_serial(t) != CS_SERIAL_OFF) {
+			if (cs_dispatch_serial(cpu, t))
+				return;
+		} else if (scx_bpf_dsq_move_to_local(CS_DSQ_SHARED + t)) {
+			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
+			return;
+		}
 	}
-	if (scx_bpf_dsq_move_to_local(CS_DSQ_SHARED))
-		__sync_fetch_and_add(&stats.dispatches, 1);
 }
 
-/* nr_runnable counts target threads that are runnable: it goes down only
- * when one sleeps (or leaves, cs_disable). The core also takes a task off
- * its queue and puts it back for a property change (SCX_DEQ_SCHED_CHANGE,
- * e.g. migrate_disable_switch() and migrate_enable() of a thread preempted
- * inside a probe) or a migration, with ops.quiescent/ops.runnable around
- * it; counting those made the all-parked note fire in between, while a
- * marked thread was on its way to its park. */
+/* nr_runnable counts a target's threads that are runnable: it goes down
+ * only when one sleeps (or leaves, cs_disable). The core also takes a task
+ * off its queue and puts it back for a property change
+ * (SCX_DEQ_SCHED_CHANGE, e.g. migrate_disable_switch() and migrate_enable()
+ * of a thread preempted inside a probe) or a migration, with
+ * ops.quiescent/ops.runnable around it; counting those made the all-parked
+ * note fire in between, while a marked thread was on its way to its park. */
 void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 {
 	struct cs_task *ts;
@@ -669,41 +747,45 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 	if (!ts || ts->runnable)
 		return;
 	ts->runnable = 1;
-	__sync_fetch_and_add(&stats.nr_runnable, 1);
+	__sync_fetch_and_add(&cs_stats(ts->target)->nr_runnable, 1);
 }
 
 void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 {
 	struct cs_task *ts;
+	__u32 t;
 
 	if (!(deq_flags & SCX_DEQ_SLEEP))
 		return;
+	t = cs_task_target(p);
 	/* Going to sleep: the token goes (cs_stopping left it for here). */
-	cs_serial_token_drop(p);
+	cs_serial_token_drop(p, t);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (!ts || !ts->runnable)
 		return;
 	ts->runnable = 0;
-	__sync_fetch_and_sub(&stats.nr_runnable, 1);
-	cs_check_all_parked(0);
+	__sync_fetch_and_sub(&cs_stats(t)->nr_runnable, 1);
+	cs_check_all_parked(t, 0);
 }
 
-/* Serial mode: the running thread must hold the token. One that runs
- * without it (it was running when it entered SCHED_EXT, or kept its CPU
- * across a preemption by a higher class) is sent back to the queue. */
-static __always_inline void cs_serial_running(struct task_struct *p, struct cs_thread_ctl *tc)
+/* Serial mode: the running thread must hold its target's token. One that
+ * runs without it (it was running when it entered SCHED_EXT, or kept its
+ * CPU across a preemption by a higher class) is sent back to the queue. */
+static __always_inline void cs_serial_running(struct task_struct *p, struct cs_thread_ctl *tc,
+					      __u32 t)
 {
+	struct cs_target_state *ts = cs_tgt(t);
 	__u64 tid = p->pid, owner;
 
-	if (cs_serial() == CS_SERIAL_OFF)
+	if (cs_serial(t) == CS_SERIAL_OFF)
 		return;
-	owner = __sync_val_compare_and_swap(&serial_owner, 0, tid);
+	owner = __sync_val_compare_and_swap(&ts->serial_owner, 0, tid);
 	if (owner == 0 || owner == tid) {
-		serial_owner_ts = bpf_ktime_get_ns();
-		serial_owner_running = 1;
-		serial_owner_preempted = 0;
-		serial_owner_prio = tc ? tc->prio : 0;
-		serial_owner_cpu = scx_bpf_task_cpu(p);
+		ts->serial_owner_ts = bpf_ktime_get_ns();
+		ts->serial_owner_running = 1;
+		ts->serial_owner_preempted = 0;
+		ts->serial_owner_prio = tc ? tc->prio : 0;
+		ts->serial_owner_cpu = scx_bpf_task_cpu(p);
 		return;
 	}
 	/* An exiting thread (it runs no user code any more) is queued by the
@@ -713,7 +795,7 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 	 * runs). Let it finish exiting. */
 	if (p->flags & CS_PF_EXITING)
 		return;
-	__sync_fetch_and_add(&stats.serial_preempts, 1);
+	__sync_fetch_and_add(&cs_stats(t)->serial_preempts, 1);
 	/* STYLE.md compat: the kfunc where it exists (7.x warns about the
 	 * direct write), the field on older kernels. */
 	if (bpf_ksym_exists(scx_bpf_task_set_slice))
@@ -729,7 +811,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	__u32 tid = p->pid;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-	cs_serial_running(p, tc);
+	cs_serial_running(p, tc, tc ? tc->target : cs_task_target(p));
 	if (!tc || !tc->release_ts)
 		return;
 	cs_note_resumed(p, tc, bpf_ktime_get_ns());
@@ -738,21 +820,24 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 {
+	struct cs_target_state *ts;
 	struct cs_thread_ctl *tc;
-	__u32 tid = p->pid;
+	__u32 tid = p->pid, t;
 
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	t = tc ? tc->target : cs_task_target(p);
+	ts = cs_tgt(t);
 	/* Marked at its point and on its way to the park: the token goes
 	 * when it is parked (cs_park), or queued instead (cs_enqueue). Let
 	 * go here, between this stop and the enqueue, the next thread could
 	 * run and park first on another CPU (measured: the seeded order
 	 * changed in 3-7 runs of 120 under TCG). */
-	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc && (tc->state == CS_TS_PARK_PENDING || tc->state == CS_TS_DELAY_PENDING)) {
-		if (serial_owner == tid) {
-			serial_owner_running = 0;
+		if (ts->serial_owner == tid) {
+			ts->serial_owner_running = 0;
 			/* preempted before its kick: it runs again first */
-			serial_owner_preempted = runnable && p->scx.slice;
-			serial_owner_ts = bpf_ktime_get_ns();
+			ts->serial_owner_preempted = runnable && p->scx.slice;
+			ts->serial_owner_ts = bpf_ktime_get_ns();
 		}
 		return;
 	}
@@ -762,10 +847,10 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * class runs (measured: a controller busy for 100 ms in the VM let
 	 * a second worker start early, and the seeded order changed). */
 	if (runnable && p->scx.slice) {
-		if (serial_owner == (__u64)p->pid) {
-			serial_owner_running = 0;
-			serial_owner_preempted = 1;
-			serial_owner_ts = bpf_ktime_get_ns();
+		if (ts->serial_owner == (__u64)p->pid) {
+			ts->serial_owner_running = 0;
+			ts->serial_owner_preempted = 1;
+			ts->serial_owner_ts = bpf_ktime_get_ns();
 		}
 		return;
 	}
@@ -774,52 +859,81 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * thread, after which it is queued again at once (cs_enqueue puts a
 	 * holder back at the head of its CPU's queue): not a sleep. */
 	if (!runnable) {
-		if (serial_owner == (__u64)p->pid) {
-			serial_owner_running = 0;
-			serial_owner_ts = bpf_ktime_get_ns();
+		if (ts->serial_owner == (__u64)p->pid) {
+			ts->serial_owner_running = 0;
+			ts->serial_owner_ts = bpf_ktime_get_ns();
 		}
 		return;
 	}
-	cs_serial_token_drop(p);
+	cs_serial_token_drop(p, t);
+}
+
+/* The target of a task entering SCHED_EXT: its process's (userspace
+ * wrote it for the process it launched; a thread shares its process's),
+ * else its parent process's, which a process forked by a target inherits
+ * here; else target 0. */
+static __always_inline __u32 cs_target_enter(struct task_struct *p)
+{
+	__u32 pid = p->tgid, ppid, *t;
+
+	t = bpf_map_lookup_elem(&cs_sched_targets, &pid);
+	if (t)
+		return *t & CS_TMASK;
+	ppid = BPF_CORE_READ(p, real_parent, tgid);
+	t = bpf_map_lookup_elem(&cs_sched_targets, &ppid);
+	if (!t)
+		return 0;
+	ppid = *t & CS_TMASK;
+	bpf_map_update_elem(&cs_sched_targets, &pid, &ppid, BPF_NOEXIST);
+	return ppid;
 }
 
 void BPF_STRUCT_OPS(cs_enable, struct task_struct *p)
 {
 	struct cs_thread_ctl init = {};
-	__u32 tid = p->pid;
+	struct cs_sched_cfg *cfg;
+	struct cs_task *ts;
+	__u32 tid = p->pid, t = cs_target_enter(p);
 
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		ts->target = t;
 	init.pid = p->tgid;
-	init.ordinal = __sync_fetch_and_add(&thread_seq, 1) + 1;
+	init.target = t;
+	init.ordinal = __sync_fetch_and_add(&cs_tgt(t)->thread_seq, 1) + 1;
 	/* PCT: distinct random initial priorities from the seed; userspace
 	 * may override them (policy_set_prio). */
-	if (cs_serial() == CS_SERIAL_PRIO)
-		init.prio = (__u32)(cs_rand_key(&init) >> 40) | 1;
+	cfg = cs_cfg_of(t);
+	if (cfg && cfg->serial == CS_SERIAL_PRIO)
+		init.prio = (__u32)(cs_rand_key(&init, t) >> 40) | 1;
 	if (bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST)) {
 		/* the probe side created it first */
 		struct cs_thread_ctl *tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 
-		if (tc)
+		if (tc) {
 			tc->ordinal = init.ordinal;
+			tc->target = t;
+		}
 	}
-	__sync_fetch_and_add(&stats.nr_threads, 1);
+	__sync_fetch_and_add(&cs_stats(t)->nr_threads, 1);
 }
 
 void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
 {
 	struct cs_thread_ctl *tc;
 	struct cs_task *ts;
-	__u32 tid = p->pid;
+	__u32 tid = p->pid, t = cs_task_target(p);
 
-	__sync_fetch_and_sub(&stats.nr_threads, 1);
-	cs_serial_token_drop(p);
+	__sync_fetch_and_sub(&cs_stats(t)->nr_threads, 1);
+	cs_serial_token_drop(p, t);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (ts && ts->runnable) {
 		ts->runnable = 0;
-		__sync_fetch_and_sub(&stats.nr_runnable, 1);
+		__sync_fetch_and_sub(&cs_stats(t)->nr_runnable, 1);
 	}
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc && tc->state == CS_TS_RELEASED) {
-		struct cs_sched_shared *sh = cs_shared();
+		struct cs_sched_shared *sh = cs_shared_of(t);
 
 		tc->state = CS_TS_RUN;
 		if (sh)
@@ -831,10 +945,13 @@ void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
 s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 {
 	s32 err;
+	__u32 t;
 
-	err = scx_bpf_create_dsq(CS_DSQ_SHARED, -1);
-	if (err)
-		return err;
+	for (t = 0; t < CS_SCHED_MAX_TARGETS; t++) {
+		err = scx_bpf_create_dsq(CS_DSQ_SHARED + t, -1);
+		if (err)
+			return err;
+	}
 	return scx_bpf_create_dsq(CS_DSQ_PARKED, -1);
 }
 
@@ -870,27 +987,32 @@ struct sched_ext_ops concsched_ops = {
 struct cs_release_ctx {
 	__u32 reason;
 	__u32 released;
+	__u32 target;
 };
 
 static long cs_release_each(struct bpf_map *map, __u32 *tid, struct cs_thread_ctl *tc,
 			    struct cs_release_ctx *rc)
 {
-	if (cs_release_thread(*tid, tc, rc->reason))
+	if ((rc->target == CS_TARGET_ALL || tc->target == rc->target) &&
+	    cs_release_thread(*tid, tc, rc->reason))
 		rc->released++;
 	return 0;
 }
 
-/* Release one thread (args->tid) or every parked/delayed one (tid 0). */
+/* Release one thread (args->tid) or every parked/delayed one of
+ * args->target (tid 0; CS_TARGET_ALL: of every target). */
 SEC("syscall")
 int cs_release(struct cs_release_args *args)
 {
-	struct cs_release_ctx rc = { .reason = args->reason ? args->reason : CS_REL_USER };
+	struct cs_release_ctx rc = { .reason = args->reason ? args->reason : CS_REL_USER,
+				     .target = args->target };
 	struct cs_thread_ctl *tc;
 	__u32 tid = args->tid;
 
 	if (tid) {
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-		if (tc && cs_release_thread(tid, tc, rc.reason))
+		if (tc && (rc.target == CS_TARGET_ALL || tc->target == rc.target) &&
+		    cs_release_thread(tid, tc, rc.reason))
 			rc.released = 1;
 	} else {
 		bpf_for_each_map_elem(&cs_thread_ctl, cs_release_each, &rc, 0);
@@ -910,6 +1032,7 @@ int cs_thread_set(struct cs_thread_set_args *args)
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (!tc) {
+		init.target = args->target & CS_TMASK;
 		bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST);
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	}

@@ -13,17 +13,27 @@
  * (K: steps during which another worker was inside its own step; B: steps
  * whose worker is not the one THREADS steps earlier) and "order ..." (the
  * worker of every step, one hex digit each).
+ *
+ * With SERIAL_POINTS_SHARED=FILE, copies of it running at once (concsched
+ * sched --copies N) count their steps in FILE too, and each prints
+ * "cross C": C of its steps saw a worker of another copy inside its own
+ * step. Copies steered as targets of their own run at once (C > 0), each
+ * still one thread at a time (overlap 0).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_THREADS 16
 #define MAX_CALLS   1000
 
-static atomic_int nsteps, inside, overlap;
+static atomic_int nsteps, inside, overlap, cross;
+static atomic_int *shared_inside; /* SERIAL_POINTS_SHARED: every copy's steps */
 static int calls, work_us;
 static unsigned char step_worker[MAX_THREADS * MAX_CALLS];
 
@@ -47,13 +57,23 @@ static void *worker(void *arg)
 	for (int c = 0; c < calls; c++) {
 		long long t;
 
+		int seen = 0;
+
 		point();
 		if (atomic_fetch_add(&inside, 1) != 0)
 			atomic_fetch_add(&overlap, 1);
+		if (shared_inside)
+			atomic_fetch_add(shared_inside, 1);
 		step_worker[atomic_fetch_add(&nsteps, 1)] = (unsigned char)id;
 		t = now_ns();
 		while (now_ns() - t < work_us * 1000LL)
-			;
+			if (shared_inside && !seen &&
+			    atomic_load(shared_inside) - atomic_load(&inside) > 0)
+				seen = 1;
+		if (seen)
+			atomic_fetch_add(&cross, 1);
+		if (shared_inside)
+			atomic_fetch_sub(shared_inside, 1);
 		atomic_fetch_sub(&inside, 1);
 	}
 	return NULL;
@@ -70,6 +90,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: serial_points THREADS(1-16) CALLS(1-1000) [WORK_US]\n");
 		return 2;
 	}
+	if (getenv("SERIAL_POINTS_SHARED")) {
+		int fd = open(getenv("SERIAL_POINTS_SHARED"), O_RDWR | O_CREAT, 0666);
+
+		if (fd < 0 || ftruncate(fd, 4096)) {
+			perror("serial_points: SERIAL_POINTS_SHARED");
+			return 2;
+		}
+		shared_inside = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (shared_inside == MAP_FAILED) {
+			perror("serial_points: mmap");
+			return 2;
+		}
+		close(fd);
+	}
 	printf("marker %p\n", (void *)point);
 	fflush(stdout);
 	for (long i = 0; i < n; i++)
@@ -84,5 +118,7 @@ int main(int argc, char **argv)
 	for (s = 0; s < nsteps; s++)
 		printf("%x", step_worker[s]);
 	printf("\n");
+	if (shared_inside)
+		printf("cross %d\n", atomic_load(&cross));
 	return 0;
 }

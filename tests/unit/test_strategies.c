@@ -231,8 +231,17 @@ static void test_registry(void)
 		   "a noise string goes to the catch-all");
 	tap_ok(!(strategy_lookup("none")->flags & STRAT_F_STEERS), "none does not steer");
 	tap_is_int(strategy_lookup("random")->flags,
-		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS,
-		   "random steers synchronization points, and accesses with --access");
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
+		   "random steers synchronization points, and accesses with --access; runs at "
+		   "once");
+	{
+		static const char *const shared[] = { "tsa", "tsa-h", "map", "ga", "fpair" };
+
+		for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
+			tap_ok(!(strategy_lookup(shared[i])->flags & STRAT_F_JOBS),
+			       "%s decides from what other runs write: not steered at once (-j)",
+			       shared[i]);
+	}
 	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
 		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS | STRAT_F_SYNC_POINTS,
@@ -257,9 +266,9 @@ static void test_registry(void)
 	tap_is_str(strategy_lookup("pct:2")->name, "pct", "pct:DEPTH by name");
 	tap_is_int(strategy_lookup("pct")->flags,
 		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
-			   STRAT_F_SERIAL | STRAT_F_PICKS,
+			   STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 		   "pct: serial at synchronization points (and accesses with --access), estimates "
-		   "k, picks who runs");
+		   "k, picks who runs; runs at once");
 	tap_is_int(strategy_lookup("pct")->replay, STRAT_REPLAY_ORDER, "pct replays in order");
 	s = make("pct");
 	tap_ok(s && s->sched_serial == CS_SERIAL_PRIO,
@@ -373,8 +382,8 @@ static void test_serial(void)
 	const struct declog_entry *e;
 
 	tap_ok(strategy_has(s, STRAT_F_STEERS) && strategy_has(s, STRAT_F_SERIAL) &&
-		       strategy_has(s, STRAT_F_SYNC_POINTS),
-	       "none --serial steers, serially, at synchronization points");
+		       strategy_has(s, STRAT_F_SYNC_POINTS) && strategy_has(s, STRAT_F_JOBS),
+	       "none --serial steers, serially, at synchronization points; runs at once");
 	fl_begin(&fl, s, 3, 3);
 	d = fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	tap_is_int(d.v, STRAT_PARK, "every point waits for its turn");
@@ -1616,7 +1625,7 @@ static void test_fpair(void)
 
 int main(void)
 {
-	tap_plan(183);
+	tap_plan(188);
 	test_registry();
 	test_noise();
 	test_random();

@@ -511,9 +511,11 @@ static int campaign_run_one(struct campaign *c)
  * each access hook of the run (its ids, variables and sites are the
  * campaign's); the rest of the run goes without it (what else the runs
  * share has a lock of its own: the symbolizer's caches, the launcher's
- * fork, the cgroup root). Only strategies that do not steer: the
- * scheduler's serial token and all-parked note are system-wide
- * (docs/run.md, "Runs at once"). */
+ * fork, the cgroup root). A steering campaign's workers share its
+ * scheduler, each steering its runs' targets as one target of it (its own
+ * serial token, queue, all-parked notes, site policies: sched_ctl.h), for
+ * strategies whose decisions in a run use that run's state only
+ * (STRAT_F_JOBS; docs/run.md, "Runs at once"). */
 struct run_worker {
 	struct campaign *c;
 	struct run_session sess;
@@ -567,6 +569,11 @@ static void *run_worker_main(void *arg)
 		err = run_finish(c, &r, cfg, err);
 		if (err < 0 && !c->jobs_err)
 			c->jobs_err = err;
+		/* Checked once the workers are done (campaign_jobs). */
+		if (err == 1 && c->steer && c->o->replay_check) {
+			c->recheck = xrealloc(c->recheck, (c->nrecheck + 1) * sizeof(*c->recheck));
+			c->recheck[c->nrecheck++] = c->nruns;
+		}
 	}
 	cs_lock_release(&c->lock);
 	run_session_close(&w->sess); /* its links take grace periods: unlocked */
@@ -581,6 +588,20 @@ static int campaign_jobs(struct campaign *c)
 	int err = 0;
 
 	memset(&c->lock, 0, sizeof(c->lock));
+	/* One scheduler for the campaign (its session's), a target of it
+	 * for each worker. */
+	if (c->steer) {
+		err = run_session_sched(&c->sess, c->o, c->o->strat->sched_serial, c->o->seed);
+		for (i = 0; i < c->o->jobs && !err; i++)
+			err = run_session_target(&w[i].sess, &c->sess);
+		if (err) {
+			cs_err("cannot steer %u runs at once: %s", c->o->jobs, strerror(-err));
+			for (i = 0; i < c->o->jobs; i++)
+				run_session_close(&w[i].sess);
+			free(w);
+			return err;
+		}
+	}
 	sym_set_threaded(true);
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
@@ -594,12 +615,20 @@ static int campaign_jobs(struct campaign *c)
 		}
 		w[i].started = true;
 	}
-	for (i = 0; i < c->o->jobs; i++)
+	for (i = 0; i < c->o->jobs; i++) {
 		if (w[i].started)
 			pthread_join(w[i].th, NULL);
+		else
+			run_session_close(&w[i].sess);
+	}
 	sym_set_threaded(false);
 	err = c->jobs_err;
 	free(w);
+	for (size_t k = 0; k < c->nrecheck && !run_stop; k++)
+		replay_check_failure(c, c->recheck[k]);
+	free(c->recheck);
+	c->recheck = NULL;
+	c->nrecheck = 0;
 	return err;
 }
 

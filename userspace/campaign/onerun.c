@@ -103,15 +103,46 @@ static bool is_park_op(uint16_t op)
 	return false;
 }
 
-/* An access hook of a run of -j N: what it touches (ids, variables, store
- * sites) is the campaign's (struct onerun camp_lock). */
+/* What a run of -j N touches of the campaign's (its store, and with
+ * --access the ids, variables and sites) is touched under the campaign's
+ * lock (struct onerun camp_lock). Taken again by the thread that holds it
+ * (a hook that drains events that name a new site), it is held once. */
+static __thread unsigned camp_lock_depth;
+
+static void camp_lock(struct onerun *r)
+{
+	if (r->camp_lock && camp_lock_depth++ == 0)
+		cs_lock_acquire(r->camp_lock);
+}
+
+static void camp_unlock(struct onerun *r)
+{
+	if (r->camp_lock && --camp_lock_depth == 0)
+		cs_lock_release(r->camp_lock);
+}
+
+/* The store's id of the site of e (0: none), under the campaign's lock:
+ * the store is one for the campaign, and -j N's runs name sites at once. */
+static int64_t event_site_id(struct onerun *r, const struct cs_event *e)
+{
+	int64_t id;
+
+	camp_lock(r);
+	id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	if (id <= 0) {
+		/* The mapping may be new: learn it and try once more. */
+		run_refresh_vmas(r);
+		id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	}
+	camp_unlock(r);
+	return id;
+}
+
 #define ACCESS_HOOK(r, call)                                                                       \
 	do {                                                                                       \
-		if ((r)->camp_lock)                                                                \
-			cs_lock_acquire((r)->camp_lock);                                           \
+		camp_lock(r);                                                                      \
 		call;                                                                              \
-		if ((r)->camp_lock)                                                                \
-			cs_lock_release((r)->camp_lock);                                           \
+		camp_unlock(r);                                                                    \
 	} while (0)
 
 static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)
@@ -337,11 +368,7 @@ static int64_t point_site(struct onerun *r, const struct cs_event *e)
 	if (ps->key == key && ps->id > 0)
 		return ps->id;
 	ps->key = key;
-	ps->id = run_site_id(r->st, r, e->pid, e->gen, e->site);
-	if (ps->id <= 0) {
-		run_refresh_vmas(r);
-		ps->id = run_site_id(r->st, r, e->pid, e->gen, e->site);
-	}
+	ps->id = event_site_id(r, e);
 	return ps->id > 0 ? ps->id : 0;
 }
 
@@ -405,16 +432,9 @@ static void svc_drain(struct strat_run *sr)
 static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
 {
 	struct onerun *r = sr->ctx;
-	int64_t id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	int64_t id = event_site_id(r, e);
 
-	if (id <= 0 || id > UINT32_MAX) {
-		/* The mapping may be new: learn it and try once more. */
-		run_refresh_vmas(r);
-		id = run_site_id(r->st, r, e->pid, e->gen, e->site);
-		if (id <= 0 || id > UINT32_MAX)
-			return 0;
-	}
-	return (uint32_t)id;
+	return id <= 0 || id > UINT32_MAX ? 0 : (uint32_t)id;
 }
 
 /* Apply (and log) the strategy's answer for thread t at its point k. */
@@ -970,6 +990,7 @@ static int run_loop(struct onerun *r)
 		struct cs_sched_stats ss0 = { 0 };
 
 		sched_ctl_stats(r->ctl, &ss0);
+		r->sched_at_start = ss0;
 		r->parks_at_start = ss0.parks;
 		r->watchdog_at_start = ss0.watchdog;
 	}
@@ -1071,13 +1092,19 @@ static int run_loop(struct onerun *r)
 		delays_due(r, true);
 		sched_ctl_stats(r->ctl, &ss);
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
+		/* The run's own: its target's counters since it started (a -j
+		 * worker's target is its runs' alone). */
 		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
 			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
 			 "%llu rekicks",
 			 (r->t1 - r->t0) / 1e9, r->decisions, r->injected,
-			 (unsigned long long)ss.parks, (unsigned long long)ss.releases,
-			 (unsigned long long)ss.delays, (unsigned long long)ss.watchdog,
-			 (unsigned long long)ss.notes, (unsigned long long)ss.release_rekicks);
+			 (unsigned long long)(ss.parks - r->sched_at_start.parks),
+			 (unsigned long long)(ss.releases - r->sched_at_start.releases),
+			 (unsigned long long)(ss.delays - r->sched_at_start.delays),
+			 (unsigned long long)(ss.watchdog - r->sched_at_start.watchdog),
+			 (unsigned long long)(ss.notes - r->sched_at_start.notes),
+			 (unsigned long long)(ss.release_rekicks -
+					      r->sched_at_start.release_rekicks));
 		sched_ctl_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);
@@ -1116,7 +1143,7 @@ void run_session_close(struct run_session *s)
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
 	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
-	bool use_spawner = s->use_spawner;
+	bool use_spawner = s->use_spawner, sched_target = s->sched_target;
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
@@ -1139,6 +1166,60 @@ void run_session_close(struct run_session *s)
 	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
 	s->probe_cap = probe_cap;
 	s->use_spawner = use_spawner;
+	s->sched_target = sched_target; /* closed: not to be loaded again */
+}
+
+/* The scheduler goes: what was loaded with its maps shared goes too. */
+static void session_unshare(struct run_session *s)
+{
+	if (s->ap_open) { /* loaded without the scheduler's maps */
+		access_probes_close(&s->ap);
+		s->ap_open = false;
+	}
+	if (s->sp_open) {
+		if (s->rb) { /* on sp's map */
+			ring_buffer__free(s->rb);
+			close(s->ep);
+			s->rb = NULL;
+		}
+		sync_probes_close(&s->sp);
+		s->sp_open = false;
+	}
+}
+
+int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_serial_mode serial,
+		      uint64_t seed)
+{
+	struct sched_ctl_opts so = { 0 };
+	int err;
+
+	if (s->ctl)
+		return 0;
+	so.serial = serial;
+	so.seed = seed;
+	so.watchdog_ms = o->sched_watchdog_ms;
+	so.timeout_ms = o->sched_timeout_ms;
+	err = sched_ctl_open(&s->ctl, &so);
+	if (err)
+		return err;
+	s->pol = policy_new_sched(s->ctl);
+	session_unshare(s);
+	return 0;
+}
+
+int run_session_target(struct run_session *w, struct run_session *owner)
+{
+	int err;
+
+	if (!owner->ctl)
+		return -EINVAL;
+	err = sched_ctl_target_open(owner->ctl, &w->ctl);
+	if (err)
+		return err;
+	w->pol = policy_new_sched(w->ctl);
+	w->sched_target = true;
+	session_unshare(w);
+	return 0;
 }
 
 static int share_maps_ap(struct bpf_object *obj, void *arg)
@@ -1183,38 +1264,29 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 {
 	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED,
 				      .follow_forks = !r->o->no_follow_forks };
-	struct sched_ctl_opts so = { 0 };
 	int err;
 
 	if (s->ctl && sched_ctl_exited(s->ctl)) {
-		/* The kernel ejected it (printed): start over. */
+		/* The kernel ejected it (printed): start over, unless it is
+		 * the campaign's, shared with the other -j workers. */
 		sched_ctl_print_exit(s->ctl, stderr);
+		if (s->sched_target) {
+			cs_err("the kernel ended the scheduler that the -j runs share: the "
+			       "campaign "
+			       "stops (its runs so far are stored)");
+			return -ECANCELED;
+		}
 		run_session_close(s);
 	}
+	if (s->sched_target && !s->ctl)
+		return -ECANCELED;
 	if ((r->steer || s->want_sched) && !s->ctl) {
-		so.serial = r->strat ? r->strat->sched_serial : CS_SERIAL_OFF;
-		so.seed = r->seed;
-		so.watchdog_ms = r->o->sched_watchdog_ms;
-		so.timeout_ms = r->o->sched_timeout_ms;
 		r->tm_sched = now_ns();
-		err = sched_ctl_open(&s->ctl, &so);
+		err = run_session_sched(s, r->o, r->strat ? r->strat->sched_serial : CS_SERIAL_OFF,
+					r->seed);
 		r->tm_sched = now_ns() - r->tm_sched;
 		if (err)
 			return err;
-		s->pol = policy_new_sched(s->ctl);
-		if (s->ap_open) { /* loaded without the scheduler's maps */
-			access_probes_close(&s->ap);
-			s->ap_open = false;
-		}
-		if (s->sp_open) {
-			if (s->rb) { /* on sp's map */
-				ring_buffer__free(s->rb);
-				close(s->ep);
-				s->rb = NULL;
-			}
-			sync_probes_close(&s->sp);
-			s->sp_open = false;
-		}
 	}
 	if (s->ctl)
 		sched_ctl_reset(s->ctl);
@@ -1373,6 +1445,13 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		return err;
 	}
 	r->launched = true;
+	/* Its target's before it enters SCHED_EXT (at its gate): its threads
+	 * and what it forks are steered as its run's. */
+	if (r->ctl && r->steer && (err = sched_ctl_own(r->ctl, r->l.pid))) {
+		cs_err("cannot give %s's process to its run's scheduler target: %s", r->ti->path,
+		       strerror(-err));
+		return err;
+	}
 	r->tm_attach = now_ns();
 	err = sync_probes_track(r->sp, r->l.pid);
 	/* Followed children have their own mm: only an unfiltered attach

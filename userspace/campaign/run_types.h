@@ -102,6 +102,9 @@ struct run_session {
 	struct policy *pol;
 	bool kicked;	 /* the fexit kick is on sp's entry program */
 	bool want_sched; /* load the scheduler even for observed runs */
+	/* ctl is one more target of the campaign's scheduler (a -j worker's
+	 * session, run_session_target): never loaded here, never reloaded */
+	bool sched_target;
 	/* access probes: loaded with the whole candidate table aset */
 	const struct site_set *aset;
 	const char *aprog; /* whose allocator the access probes follow */
@@ -146,6 +149,13 @@ struct run_session {
 	bool next_steer;
 };
 void run_session_close(struct run_session *s);
+/* The campaign's scheduler in s, loaded if it is not (serial mode and
+ * seed until a run sets its own): -j's targets are its. 0 or -errno. */
+int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_serial_mode serial,
+		      uint64_t seed);
+/* w steers its runs' targets as one more target of the scheduler in
+ * owner (run_session_sched): 0 or -errno. */
+int run_session_target(struct run_session *w, struct run_session *owner);
 
 /* Everything about the run in flight. */
 struct onerun {
@@ -212,6 +222,7 @@ struct onerun {
 	double grace_used_s;	      /* how long it ran in the grace period */
 	uint64_t parks_at_timeout, watchdog_at_timeout, delays_at_timeout;
 	uint64_t parks_at_start, watchdog_at_start; /* the session's counters */
+	struct cs_sched_stats sched_at_start;	    /* all of them (its target's) */
 	uint64_t watchdog_run;			    /* parked threads the scheduler let go itself */
 	/* outcome */
 	int out_fd, err_fd;
@@ -269,6 +280,10 @@ struct campaign {
 	int64_t nstarted;
 	struct cs_lock lock;
 	int jobs_err;
+	/* steered failing runs whose replay check waits for the workers to
+	 * end (it unloads the scheduler they share) */
+	int64_t *recheck;
+	size_t nrecheck;
 };
 
 #endif

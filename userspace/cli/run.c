@@ -84,9 +84,10 @@ static void usage(FILE *f)
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
-		"                        (1-%d, default 1); only -s none so far (with or\n"
-		"                        without --access); the report says which runs\n"
-		"                        overlapped\n"
+		"                        (1-%d, default 1; steered: at most 7, each run's\n"
+		"                        target steered as if alone; random, noise, pct,\n"
+		"                        --serial; not tsa, map, ga, fpair); the report\n"
+		"                        says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
 		"                        steering stops (with --access the access probes\n"
@@ -132,6 +133,7 @@ static void usage(FILE *f)
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # no steering, probes only\n"
 		"  sudo concsched run -s none -n 1000 -j 2 -- ./mytest  # two runs at once\n"
+		"  sudo concsched run --vm -s pct:2 -j 2 -- ./mytest  # two steered at once\n"
 		"  sudo concsched run -s tsa -n 200 -o camp -- ./mytest  # SP-directed (seed 000)\n"
 		"  sudo concsched run -s map -n 100 --vm -- ./mytest      # MAP-directed (seed "
 		"001)\n"
@@ -529,11 +531,18 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		       "--access (or --strategy map)");
 		return -EINVAL;
 	}
-	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS)) {
-		cs_err("--jobs %u: runs at once are for -s none so far: --strategy %s%s steers, "
-		       "and the scheduler's serial mode and all-parked note are still one for "
-		       "the whole machine (docs/run.md, \"Runs at once\")",
-		       o->jobs, o->strategy, o->serial != CS_SERIAL_OFF ? " with --serial" : "");
+	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS) &&
+	    !strategy_has(o->strat, STRAT_F_JOBS)) {
+		cs_err("--jobs %u: --strategy %s decides each run's steps from state the "
+		       "campaign's runs share while they run (coverage, a population): use -j 1, "
+		       "or a strategy whose runs are steered each on its own (random, noise "
+		       "configurations, pct; docs/run.md, \"Runs at once\")",
+		       o->jobs, o->strategy);
+		return -EINVAL;
+	}
+	if (o->jobs > CS_SCHED_MAX_TARGETS - 1 && strategy_has(o->strat, STRAT_F_STEERS)) {
+		cs_err("--jobs %u: at most %d steered runs at once (the scheduler's targets)",
+		       o->jobs, CS_SCHED_MAX_TARGETS - 1);
 		return -EINVAL;
 	}
 	if (campaign_metric_index(o->metric) == SYNCOV__COUNT && !o->access) {

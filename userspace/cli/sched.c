@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 
 #define SCHED_CMD_MAX_POINTS  16
 #define SCHED_CMD_MAX_SAMPLES 100000
+#define SCHED_CMD_MAX_COPIES  (CS_SCHED_MAX_TARGETS - 1)
 
 enum release_rule {
 	RELEASE_ALL_PARKED, /* when every runnable thread is parked: the oldest */
@@ -135,6 +137,10 @@ static void usage(FILE *f)
 		"  --user USER            run PROG as USER (default: SUDO_UID or the caller)\n"
 		"  --cycles N             load, run PROG, unload N times (one JSON line each;\n"
 		"                         stops at the first failing cycle)\n"
+		"  --copies N             run N copies of PROG at once (1-%d), each a target\n"
+		"                         of its own: its own serial token, all-parked notes,\n"
+		"                         points and counters (as run -j N steers); one JSON\n"
+		"                         line per copy, with \"copy\" and \"target\"\n"
 		"  --pretty               indent the JSON\n\n"
 		"Exit status: PROG's exit status (128+signal if killed), 1 if it timed out,\n"
 		"2 on usage or environment errors.\n\n"
@@ -145,9 +151,11 @@ static void usage(FILE *f)
 		"       -- ./lockorder 100\n"
 		"  sudo concsched sched --delay-at marker:1000 -- ./marker_loop 50\n"
 		"  sudo concsched sched --serial random --seed 7 -- ./bank\n"
+		"  sudo concsched sched --copies 2 --park-at a_lock -- ./lockorder 100\n"
 		"  concsched vm -- concsched sched --park-at marker --release never -- ./gap 1\n"
 		"\nMechanism and summary fields: docs/sched.md; the scheduler's own comment\n"
-		"is at the top of sched/scx_concsched.bpf.c.\n");
+		"is at the top of sched/scx_concsched.bpf.c.\n",
+		SCHED_CMD_MAX_COPIES);
 }
 
 /* SYMBOL[:A[:B[:C]]] -> symbol + up to three numbers. */
@@ -298,8 +306,9 @@ static void observe_sched_ext(struct sched_run *r)
 	free(ops);
 }
 
+/* copy: -1 when PROG runs alone (no "copy" and "target" fields). */
 static void report(struct sched_run *r, const struct launch *l, int exit_code, bool timed_out,
-		   bool pretty)
+		   bool pretty, int copy)
 {
 	struct cs_sched_stats st;
 	struct json j;
@@ -308,6 +317,10 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	sched_ctl_stats(r->ctl, &st);
 	json_init(&j, stdout, pretty);
 	json_obj_begin(&j, NULL);
+	if (copy >= 0) {
+		json_kv_int(&j, "copy", copy);
+		json_kv_uint(&j, "target", sched_ctl_target_index(r->ctl));
+	}
 	json_kv_int(&j, "pid", l->pid);
 	json_kv_int(&j, "exit_code", exit_code);
 	json_kv_bool(&j, "timed_out", timed_out);
@@ -364,40 +377,69 @@ static void on_signal(int sig)
 	sched_interrupted = sig;
 }
 
-/* Poll notes and the child until it exits or the run times out. */
-static int run_loop(struct sched_run *r, struct launch *l, unsigned run_timeout_ms, bool *timed_out)
+/* Handle the copies' notes and watch their children until each has exited
+ * or the run times out. One epoll set waits on every copy's notes, so a
+ * copy's release never waits for another copy's. */
+static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_timeout_ms,
+		    bool *timed_out)
 {
 	uint64_t deadline = now_ns() + (uint64_t)run_timeout_ms * 1000000ULL;
+	struct epoll_event ev = { .events = EPOLLIN }, evs[SCHED_CMD_MAX_COPIES];
 	struct cs_sched_stats st;
-	bool observed = false;
-	int rc;
+	bool observed = false, done[SCHED_CMD_MAX_COPIES] = { false }, after = false;
+	int rc = 0, k, left, ep;
 
-	for (;;) {
-		sched_ctl_poll(r->ctl, r->rule == RELEASE_AFTER ? 1 : 10, on_note, r);
-		if (r->rule == RELEASE_AFTER)
-			release_expired(r);
-		sched_ctl_stats(r->ctl, &st);
-		if ((int)st.nr_threads > r->max_threads)
-			r->max_threads = (int)st.nr_threads;
-		if (!observed) {
-			observe_sched_ext(r);
-			observed = true;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return -errno;
+	for (k = 0; k < n; k++) {
+		after |= r[k].rule == RELEASE_AFTER;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, sched_ctl_notes_fd(r[k].ctl), &ev)) {
+			rc = -errno;
+			goto out;
 		}
-		rc = launch_wait(l, 1);
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
+	}
+	for (;;) {
+		epoll_wait(ep, evs, n, after ? 1 : 10);
+		for (k = 0, left = 0; k < n; k++) {
+			if (done[k])
+				continue;
+			sched_ctl_poll(r[k].ctl, 0, on_note, &r[k]);
+			if (r[k].rule == RELEASE_AFTER)
+				release_expired(&r[k]);
+			sched_ctl_stats(r[k].ctl, &st);
+			if ((int)st.nr_threads > r[k].max_threads)
+				r[k].max_threads = (int)st.nr_threads;
+			if (!observed)
+				observe_sched_ext(&r[k]);
+			rc = launch_reap(&l[k]);
+			if (rc < 0)
+				goto out;
+			done[k] = rc > 0;
+			left += !done[k];
+		}
+		observed = true;
+		rc = 0;
+		if (!left)
+			break;
 		if (sched_interrupted || now_ns() >= deadline) {
 			*timed_out = !sched_interrupted;
 			/* A parked thread cannot die until it runs. */
-			sched_ctl_quiesce(r->ctl);
-			launch_kill(l);
-			return 0;
+			for (k = 0; k < n; k++) {
+				sched_ctl_quiesce(r[k].ctl);
+				if (!done[k])
+					launch_kill(&l[k]);
+			}
+			break;
 		}
 		/* The kernel ejected the scheduler: say so now, the target
 		 * runs on under the default scheduler. */
-		if (sched_ctl_exited(r->ctl))
-			sched_ctl_print_exit(r->ctl, stderr);
+		if (sched_ctl_exited(r[0].ctl))
+			sched_ctl_print_exit(r[0].ctl, stderr);
 	}
+out:
+	close(ep);
+	return rc;
 }
 
 static int sched_setup_points(struct sched_run *r, pid_t pid, const char *binary)
@@ -423,55 +465,89 @@ static int sched_setup_points(struct sched_run *r, pid_t pid, const char *binary
 	return 0;
 }
 
-/* One load -> launch -> run -> unload cycle. Returns the program's exit
- * status (1 on timeout), or EXIT_USAGE when the environment failed. */
-static int sched_run_once(struct sched_run *r, const struct sched_ctl_opts *so,
-			  const struct launch_opts *lo, const char *path, unsigned run_timeout_ms,
-			  bool pretty)
+static void sched_run_clear(struct sched_run *r)
 {
-	struct launch l = { .pid = -1 };
-	bool timed_out = false, launched = false;
-	int err, rc = EXIT_USAGE;
-
 	r->all_parked_notes = r->user_releases = 0;
 	r->release_lat.n = r->delay_late.n = r->parked.n = r->to_park.n = 0;
 	r->max_threads = 0;
 	r->nr_park_ips = 0;
 	r->state_during[0] = r->ops_during[0] = '\0';
-	err = sched_ctl_open(&r->ctl, so);
+}
+
+/* One load -> launch -> run -> unload cycle of n copies of the program,
+ * copy k the scheduler's target k. Returns the program's exit status (the
+ * first copy's that is not 0; 1 on timeout), or EXIT_USAGE when the
+ * environment failed. */
+static int sched_run_once(struct sched_run *r, int n, const struct sched_ctl_opts *so,
+			  const struct launch_opts *lo, const char *path, unsigned run_timeout_ms,
+			  bool pretty)
+{
+	struct launch l[SCHED_CMD_MAX_COPIES];
+	bool timed_out = false, launched[SCHED_CMD_MAX_COPIES] = { false };
+	int err, rc = EXIT_USAGE, k, code;
+
+	for (k = 0; k < n; k++) {
+		memset(&l[k], 0, sizeof(l[k]));
+		l[k].pid = -1;
+		sched_run_clear(&r[k]);
+	}
+	err = sched_ctl_open(&r[0].ctl, so);
+	for (k = 1; k < n && !err; k++)
+		err = sched_ctl_target_open(r[0].ctl, &r[k].ctl);
 	if (err)
 		goto cleanup;
-	err = launch_prepare(lo, &l);
-	if (err) {
-		cs_err("cannot start %s: %s", path, strerror(-err));
-		goto cleanup;
+	for (k = 0; k < n; k++) {
+		err = launch_prepare(lo, &l[k]);
+		if (err) {
+			cs_err("cannot start %s: %s", path, strerror(-err));
+			goto cleanup;
+		}
+		launched[k] = true;
+		err = sched_ctl_own(r[k].ctl, l[k].pid);
+		if (err) {
+			cs_err("cannot give %s to the scheduler's target %u: %s", path,
+			       sched_ctl_target_index(r[k].ctl), strerror(-err));
+			goto cleanup;
+		}
+		if (sched_setup_points(&r[k], l[k].pid, path))
+			goto cleanup;
+		sched_ctl_set_active(r[k].ctl, true);
 	}
-	launched = true;
-	if (sched_setup_points(r, l.pid, path))
-		goto cleanup;
-	sched_ctl_set_active(r->ctl, true);
-	if (launch_release(&l, path)) {
-		launched = false;
-		goto cleanup;
+	for (k = 0; k < n; k++) {
+		if (launch_release(&l[k], path)) {
+			launched[k] = false;
+			goto cleanup;
+		}
 	}
-	err = run_loop(r, &l, run_timeout_ms, &timed_out);
+	err = run_loop(r, l, n, run_timeout_ms, &timed_out);
 	if (err) {
 		cs_err("waiting for %s: %s", path, strerror(-err));
 		goto cleanup;
 	}
-	/* Notes still in flight (the last resumes). */
-	sched_ctl_poll(r->ctl, 0, on_note, r);
-	sched_ctl_detach(r->ctl);
-	report(r, &l, exit_code_of(l.status), timed_out, pretty);
-	sched_ctl_print_exit(r->ctl, stderr);
-	rc = timed_out || sched_interrupted ? 1 : exit_code_of(l.status);
-cleanup:
-	if (launched && !l.reaped) {
-		sched_ctl_quiesce(r->ctl);
-		launch_kill(&l);
+	rc = timed_out || sched_interrupted ? 1 : 0;
+	/* Notes still in flight (the last resumes); the copies' handles go
+	 * before the scheduler's, whose detach unregisters it. */
+	for (k = n - 1; k >= 0; k--) {
+		sched_ctl_poll(r[k].ctl, 0, on_note, &r[k]);
+		sched_ctl_detach(r[k].ctl);
+		code = exit_code_of(l[k].status);
+		if (!rc)
+			rc = code;
 	}
-	sched_ctl_close(r->ctl);
-	r->ctl = NULL;
+	for (k = 0; k < n; k++)
+		report(&r[k], &l[k], exit_code_of(l[k].status), timed_out, pretty, n > 1 ? k : -1);
+	sched_ctl_print_exit(r[0].ctl, stderr);
+cleanup:
+	for (k = 0; k < n; k++) {
+		if (launched[k] && !l[k].reaped) {
+			sched_ctl_quiesce(r[k].ctl);
+			launch_kill(&l[k]);
+		}
+	}
+	for (k = n - 1; k >= 0; k--) {
+		sched_ctl_close(r[k].ctl);
+		r[k].ctl = NULL;
+	}
 	return rc;
 }
 
@@ -492,17 +568,18 @@ int cmd_sched(int argc, char **argv)
 		{ "user", required_argument, NULL, 'u' },
 		{ "pretty", no_argument, NULL, 'P' },
 		{ "cycles", required_argument, NULL, 'c' },
+		{ "copies", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sched_ctl_opts so = { 0 };
-	struct sched_run r = { 0 };
+	struct sched_run r = { 0 }, copies[SCHED_CMD_MAX_COPIES];
 	struct launch_opts lo_ = { 0 };
 	struct target_info ti;
 	const char *user = NULL;
-	uint64_t v, run_timeout_ms = 60000, cycles = 1, cycle;
+	uint64_t v, run_timeout_ms = 60000, cycles = 1, cycle, ncopies = 1;
 	bool pretty = false;
-	int opt, rc = EXIT_USAGE;
+	int opt, rc = EXIT_USAGE, k;
 	enum cs_action act;
 
 	r.rule = RELEASE_ALL_PARKED;
@@ -569,6 +646,14 @@ int cmd_sched(int argc, char **argv)
 			else
 				run_timeout_ms = v;
 			break;
+		case 'C':
+			if (parse_u64(optarg, &ncopies) || !ncopies ||
+			    ncopies > SCHED_CMD_MAX_COPIES) {
+				cs_err("--copies: want 1-%d, got '%s'", SCHED_CMD_MAX_COPIES,
+				       optarg);
+				goto cleanup;
+			}
+			break;
 		case 'u':
 			user = optarg;
 			break;
@@ -604,8 +689,18 @@ int cmd_sched(int argc, char **argv)
 	lo_.stdout_fd = 2;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* Each copy has its own counters and samples; the points and the
+	 * release rule are the same. */
+	for (k = 0; k < (int)ncopies; k++) {
+		copies[k] = r;
+		memset(&copies[k].release_lat, 0, sizeof(struct samples));
+		memset(&copies[k].delay_late, 0, sizeof(struct samples));
+		memset(&copies[k].parked, 0, sizeof(struct samples));
+		memset(&copies[k].to_park, 0, sizeof(struct samples));
+	}
 	for (cycle = 0; cycle < cycles && !sched_interrupted; cycle++) {
-		rc = sched_run_once(&r, &so, &lo_, ti.path, (unsigned)run_timeout_ms, pretty);
+		rc = sched_run_once(copies, (int)ncopies, &so, &lo_, ti.path,
+				    (unsigned)run_timeout_ms, pretty);
 		if (rc == EXIT_USAGE || (cycles > 1 && rc != 0)) {
 			if (cycles > 1)
 				cs_err("cycle %llu of %llu failed", (unsigned long long)cycle + 1,
@@ -613,12 +708,14 @@ int cmd_sched(int argc, char **argv)
 			break;
 		}
 	}
+	for (k = 0; k < (int)ncopies; k++) {
+		free(copies[k].release_lat.v);
+		free(copies[k].delay_late.v);
+		free(copies[k].parked.v);
+		free(copies[k].to_park.v);
+	}
 cleanup:
 	for (opt = 0; opt < r.nr_points; opt++)
 		free(r.points[opt].symbol);
-	free(r.release_lat.v);
-	free(r.delay_late.v);
-	free(r.parked.v);
-	free(r.to_park.v);
 	return rc;
 }

@@ -29,11 +29,19 @@
 /* The maps bpf/sched_point.bpf.h defines in every object that includes it. */
 static const char *const shared_map_names[] = {
 	"cs_thread_ctl",       "cs_site_policy",   "cs_sched_cfg_map",
-	"cs_sched_shared_map", "cs_sched_kicking",
+	"cs_sched_shared_map", "cs_sched_kicking", "cs_sched_targets",
 };
 
+#define SCHED_CTL_NOTES_SIZE (256 * 1024) /* struct cs_notes_rb's */
+
+/* The scheduler (owner == NULL, target 0) or one more target of it
+ * (sched_ctl_target_open): a handle steers its target's threads only. */
 struct sched_ctl {
-	struct scx_concsched_bpf *skel;
+	struct scx_concsched_bpf *skel; /* the owner's */
+	struct sched_ctl *owner;	/* NULL: this handle loaded the scheduler */
+	uint32_t target;
+	int notes_fd;				/* another target's ring buffer map */
+	bool target_used[CS_SCHED_MAX_TARGETS]; /* owner: handles open */
 	struct bpf_link *ops_link;
 	struct ring_buffer *notes;
 	sched_note_fn note_fn;
@@ -118,19 +126,19 @@ static int sched_check_kfuncs(void)
 
 static struct cs_sched_cfg *sched_cfg_read(struct sched_ctl *c, struct cs_sched_cfg *cfg)
 {
-	__u32 zero = 0;
+	__u32 key = c->target;
 
 	memset(cfg, 0, sizeof(*cfg));
-	bpf_map__lookup_elem(c->skel->maps.cs_sched_cfg_map, &zero, sizeof(zero), cfg, sizeof(*cfg),
+	bpf_map__lookup_elem(c->skel->maps.cs_sched_cfg_map, &key, sizeof(key), cfg, sizeof(*cfg),
 			     0);
 	return cfg;
 }
 
 static int sched_cfg_write(struct sched_ctl *c, const struct cs_sched_cfg *cfg)
 {
-	__u32 zero = 0;
+	__u32 key = c->target;
 
-	return bpf_map__update_elem(c->skel->maps.cs_sched_cfg_map, &zero, sizeof(zero), cfg,
+	return bpf_map__update_elem(c->skel->maps.cs_sched_cfg_map, &key, sizeof(key), cfg,
 				    sizeof(*cfg), 0);
 }
 
@@ -212,6 +220,8 @@ int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o)
 	t1 = now_ns();
 	c = xcalloc(1, sizeof(*c));
 	c->guard_fd = -1;
+	c->notes_fd = -1;
+	c->target_used[0] = true;
 	err = sched_ctl_load(c, o);
 	if (err)
 		goto cleanup;
@@ -246,13 +256,80 @@ static int highest_open_fd(void)
 	return max;
 }
 
+int sched_ctl_target_open(struct sched_ctl *owner, struct sched_ctl **out)
+{
+	struct sched_ctl *c;
+	struct cs_sched_cfg cfg;
+	struct cs_sched_shared sh = { 0 };
+	uint32_t t;
+	int err;
+
+	*out = NULL;
+	if (owner->owner || !owner->ops_link)
+		return -EINVAL;
+	for (t = 1; t < CS_SCHED_MAX_TARGETS && owner->target_used[t]; t++)
+		;
+	if (t == CS_SCHED_MAX_TARGETS) {
+		cs_err("the scheduler steers at most %d targets at once", CS_SCHED_MAX_TARGETS);
+		return -E2BIG;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->skel = owner->skel;
+	c->owner = owner;
+	c->target = t;
+	c->guard_fd = -1;
+	c->notes_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "cs_notes_t", 0, 0, SCHED_CTL_NOTES_SIZE,
+				     NULL);
+	if (c->notes_fd < 0) {
+		err = -errno;
+		cs_err("cannot make target %u's note ring buffer: %s", t, strerror(-err));
+		free(c);
+		return err;
+	}
+	err = bpf_map__update_elem(owner->skel->maps.cs_sched_notes_of, &t, sizeof(t), &c->notes_fd,
+				   sizeof(c->notes_fd), 0);
+	c->notes = err ? NULL : ring_buffer__new(c->notes_fd, sched_note_cb, c, NULL);
+	if (!c->notes) {
+		err = err ? err : -errno;
+		cs_err("cannot open target %u's note ring buffer: %s", t, strerror(-err));
+		close(c->notes_fd);
+		free(c);
+		return err;
+	}
+	owner->target_used[t] = true;
+	/* The owner's configuration (watchdog, slice), inactive. */
+	sched_cfg_read(owner, &cfg);
+	cfg.active = 0;
+	cfg.points = 0;
+	sched_cfg_write(c, &cfg);
+	bpf_map__update_elem(c->skel->maps.cs_sched_shared_map, &t, sizeof(t), &sh, sizeof(sh), 0);
+	memset(&c->skel->bss->stats[t], 0, sizeof(c->skel->bss->stats[t]));
+	sched_ctl_reset(c);
+	*out = c;
+	return 0;
+}
+
+uint32_t sched_ctl_target_index(const struct sched_ctl *c)
+{
+	return c->target;
+}
+
+int sched_ctl_own(struct sched_ctl *c, int pid)
+{
+	__u32 key = (__u32)pid, t = c->target;
+
+	return bpf_map__update_elem(c->skel->maps.cs_sched_targets, &key, sizeof(key), &t,
+				    sizeof(t), 0);
+}
+
 int sched_ctl_guard(struct sched_ctl *c)
 {
+	struct bpf_link *link = c->owner ? c->owner->ops_link : c->ops_link;
 	int fd;
 
-	if (!c->ops_link)
+	if (!link)
 		return -ENOENT;
-	fd = fcntl(bpf_link__fd(c->ops_link), F_DUPFD_CLOEXEC, highest_open_fd() + 1);
+	fd = fcntl(bpf_link__fd(link), F_DUPFD_CLOEXEC, highest_open_fd() + 1);
 	if (fd < 0)
 		return -errno;
 	if (c->guard_fd >= 0)
@@ -371,6 +448,10 @@ int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const 
 	struct bpf_link *l;
 	int err;
 
+	/* Attached by the scheduler's handle; the caller's target sets the
+	 * point's policy (its site key is the target's). */
+	if (c->owner)
+		return sched_ctl_add_point(c->owner, pid, binary, symbol, index);
 	if (!c->point_kick) {
 		err = sched_ctl_attach_kick(c, c->skel->progs.cs_func_commit);
 		if (err)
@@ -424,19 +505,22 @@ int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t
 	cfg.seed = seed;
 	err = sched_cfg_write(c, &cfg);
 	if (!err)
-		c->skel->bss->rand_state = 0; /* reseed on next draw */
+		c->skel->bss->tgts[c->target].rand_state = 0; /* reseed on next draw */
 	return err;
 }
 
 int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp)
 {
-	return bpf_map__update_elem(c->skel->maps.cs_site_policy, &site, sizeof(site), sp,
+	__u64 key = CS_SITE_TKEY(site, c->target);
+
+	return bpf_map__update_elem(c->skel->maps.cs_site_policy, &key, sizeof(key), sp,
 				    sizeof(*sp), 0);
 }
 
 int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site)
 {
-	int err = bpf_map__delete_elem(c->skel->maps.cs_site_policy, &site, sizeof(site), 0);
+	__u64 key = CS_SITE_TKEY(site, c->target);
+	int err = bpf_map__delete_elem(c->skel->maps.cs_site_policy, &key, sizeof(key), 0);
 
 	return err == -ENOENT ? 0 : err;
 }
@@ -467,6 +551,7 @@ int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act,
 		.what = CS_THREAD_SET_NEXT,
 		.next_action = act,
 		.next_delay_ns = delay_ns,
+		.target = c->target,
 	};
 
 	return sched_thread_set(c, &args);
@@ -474,14 +559,18 @@ int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act,
 
 int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio)
 {
-	struct cs_thread_set_args args = { .tid = tid, .what = CS_THREAD_SET_PRIO, .prio = prio };
+	struct cs_thread_set_args args = {
+		.tid = tid, .what = CS_THREAD_SET_PRIO, .prio = prio, .target = c->target
+	};
 
 	return sched_thread_set(c, &args);
 }
 
-static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason)
+/* Release tid, or (tid 0) every parked thread of target (CS_TARGET_ALL:
+ * of every target). */
+static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason, uint32_t target)
 {
-	struct cs_release_args args = { .tid = tid, .reason = reason };
+	struct cs_release_args args = { .tid = tid, .reason = reason, .target = target };
 	/* A syscall program's context is written back into ctx_in. */
 	LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = &args, .ctx_size_in = sizeof(args));
 	int err;
@@ -496,7 +585,7 @@ static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason)
 
 int sched_ctl_release(struct sched_ctl *c, uint32_t tid)
 {
-	return sched_release_run(c, tid, CS_REL_USER);
+	return sched_release_run(c, tid, CS_REL_USER, c->target);
 }
 
 int sched_ctl_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out)
@@ -518,7 +607,8 @@ int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max)
 		prev = &key;
 		if (bpf_map__lookup_elem(m, &key, sizeof(key), &tc, sizeof(tc), 0))
 			continue;
-		if (tc.state != CS_TS_PARKED && tc.state != CS_TS_DELAYED)
+		if (tc.target != c->target ||
+		    (tc.state != CS_TS_PARKED && tc.state != CS_TS_DELAYED))
 			continue;
 		if (n < max)
 			tids[n] = key;
@@ -527,32 +617,84 @@ int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max)
 	return n;
 }
 
-static void map_clear(struct bpf_map *m, size_t key_size)
-{
-	char key[16], next[16];
+/* Which of a map's entries belong to target t (the key, its value). */
+typedef bool (*map_entry_of_fn)(const void *key, const void *val, uint32_t t);
 
-	while (bpf_map__get_next_key(m, NULL, next, key_size) == 0) {
+static bool site_of_target(const void *key, const void *val, uint32_t t)
+{
+	(void)val;
+	return CS_SITE_KEY_TARGET(*(const __u64 *)key) == t;
+}
+
+static bool thread_of_target(const void *key, const void *val, uint32_t t)
+{
+	(void)key;
+	return ((const struct cs_thread_ctl *)val)->target == t;
+}
+
+static bool proc_of_target(const void *key, const void *val, uint32_t t)
+{
+	(void)key;
+	return *(const __u32 *)val == t;
+}
+
+/* Delete target t's entries of a hash map: the keys first, then the
+ * deletes (a key deleted under get_next_key restarts the walk). */
+static void map_clear_target(struct bpf_map *m, size_t key_size, size_t val_size,
+			     map_entry_of_fn of, uint32_t t)
+{
+	char key[16], next[16], *keys = NULL;
+	size_t n = 0, cap = 0, i;
+	void *val = xcalloc(1, val_size);
+	void *prev = NULL;
+
+	while (bpf_map__get_next_key(m, prev, next, key_size) == 0) {
 		memcpy(key, next, key_size);
-		if (bpf_map__delete_elem(m, key, key_size, 0))
-			break;
+		prev = key;
+		if (bpf_map__lookup_elem(m, key, key_size, val, val_size, 0) || !of(key, val, t))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			keys = xrealloc(keys, cap * key_size);
+		}
+		memcpy(keys + n++ * key_size, key, key_size);
 	}
+	for (i = 0; i < n; i++)
+		bpf_map__delete_elem(m, keys + i * key_size, key_size, 0);
+	free(keys);
+	free(val);
 }
 
 void sched_ctl_reset(struct sched_ctl *c)
 {
+	struct bpf_map *tmap = c->skel->maps.cs_thread_ctl;
 	struct cs_sched_cfg cfg;
-	__u32 cpu, zero = 0;
+	struct cs_thread_ctl tc;
+	__u32 cpu, tid, zero = 0;
 
-	map_clear(c->skel->maps.cs_site_policy, sizeof(__u64));
-	map_clear(c->skel->maps.cs_thread_ctl, sizeof(__u32));
-	/* A kick slot left by a park that never happened (an array: zero it). */
-	for (cpu = 0; cpu < c->skel->rodata->nr_cpus; cpu++)
+	map_clear_target(c->skel->maps.cs_site_policy, sizeof(__u64), sizeof(struct cs_site_policy),
+			 site_of_target, c->target);
+	map_clear_target(tmap, sizeof(__u32), sizeof(struct cs_thread_ctl), thread_of_target,
+			 c->target);
+	map_clear_target(c->skel->maps.cs_sched_targets, sizeof(__u32), sizeof(__u32),
+			 proc_of_target, c->target);
+	/* A kick slot left by a park of this target that never happened (an
+	 * array: zero it); another target's may be in use right now. */
+	for (cpu = 0; cpu < c->skel->rodata->nr_cpus; cpu++) {
+		if (bpf_map__lookup_elem(c->skel->maps.cs_sched_kicking, &cpu, sizeof(cpu), &tid,
+					 sizeof(tid), 0) ||
+		    !tid)
+			continue;
+		if (!bpf_map__lookup_elem(tmap, &tid, sizeof(tid), &tc, sizeof(tc), 0) &&
+		    tc.target != c->target)
+			continue;
 		bpf_map__update_elem(c->skel->maps.cs_sched_kicking, &cpu, sizeof(cpu), &zero,
 				     sizeof(zero), 0);
+	}
 	sched_cfg_read(c, &cfg);
 	cfg.points = 0;
 	sched_cfg_write(c, &cfg);
-	c->skel->bss->thread_seq = 0;
+	c->skel->bss->tgts[c->target].thread_seq = 0;
 }
 
 int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx)
@@ -567,14 +709,19 @@ int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *
 	return n;
 }
 
+int sched_ctl_notes_fd(struct sched_ctl *c)
+{
+	return ring_buffer__epoll_fd(c->notes);
+}
+
 void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out)
 {
 	struct cs_sched_shared sh = { 0 };
-	__u32 zero = 0;
+	__u32 key = c->target;
 
-	*out = c->skel->bss->stats;
+	*out = c->skel->bss->stats[c->target];
 	/* Releases and the parked count are shared with the kick objects. */
-	if (bpf_map__lookup_elem(c->skel->maps.cs_sched_shared_map, &zero, sizeof(zero), &sh,
+	if (bpf_map__lookup_elem(c->skel->maps.cs_sched_shared_map, &key, sizeof(key), &sh,
 				 sizeof(sh), 0) == 0) {
 		out->releases = sh.releases;
 		out->event_releases = sh.event_releases;
@@ -643,7 +790,7 @@ void sched_ctl_quiesce(struct sched_ctl *c)
 		return;
 	sched_ctl_set_active(c, false);
 	if (!sched_ctl_exited(c))
-		sched_release_run(c, 0, CS_REL_TEARDOWN);
+		sched_release_run(c, 0, CS_REL_TEARDOWN, c->target);
 }
 
 void sched_ctl_detach(struct sched_ctl *c)
@@ -656,6 +803,9 @@ void sched_ctl_detach(struct sched_ctl *c)
 	c->detached = true;
 	if (c->skel && c->skel->bss) {
 		sched_ctl_quiesce(c);
+		/* The scheduler goes: every target's threads go on. */
+		if (!c->owner && !sched_ctl_exited(c))
+			sched_release_run(c, 0, CS_REL_TEARDOWN, CS_TARGET_ALL);
 		c->ejected = sched_ctl_exited(c);
 	}
 	for (i = 0; i < c->nr_points; i++)
@@ -676,6 +826,8 @@ void sched_ctl_detach(struct sched_ctl *c)
 		kick_bpf__destroy(c->kicks[i]);
 	}
 	c->nr_kicks = 0;
+	if (c->owner)
+		return; /* the scheduler is the owner's */
 	/* Unregistering waits for the kernel's disable work, so the exit
 	 * info is filled in when this returns. */
 	t0 = now_ns();
@@ -692,10 +844,31 @@ bool sched_ctl_ejected(struct sched_ctl *c)
 	return c->ejected;
 }
 
+/* Another target's handle: its threads let go, its kicks and ring buffer
+ * gone, its entries forgotten; the scheduler stays. */
+static void sched_ctl_target_close(struct sched_ctl *c)
+{
+	uint32_t t = c->target;
+
+	sched_ctl_detach(c);
+	if (c->guard_fd >= 0)
+		close(c->guard_fd);
+	bpf_map__delete_elem(c->skel->maps.cs_sched_notes_of, &t, sizeof(t), 0);
+	ring_buffer__free(c->notes);
+	close(c->notes_fd);
+	sched_ctl_reset(c);
+	c->owner->target_used[t] = false;
+	free(c);
+}
+
 void sched_ctl_close(struct sched_ctl *c)
 {
 	if (!c)
 		return;
+	if (c->owner) {
+		sched_ctl_target_close(c);
+		return;
+	}
 	sched_ctl_detach(c);
 	/* A kernel ejection is always news; our own unregistration only
 	 * with --verbose. */

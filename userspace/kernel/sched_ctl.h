@@ -45,7 +45,20 @@ struct sched_ctl_opts {
  * scheduler), or another -errno. */
 int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o);
 
-/* Make the four policy maps of bpf/sched_point.bpf.h in obj (opened, not
+/* One more target of the scheduler that owner loaded (run -j N): a handle
+ * whose calls below act on its target's threads only (its configuration,
+ * serial mode, site policies, releases, parked set, counters, reset) and
+ * whose notes are its target's; the owner's handle is target 0. A process
+ * is a target's once sched_ctl_own names it, before it enters SCHED_EXT;
+ * what it forks follows. Open and close targets from one thread (or under
+ * a lock); the owner is closed last. 0, -E2BIG (all CS_SCHED_MAX_TARGETS in
+ * use) or -errno. sched_ctl_close closes it (the scheduler stays). */
+int sched_ctl_target_open(struct sched_ctl *owner, struct sched_ctl **out);
+uint32_t sched_ctl_target_index(const struct sched_ctl *c);
+/* Process pid (launched, not yet in SCHED_EXT) is c's target's. */
+int sched_ctl_own(struct sched_ctl *c, int pid);
+
+/* Make the policy maps of bpf/sched_point.bpf.h in obj (opened, not
  * yet loaded) use the scheduler's. 0 or -errno. */
 int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj);
 
@@ -53,7 +66,9 @@ int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj);
 int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog);
 
 /* Function point: uprobe on SYMBOL of BINARY for process pid (-1: all);
- * its site is CS_SITE_FUNC_KEY(*index). The kick is attached on first use. */
+ * its site is CS_SITE_FUNC_KEY(*index). The kick is attached on first use.
+ * A target's handle attaches it through the scheduler's (its kicks are
+ * counted there) and sets its policy for its own target. */
 int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
 			uint32_t *index);
 
@@ -84,6 +99,9 @@ void sched_ctl_reset(struct sched_ctl *c);
  * Returns notes handled or -errno. */
 typedef void (*sched_note_fn)(const struct cs_sched_note *n, void *ctx);
 int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx);
+
+/* An fd readable when notes wait (for an epoll set of several targets'). */
+int sched_ctl_notes_fd(struct sched_ctl *c);
 
 void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out);
 uint64_t sched_ctl_kicks(struct sched_ctl *c);

@@ -69,13 +69,13 @@ size_t serial_list_find(const struct serial_list *l, const struct strat_run *r, 
 	return SIZE_MAX;
 }
 
-static const struct strat_run *sort_run;
-
-static int cmp_path(const void *a, const void *b)
+/* By creation path; arg is the run (runs may choose at once: -j N). */
+static int cmp_path(const void *a, const void *b, void *arg)
 {
 	const struct serial_wait *x = a, *y = b;
+	const struct strat_run *r = arg;
 
-	return strcmp(sort_run->threads[x->ti].path, sort_run->threads[y->ti].path);
+	return strcmp(r->threads[x->ti].path, r->threads[y->ti].path);
 }
 
 size_t serial_list_choose(struct serial_list *l, const struct strat_run *r)
@@ -87,8 +87,7 @@ size_t serial_list_choose(struct serial_list *l, const struct strat_run *r)
 		return SIZE_MAX;
 	order = xcalloc(l->n, sizeof(*order));
 	memcpy(order, l->v, l->n * sizeof(*order));
-	sort_run = r;
-	qsort(order, l->n, sizeof(*order), cmp_path);
+	qsort_r(order, l->n, sizeof(*order), cmp_path, (void *)r);
 	/* fifo: the oldest thread (first in creation-path order) runs until
 	 * it blocks, ends or waits for a younger one; random: a seeded
 	 * choice. Either way no tid or timing enters. */
@@ -288,6 +287,10 @@ struct strategy *strategy_serial_wrap(struct strategy *inner, enum cs_serial_mod
 	/* Serial steers the synchronization points whatever the inner does. */
 	s->flags = (inner->flags & (STRAT_F_ACCESS | STRAT_F_ESTIMATE)) | STRAT_F_STEERS |
 		   STRAT_F_SYNC_POINTS | STRAT_F_SERIAL;
+	/* Runs at once if what it wraps decides nothing in a run, or only
+	 * from that run's state (its own list is the run's). */
+	if (!(inner->flags & STRAT_F_STEERS) || (inner->flags & STRAT_F_JOBS))
+		s->flags |= STRAT_F_JOBS;
 	s->replay = STRAT_REPLAY_ORDER;
 	s->sched_serial = mode;
 	return s;

@@ -311,7 +311,7 @@ const struct strategy_ops strat_none_ops = {
 const struct strategy_ops strat_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default)",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
 	.destroy = noise_destroy,
@@ -325,7 +325,8 @@ const struct strategy_ops strat_noise_ops = {
 	.name = "noise",
 	.summary = "a noise configuration: PLACEMENT@FREQ/SEEDING, rnd-y:P, rnd-s10:P, "
 		   "rnd-s100:P",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ANY_NAME,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ANY_NAME |
+		 STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = noise_init,
 	.destroy = noise_destroy,

@@ -434,7 +434,7 @@ const struct strategy_ops strat_pct_ops = {
 		   "change points; a step is a synchronization point (with --access: and an "
 		   "access to a shared variable)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
-		 STRAT_F_SERIAL | STRAT_F_PICKS,
+		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,
 	.init = pct_strat_init,
 	.destroy = pct_strat_destroy,

@@ -63,6 +63,9 @@ enum strat_flags {
 					  * init) */
 	STRAT_F_ANY_NAME = 1u << 7,	 /* the registry's last resort: takes any
 					  * strategy string (noise configurations) */
+	STRAT_F_JOBS = 1u << 9,		 /* its ops during a run touch that run's
+					  * state only: runs may be steered at once
+					  * (run -j N) */
 };
 
 /* How `replay` re-makes a run of this strategy (strategies/replay.c). */

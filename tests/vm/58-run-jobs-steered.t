@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 900
+# Steered runs at once (issue 18 item 3, docs/run.md "Runs at once"), one
+# VM boot: run -j 2 with random, pct, --serial and pct --access, each run's
+# target a target of the campaign's one scheduler (its own serial token,
+# all-parked notes, site policies, counters):
+#  - bank under random and pct:2: its check-then-act assertion, with its
+#    sites, in runs that ran beside another; the first failure is replayed
+#    once the workers are done (the replay check unloads the scheduler they
+#    share) and replays;
+#  - --serial random: every run parked once per decision and needed no
+#    watchdog (a run's counters are its target's: with one all-parked note
+#    for the machine a run would wait for the other run's threads);
+#  - correct programs never fail: clean_lockwrap under pct (20 runs, each
+#    steered to its end), five clean_* programs under random, the locked
+#    counter under pct:2 --access;
+#  - ^C: no target, no cgroup and no scheduler left.
+source "$(dirname "$0")/../lib.sh"
+need_vm
+BANK=$B/examples/bank
+for p in clean_lockwrap clean_condhandoff clean_rwlock clean_barrier clean_spinflag \
+	clean_manythreads counter; do
+	[ -x "$PROGS/$p" ] || skip_all "build first: make"
+done
+[ -x "$BANK" ] || skip_all "build first: make"
+command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
+plan 27
+T=$(mktemp -d /tmp/cs-jobsteer-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+CLEAN="clean_condhandoff clean_rwlock clean_barrier clean_spinflag clean_manythreads"
+cat >"$T/guest.sh" <<EOF
+#!/bin/sh
+cd /tmp
+# camp NAME [RUN ARGS...]: a campaign in /tmp/NAME: its exit status, its
+# stderr's tail when that is not 0 or 1, its report's JSON (the guest has
+# no python3: the host reads it), whether its first failure replayed
+camp() {
+	n=\$1
+	shift
+	"$CS" run -o /tmp/\$n "\$@" >/dev/null 2>/tmp/\$n.err
+	rc=\$?
+	echo "rc \$rc"
+	[ \$rc -gt 1 ] && tail -20 /tmp/\$n.err | sed 's/^/stderr: /'
+	echo "json \$("$CS" report /tmp/\$n --json | tr -d '\\n')"
+	echo "replayed \$("$CS" report /tmp/\$n | grep -c 'replayed 1/1')"
+}
+echo "== random"
+camp rnd -s random -j 2 -n 20 --keep-going --seed 5 -- "$BANK"
+echo "== serial"
+"$CS" -v -v run -s rnd-y:0.1 --serial random -j 2 -n 8 --keep-going --replay-check 0 \
+	-o /tmp/ser -- "$BANK" 2>&1 | grep 'run: .* decisions'
+echo "== pctclean"
+camp pcl -s pct -j 2 -n 20 --keep-going --run-timeout 60 -- "$PROGS/clean_lockwrap"
+echo "== pctbank"
+camp pb -s pct:2 -j 2 -n 100 -- "$BANK"
+for p in $CLEAN; do
+	echo "== clean \$p"
+	camp c_\$p -s random -j 2 -n 10 --keep-going -- "$PROGS/\$p"
+done
+echo "== access"
+camp acc -s pct:2 --access -j 2 -n 10 -- "$PROGS/counter" locked 20
+echo "== int"
+"$CS" run -s random -j 2 -n 100000 --keep-going -o /tmp/int -- "$PROGS/clean_rwlock" \
+	>/dev/null 2>/tmp/int.err &
+pid=\$!
+sleep 3
+kill -INT \$pid
+wait \$pid
+echo "rc \$?"
+sleep 1
+echo "left \$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -x -e clean_rwlock -e cs-gated)"
+echo "cgroups \$(find /sys/fs/cgroup -type d -path '*/concsched/*-*' 2>/dev/null | wc -l)"
+echo "state \$(cat /sys/kernel/sched_ext/state)"
+EOF
+chmod +x "$T/guest.sh"
+"$CS" vm --timeout 850 --carry "$PROGS" --carry "$BANK" -- "$T/guest.sh" >"$T/out" 2>"$T/err"
+is "$?" 0 "guest script ran"
+o=$T/out
+section() { awk -v n="== $1" '$0 == n { on = 1; next } /^== / { on = 0 } on' "$o"; }
+# summary NAME: "runs R pass P beside B failures F bank K slow S warnings W"
+# (K: failures that are bank's assertion at bank.c:57, S: runs slow under
+# steering) from the section's report, then its other lines
+summary() {
+	section "$1" | sed -n 's/^json //p' | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d["runs"]
+f = d["failures"]
+bank = [x for x in f if x["kind"] == "assertion" and "bank.c:57" in x["summary"]]
+slow = sum(1 for x in r["list"] if x["summary"].startswith("slow under steering"))
+print("runs", r["total"], "pass", r["outcomes"].get("pass", 0), "beside", r.get("overlapped", 0),
+      "failures", len(f), "bank", len(bank), "slow", slow, "warnings", len(d["warnings"]))
+for x in r["list"]:
+    if x["summary"].startswith("slow under steering"):
+        print("slow run %d: %s" % (x["run"], x["summary"]))' 2>&1
+	section "$1" | grep -v '^json '
+}
+
+s=$(summary random)
+like "$s" "^rc 1$" "random -j 2 on bank: a failure, exit 1"
+like "$s" "^runs 20 pass [0-9]+ beside [1-9][0-9]* failures ([1-9][0-9]*) bank \1 slow 0 " \
+	"random -j 2: 20 runs, beside each other; every failure is the assertion at bank.c:57"
+diag "random -j 2: $(printf '%s\n' "$s" | grep '^runs')"
+like "$s" "^replayed 1$" "random -j 2: the first failure was replayed after the runs (replayed 1/1)"
+
+s=$(section serial)
+is "$(printf '%s\n' "$s" | grep -c 'run: ')" 8 "--serial random -j 2: 8 runs"
+bad=$(printf '%s\n' "$s" | awk '/run: / {
+	d = $0; sub(/ decisions.*/, "", d); sub(/.* /, "", d)
+	p = $0; sub(/ parks,.*/, "", p); sub(/.* /, "", p)
+	w = $0; sub(/ watchdog.*/, "", w); sub(/.* /, "", w)
+	if (p != d || w != 0 || d == 0) bad++
+} END { print bad + 0 }')
+is "$bad" 0 "--serial random -j 2: every run parked once per decision (its own counters), no watchdog"
+
+s=$(summary pctclean)
+like "$s" "^rc 0$" "pct -j 2 on clean_lockwrap: exit 0"
+like "$s" "^runs 20 pass 20 beside [1-9][0-9]* failures 0 bank 0 slow 0 " \
+	"pct -j 2: 20 passing runs beside each other, each steered to its end"
+
+s=$(summary pctbank)
+like "$s" "^rc 1$" "pct:2 -j 2 on bank: a failure, exit 1"
+like "$s" "^runs [0-9]+ pass [0-9]+ beside [0-9]+ failures ([1-9][0-9]*) bank \1 " \
+	"pct:2 -j 2: the assertion at bank.c:57"
+like "$s" "^replayed 1$" "pct:2 -j 2: the failure replays (replayed 1/1)"
+
+for p in $CLEAN; do
+	s=$(summary "clean $p")
+	like "$s" "^rc 0$" "$p, random -j 2: exit 0"
+	like "$s" "^runs 10 pass 10 beside [1-9][0-9]* failures 0 bank 0 slow 0 warnings 0$" \
+		"$p, random -j 2: 10 passing runs beside each other, no warning"
+done
+
+s=$(summary access)
+like "$s" "^rc 0$" "pct:2 --access -j 2 on the locked counter: exit 0"
+like "$s" "^runs 10 pass 10 beside [1-9][0-9]* failures 0 " "... 10 passing runs"
+
+s=$(section int)
+like "$s" "^rc 130$" "^C: exit 130"
+like "$s" "^left 0$" "^C: no target left"
+like "$s" "^cgroups 0$" "^C: no run cgroup left"
+like "$s" "^state disabled$" "^C: the scheduler is unloaded"
+
+[ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cut -c1-300 "$o")" "guest stderr:" "$(tail -20 "$T/err")"
+done_testing
