@@ -235,13 +235,17 @@ static void test_registry(void)
 		   "random steers synchronization points, and accesses with --access; runs at "
 		   "once");
 	{
-		static const char *const shared[] = { "tsa", "tsa-h", "map", "ga", "fpair" };
+		static const char *const shared[] = { "tsa", "tsa-h", "map" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
 			tap_ok(!(strategy_lookup(shared[i])->flags & STRAT_F_JOBS),
 			       "%s decides from what other runs write: not steered at once (-j)",
 			       shared[i]);
 	}
+	tap_ok(strategy_lookup("ga")->flags & STRAT_F_JOBS,
+	       "ga runs at once (-j): each run credited to the individual it evaluated");
+	tap_ok(strategy_lookup("fpair")->flags & STRAT_F_JOBS,
+	       "fpair runs at once (-j): each run's profile added at its end");
 	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
 		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS | STRAT_F_SYNC_POINTS,
@@ -1364,8 +1368,9 @@ static void test_ga(void)
 
 	tap_is_str(strategy_lookup("ga:2,3")->name, "ga", "ga by name");
 	tap_is_int(strategy_lookup("ga")->flags,
-		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS,
-		   "ga: noise at points and accesses, implies --access");
+		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+			   STRAT_F_JOBS,
+		   "ga: noise at points and accesses, implies --access; runs at once");
 	tap_ok(strategy_new("ga:0", &plain, err, sizeof(err)) == -EINVAL &&
 		       strstr(err, "RUNS per evaluation"),
 	       "ga:0 is refused (%s)", err);
@@ -1469,6 +1474,162 @@ static void test_ga(void)
 	strategy_free(s);
 }
 
+/* ga with runs at once (-j), hand-checked on ga:2,3 (3 individuals, 2 runs
+ * each): R1 and R2 evaluate individual 0, R3 individual 1; R2 ends before
+ * R1, and individual 0's evaluation is the mean of both. R4 is individual
+ * 1's second run, R5 and R6 individual 2's; R7, begun while every
+ * evaluation left has its runs in flight, runs individual 1 once more
+ * (the fewest, the first of a tie). R6 completes generation 0; R8 begins
+ * generation 1; R7 ends after that: left out. Each run's configuration and
+ * each point are its own individual's; every run's state is freed at its
+ * end (valgrind: no leak). */
+static void test_ga_jobs(void)
+{
+	static const struct {
+		uint32_t gen, ind, run;
+	} want_run[8] = { { 0, 0, 1 }, { 0, 0, 2 }, { 0, 1, 1 }, { 0, 1, 2 },
+			  { 0, 2, 1 }, { 0, 2, 2 }, { 0, 1, 3 }, { 1, 0, 1 } };
+	struct ga_gene_spec spec[GA_NOISE_GENES];
+	struct ga_params par;
+	struct ga g;
+	struct fake_loop fl[8];
+	struct strategy *s = make("ga:2,3");
+	struct strat_campaign c = { .quiet = true, .seed = 0 };
+	char buf[256], want[256], exp[400];
+	double fit[8], eval[3];
+	int cfg_ok = 0, point_ok = 0;
+
+	memcpy(spec, ga_noise_spec, sizeof(spec));
+	spec[GA_G_SEEDING].max = NOISE_SEED_HALT_ONE;
+	spec[GA_G_TIMEOUT].max = 0;
+	ga_params_default(&par);
+	par.pop_size = 3;
+	ga_init(&g, spec, GA_NOISE_GENES, &par, 0x6761ULL);
+	s->ops->campaign_begin(s, &c);
+	fl_keep_campaign = true;
+	fl_access = true;
+	/* Rk's fitness: WGoldiLockSC 10 k over 10 ms, R6 failed */
+	for (int k = 0; k < 8; k++)
+		fit[k] = ga_fitness(10.0 * (k + 1), 0, k == 5, 10.0);
+
+/* Begin run k (R(k+1)): its configuration is its individual's, and its
+ * point the inner noise strategy's decision at that configuration. */
+#define GA_BEGIN(k)                                                                                \
+	do {                                                                                       \
+		struct noise_config nc;                                                            \
+		struct fake_loop pl;                                                               \
+		struct strategy *plain = make("random-all@100/yield:1");                           \
+		struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };                        \
+		struct strat_decision da, db;                                                      \
+                                                                                                   \
+		fl_begin(&fl[k], s, (uint64_t)(k) + 1, 2);                                         \
+		ga_genome_to_noise(g.pop[want_run[k].ind].genes, &nc);                             \
+		noise_config_format(&nc, want, sizeof(want));                                      \
+		snprintf(exp, sizeof(exp),                                                         \
+			 "{\"noise\":\"%s\",\"ga\":{\"generation\":%u,\"individual\":%u,"          \
+			 "\"run\":%u}}",                                                           \
+			 want, want_run[k].gen, want_run[k].ind, want_run[k].run);                 \
+		fl_config(&fl[k], buf, sizeof(buf));                                               \
+		cfg_ok += !strcmp(buf, exp);                                                       \
+		if (strcmp(buf, exp))                                                              \
+			tap_diag("R%d: %s, want %s", (k) + 1, buf, exp);                           \
+		strat_noise_configure(plain, &nc);                                                 \
+		fl_keep_campaign = false;                                                          \
+		fl_begin(&pl, plain, (uint64_t)(k) + 1, 2);                                        \
+		da = fl_point(&fl[k], 0, CS_OP_WRITE, 0x50, 0x9000, &acc, true);                   \
+		db = fl_point(&pl, 0, CS_OP_WRITE, 0x50, 0x9000, &acc, true);                      \
+		point_ok += da.v == db.v && da.us == db.us && da.arg == db.arg;                    \
+		fl_end(&pl);                                                                       \
+		strategy_free(plain);                                                              \
+		fl_keep_campaign = true;                                                           \
+	} while (0)
+#define GA_END(k)                                                                                  \
+	do {                                                                                       \
+		struct strat_outcome o = { .ran = true, .duration_ns = 10 * 1000 * 1000 };         \
+                                                                                                   \
+		o.wgoldilock_sc = 10.0 * ((k) + 1);                                                \
+		o.failed = (k) == 5;                                                               \
+		fl_end_with(&fl[k], &o);                                                           \
+	} while (0)
+
+	GA_BEGIN(0);
+	GA_BEGIN(1);
+	GA_BEGIN(2);
+	GA_END(1);
+	GA_END(0);
+	GA_BEGIN(3);
+	GA_BEGIN(4);
+	GA_END(2);
+	GA_END(4);
+	GA_BEGIN(5);
+	GA_BEGIN(6);
+	GA_END(3);
+	/* generation 0 is complete at R6's end: bred like the campaign does */
+	eval[0] = (fit[1] + fit[0]) / 2;
+	eval[1] = (fit[2] + fit[3]) / 2;
+	eval[2] = (fit[4] + fit[5]) / 2;
+	for (uint32_t i = 0; i < 3; i++)
+		ga_set_fitness(&g, i, eval[i]);
+	GA_END(5);
+	{
+		double best = eval[0], mean = (eval[0] + eval[1] + eval[2]) / 3;
+		char b[96];
+
+		for (int i = 1; i < 3; i++)
+			best = eval[i] > best ? eval[i] : best;
+		snprintf(b, sizeof(b), "best fitness %.4g (", best);
+		tap_ok(fl_nnotes == 6 && strstr(fl_notes[5], b) &&
+			       (snprintf(b, sizeof(b), "mean %.4g;", mean), strstr(fl_notes[5], b)),
+		       "R6 completes generation 0: its best and mean are over the three "
+		       "evaluations");
+	}
+	ga_next_generation(&g);
+	GA_BEGIN(7);
+	GA_END(6);
+	GA_END(7);
+	tap_is_int(cfg_ok, 8,
+		   "runs at once: each runs the individual whose evaluation lacks runs, numbered "
+		   "by generation, individual and run; one begun when all are in flight runs the "
+		   "one with the fewest once more; after the breeding, generation 1");
+	tap_is_int(point_ok, 8,
+		   "every point is the inner noise strategy's at its run's individual");
+	{
+		char f1[64], f0[64], ev[64];
+
+		snprintf(f1, sizeof(f1), "\"fitness\":%.6g,", fit[1]);
+		snprintf(f0, sizeof(f0), "\"fitness\":%.6g,", fit[0]);
+		snprintf(ev, sizeof(ev), "\"evaluation\":%.6g", eval[0]);
+		tap_ok(fl_nnotes == 8 && strstr(fl_notes[0], "\"individual\":0,") &&
+			       strstr(fl_notes[0], f1) && !strstr(fl_notes[0], "\"evaluation\"") &&
+			       strstr(fl_notes[1], "\"individual\":0,") &&
+			       strstr(fl_notes[1], f0) && strstr(fl_notes[1], ev),
+		       "R2 then R1 end: both are individual 0's, the second to end notes the mean "
+		       "of both");
+		snprintf(ev, sizeof(ev), "\"evaluation\":%.6g", eval[1]);
+		tap_ok(strstr(fl_notes[4], "\"individual\":1,") && strstr(fl_notes[4], ev),
+		       "R4 completes individual 1 (R3 and R4), R5 ended between");
+		snprintf(f1, sizeof(f1), "\"fitness\":%.6g,", fit[6]);
+		tap_ok(strstr(fl_notes[6], "\"generation\":0,\"individual\":1,") &&
+			       strstr(fl_notes[6], f1) &&
+			       strstr(fl_notes[6], "\"discarded\":true") &&
+			       !strstr(fl_notes[6], "\"evaluation\""),
+		       "R7 ends in generation 1: its generation 0 result is left out (%s)",
+		       fl_notes[6]);
+		tap_ok(strstr(fl_notes[7], "\"generation\":1,\"individual\":0,") &&
+			       !strstr(fl_notes[7], "\"discarded\"") &&
+			       !strstr(fl_notes[7], "\"evaluation\""),
+		       "R8 counts for generation 1's individual 0 (its first run of 2)");
+	}
+#undef GA_BEGIN
+#undef GA_END
+	fl_keep_campaign = false;
+	fl_access = false;
+	fl_notes_free();
+	if (s->ops->campaign_end)
+		s->ops->campaign_end(s, &c);
+	strategy_free(s);
+}
+
 /* ---- fpair ----------------------------------------------------------------------------- */
 
 /* An access point of thread i in function func: variable var, written or
@@ -1502,9 +1663,9 @@ static void test_fpair(void)
 	tap_is_str(strategy_lookup("fpair")->name, "fpair", "fpair by name");
 	tap_is_int(strategy_lookup("fpair")->flags,
 		   STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
-			   STRAT_F_PICKS,
+			   STRAT_F_PICKS | STRAT_F_JOBS,
 		   "fpair: access points, and synchronization points for the observed schedule; "
-		   "implies --access, picks who runs");
+		   "implies --access, picks who runs; runs at once");
 	tap_ok(strategy_new("fpair:3", &bad, err, sizeof(err)) == -EINVAL, "fpair:3 is refused");
 	fl_keep_campaign = true;
 	fl_access = true;
@@ -1623,9 +1784,118 @@ static void test_fpair(void)
 	strategy_free(s);
 }
 
+/* The targets of the next n runs (nothing met), one configuration each. */
+static void fp_next_targets(struct strategy *s, char *out, size_t len, int n)
+{
+	struct fake_loop fl;
+	char buf[256];
+	size_t off = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < n; i++) {
+		fl_begin(&fl, s, 100 + (uint64_t)i, 2);
+		fl_config(&fl, buf, sizeof(buf));
+		off += (size_t)snprintf(out + off, off < len ? len - off : 0, "%s\n", buf);
+		fl_end(&fl);
+	}
+}
+
+/* The profiling run of test_fpair (run 1). */
+static void fp_profile(struct strategy *s)
+{
+	struct fake_loop fl;
+
+	fl_begin(&fl, s, 1, 2);
+	fp_access(&fl, 0, 10, 7, true, 0);
+	fp_access(&fl, 1, 20, 7, false, 0);
+	fp_access(&fl, 0, 30, 8, true, 5);
+	fp_access(&fl, 1, 40, 8, true, 5);
+	fl_end(&fl);
+}
+
+/* fpair with runs at once (-j), hand-checked. After test_fpair's profile,
+ * runs A and B begin before either ends: A targets (10, 10), B passes over
+ * it (in flight) to the next untried high pair (10, 20). A sees function 50
+ * (writes v9), B function 60 (reads v9, writes v7 under lock 6); B ends
+ * first. A second instance runs A then B one at a time with the same
+ * accesses: the next 20 runs (the 16 untried kept pairs, then by S) target
+ * the same pairs in both (the profile,
+ * the groups and the attempts are the same). With one kept pair, two runs
+ * at once both target it. */
+static void test_fpair_jobs(void)
+{
+	struct strategy *s = make("fpair"), *seq = make("fpair"), *one = make("fpair");
+	struct fake_loop a, b;
+	char ca[256], cb[256], next_at_once[4096], next_seq[4096];
+
+	fl_keep_campaign = true;
+	fl_access = true;
+	fp_profile(s);
+	fl_begin(&a, s, 2, 2);
+	fl_begin(&b, s, 3, 2);
+	fl_config(&a, ca, sizeof(ca));
+	fl_config(&b, cb, sizeof(cb));
+	tap_ok(!strcmp(ca, "{\"fpair\":{\"f\":10,\"g\":10,\"group\":\"high\",\"choices\":0}}") &&
+		       !strcmp(cb,
+			       "{\"fpair\":{\"f\":10,\"g\":20,\"group\":\"high\",\"choices\":0}}"),
+	       "two runs at once target two pairs: A (10, 10), B the next one, (10, 20) (%s %s)",
+	       ca, cb);
+	fp_access(&a, 0, 50, 9, true, 0);
+	fp_access(&b, 0, 60, 9, false, 0);
+	fp_access(&b, 1, 60, 7, true, 6);
+	fl_end(&b);
+	fl_end(&a);
+
+	fp_profile(seq);
+	fl_begin(&a, seq, 2, 2);
+	fl_config(&a, ca, sizeof(ca));
+	fp_access(&a, 0, 50, 9, true, 0);
+	fl_end(&a);
+	fl_begin(&b, seq, 3, 2);
+	fl_config(&b, cb, sizeof(cb));
+	fp_access(&b, 0, 60, 9, false, 0);
+	fp_access(&b, 1, 60, 7, true, 6);
+	fl_end(&b);
+	tap_ok(!strcmp(ca, "{\"fpair\":{\"f\":10,\"g\":10,\"group\":\"high\",\"choices\":0}}") &&
+		       !strcmp(cb,
+			       "{\"fpair\":{\"f\":10,\"g\":20,\"group\":\"high\",\"choices\":0}}"),
+	       "one at a time, the same two runs target the same pairs");
+	fp_next_targets(s, next_at_once, sizeof(next_at_once), 20);
+	fp_next_targets(seq, next_seq, sizeof(next_seq), 20);
+	tap_ok(!strcmp(next_at_once, next_seq) &&
+		       strstr(next_seq, "\"f\":50,\"g\":50,\"group\":\"high\"") &&
+		       strstr(next_seq, "\"f\":10,\"g\":60,\"group\":\"high\""),
+	       "once both ended, the profile is the one-at-a-time one: the next 20 runs "
+	       "target the same pairs, those of functions 50 and 60 among them");
+	if (strcmp(next_at_once, next_seq))
+		tap_diag("at once:\n%s\none at a time:\n%s", next_at_once, next_seq);
+
+	{
+		struct fake_loop fl;
+
+		fl_begin(&fl, one, 1, 2);
+		fp_access(&fl, 0, 10, 7, true, 0);
+		fl_end(&fl);
+	}
+	fl_begin(&a, one, 2, 2);
+	fl_begin(&b, one, 3, 2);
+	fl_config(&a, ca, sizeof(ca));
+	fl_config(&b, cb, sizeof(cb));
+	tap_ok(!strcmp(ca, cb) && strstr(ca, "\"f\":10,\"g\":10,"),
+	       "one kept pair, two runs at once: both target it (%s)", cb);
+	fl_end(&a);
+	fl_end(&b);
+	fl_keep_campaign = false;
+	fl_access = false;
+	fl_notes_free();
+	strategy_free(s);
+	strategy_free(seq);
+	strategy_free(one);
+}
+
 int main(void)
 {
-	tap_plan(188);
+	tap_plan(199);
 	test_registry();
 	test_noise();
 	test_random();
@@ -1644,6 +1914,8 @@ int main(void)
 	test_replay_enforced();
 	test_noise_access();
 	test_ga();
+	test_ga_jobs();
 	test_fpair();
+	test_fpair_jobs();
 	return tap_done();
 }

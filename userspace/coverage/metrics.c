@@ -678,6 +678,7 @@ struct fpair {
 	uint32_t f, g;
 	enum fpair_group group;
 	uint64_t r, c;
+	uint32_t flying; /* runs in flight that target it (fpair_fly) */
 };
 
 struct fpair_table {
@@ -824,6 +825,7 @@ size_t fpair_group(struct fpair_table *t)
 				if (o) {
 					p->r = old[*o].r;
 					p->c = old[*o].c;
+					p->flying = old[*o].flying;
 				}
 			}
 			*cov_u64map_put(&t->pair_index, (uint64_t)p->f << 32 | p->g, 0, NULL) =
@@ -860,8 +862,10 @@ uint64_t fpair_score(uint64_t r, uint64_t c)
 }
 
 /* Lowest S(p) among kept pairs of `group` (or of any group if < 0), only
- * untried ones (r == 1) if `untried`. */
-static const struct fpair *fpair_best(const struct fpair_table *t, int group, bool untried)
+ * untried ones (r == 1) if `untried`, only those no run in flight targets
+ * if `idle`. */
+static const struct fpair *fpair_best(const struct fpair_table *t, int group, bool untried,
+				      bool idle)
 {
 	const struct fpair *best = NULL;
 
@@ -870,7 +874,7 @@ static const struct fpair *fpair_best(const struct fpair_table *t, int group, bo
 
 		if (p->group == FPAIR_DROPPED || (group >= 0 && (int)p->group != group))
 			continue;
-		if (untried && p->r != 1)
+		if ((untried && p->r != 1) || (idle && p->flying))
 			continue;
 		if (!best || fpair_score(p->r, p->c) < fpair_score(best->r, best->c) ||
 		    (fpair_score(p->r, p->c) == fpair_score(best->r, best->c) &&
@@ -882,12 +886,17 @@ static const struct fpair *fpair_best(const struct fpair_table *t, int group, bo
 
 int fpair_next(const struct fpair_table *t, uint32_t *f, uint32_t *g)
 {
-	const struct fpair *p = fpair_best(t, FPAIR_HIGH, true);
+	const struct fpair *p = NULL;
 
-	if (!p)
-		p = fpair_best(t, FPAIR_LOW, true);
-	if (!p)
-		p = fpair_best(t, -1, false);
+	/* Pairs no run in flight targets first; when every kept pair has a
+	 * run in flight, the pick as if none had. */
+	for (int idle = 1; idle >= 0 && !p; idle--) {
+		p = fpair_best(t, FPAIR_HIGH, true, idle);
+		if (!p)
+			p = fpair_best(t, FPAIR_LOW, true, idle);
+		if (!p)
+			p = fpair_best(t, -1, false, idle);
+	}
 	if (!p)
 		return -ENOENT;
 	*f = p->f;
@@ -903,6 +912,19 @@ int fpair_record(struct fpair_table *t, uint32_t f, uint32_t g, bool covered)
 		return -ENOENT;
 	p->r++;
 	p->c += covered;
+	return 0;
+}
+
+int fpair_fly(struct fpair_table *t, uint32_t f, uint32_t g, bool flying)
+{
+	struct fpair *p = fpair_find(t, f, g);
+
+	if (!p)
+		return -ENOENT;
+	if (flying)
+		p->flying++;
+	else if (p->flying)
+		p->flying--;
 	return 0;
 }
 

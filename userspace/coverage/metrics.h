@@ -118,10 +118,16 @@ enum fpair_group fpair_group_of(const struct fpair_table *t, uint32_t f, uint32_
 uint64_t fpair_score(uint64_t r, uint64_t c);
 /* Next target: lowest S(p) (ties: smaller f, then g) from the high group
  * while some high pair was never tried, then from the low group while
- * some low pair was never tried, then from all kept pairs. 0 or -ENOENT. */
+ * some low pair was never tried, then from all kept pairs. Pairs a run in
+ * flight targets (fpair_fly) are passed over while another kept pair is
+ * left. 0 or -ENOENT. */
 int fpair_next(const struct fpair_table *t, uint32_t *f, uint32_t *g);
 /* After an attempt at (f, g): r += 1, c += covered. 0 or -ENOENT. */
 int fpair_record(struct fpair_table *t, uint32_t f, uint32_t g, bool covered);
+/* A run targeting (f, g) begins (flying) or ends (!flying): runs at once
+ * (run -j) target different pairs. Regrouping keeps the count. 0 or
+ * -ENOENT. */
+int fpair_fly(struct fpair_table *t, uint32_t f, uint32_t g, bool flying);
 int fpair_counts(const struct fpair_table *t, uint32_t f, uint32_t g, uint64_t *r, uint64_t *c);
 
 #endif

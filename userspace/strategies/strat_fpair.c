@@ -37,6 +37,14 @@
  * was covered. Each run's configuration records "fpair": {"f", "g",
  * "group"} (campaign function ids, "high" or "low"), its note whether the
  * target was met. docs/strategies.md "fpair".
+ *
+ * Runs at once (run -j, STRAT_F_JOBS): the table is the campaign's, so only
+ * run_begin and run_end (under the campaign's lock) touch it. A run keeps
+ * the accesses its points see and adds them to the profile at its end, in
+ * the order seen (nothing reads the profile during a run, so one run at a
+ * time profiles as before); a run's target is marked in flight from its
+ * begin to its end, and fpair_next passes over the pairs in flight, so
+ * runs at once target different pairs while there are enough.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -82,6 +90,11 @@ struct fp_thread {
 };
 
 struct fpair_run {
+	/* The profile: the accesses its points saw, each once, in the order
+	 * first seen; run_end adds them to the table. */
+	struct cov_event *seen;
+	size_t nseen, capseen;
+	struct cov_u64map seen_index; /* access_key -> index in seen */
 	bool target;
 	uint32_t f, g;
 	enum fpair_group group;
@@ -113,6 +126,49 @@ static struct fp_thread *fp_thread(struct fpair_run *fr, size_t i)
 		fr->nth = n;
 	}
 	return &fr->th[i];
+}
+
+/* What fpair_profile_add reads of an access: its function, variable,
+ * operation and locks held, hashed. */
+static uint64_t access_key(const struct cov_event *ev)
+{
+	uint64_t h = FNV1A64_INIT;
+
+	h = fnv1a64(&ev->func, sizeof(ev->func), h);
+	h = fnv1a64(&ev->obj, sizeof(ev->obj), h);
+	h = fnv1a64(&ev->op, sizeof(ev->op), h);
+	h = fnv1a64(&ev->held.n, sizeof(ev->held.n), h);
+	h = fnv1a64(ev->held.id, ev->held.n * sizeof(ev->held.id[0]), h);
+	return h == ~0ULL ? 0 : h; /* ~0 is the map's empty key */
+}
+
+static bool same_access(const struct cov_event *a, const struct cov_event *b)
+{
+	return a->func == b->func && a->obj == b->obj && a->op == b->op && a->held.n == b->held.n &&
+	       !memcmp(a->held.id, b->held.id, a->held.n * sizeof(a->held.id[0]));
+}
+
+/* Keep an access for the profile. Adding an access to the profile a second
+ * time changes nothing (its locks are intersected again with the same
+ * set), so a repeat of one already kept is left out: a run keeps one entry
+ * per distinct access, however long it runs. */
+static void keep_access(struct fpair_run *fr, const struct cov_event *ev)
+{
+	uint64_t key = access_key(ev), *idx;
+	bool created;
+
+	if (!ev->func)
+		return; /* the profile skips it too */
+	idx = cov_u64map_put(&fr->seen_index, key, fr->nseen, &created);
+	if (!created && same_access(&fr->seen[*idx], ev))
+		return;
+	/* a new access, or another one with the same hash: kept (the index
+	 * keeps pointing at the first) */
+	if (fr->nseen == fr->capseen) {
+		fr->capseen = fr->capseen ? 2 * fr->capseen : 64;
+		fr->seen = xrealloc(fr->seen, fr->capseen * sizeof(*fr->seen));
+	}
+	fr->seen[fr->nseen++] = *ev;
 }
 
 static int fpair_init(struct strategy *s, const char *opts, char *err, size_t errlen)
@@ -156,6 +212,7 @@ static void fpair_run_begin(struct strategy *s, struct strat_run *r)
 	struct fpair_strat *fs = s->priv;
 	struct fpair_run *fr = xcalloc(1, sizeof(*fr));
 
+	cov_u64map_init(&fr->seen_index);
 	fr->target = fs->kept && !fpair_next(fs->t, &fr->f, &fr->g);
 	if (fr->target) {
 		uint64_t tries, covered;
@@ -163,6 +220,7 @@ static void fpair_run_begin(struct strategy *s, struct strat_run *r)
 		fr->group = fpair_group_of(fs->t, fr->f, fr->g);
 		if (!fpair_counts(fs->t, fr->f, fr->g, &tries, &covered))
 			fr->pattern = covered;
+		fpair_fly(fs->t, fr->f, fr->g, true);
 	}
 	r->priv = fr;
 }
@@ -191,6 +249,11 @@ static void fpair_run_end(struct strategy *s, struct strat_run *r, struct strat_
 
 	if (!fr)
 		return;
+	/* The run's profile first, as if its points had added it. */
+	for (size_t i = 0; i < fr->nseen; i++)
+		fpair_profile_add(fs->t, &fr->seen[i]);
+	if (fr->target)
+		fpair_fly(fs->t, fr->f, fr->g, false);
 	if (o->ran && fr->target) {
 		char note[96];
 
@@ -203,6 +266,8 @@ static void fpair_run_end(struct strategy *s, struct strat_run *r, struct strat_
 			c->note(c->ctx, note);
 	}
 	fs->kept = fpair_group(fs->t);
+	free(fr->seen);
+	cov_u64map_free(&fr->seen_index);
 	free(fr->th);
 	free(fr);
 	r->priv = NULL;
@@ -263,7 +328,6 @@ static bool partners(const struct fpair_run *fr, uint32_t held_in, uint32_t func
 static void fpair_decide(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			 struct strat_decision *d)
 {
-	struct fpair_strat *fs = s->priv;
 	struct fpair_run *fr = r->priv;
 	size_t i = tindex(r, p->t), other;
 	struct fp_thread *t;
@@ -271,7 +335,7 @@ static void fpair_decide(struct strategy *s, struct strat_run *r, const struct s
 	d->v = STRAT_PROCEED;
 	if (!p->access)
 		return;
-	fpair_profile_add(fs->t, p->access);
+	keep_access(fr, p->access); /* the table is the campaign's: at run_end */
 	if (cs_verbose > 1)
 		cs_debug("fpair: target (f%u, f%u): thread %s @%u in f%u (v%u op %u)%s%s%s", fr->f,
 			 fr->g, p->t->path, p->access->site, p->access->func, p->access->obj,
@@ -416,7 +480,7 @@ const struct strategy_ops strat_fpair_ops = {
 	.summary = "seed 002's bug-driven function pairs: hold a thread inside one function of "
 		   "the target pair until another is inside the other, then interleave",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
-		 STRAT_F_PICKS,
+		 STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_PACED,
 	.init = fpair_init,
 	.destroy = fpair_destroy,

@@ -26,6 +26,17 @@
  * fitness, and the run that completes a generation the generation's best
  * and mean fitness and the best configuration so far, which the report
  * prints. docs/strategies.md "ga".
+ *
+ * Runs at once (run -j, STRAT_F_JOBS): each run keeps which individual of
+ * which generation it evaluates (struct ga_run, around the inner noise
+ * strategy's per-run state), and its end credits its fitness to that
+ * individual. A run begins on the first individual whose evaluation still
+ * lacks runs, counting those in flight; when every remaining one has its
+ * runs in flight, on the one with the fewest (it stands in for a run that
+ * does not run). The first RUNS runs of an individual to end make its
+ * evaluation; a run that ends after that, or after its generation was
+ * bred, is left out ("discarded" in its note). One run at a time, the runs
+ * and their fitness are the ones of an evaluation at a time.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -49,17 +60,26 @@ struct ga_strat {
 	struct ga_params par;
 	uint32_t runs; /* per evaluation */
 	struct strategy *inner;
-	/* the evaluation in flight */
-	uint32_t cur;		 /* individual */
-	uint32_t done;		 /* of its runs */
-	double sum;		 /* of their fitness */
-	bool running;		 /* a run of cur is in flight */
-	struct noise_config cfg; /* cur's configuration */
+	/* The generation's evaluations, per individual: its runs that ended
+	 * having run, the sum of their fitness, its runs in flight. */
+	uint32_t done[GA_MAX_POP];
+	double sum[GA_MAX_POP];
+	uint32_t flying[GA_MAX_POP];
+	uint64_t discarded; /* runs that ran but were left out */
 	/* the best evaluation so far */
 	bool have_best;
 	double best;
 	uint32_t best_gen;
 	char best_noise[160];
+};
+
+/* A run: what it evaluates, around the inner noise strategy's state. */
+struct ga_run {
+	uint32_t generation;
+	uint32_t ind;		 /* individual */
+	uint32_t run;		 /* of its evaluation, from 1 */
+	struct noise_config cfg; /* the individual's configuration */
+	void *inner;		 /* the inner strategy's r->priv */
 };
 
 static int ga_strat_init(struct strategy *s, const char *opts, char *err, size_t errlen)
@@ -115,6 +135,10 @@ static int ga_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
 
 	if (ga_init(&gs->g, gs->spec, GA_NOISE_GENES, &gs->par, c->seed ^ 0x6761ULL))
 		return -EINVAL;
+	memset(gs->done, 0, sizeof(gs->done));
+	memset(gs->sum, 0, sizeof(gs->sum));
+	memset(gs->flying, 0, sizeof(gs->flying));
+	gs->discarded = 0;
 	if (!c->quiet)
 		fprintf(stderr,
 			"concsched: ga: %u individuals per generation, %u run%s each "
@@ -124,41 +148,86 @@ static int ga_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	return 0;
 }
 
-/* The next individual that needs an evaluation (the population was bred
- * when none was left). */
+static void ga_strat_campaign_end(struct strategy *s, struct strat_campaign *c)
+{
+	struct ga_strat *gs = s->priv;
+
+	if (!c->quiet && gs->discarded)
+		fprintf(stderr,
+			"concsched: ga: %" PRIu64 " of the runs at once left out: each ended "
+			"after its individual was evaluated or its generation bred\n",
+			gs->discarded);
+}
+
+/* The individual the next run evaluates: the first whose evaluation lacks
+ * runs, counting those in flight; else (every remaining one has its runs
+ * in flight, runs at once) the one with the fewest; 0 when none needs one
+ * (the population was bred when none was left). */
 static uint32_t next_individual(struct ga_strat *gs)
 {
-	uint32_t i;
+	uint32_t i, best = UINT32_MAX;
 
-	for (i = 0; i < gs->par.pop_size; i++)
-		if (gs->g.pop[i].needs_eval)
+	for (i = 0; i < gs->par.pop_size; i++) {
+		if (!gs->g.pop[i].needs_eval)
+			continue;
+		if (gs->done[i] + gs->flying[i] < gs->runs)
 			return i;
-	return 0;
+		if (best == UINT32_MAX ||
+		    gs->done[i] + gs->flying[i] < gs->done[best] + gs->flying[best])
+			best = i;
+	}
+	return best == UINT32_MAX ? 0 : best;
 }
 
 static void ga_strat_run_begin(struct strategy *s, struct strat_run *r)
 {
 	struct ga_strat *gs = s->priv;
+	struct ga_run *gr = xcalloc(1, sizeof(*gr));
 
-	if (!gs->done) {
-		gs->cur = next_individual(gs);
-		gs->sum = 0;
-	}
-	ga_genome_to_noise(gs->g.pop[gs->cur].genes, &gs->cfg);
-	strat_noise_configure(gs->inner, &gs->cfg);
-	gs->running = true;
+	gr->generation = gs->g.generation;
+	gr->ind = next_individual(gs);
+	gr->run = gs->done[gr->ind] + gs->flying[gr->ind] + 1;
+	gs->flying[gr->ind]++;
+	ga_genome_to_noise(gs->g.pop[gr->ind].genes, &gr->cfg);
+	/* The inner strategy copies the configuration into its run's state:
+	 * later runs configuring it again do not change this one. */
+	strat_noise_configure(gs->inner, &gr->cfg);
 	gs->inner->ops->run_begin(gs->inner, r);
+	gr->inner = r->priv;
+	r->priv = gr;
+}
+
+/* The inner strategy sees its own per-run state in r->priv while it runs:
+ * a run's ops come from one thread at a time (its worker), so swapping it
+ * in and out of r is safe. */
+static struct ga_run *inner_in(struct strat_run *r)
+{
+	struct ga_run *gr = r->priv;
+
+	r->priv = gr->inner;
+	return gr;
+}
+
+static void inner_out(struct strat_run *r, struct ga_run *gr)
+{
+	gr->inner = r->priv;
+	r->priv = gr;
 }
 
 static void ga_strat_config(struct strategy *s, struct strat_run *r, struct json *j)
 {
 	struct ga_strat *gs = s->priv;
+	struct ga_run *gr = r->priv;
 
+	if (!gr)
+		return;
+	inner_in(r);
 	gs->inner->ops->config_json(gs->inner, r, j);
+	inner_out(r, gr);
 	json_obj_begin(j, "ga");
-	json_kv_uint(j, "generation", gs->g.generation);
-	json_kv_uint(j, "individual", gs->cur);
-	json_kv_uint(j, "run", gs->done + 1);
+	json_kv_uint(j, "generation", gr->generation);
+	json_kv_uint(j, "individual", gr->ind);
+	json_kv_uint(j, "run", gr->run);
 	json_obj_end(j);
 }
 
@@ -202,33 +271,49 @@ static void ga_strat_run_end(struct strategy *s, struct strat_run *r, struct str
 			     const struct strat_outcome *o)
 {
 	struct ga_strat *gs = s->priv;
+	struct ga_run *gr = r->priv, run;
 	struct json_mem m;
 	double f;
 	char *text, noise[160];
-	bool generation_done = false;
+	bool current, credit, generation_done = false;
 
-	if (!gs->running)
+	if (!gr)
 		return;
-	gs->running = false;
-	gs->inner->ops->run_end(gs->inner, r, c, o);
+	inner_in(r);
+	gs->inner->ops->run_end(gs->inner, r, c, o); /* frees its state */
+	r->priv = NULL;
+	run = *gr;
+	free(gr);
+	current = run.generation == gs->g.generation;
+	if (current && gs->flying[run.ind])
+		gs->flying[run.ind]--;
 	if (!o->ran)
 		return; /* not evaluated: the same individual runs again */
 	f = ga_fitness(o->wgoldilock_sc, o->warnings, o->failed ? 1 : 0, o->duration_ns / 1e6);
-	gs->sum += f;
-	gs->done++;
-	noise_config_format(&gs->cfg, noise, sizeof(noise));
+	/* A run of a past generation, or one past its individual's RUNS:
+	 * the individual it ran is bred over, or evaluated already. */
+	credit = current && gs->g.pop[run.ind].needs_eval;
+	if (credit) {
+		gs->sum[run.ind] += f;
+		gs->done[run.ind]++;
+	} else {
+		gs->discarded++;
+	}
+	noise_config_format(&run.cfg, noise, sizeof(noise));
 	json_mem_open(&m);
 	json_obj_begin(&m.j, NULL);
-	json_kv_uint(&m.j, "generation", gs->g.generation);
-	json_kv_uint(&m.j, "individual", gs->cur);
+	json_kv_uint(&m.j, "generation", run.generation);
+	json_kv_uint(&m.j, "individual", run.ind);
 	json_kv_str(&m.j, "noise", noise);
 	json_kv_dbl(&m.j, "fitness", f);
 	json_kv_dbl(&m.j, "wgoldilock_sc", o->wgoldilock_sc);
 	json_kv_uint(&m.j, "warnings", o->warnings);
-	if (gs->done == gs->runs) {
-		double mean = gs->sum / gs->runs;
+	if (!credit)
+		json_kv_bool(&m.j, "discarded", true);
+	if (credit && gs->done[run.ind] == gs->runs) {
+		double mean = gs->sum[run.ind] / gs->runs;
 
-		ga_set_fitness(&gs->g, gs->cur, mean);
+		ga_set_fitness(&gs->g, run.ind, mean);
 		json_kv_dbl(&m.j, "evaluation", mean);
 		if (!gs->have_best || mean > gs->best) {
 			gs->have_best = true;
@@ -236,7 +321,6 @@ static void ga_strat_run_end(struct strategy *s, struct strat_run *r, struct str
 			gs->best_gen = gs->g.generation;
 			snprintf(gs->best_noise, sizeof(gs->best_noise), "%s", noise);
 		}
-		gs->done = 0;
 		generation_done = true;
 		for (uint32_t i = 0; i < gs->par.pop_size; i++)
 			generation_done &= !gs->g.pop[i].needs_eval;
@@ -248,27 +332,40 @@ static void ga_strat_run_end(struct strategy *s, struct strat_run *r, struct str
 	if (text && c->note)
 		c->note(c->ctx, text);
 	free(text);
-	if (generation_done && ga_next_generation(&gs->g))
+	if (!generation_done)
+		return;
+	if (ga_next_generation(&gs->g)) {
 		cs_debug("ga: the next generation cannot be bred");
+		return;
+	}
+	/* The new generation's evaluations start from nothing; runs of the
+	 * past one still in flight are left out at their end. */
+	memset(gs->done, 0, sizeof(gs->done));
+	memset(gs->sum, 0, sizeof(gs->sum));
+	memset(gs->flying, 0, sizeof(gs->flying));
 }
 
 static void ga_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			   struct strat_decision *d)
 {
 	struct ga_strat *gs = s->priv;
+	struct ga_run *gr = inner_in(r);
 
 	gs->inner->ops->point(gs->inner, r, p, d);
+	inner_out(r, gr);
 }
 
 const struct strategy_ops strat_ga_ops = {
 	.name = "ga",
 	.summary = "seed 004's genetic search over noise configurations: RUNS runs per "
 		   "individual, fitness (WGoldiLockSC + 1000 warnings + 10000 failures) / ms",
-	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS,
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+		 STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = ga_strat_init,
 	.destroy = ga_strat_destroy,
 	.campaign_begin = ga_strat_campaign_begin,
+	.campaign_end = ga_strat_campaign_end,
 	.run_begin = ga_strat_run_begin,
 	.config_json = ga_strat_config,
 	.run_end = ga_strat_run_end,
