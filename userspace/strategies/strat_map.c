@@ -366,7 +366,7 @@ const struct strategy_ops strat_map_ops = {
 	.summary = "MAP-directed (seed 001): steer accesses to shared variables towards "
 		   "uncovered memory-access patterns",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
-		 STRAT_F_PICKS,
+		 STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_PACED,
 	.init = map_init,
 	.destroy = map_destroy,
