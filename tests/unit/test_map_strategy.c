@@ -8,7 +8,10 @@
  * seed 001 (reader checks, writer nulls, reader dereferences) is forced in
  * the first run whatever target is drawn; coverage carries over so the
  * second run targets the remaining pattern 7; pattern 3 is preferred; the
- * same seed gives the same decisions.
+ * same seed gives the same decisions. Runs of their own (map_exec), one at
+ * a time, decide as the strategy's own run; three in flight at once keep
+ * their threads, targets and tried patterns apart, see each other's
+ * coverage at once and add their counts at their ends.
  */
 #include <stdarg.h>
 
@@ -235,11 +238,196 @@ static void test_determinism(void)
 	map_strategy_free(b);
 }
 
+/* sim_run on a run of its own (map_exec), as the strategy steers runs at
+ * once: the same steps, through the map_exec_* calls. */
+static void exec_step_x(struct map_exec *x, const struct script *sc, unsigned *pos, uint32_t t,
+			struct sim_log *lg)
+{
+	const struct step *st = &sc[t].s[pos[t]];
+	struct cov_event ev = { .thread = t, .op = st->op, .site = st->site, .obj = st->var };
+
+	map_exec_after_access(x, &ev);
+	logf_(lg, "%u:s%u ", t, st->site);
+	if (++pos[t] == sc[t].n)
+		map_exec_thread_exit(x, t);
+}
+
+static void sim_run_x(struct map_strategy *s, uint64_t seed, const struct script *sc, unsigned nt,
+		      struct sim_log *lg)
+{
+	struct map_exec *x = map_exec_new(s, seed);
+	unsigned pos[MAXT] = { 0 };
+	bool parked[MAXT] = { false };
+	uint64_t gen;
+
+	memset(lg, 0, sizeof(*lg));
+	for (uint32_t t = 1; t < nt; t++)
+		map_exec_thread_start(x, t);
+	for (;;) {
+		uint32_t t;
+		struct map_release rel;
+
+		for (t = 1; t < nt && (pos[t] == sc[t].n || parked[t]); t++)
+			;
+		gen = map_exec_generation(x);
+		if (t < nt) {
+			const struct step *st = &sc[t].s[pos[t]];
+
+			if (map_exec_before_access(x, t, st->site, st->var, st->op) == MAP_PAUSE) {
+				parked[t] = true;
+				logf_(lg, "P%u ", t);
+				continue;
+			}
+			exec_step_x(x, sc, pos, t, lg);
+		} else {
+			if (map_exec_choose_release(x, &rel))
+				break;
+			parked[rel.thread] = false;
+			logf_(lg, "r%u ", rel.thread);
+			exec_step_x(x, sc, pos, rel.thread, lg);
+		}
+		if (map_exec_generation(x) == gen)
+			continue;
+		for (uint32_t u = 1; u < nt; u++) {
+			const struct step *st = &sc[u].s[pos[u]];
+
+			if (!parked[u])
+				continue;
+			if (map_exec_before_access(x, u, st->site, st->var, st->op) ==
+			    MAP_PROCEED) {
+				parked[u] = false;
+				logf_(lg, "x%u ", u);
+			}
+		}
+	}
+	map_exec_end(x);
+}
+
+/* One run at a time, a run of its own each (map_exec) decides as the
+ * strategy's own run did: same decisions, coverage and totals. */
+static void test_exec_same(void)
+{
+	struct map_strategy *a = map_strategy_new(NULL), *b = map_strategy_new(NULL);
+	struct sim_log la, lb;
+	bool same = true;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		sim_run(a, seed, mixed, 4, &la);
+		sim_run_x(b, seed, mixed, 4, &lb);
+		same = same && !strcmp(la.text, lb.text);
+		if (strcmp(la.text, lb.text))
+			tap_diag("seed %llu: '%s' vs '%s'", (unsigned long long)seed, la.text,
+				 lb.text);
+	}
+	tap_ok(same,
+	       "runs of their own (map_exec), one at a time: the same decisions over 12 runs");
+	tap_ok(map_strategy_covered(a)->count == map_strategy_covered(b)->count &&
+		       !memcmp(map_strategy_stats(a), map_strategy_stats(b),
+			       sizeof(struct map_strategy_stats)),
+	       "the same coverage (%zu) and totals (%llu runs)", map_strategy_covered(b)->count,
+	       (unsigned long long)map_strategy_stats(b)->runs);
+	map_strategy_free(a);
+	map_strategy_free(b);
+}
+
+/* Three runs in flight at once over one campaign's coverage (stall limit
+ * 1: a random release abandons the target), by hand, on v1:
+ *  A: thread 1 writes at s1: target p3 (a:W x, b:W x), a = 1; thread 2's
+ *     read at s2 is paused (p3 wants a write).
+ *  B begins, its threads 1 and 2 start: A's target and paused thread are
+ *     A's still, B has neither.
+ *  A: all paused, thread 2 is released at random: p3 at (v1, s1) is
+ *     abandoned, tried in A.
+ *  C begins. A: thread 1 writes at s1 again: A's target is not p3 (tried
+ *     in A); C: thread 1 writes at s1: C's target is p3 (C tried nothing);
+ *     C: thread 2 writes at s4: p3 v1 s1 s4 covered.
+ *  B: thread 1 writes at s1: p3 there is covered (by C): not B's target.
+ *  Totals: a run's counts once it ends: B (1 target), then A (2 targets,
+ *  1 pause, 1 random release, 1 abandoned), then C (1 target completed,
+ *  1 instance covered). */
+static void test_exec_at_once(void)
+{
+	struct map_strategy_opts opts = { .stall_limit = 1 };
+	struct map_strategy *s = map_strategy_new(&opts);
+	const struct map_strategy_stats *tot = map_strategy_stats(s);
+	const struct map_target *g;
+	struct map_exec *a, *b, *c;
+	struct cov_event w1 = { .thread = 1, .op = W, .site = 1, .obj = 1 };
+	struct cov_event w4 = { .thread = 2, .op = W, .site = 4, .obj = 1 };
+	struct map_release rel;
+	int rc;
+
+	a = map_exec_new(s, 1);
+	map_exec_thread_start(a, 1);
+	map_exec_thread_start(a, 2);
+	tap_is_int(map_exec_before_access(a, 1, 1, 1, W), MAP_PROCEED, "A: no target: 1 writes");
+	map_exec_after_access(a, &w1);
+	g = map_exec_target(a);
+	tap_ok(g->active && g->pattern == 3 && g->a == 1 && g->x == 1,
+	       "A: target p3 at (v1, s1), thread 1 first (p%u)", g->pattern);
+	tap_is_int(map_exec_before_access(a, 2, 2, 1, R), MAP_PAUSE,
+		   "A: thread 2's read is paused (p3 wants a write)");
+
+	b = map_exec_new(s, 2);
+	map_exec_thread_start(b, 1);
+	map_exec_thread_start(b, 2);
+	g = map_exec_target(a);
+	tap_ok(g->active && g->pattern == 3 && g->a == 1 && g->next == 1 &&
+		       map_exec_is_paused(a, 2) && !map_exec_all_enabled_paused(a),
+	       "B began: A's target and A's paused thread 2 are as they were");
+	tap_ok(!map_exec_target(b)->active && !map_exec_is_paused(b, 2) && tot->runs == 0,
+	       "B: no target, nothing paused; the totals have no run yet");
+
+	rc = map_exec_choose_release(a, &rel);
+	tap_ok(rc == 0 && rel.thread == 2 && rel.why == MAP_REL_RANDOM &&
+		       !map_exec_target(a)->active && map_exec_stats(a)->targets_abandoned == 1,
+	       "A: thread 2 released at random, p3 abandoned (stall limit 1)");
+
+	c = map_exec_new(s, 3);
+	map_exec_thread_start(c, 1);
+	map_exec_thread_start(c, 2);
+	map_exec_after_access(a, &w1);
+	g = map_exec_target(a);
+	tap_ok(g->active && g->pattern != 3,
+	       "A after C began: p3 at (v1, s1) still tried in A: another target (p%u)",
+	       g->pattern);
+	map_exec_after_access(c, &w1);
+	tap_is_int(map_exec_target(c)->pattern, 3,
+		   "C: p3 at (v1, s1) is C's target (C tried nothing)");
+	tap_is_int(map_exec_before_access(c, 2, 4, 1, W), MAP_PROCEED,
+		   "C: thread 2's write is p3's next step");
+	map_exec_after_access(c, &w4);
+	tap_ok(cov_taskset_has(map_strategy_covered(s), "p3 v1 s1 s4") &&
+		       map_exec_stats(c)->targets_completed == 1 && !map_exec_target(c)->active,
+	       "C: p3 v1 s1 s4 covered, C's target completed");
+
+	map_exec_after_access(b, &w1);
+	g = map_exec_target(b);
+	tap_ok(g->active && g->pattern != 3,
+	       "B: p3 at (v1, s1), covered in C, is not B's target at once (p%u)", g->pattern);
+
+	map_exec_end(b);
+	tap_ok(tot->runs == 1 && tot->targets_started == 1 && tot->pauses == 0,
+	       "B ended: the totals are B's");
+	map_exec_end(a);
+	tap_ok(tot->runs == 2 && tot->targets_started == 3 && tot->targets_abandoned == 1 &&
+		       tot->pauses == 1 && tot->releases_random == 1 && tot->targets_completed == 0,
+	       "A ended: its counts added");
+	map_exec_end(c);
+	tap_ok(tot->runs == 3 && tot->targets_started == 4 && tot->targets_completed == 1 &&
+		       tot->covered_new == 1 && tot->targets_by_pattern[3] == 2 &&
+		       map_strategy_covered(s)->count == 1,
+	       "C ended: 3 runs, 4 targets (2 of them p3), 1 completed, 1 instance covered");
+	map_strategy_free(s);
+}
+
 int main(void)
 {
-	tap_plan(10 + 3 + 3);
+	tap_plan(10 + 3 + 3 + 2 + 14);
 	test_null_appender();
 	test_prefer_ww();
 	test_determinism();
+	test_exec_same();
+	test_exec_at_once();
 	return tap_done();
 }

@@ -3,21 +3,26 @@
  * The strategy contract (strategies/strategy.h) on the fake policy backend:
  * the registry's names and static facts, and each strategy's decisions on
  * hand-checked inputs through the same calls the campaign loop makes: noise
- * and random, the --serial wrapper, tsa, map, pct, and the three replay
+ * and random, the --serial wrapper, tsa, map (two runs at once too, and
+ * two threads each driving runs over one map), pct, and the three replay
  * modes.
  * The "loop" here is a few lines: a thread table, and a release service
  * that logs and releases through the fake policy like onerun.c does.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/declog.h"
 #include "lib/json.h"
+#include "lib/rng.h"
 #include "lib/util.h"
 #include "strategies/ga.h"
 #include "strategies/noise.h"
@@ -235,7 +240,7 @@ static void test_registry(void)
 		   "random steers synchronization points, and accesses with --access; runs at "
 		   "once");
 	{
-		static const char *const shared[] = { "tsa", "tsa-h", "map" };
+		static const char *const shared[] = { "tsa", "tsa-h" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
 			tap_ok(!(strategy_lookup(shared[i])->flags & STRAT_F_JOBS),
@@ -246,6 +251,9 @@ static void test_registry(void)
 	       "ga runs at once (-j): each run credited to the individual it evaluated");
 	tap_ok(strategy_lookup("fpair")->flags & STRAT_F_JOBS,
 	       "fpair runs at once (-j): each run's profile added at its end");
+	tap_ok(strategy_lookup("map")->flags & STRAT_F_JOBS,
+	       "map: each run its own engine state, the coverage shared under a lock: steered "
+	       "at once (-j)");
 	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
 		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS | STRAT_F_SYNC_POINTS,
@@ -515,6 +523,362 @@ static void test_map(void)
 		tap_ok(0, "map: seed 1 keeps the read (the test's premise)");
 	}
 	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* ---- map, runs at once ------------------------------------------------------------------ */
+
+/* Thread i reaches an access to a contended variable (its campaign thread
+ * id is i, as for the first run's threads); an access released at once is
+ * fed back as executed, as onerun.c's go_on does. */
+static struct strat_decision map_access(struct fake_loop *fl, size_t i, uint16_t op, uint32_t var,
+					uint32_t site)
+{
+	struct cov_event ev = { .thread = (uint32_t)i, .op = op, .site = site, .obj = var };
+	struct strat_decision d = fl_point(fl, i, op, 0x1000 + site, 0x9000 + var, &ev, true);
+
+	if (d.v == STRAT_RELEASE)
+		fl->s->ops->executed(fl->s, &fl->r, &ev);
+	return d;
+}
+
+/* The run executed thread i's access: what the campaign feeds. */
+static void map_ran(struct fake_loop *fl, size_t i, uint16_t op, uint32_t var, uint32_t site)
+{
+	struct cov_event ev = { .thread = (uint32_t)i, .op = op, .site = site, .obj = var };
+
+	fl->s->ops->executed(fl->s, &fl->r, &ev);
+}
+
+/* map's campaign summary line (campaign_end, on stderr), in numbers. */
+struct map_totals {
+	size_t covered;
+	uint64_t started, completed, abandoned, pauses, waits;
+	uint64_t at_once, eager, random, no_target, reeval, forced;
+};
+
+static int map_totals(struct strategy *s, struct strat_campaign *c, struct map_totals *t)
+{
+	FILE *tmp = tmpfile();
+	char text[1024] = "";
+	int saved, n;
+
+	memset(t, 0, sizeof(*t));
+	if (!tmp)
+		return -1;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fileno(tmp), STDERR_FILENO);
+	c->quiet = false;
+	s->ops->campaign_end(s, c);
+	c->quiet = true;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	lseek(fileno(tmp), 0, SEEK_SET);
+	n = (int)read(fileno(tmp), text, sizeof(text) - 1);
+	fclose(tmp);
+	text[n > 0 ? n : 0] = '\0';
+	n = sscanf(text,
+		   "concsched: map: %zu covered patterns; targets %" SCNu64 " started, %" SCNu64
+		   " completed, %" SCNu64 " abandoned; %" SCNu64 " pauses, %" SCNu64
+		   " waits for an access in flight; releases: at once %" SCNu64 ", eager %" SCNu64
+		   ", random %" SCNu64 ", no target %" SCNu64 ", re-evaluated %" SCNu64 ", %" SCNu64
+		   " forced",
+		   &t->covered, &t->started, &t->completed, &t->abandoned, &t->pauses, &t->waits,
+		   &t->at_once, &t->eager, &t->random, &t->no_target, &t->reeval, &t->forced);
+	if (n != 12)
+		tap_diag("map summary: %s", text);
+	return n == 12 ? 0 : -1;
+}
+
+static void map_totals_diag(const struct map_totals *t)
+{
+	tap_diag("  covered %zu; targets %" PRIu64 "/%" PRIu64 "/%" PRIu64 "; pauses %" PRIu64
+		 ", waits %" PRIu64 "; at once %" PRIu64 ", eager %" PRIu64 ", random %" PRIu64
+		 ", no target %" PRIu64 ", re-evaluated %" PRIu64 ", forced %" PRIu64,
+		 t->covered, t->started, t->completed, t->abandoned, t->pauses, t->waits,
+		 t->at_once, t->eager, t->random, t->no_target, t->reeval, t->forced);
+}
+
+/* Two runs of one campaign in flight at once (-j 2), hand-checked, one
+ * variable v9. Run A: thread 0 writes at s5 (no target yet: at once),
+ * which makes pattern 3 (a:W x, b:W x) A's target; thread 1's read at s6
+ * is kept (p3 wants a write). Run B begins. A's all-parked note: the read
+ * is still paused for A's p3, so it goes at random (1); had B's start
+ * wiped A's state, it would be re-evaluated (3) for want of a target. A's
+ * read runs: A covers p2 v9 s5 s6. Run B: thread 0 writes at s5 (at
+ * once): B's own target p3 (A's target is A's; p2 at s5 is covered);
+ * thread 1's write at s7 is p3's next step but waits for thread 0's write
+ * to be seen (a wait); thread 0's next point proves it: thread 1 goes
+ * (re-evaluated), thread 0's read at s9 is kept (p3's write has not run:
+ * a pause). The write runs (p3 v9 s5 s7 covered, target completed); the
+ * note lets the read go (re-evaluated) and it runs (p2 v9 s7 s9 and
+ * p5 v9 s5 s7 s9 covered; a second target of B, at s9). Totals: B's at
+ * its run_end (ended first), then A's added at A's. */
+static void test_map_at_once(void)
+{
+	struct strategy *s = make("map");
+	struct strat_campaign c = { .quiet = true };
+	struct fake_loop a, b;
+	struct strat_decision d;
+	struct map_totals t;
+
+	s->ops->campaign_begin(s, &c);
+	fl_keep_campaign = true;
+	fl_begin(&a, s, 1, 2);
+	d = map_access(&a, 0, CS_OP_WRITE, 9, 5);
+	tap_ok(d.v == STRAT_RELEASE && d.arg == 4, "map -j: A's first write goes at once (%d)",
+	       d.v);
+	d = map_access(&a, 1, CS_OP_READ, 9, 6);
+	tap_is_int(d.v, STRAT_PARK, "map -j: A's read is kept (A's target p3 wants a write)");
+	fl_begin(&b, s, 2, 2);
+	fl_all_parked(&a);
+	tap_ok(a.releases == 1 && a.last_arg == 1,
+	       "map -j: B's run_begin left A's thread paused for A's target: released at random "
+	       "(%zu release, arg %lld; 3 would be a lost target)",
+	       a.releases, (long long)a.last_arg);
+	map_ran(&a, 1, CS_OP_READ, 9, 6);
+
+	d = map_access(&b, 0, CS_OP_WRITE, 9, 5);
+	tap_ok(d.v == STRAT_RELEASE && d.arg == 4,
+	       "map -j: B's first write goes at once: B has no target (A's is A's)");
+	d = map_access(&b, 1, CS_OP_WRITE, 9, 7);
+	tap_is_int(d.v, STRAT_PARK, "map -j: B's second write waits for the first to be seen");
+	d = map_access(&b, 0, CS_OP_READ, 9, 9);
+	tap_ok(b.releases == 1 && b.last_arg == 3 && d.v == STRAT_PARK,
+	       "map -j: B's thread 0 shows its write ran: thread 1 goes (p3's step, re-evaluated), "
+	       "its read is kept (%zu release, arg %lld, %d)",
+	       b.releases, (long long)b.last_arg, d.v);
+	map_ran(&b, 1, CS_OP_WRITE, 9, 7);
+	fl_all_parked(&b);
+	tap_ok(b.releases == 2 && b.last_arg == 3,
+	       "map -j: p3 done, B's read re-evaluated goes (%zu releases)", b.releases);
+	map_ran(&b, 0, CS_OP_READ, 9, 9);
+
+	fl_end(&b);
+	c.nruns = 1;
+	if (map_totals(s, &c, &t) == 0) {
+		tap_ok(t.covered == 4 && t.started == 2 && t.completed == 1 && t.abandoned == 0 &&
+			       t.pauses == 1 && t.waits == 1 && t.at_once == 1 && t.eager == 0 &&
+			       t.random == 0 && t.no_target == 0 && t.reeval == 2 && t.forced == 0,
+		       "map -j: B ended first: the totals are B's counts (A's come at its end), "
+		       "the "
+		       "coverage both runs' (4)");
+		if (t.started != 2 || t.at_once != 1)
+			map_totals_diag(&t);
+	} else {
+		tap_ok(0, "map -j: the summary line after B's end");
+	}
+	fl_end(&a);
+	c.nruns = 2;
+	if (map_totals(s, &c, &t) == 0) {
+		tap_ok(t.covered == 4 && t.started == 3 && t.completed == 1 && t.abandoned == 0 &&
+			       t.pauses == 2 && t.waits == 1 && t.at_once == 2 && t.eager == 0 &&
+			       t.random == 1 && t.no_target == 0 && t.reeval == 2 && t.forced == 0,
+		       "map -j: A ended: its counts added (3 targets, 2 pauses, 2 at once, 1 "
+		       "random, 2 "
+		       "re-evaluated)");
+		if (t.started != 3 || t.random != 1)
+			map_totals_diag(&t);
+	} else {
+		tap_ok(0, "map -j: the summary line after A's end");
+	}
+	fl_keep_campaign = false;
+	strategy_free(s);
+}
+
+/* Coverage is the campaign's at once. Run A executes, on v9: 0 W s5,
+ * 1 W s7, 0 R s6, then (after run B began) 1 R s8, 0 W s5. Its window
+ * matches p3 v9 s5 s7, p5 v9 s5 s7 s6, p2 v9 s5 s8, p6 v9 s5 s8 s5 and
+ * p8 v9 s5 s7 s5: every one-variable pattern that starts with a write at
+ * (v9, s5). So B's write there starts no target, and B's thread 0 writes
+ * there again at once; at s4, which nobody covered, p3 becomes B's target
+ * and the same thread's second write is kept (it waits for a partner). */
+static void test_map_at_once_coverage(void)
+{
+	struct strategy *s = make("map");
+	struct strat_campaign c = { .quiet = true };
+	struct fake_loop a, b;
+	struct strat_decision d1, d2;
+
+	s->ops->campaign_begin(s, &c);
+	fl_keep_campaign = true;
+	fl_begin(&a, s, 1, 2);
+	map_ran(&a, 0, CS_OP_WRITE, 9, 5);
+	map_ran(&a, 1, CS_OP_WRITE, 9, 7);
+	map_ran(&a, 0, CS_OP_READ, 9, 6);
+	fl_begin(&b, s, 2, 2);
+	map_ran(&a, 1, CS_OP_READ, 9, 8);
+	map_ran(&a, 0, CS_OP_WRITE, 9, 5);
+	d1 = map_access(&b, 0, CS_OP_WRITE, 9, 5);
+	d2 = map_access(&b, 0, CS_OP_WRITE, 9, 5);
+	tap_ok(d1.v == STRAT_RELEASE && d2.v == STRAT_RELEASE && d2.arg == 4,
+	       "map -j: what A covered is covered for B at once: no target at (v9, s5), B's "
+	       "second write there goes at once (%d, %d)",
+	       d1.v, d2.v);
+	d1 = map_access(&b, 0, CS_OP_WRITE, 9, 4);
+	d2 = map_access(&b, 0, CS_OP_WRITE, 9, 4);
+	tap_ok(d1.v == STRAT_RELEASE && d2.v == STRAT_PARK,
+	       "map -j: at (v9, s4), uncovered, B targets p3: its second write there is kept (%d, "
+	       "%d)",
+	       d1.v, d2.v);
+	fl_end(&a);
+	fl_end(&b);
+	fl_keep_campaign = false;
+	strategy_free(s);
+}
+
+/* Two workers, each its own run after run over one map strategy, as
+ * run -j 2 drives it: run_begin and run_end under the campaign's lock,
+ * everything else at once. A worker's fake loop lets kept threads go and
+ * feeds their accesses as executed from inside the release (as go_on). */
+struct map_worker {
+	struct fake_loop fl; /* first: r.ctx is the worker too */
+	struct cs_lock *camp;
+	int *go; /* both start together */
+	uint64_t seed;
+	unsigned runs, steps;
+	bool held[8], exited[8];
+	struct cov_event pending[8];
+	uint64_t points, at_once, parks, rel[5];
+};
+
+static void mw_release(struct strat_run *r, struct strat_thread *t, int64_t arg)
+{
+	struct map_worker *w = r->ctx;
+	size_t i = (size_t)(t - r->threads);
+
+	fl_release(r, t, arg);
+	if (arg >= 0 && arg < (int64_t)ARRAY_SIZE(w->rel))
+		w->rel[arg]++;
+	w->held[i] = false;
+	w->fl.s->ops->executed(w->fl.s, r, &w->pending[i]);
+}
+
+static void *mw_main(void *arg)
+{
+	static const uint16_t ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };
+	struct map_worker *w = arg;
+	struct strategy *s = w->fl.s;
+	struct cs_rng g;
+
+	cs_rng_seed(&g, w->seed);
+	while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
+		;
+	for (unsigned run = 0; run < w->runs; run++) {
+		size_t nt = 3;
+
+		cs_lock_acquire(w->camp);
+		fl_begin(&w->fl, s, w->seed * 1000 + run, nt);
+		cs_lock_release(w->camp);
+		w->fl.r.release = mw_release;
+		memset(w->held, 0, sizeof(w->held));
+		memset(w->exited, 0, sizeof(w->exited));
+		for (unsigned step = 0; step < w->steps; step++) {
+			size_t i = cs_rng_below(&g, nt), k = cs_rng_below(&g, 16), j;
+			struct cov_event *ev = &w->pending[i];
+			struct strat_decision d;
+			bool all = true;
+
+			if (w->exited[i])
+				continue;
+			if (w->held[i]) {
+				for (j = 0; j < nt; j++)
+					all = all && (w->exited[j] || w->held[j]);
+				if (all || k < 2)
+					fl_all_parked(&w->fl);
+				else if (k == 2)
+					s->ops->tick(s, &w->fl.r);
+				continue;
+			}
+			if (k == 0 && step > w->steps / 2) {
+				struct cs_event e = { .op = CS_OP_EXIT, .tid = w->fl.th[i].tid };
+
+				s->ops->event(s, &w->fl.r, &e, &w->fl.th[i]);
+				w->exited[i] = true;
+				continue;
+			}
+			*ev = (struct cov_event){ .thread = (uint32_t)i,
+						  .op = ops[cs_rng_below(&g, ARRAY_SIZE(ops))],
+						  .site = 1 + (uint32_t)cs_rng_below(&g, 4),
+						  .obj = 1 + (uint32_t)cs_rng_below(&g, 2) };
+			d = fl_point(&w->fl, i, ev->op, 0x1000 + ev->site, 0x9000 + ev->obj, ev,
+				     true);
+			w->points++;
+			if (d.v == STRAT_PARK) {
+				w->parks++;
+				w->held[i] = true;
+			} else {
+				w->at_once += d.v == STRAT_RELEASE;
+				s->ops->executed(s, &w->fl.r, ev);
+			}
+		}
+		cs_lock_acquire(w->camp);
+		fl_end(&w->fl);
+		cs_lock_release(w->camp);
+	}
+	return NULL;
+}
+
+static void test_map_at_once_stress(void)
+{
+	struct strategy *s = make("map");
+	struct strat_campaign c = { .quiet = true };
+	struct cs_lock camp = { 0 };
+	struct map_worker w[2];
+	pthread_t th[2];
+	struct map_totals t;
+	uint64_t points = 0, at_once = 0, parks = 0, rel[5] = { 0 };
+	bool made[2] = { false, false };
+	int go = 0;
+
+	s->ops->campaign_begin(s, &c);
+	fl_keep_campaign = true;
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].fl.s = s;
+		w[i].camp = &camp;
+		w[i].go = &go;
+		w[i].seed = 11 + i;
+		w[i].runs = 12;
+		w[i].steps = 600;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++)
+		made[i] = pthread_create(&th[i], NULL, mw_main, &w[i]) == 0;
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+		if (made[i])
+			pthread_join(th[i], NULL);
+		points += w[i].points;
+		at_once += w[i].at_once;
+		parks += w[i].parks;
+		for (size_t k = 0; k < ARRAY_SIZE(rel); k++)
+			rel[k] += w[i].rel[k];
+	}
+	tap_ok(made[0] && made[1] && w[0].points > 2000 && w[1].points > 2000,
+	       "map -j stress: two workers drove 12 runs each at once (%" PRIu64 " and %" PRIu64
+	       " points)",
+	       w[0].points, w[1].points);
+	c.nruns = 24;
+	if (map_totals(s, &c, &t) == 0) {
+		tap_ok(t.at_once == at_once && t.eager == rel[0] && t.random == rel[1] &&
+			       t.no_target == rel[2] && t.reeval == rel[3],
+		       "map -j stress: the totals of the releases are the workers' sums (%" PRIu64
+		       " at once, %" PRIu64 " kept and let go)",
+		       at_once, rel[0] + rel[1] + rel[2] + rel[3]);
+		tap_ok(t.pauses + t.waits >= parks && t.started >= t.completed + t.abandoned &&
+			       t.forced == 0 && t.covered > 0,
+		       "map -j stress: every kept thread was a pause or a wait (%" PRIu64
+		       " kept), targets consistent, nothing forced",
+		       parks);
+		if (t.at_once != at_once || t.pauses + t.waits < parks)
+			map_totals_diag(&t);
+	} else {
+		tap_ok(0, "map -j stress: the summary line");
+		tap_ok(0, "map -j stress: the summary line");
+	}
+	fl_keep_campaign = false;
 	strategy_free(s);
 }
 
@@ -1895,7 +2259,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(199);
+	tap_plan(213);
 	test_registry();
 	test_noise();
 	test_random();
@@ -1903,6 +2267,9 @@ int main(void)
 	test_serial_random();
 	test_tsa();
 	test_map();
+	test_map_at_once();
+	test_map_at_once_coverage();
+	test_map_at_once_stress();
 	test_pct_depth1();
 	test_pct_change_point();
 	test_pct_seeds();

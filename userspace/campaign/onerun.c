@@ -104,9 +104,11 @@ static bool is_park_op(uint16_t op)
 }
 
 /* What a run of -j N touches of the campaign's (its store, and with
- * --access the ids, variables and sites) is touched under the campaign's
- * lock (struct onerun camp_lock). Taken again by the thread that holds it
- * (a hook that drains events that name a new site), it is held once. */
+ * --access the ids, variables and sites: in the access hooks, and where a
+ * steered run keeps or lets go an access point) is touched under the
+ * campaign's lock (struct onerun camp_lock). Taken again by the thread
+ * that holds it (a hook that drains events, a strategy's release from
+ * inside an access it is fed), it is held once. */
 static __thread unsigned camp_lock_depth;
 
 static void camp_lock(struct onerun *r)
@@ -406,7 +408,7 @@ static int next_delay_ms(struct onerun *r)
 static void go_on(struct onerun *r, struct strat_thread *t)
 {
 	passed(r, t);
-	access_pass(r, t);
+	ACCESS_HOOK(r, access_pass(r, t));
 	policy_release(r->pol, t->tid);
 }
 
@@ -450,7 +452,7 @@ static void apply(struct onerun *r, struct strat_thread *t, uint64_t k,
 	case STRAT_DELAY:
 		declog_add(&r->log, t->id, 0, k, DECLOG_DELAY_US, d->arg);
 		r->injected++;
-		access_pass(r, t);
+		ACCESS_HOOK(r, access_pass(r, t));
 		delay_add(r, t->tid, d->us);
 		return;
 	case STRAT_YIELD:
@@ -490,13 +492,20 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	/* The schedule names an access point by its instruction's site (as
 	 * access_point does), in the recording and in a replay alike; a
 	 * synchronization point by its call site. */
-	t->site = cov_op_is_access(e->op) ? access_point_site(r->camp, e) : 0;
+	t->site = 0;
+	if (cov_op_is_access(e->op))
+		ACCESS_HOOK(r, t->site = access_point_site(r->camp, e));
 	if (!t->site)
 		t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op) && access_point(r, e, t, &ev, &p.split, &p.contended))
-		p.access = &ev;
+	if (cov_op_is_access(e->op)) {
+		bool kept;
+
+		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended));
+		if (kept)
+			p.access = &ev;
+	}
 	pass_from_park(t, e);
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,

@@ -86,7 +86,7 @@ static void usage(FILE *f)
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
 		"                        (1-%d, default 1; steered: at most 7, each run's\n"
 		"                        target steered as if alone; random, noise, pct,\n"
-		"                        ga, fpair, --serial; not tsa, map); the report\n"
+		"                        map, ga, fpair, --serial; not tsa); the report\n"
 		"                        says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
@@ -534,9 +534,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS) &&
 	    !strategy_has(o->strat, STRAT_F_JOBS)) {
 		cs_err("--jobs %u: --strategy %s decides each run's steps from state the "
-		       "campaign's runs share while they run (coverage, a population): use -j 1, "
-		       "or a strategy whose runs are steered each on its own (random, noise "
-		       "configurations, pct; docs/run.md, \"Runs at once\")",
+		       "campaign's runs share while they run (its coverage, in one engine): use "
+		       "-j 1 (docs/run.md, \"Steered runs at once\")",
 		       o->jobs, o->strategy);
 		return -EINVAL;
 	}

@@ -30,19 +30,38 @@ struct mthr {
 	uint16_t op;
 };
 
-struct map_strategy {
-	struct map_strategy_opts opts;
-	struct cov_taskset covered;
-	struct cov_taskset covered_prefix; /* "p<id> v<x> s<first>" */
-	struct cov_taskset tried;	   /* prefixes tried this run */
-	struct cov_u64map vars_seen;	   /* across runs */
-	struct map_online *online;
+/* One run's state: only the worker of that run touches it. */
+struct map_exec {
+	struct map_strategy *s;
 	struct cs_rng rng;
 	struct mthr *thr;
 	uint32_t nthr;
 	struct map_target target;
 	uint64_t generation;
-	struct map_strategy_stats stats;
+	struct cov_taskset tried; /* prefixes tried this run */
+	/* The run's window of accesses; its cache of instances already in
+	 * s->covered only saves work, so a matcher goes from an ended run to
+	 * the next (one run at a time: the one matcher of before). */
+	struct map_online *online;
+	struct map_strategy_stats counts;
+	/* &counts, or the totals for the strategy's own run (counted as it
+	 * goes, as before runs at once) */
+	struct map_strategy_stats *stats;
+};
+
+/* What the runs share, under lock: a covered instance is covered for
+ * every run at once. Each run's own part, touched without the lock, is
+ * its struct map_exec. */
+struct map_strategy {
+	struct map_strategy_opts opts; /* read-only once made */
+	struct cs_lock lock;
+	struct cov_taskset covered;
+	struct cov_taskset covered_prefix; /* "p<id> v<x> s<first>" */
+	struct cov_u64map vars_seen;	   /* across runs */
+	struct map_strategy_stats stats;   /* totals */
+	struct map_online **spare;	   /* matchers of ended runs */
+	size_t nspare;
+	struct map_exec own; /* the run of map_run_begin and the calls on s */
 };
 
 static void prefix_key(unsigned pattern, uint32_t x, uint32_t site, char *buf, size_t len)
@@ -50,6 +69,7 @@ static void prefix_key(unsigned pattern, uint32_t x, uint32_t site, char *buf, s
 	snprintf(buf, len, "p%u v%u s%u", pattern, x, site);
 }
 
+/* Under s->lock. */
 static void note_covered(struct map_strategy *s, const struct map_instance *in)
 {
 	char key[64];
@@ -58,14 +78,30 @@ static void note_covered(struct map_strategy *s, const struct map_instance *in)
 	cov_taskset_add(&s->covered_prefix, key, 1);
 }
 
+/* From map_online_feed, under s->lock. */
 static void online_hook(void *ctx, const struct map_instance *in, bool is_new)
 {
-	struct map_strategy *s = ctx;
+	struct map_exec *x = ctx;
 
 	if (!is_new)
 		return;
-	s->stats.covered_new++;
-	note_covered(s, in);
+	x->stats->covered_new++;
+	note_covered(x->s, in);
+}
+
+static void exec_init(struct map_exec *x, struct map_strategy *s, struct map_online *online)
+{
+	x->s = s;
+	cov_taskset_init(&x->tried);
+	x->online = online ? online : map_online_new(s->opts.window);
+	map_online_set_hook(x->online, online_hook, x);
+	cs_rng_seed(&x->rng, 0);
+}
+
+static void exec_fini(struct map_exec *x)
+{
+	cov_taskset_free(&x->tried);
+	free(x->thr);
 }
 
 struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts)
@@ -78,11 +114,9 @@ struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts)
 		s->opts.stall_limit = STALL_LIMIT_DEFAULT;
 	cov_taskset_init(&s->covered);
 	cov_taskset_init(&s->covered_prefix);
-	cov_taskset_init(&s->tried);
 	cov_u64map_init(&s->vars_seen);
-	s->online = map_online_new(s->opts.window);
-	map_online_set_hook(s->online, online_hook, s);
-	cs_rng_seed(&s->rng, 0);
+	exec_init(&s->own, s, NULL);
+	s->own.stats = &s->stats;
 	return s;
 }
 
@@ -92,10 +126,12 @@ void map_strategy_free(struct map_strategy *s)
 		return;
 	cov_taskset_free(&s->covered);
 	cov_taskset_free(&s->covered_prefix);
-	cov_taskset_free(&s->tried);
 	cov_u64map_free(&s->vars_seen);
-	map_online_free(s->online);
-	free(s->thr);
+	exec_fini(&s->own);
+	map_online_free(s->own.online);
+	while (s->nspare)
+		map_online_free(s->spare[--s->nspare]);
+	free(s->spare);
 	free(s);
 }
 
@@ -105,8 +141,10 @@ void map_strategy_mark_covered(struct map_strategy *s, const char *key)
 
 	if (map_instance_parse(key, &in))
 		return;
+	cs_lock_acquire(&s->lock);
 	cov_taskset_add(&s->covered, key, 1);
 	note_covered(s, &in);
+	cs_lock_release(&s->lock);
 }
 
 const struct cov_taskset *map_strategy_covered(const struct map_strategy *s)
@@ -114,72 +152,131 @@ const struct cov_taskset *map_strategy_covered(const struct map_strategy *s)
 	return &s->covered;
 }
 
-static void target_clear(struct map_strategy *s)
+const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s)
 {
-	memset(&s->target, 0, sizeof(s->target));
-	s->generation++;
+	return &s->stats;
+}
+
+static void target_clear(struct map_exec *x)
+{
+	memset(&x->target, 0, sizeof(x->target));
+	x->generation++;
+}
+
+/* A new run on x: no threads, no target, nothing tried, an empty window. */
+static void exec_begin(struct map_exec *x, uint64_t seed)
+{
+	cs_rng_seed(&x->rng, seed);
+	memset(x->thr, 0, x->nthr * sizeof(*x->thr));
+	cov_taskset_free(&x->tried);
+	cov_taskset_init(&x->tried);
+	map_online_run_begin(x->online);
+	target_clear(x);
+	x->stats->runs++;
+}
+
+struct map_exec *map_exec_new(struct map_strategy *s, uint64_t seed)
+{
+	struct map_exec *x = xcalloc(1, sizeof(*x));
+	struct map_online *online = NULL;
+
+	cs_lock_acquire(&s->lock);
+	if (s->nspare)
+		online = s->spare[--s->nspare];
+	cs_lock_release(&s->lock);
+	exec_init(x, s, online);
+	x->stats = &x->counts;
+	exec_begin(x, seed);
+	return x;
+}
+
+static void stats_add(struct map_strategy_stats *to, const struct map_strategy_stats *from)
+{
+	to->runs += from->runs;
+	to->targets_started += from->targets_started;
+	to->targets_completed += from->targets_completed;
+	to->targets_abandoned += from->targets_abandoned;
+	for (unsigned i = 0; i < ARRAY_SIZE(to->targets_by_pattern); i++)
+		to->targets_by_pattern[i] += from->targets_by_pattern[i];
+	to->pauses += from->pauses;
+	to->releases_eager += from->releases_eager;
+	to->releases_random += from->releases_random;
+	to->releases_no_target += from->releases_no_target;
+	to->forced += from->forced;
+	to->covered_new += from->covered_new;
+}
+
+void map_exec_end(struct map_exec *x)
+{
+	struct map_strategy *s;
+
+	if (!x)
+		return;
+	s = x->s;
+	map_online_run_begin(x->online); /* its windows' memory goes now */
+	cs_lock_acquire(&s->lock);
+	stats_add(&s->stats, &x->counts);
+	s->spare = xrealloc(s->spare, (s->nspare + 1) * sizeof(*s->spare));
+	s->spare[s->nspare++] = x->online;
+	cs_lock_release(&s->lock);
+	exec_fini(x);
+	free(x);
 }
 
 void map_run_begin(struct map_strategy *s, uint64_t seed)
 {
-	cs_rng_seed(&s->rng, seed);
-	memset(s->thr, 0, s->nthr * sizeof(*s->thr));
-	cov_taskset_free(&s->tried);
-	cov_taskset_init(&s->tried);
-	map_online_run_begin(s->online);
-	target_clear(s);
-	s->stats.runs++;
+	exec_begin(&s->own, seed);
 }
 
-static struct mthr *thr(struct map_strategy *s, uint32_t t)
+static struct mthr *thr(struct map_exec *x, uint32_t t)
 {
-	if (t >= s->nthr) {
+	if (t >= x->nthr) {
 		uint32_t n = t + 16;
 
-		s->thr = xrealloc(s->thr, n * sizeof(*s->thr));
-		memset(s->thr + s->nthr, 0, (n - s->nthr) * sizeof(*s->thr));
-		s->nthr = n;
+		x->thr = xrealloc(x->thr, n * sizeof(*x->thr));
+		memset(x->thr + x->nthr, 0, (n - x->nthr) * sizeof(*x->thr));
+		x->nthr = n;
 	}
-	return &s->thr[t];
+	return &x->thr[t];
 }
 
-static void target_abandon(struct map_strategy *s)
+static void target_abandon(struct map_exec *x)
 {
 	char key[64];
 
-	if (!s->target.active)
+	if (!x->target.active)
 		return;
-	prefix_key(s->target.pattern, s->target.x, s->target.site[0], key, sizeof(key));
-	cov_taskset_add(&s->tried, key, 1);
-	s->stats.targets_abandoned++;
-	target_clear(s);
+	prefix_key(x->target.pattern, x->target.x, x->target.site[0], key, sizeof(key));
+	cov_taskset_add(&x->tried, key, 1);
+	x->stats->targets_abandoned++;
+	target_clear(x);
 }
 
-void map_thread_start(struct map_strategy *s, uint32_t t)
+void map_exec_thread_start(struct map_exec *x, uint32_t t)
 {
-	thr(s, t)->state = T_ENABLED;
+	thr(x, t)->state = T_ENABLED;
 }
 
-void map_thread_blocked(struct map_strategy *s, uint32_t t)
+void map_exec_thread_blocked(struct map_exec *x, uint32_t t)
 {
-	struct mthr *m = thr(s, t);
+	struct mthr *m = thr(x, t);
 
 	if (!m->paused)
 		m->state = T_BLOCKED;
 }
 
-void map_thread_runnable(struct map_strategy *s, uint32_t t)
+void map_exec_thread_runnable(struct map_exec *x, uint32_t t)
 {
-	struct mthr *m = thr(s, t);
+	struct mthr *m = thr(x, t);
 
 	if (m->state != T_EXITED)
 		m->state = T_ENABLED;
 }
 
 /* Does thread t still have a step to play in the target? */
-static bool target_needs(const struct map_strategy *s, uint32_t t)
+static bool target_needs(const struct map_exec *x, uint32_t t)
 {
-	const struct map_target *g = &s->target;
+	const struct map_target *g = &x->target;
 	const struct map_pattern *p;
 
 	if (!g->active)
@@ -194,21 +291,21 @@ static bool target_needs(const struct map_strategy *s, uint32_t t)
 	return false;
 }
 
-void map_thread_exit(struct map_strategy *s, uint32_t t)
+void map_exec_thread_exit(struct map_exec *x, uint32_t t)
 {
-	struct mthr *m = thr(s, t);
+	struct mthr *m = thr(x, t);
 
 	m->state = T_EXITED;
 	m->paused = false;
 	m->has_pending = false;
-	if (target_needs(s, t))
-		target_abandon(s);
+	if (target_needs(x, t))
+		target_abandon(x);
 }
 
 /* Would thread t's access (var, op) be the target's next step? */
-static bool is_next_step(const struct map_strategy *s, uint32_t t, uint32_t var, unsigned op)
+static bool is_next_step(const struct map_exec *x, uint32_t t, uint32_t var, unsigned op)
 {
-	const struct map_target *g = &s->target;
+	const struct map_target *g = &x->target;
 	const struct map_pattern *p;
 	const struct map_step *st;
 
@@ -227,17 +324,17 @@ static bool is_next_step(const struct map_strategy *s, uint32_t t, uint32_t var,
 	return g->has_b ? t == g->b : t != g->a;
 }
 
-static bool is_scheduling_point(const struct map_strategy *s, uint32_t var)
+static bool is_scheduling_point(const struct map_exec *x, uint32_t var)
 {
-	const struct map_target *g = &s->target;
+	const struct map_target *g = &x->target;
 
 	return g->active && (var == g->x || (g->has_y && var == g->y));
 }
 
-enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
-				   unsigned op)
+enum map_verdict map_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site, uint32_t var,
+					unsigned op)
 {
-	struct mthr *m = thr(s, t);
+	struct mthr *m = thr(x, t);
 	bool was_paused = m->paused;
 
 	if (m->state == T_UNKNOWN)
@@ -247,24 +344,27 @@ enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t 
 	m->var = var;
 	m->op = op;
 	m->paused = false;
-	if (!is_scheduling_point(s, var) || is_next_step(s, t, var, op))
+	if (!is_scheduling_point(x, var) || is_next_step(x, t, var, op))
 		return MAP_PROCEED;
 	m->paused = true;
 	m->state = T_ENABLED;
 	if (!was_paused)
-		s->stats.pauses++;
+		x->stats->pauses++;
 	return MAP_PAUSE;
 }
 
+/* Under s->lock. */
 static bool var_seen_other(const struct map_strategy *s)
 {
 	return s->vars_seen.count >= 2;
 }
 
 /* Seed 001: pick a target among uncovered patterns whose first step is
- * this access; prefer pattern 3. */
-static void target_start(struct map_strategy *s, const struct cov_event *ev)
+ * this access; prefer pattern 3. Under s->lock: what any run covered is
+ * no target. */
+static void target_start(struct map_exec *x, const struct cov_event *ev)
 {
+	const struct map_strategy *s = x->s;
 	unsigned cand[MAP_NPATTERNS], ncand = 0, pick;
 	char key[64];
 
@@ -276,31 +376,32 @@ static void target_start(struct map_strategy *s, const struct cov_event *ev)
 		if (p->nvars == 2 && !var_seen_other(s))
 			continue;
 		prefix_key(id, ev->obj, ev->site, key, sizeof(key));
-		if (cov_taskset_has(&s->covered_prefix, key) || cov_taskset_has(&s->tried, key))
+		if (cov_taskset_has(&s->covered_prefix, key) || cov_taskset_has(&x->tried, key))
 			continue;
 		cand[ncand++] = id;
 	}
 	if (!ncand)
 		return;
-	pick = cand[cs_rng_below(&s->rng, ncand)];
+	pick = cand[cs_rng_below(&x->rng, ncand)];
 	for (unsigned i = 0; i < ncand && !s->opts.no_prefer_ww; i++)
 		if (cand[i] == 3)
 			pick = 3;
-	memset(&s->target, 0, sizeof(s->target));
-	s->target.active = true;
-	s->target.pattern = pick;
-	s->target.next = 1;
-	s->target.a = ev->thread;
-	s->target.x = ev->obj;
-	s->target.site[0] = ev->site;
-	s->generation++;
-	s->stats.targets_started++;
-	s->stats.targets_by_pattern[pick]++;
+	memset(&x->target, 0, sizeof(x->target));
+	x->target.active = true;
+	x->target.pattern = pick;
+	x->target.next = 1;
+	x->target.a = ev->thread;
+	x->target.x = ev->obj;
+	x->target.site[0] = ev->site;
+	x->generation++;
+	x->stats->targets_started++;
+	x->stats->targets_by_pattern[pick]++;
 }
 
-static void target_advance(struct map_strategy *s, const struct cov_event *ev)
+/* Under s->lock: a completed target is covered for every run. */
+static void target_advance(struct map_exec *x, const struct cov_event *ev)
 {
-	struct map_target *g = &s->target;
+	struct map_target *g = &x->target;
 	const struct map_pattern *p = map_pattern_get(g->pattern);
 	const struct map_step *st = &p->step[g->next];
 	struct map_instance in;
@@ -316,49 +417,54 @@ static void target_advance(struct map_strategy *s, const struct cov_event *ev)
 	}
 	g->site[g->next++] = ev->site;
 	g->stalls = 0;
-	s->generation++;
+	x->generation++;
 	if (g->next < p->nsteps)
 		return;
 	/* Covered: also record it directly, the online window may be
 	 * narrower than the target's span. */
 	in = (struct map_instance){ .pattern = g->pattern, .x = g->x, .y = g->y };
 	memcpy(in.site, g->site, sizeof(in.site));
-	if (cov_taskset_add(&s->covered, map_instance_key(&in, key, sizeof(key)), 1)) {
-		s->stats.covered_new++;
-		note_covered(s, &in);
+	if (cov_taskset_add(&x->s->covered, map_instance_key(&in, key, sizeof(key)), 1)) {
+		x->stats->covered_new++;
+		note_covered(x->s, &in);
 	}
-	s->stats.targets_completed++;
-	target_clear(s);
+	x->stats->targets_completed++;
+	target_clear(x);
 }
 
-void map_after_access(struct map_strategy *s, const struct cov_event *ev)
+void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 {
+	struct map_strategy *s = x->s;
 	struct mthr *m;
 
 	if (!cov_op_is_access(ev->op))
 		return;
-	m = thr(s, ev->thread);
+	m = thr(x, ev->thread);
 	if (m->paused) {
-		s->stats.forced++;
+		x->stats->forced++;
 		m->paused = false;
 	}
 	m->has_pending = false;
 	if (m->state == T_UNKNOWN || m->state == T_BLOCKED)
 		m->state = T_ENABLED;
+	/* The coverage this access adds, and the target it may start, are
+	 * the campaign's: one run at a time touches them. */
+	cs_lock_acquire(&s->lock);
 	cov_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
-	map_online_feed(s->online, ev, &s->covered);
-	if (s->target.active && is_next_step(s, ev->thread, ev->obj, ev->op))
-		target_advance(s, ev);
-	else if (!s->target.active)
-		target_start(s, ev);
+	map_online_feed(x->online, ev, &s->covered);
+	if (x->target.active && is_next_step(x, ev->thread, ev->obj, ev->op))
+		target_advance(x, ev);
+	else if (!x->target.active)
+		target_start(x, ev);
+	cs_lock_release(&s->lock);
 }
 
-bool map_all_enabled_paused(const struct map_strategy *s)
+bool map_exec_all_enabled_paused(const struct map_exec *x)
 {
 	bool any = false;
 
-	for (uint32_t t = 0; t < s->nthr; t++) {
-		const struct mthr *m = &s->thr[t];
+	for (uint32_t t = 0; t < x->nthr; t++) {
+		const struct mthr *m = &x->thr[t];
 
 		if (m->state != T_ENABLED)
 			continue;
@@ -369,61 +475,119 @@ bool map_all_enabled_paused(const struct map_strategy *s)
 	return any;
 }
 
-int map_choose_release(struct map_strategy *s, struct map_release *out)
+int map_exec_choose_release(struct map_exec *x, struct map_release *out)
 {
 	uint32_t paused[256], n = 0, pick = UINT32_MAX;
 	enum map_release_why why = MAP_REL_RANDOM;
 
-	for (uint32_t t = 0; t < s->nthr && n < ARRAY_SIZE(paused); t++)
-		if (s->thr[t].paused)
+	for (uint32_t t = 0; t < x->nthr && n < ARRAY_SIZE(paused); t++)
+		if (x->thr[t].paused)
 			paused[n++] = t;
 	if (!n)
 		return -EAGAIN;
-	if (!s->target.active) {
+	if (!x->target.active) {
 		pick = paused[0];
 		why = MAP_REL_NO_TARGET;
 	}
 	for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++) {
-		const struct mthr *m = &s->thr[paused[i]];
+		const struct mthr *m = &x->thr[paused[i]];
 
-		if (is_next_step(s, paused[i], m->var, m->op)) {
+		if (is_next_step(x, paused[i], m->var, m->op)) {
 			pick = paused[i];
 			why = MAP_REL_EAGER;
 		}
 	}
 	if (pick == UINT32_MAX) {
-		pick = paused[cs_rng_below(&s->rng, n)];
-		if (++s->target.stalls >= s->opts.stall_limit)
-			target_abandon(s);
+		pick = paused[cs_rng_below(&x->rng, n)];
+		if (++x->target.stalls >= x->s->opts.stall_limit)
+			target_abandon(x);
 	}
-	s->thr[pick].paused = false;
-	*out = (struct map_release){ pick, why, s->thr[pick].site, s->thr[pick].var,
-				     s->thr[pick].op };
+	x->thr[pick].paused = false;
+	*out = (struct map_release){ pick, why, x->thr[pick].site, x->thr[pick].var,
+				     x->thr[pick].op };
 	if (why == MAP_REL_EAGER)
-		s->stats.releases_eager++;
+		x->stats->releases_eager++;
 	else if (why == MAP_REL_RANDOM)
-		s->stats.releases_random++;
+		x->stats->releases_random++;
 	else
-		s->stats.releases_no_target++;
+		x->stats->releases_no_target++;
 	return 0;
+}
+
+bool map_exec_is_paused(const struct map_exec *x, uint32_t t)
+{
+	return t < x->nthr && x->thr[t].paused;
+}
+
+const struct map_target *map_exec_target(const struct map_exec *x)
+{
+	return &x->target;
+}
+
+uint64_t map_exec_generation(const struct map_exec *x)
+{
+	return x->generation;
+}
+
+const struct map_strategy_stats *map_exec_stats(const struct map_exec *x)
+{
+	return x->stats;
+}
+
+/* ---- the strategy's own run ------------------------------------------------------------ */
+
+void map_thread_start(struct map_strategy *s, uint32_t t)
+{
+	map_exec_thread_start(&s->own, t);
+}
+
+void map_thread_blocked(struct map_strategy *s, uint32_t t)
+{
+	map_exec_thread_blocked(&s->own, t);
+}
+
+void map_thread_runnable(struct map_strategy *s, uint32_t t)
+{
+	map_exec_thread_runnable(&s->own, t);
+}
+
+void map_thread_exit(struct map_strategy *s, uint32_t t)
+{
+	map_exec_thread_exit(&s->own, t);
+}
+
+enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
+				   unsigned op)
+{
+	return map_exec_before_access(&s->own, t, site, var, op);
+}
+
+void map_after_access(struct map_strategy *s, const struct cov_event *ev)
+{
+	map_exec_after_access(&s->own, ev);
+}
+
+bool map_all_enabled_paused(const struct map_strategy *s)
+{
+	return map_exec_all_enabled_paused(&s->own);
+}
+
+int map_choose_release(struct map_strategy *s, struct map_release *out)
+{
+	return map_exec_choose_release(&s->own, out);
 }
 
 bool map_is_paused(const struct map_strategy *s, uint32_t t)
 {
-	return t < s->nthr && s->thr[t].paused;
+	return map_exec_is_paused(&s->own, t);
 }
 
 const struct map_target *map_current_target(const struct map_strategy *s)
 {
-	return &s->target;
+	return map_exec_target(&s->own);
 }
 
 uint64_t map_target_generation(const struct map_strategy *s)
 {
-	return s->generation;
-}
-
-const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s)
-{
-	return &s->stats;
+	return map_exec_generation(&s->own);
 }

@@ -28,6 +28,17 @@
  * Whenever the target changes, map_target_generation() changes: the
  * caller should then call map_before_access again for each paused thread
  * (re-evaluation; PROCEED means release it now).
+ *
+ * Runs at once (run -j N): a struct map_strategy holds what the runs
+ * share (the covered instances and their first steps, the variables seen,
+ * the totals of the ended runs) under a lock of its own; each run in
+ * flight has a struct map_exec with what is its own (the RNG, its threads,
+ * its target, the prefixes it tried, its window of accesses, its counts).
+ * An instance a run covers is covered for every other run at once: their
+ * next targets skip it. A run's counts join the totals at map_exec_end.
+ * The map_* calls without "exec" below drive the strategy's own run, one
+ * run at a time, with its counts in the totals as they happen; they must
+ * not be mixed with runs of map_exec_new that are in flight.
  */
 #ifndef CONCSCHED_MAP_STRATEGY_H
 #define CONCSCHED_MAP_STRATEGY_H
@@ -84,12 +95,41 @@ struct map_strategy_stats {
 };
 
 struct map_strategy;
+struct map_exec;
 
 struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts);
 void map_strategy_free(struct map_strategy *s);
 /* Restore a covered instance key from an earlier run/campaign. */
 void map_strategy_mark_covered(struct map_strategy *s, const char *key);
+/* The covered instances; read it while no run of map_exec_new is in
+ * flight (another run may add to it). */
 const struct cov_taskset *map_strategy_covered(const struct map_strategy *s);
+/* The totals: the strategy's own run as it goes, other runs once ended. */
+const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s);
+
+/* ---- runs at once: each its own state over the shared coverage ---------- */
+
+/* A run begins (seeded): its own threads, target and RNG. */
+struct map_exec *map_exec_new(struct map_strategy *s, uint64_t seed);
+/* It ended: its counts join the totals; x is freed. */
+void map_exec_end(struct map_exec *x);
+
+void map_exec_thread_start(struct map_exec *x, uint32_t t);
+void map_exec_thread_blocked(struct map_exec *x, uint32_t t);
+void map_exec_thread_runnable(struct map_exec *x, uint32_t t);
+void map_exec_thread_exit(struct map_exec *x, uint32_t t);
+enum map_verdict map_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site, uint32_t var,
+					unsigned op);
+void map_exec_after_access(struct map_exec *x, const struct cov_event *ev);
+bool map_exec_all_enabled_paused(const struct map_exec *x);
+int map_exec_choose_release(struct map_exec *x, struct map_release *out);
+bool map_exec_is_paused(const struct map_exec *x, uint32_t t);
+const struct map_target *map_exec_target(const struct map_exec *x);
+uint64_t map_exec_generation(const struct map_exec *x);
+/* This run's counts so far (not yet in the totals). */
+const struct map_strategy_stats *map_exec_stats(const struct map_exec *x);
+
+/* ---- the strategy's own run: the same calls, one run at a time ---------- */
 
 void map_run_begin(struct map_strategy *s, uint64_t seed);
 
@@ -114,6 +154,5 @@ int map_choose_release(struct map_strategy *s, struct map_release *out);
 bool map_is_paused(const struct map_strategy *s, uint32_t t);
 const struct map_target *map_current_target(const struct map_strategy *s);
 uint64_t map_target_generation(const struct map_strategy *s);
-const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s);
 
 #endif

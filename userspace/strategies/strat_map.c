@@ -18,7 +18,11 @@
  * (PROCEED -> release), else map_choose_release. Every release of a kept
  * thread is logged (DECLOG_RELEASE, arg = enum map_release_why, or
  * MAP_REL_REEVAL) so `replay` re-applies them in order. Covered patterns
- * carry across runs (one engine per campaign).
+ * carry across runs: the campaign's coverage is one struct map_strategy,
+ * under a lock of its own, and each run steers with a struct map_exec of
+ * its own (threads, target, RNG, counts), so runs may be steered at once
+ * (run -j N): a pattern one run covers is no target for the others from
+ * then on. The counts of a run join the campaign's at its end.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +44,9 @@
  * the probed instruction as soon as it is back on a CPU). */
 #define INFLIGHT_NS 2000000ULL
 
+/* The campaign's. During a run only the engine touches it (what the runs
+ * share, under the engine's lock); rel and deferred add up the runs that
+ * ended (at run_end, under the campaign's lock). */
 struct map_strat {
 	struct map_strategy *eng;
 	uint64_t rel[5]; /* eager, random, no target, re-evaluated, at once */
@@ -53,11 +60,15 @@ struct map_thread {
 	struct cov_event hev; /* that access */
 };
 
+/* One run's: only its worker touches it. */
 struct map_run {
+	struct map_exec *x;    /* its engine state over the campaign's coverage */
 	struct map_thread *th; /* by thread index */
 	size_t nth;
 	size_t ninflight;
 	uint64_t last_release_ns;
+	uint64_t rel[5]; /* as struct map_strat's, for this run */
+	uint64_t deferred;
 };
 
 static int map_init(struct strategy *s, const char *opts, char *err, size_t errlen)
@@ -115,18 +126,25 @@ static void map_campaign_stop(struct strategy *s, struct strat_campaign *c)
 static void map_run_start(struct strategy *s, struct strat_run *r)
 {
 	struct map_strat *ms = s->priv;
+	struct map_run *mr = xcalloc(1, sizeof(*mr));
 
-	r->priv = xcalloc(1, sizeof(struct map_run));
-	map_run_begin(ms->eng, r->seed);
+	mr->x = map_exec_new(ms->eng, r->seed);
+	r->priv = mr;
 }
 
+/* The run's counts join the campaign's (under the campaign's lock). */
 static void map_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
 			 const struct strat_outcome *o)
 {
+	struct map_strat *ms = s->priv;
 	struct map_run *mr = r->priv;
 
 	if (!mr)
 		return;
+	for (size_t i = 0; i < ARRAY_SIZE(ms->rel); i++)
+		ms->rel[i] += mr->rel[i];
+	ms->deferred += mr->deferred;
+	map_exec_end(mr->x);
 	free(mr->th);
 	free(mr);
 	r->priv = NULL;
@@ -178,21 +196,21 @@ static void clear_inflight(struct map_run *mr, size_t i)
 }
 
 /* Let a kept thread go: its access executes now. */
-static void release_held(struct map_strat *ms, struct strat_run *r, size_t i, int why)
+static void release_held(struct strat_run *r, size_t i, int why)
 {
 	struct map_run *mr = r->priv;
 	struct map_thread *h = &mr->th[i];
 	struct cov_event ev = h->hev;
 
 	h->held = false;
-	ms->rel[why]++;
+	mr->rel[why]++;
 	set_inflight(mr, i, &ev);
 	r->release(r, &r->threads[i], why);
 }
 
 /* Kept threads whose access may go now (the target changed, or the access
  * they waited for has executed): re-evaluate each against the engine. */
-static bool reevaluate(struct map_strat *ms, struct strat_run *r)
+static bool reevaluate(struct strat_run *r)
 {
 	struct map_run *mr = r->priv;
 	bool any = false;
@@ -203,9 +221,9 @@ static bool reevaluate(struct map_strat *ms, struct strat_run *r)
 
 		if (!h->held || var_in_flight(mr, i, h->hev.obj))
 			continue;
-		if (map_before_access(ms->eng, h->hev.thread, h->hev.site, h->hev.obj, h->hev.op) ==
-		    MAP_PROCEED) {
-			release_held(ms, r, i, MAP_REL_REEVAL);
+		if (map_exec_before_access(mr->x, h->hev.thread, h->hev.site, h->hev.obj,
+					   h->hev.op) == MAP_PROCEED) {
+			release_held(r, i, MAP_REL_REEVAL);
 			any = true;
 		}
 	}
@@ -214,9 +232,9 @@ static bool reevaluate(struct map_strat *ms, struct strat_run *r)
 
 static void map_thread_begins(struct strategy *s, struct strat_run *r, struct strat_thread *t)
 {
-	struct map_strat *ms = s->priv;
+	struct map_run *mr = r->priv;
 
-	map_thread_start(ms->eng, t->cid);
+	map_exec_thread_start(mr->x, t->cid);
 }
 
 /* Any event of thread t: what it did before has executed (a kept thread
@@ -224,7 +242,6 @@ static void map_thread_begins(struct strategy *s, struct strat_run *r, struct st
 static void map_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
 		      struct strat_thread *t)
 {
-	struct map_strat *ms = s->priv;
 	struct map_run *mr = r->priv;
 	size_t i = tindex(r, t);
 
@@ -232,27 +249,29 @@ static void map_event(struct strategy *s, struct strat_run *r, const struct cs_e
 		mr->th[i].held = false;
 		if (mr->th[i].inflight) {
 			clear_inflight(mr, i);
-			reevaluate(ms, r);
+			reevaluate(r);
 		}
 	}
 	if (e->op == CS_OP_EXIT) {
-		map_thread_exit(ms->eng, t->cid);
-		reevaluate(ms, r);
+		map_exec_thread_exit(mr->x, t->cid);
+		reevaluate(r);
 	}
 }
 
+/* From the run's own worker, with or without the campaign's lock (a
+ * release feeds the access it lets go): the engine locks what it shares. */
 static void map_executed(struct strategy *s, struct strat_run *r, const struct cov_event *ev)
 {
-	struct map_strat *ms = s->priv;
+	struct map_run *mr = r->priv;
 
-	map_after_access(ms->eng, ev);
+	if (mr)
+		map_exec_after_access(mr->x, ev);
 }
 
 /* A thread parked at an access: keep it or let it go. */
 static void map_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 		      struct strat_decision *d)
 {
-	struct map_strat *ms = s->priv;
 	struct map_run *mr = r->priv;
 	const struct cov_event *ev = p->access;
 	size_t i = tindex(r, p->t);
@@ -267,11 +286,11 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 		return;
 	}
 	h = map_thread(mr, i);
-	if (map_before_access(ms->eng, p->t->cid, ev->site, ev->obj, ev->op) == MAP_PROCEED) {
+	if (map_exec_before_access(mr->x, p->t->cid, ev->site, ev->obj, ev->op) == MAP_PROCEED) {
 		/* Only once the access to this variable released before it
 		 * has executed: the engine's order must be the real one. */
 		if (!var_in_flight(mr, i, ev->obj)) {
-			ms->rel[MAP_REL_PROCEED]++;
+			mr->rel[MAP_REL_PROCEED]++;
 			set_inflight(mr, i, ev);
 			if (cs_verbose > 1)
 				cs_debug("map: thread %s @%u v%u op %u: proceed", p->t->path,
@@ -280,12 +299,12 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 			d->arg = MAP_REL_PROCEED;
 			return;
 		}
-		ms->deferred++;
+		mr->deferred++;
 	}
 	if (cs_verbose > 1)
 		cs_debug("map: thread %s @%u v%u op %u: %s", p->t->path, ev->site, ev->obj, ev->op,
-			 map_is_paused(ms->eng, p->t->cid) ? "pause"
-							   : "wait (same variable in flight)");
+			 map_exec_is_paused(mr->x, p->t->cid) ? "pause"
+							      : "wait (same variable in flight)");
 	h->held = true;
 	h->hev = *ev;
 	d->v = STRAT_PARK;
@@ -293,7 +312,6 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 
 static void map_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
 {
-	struct map_strat *ms = s->priv;
 	struct map_run *mr = r->priv;
 	struct map_release rel;
 	size_t i;
@@ -306,13 +324,13 @@ static void map_all_parked(struct strategy *s, struct strat_run *r, const struct
 	/* Everyone runnable is parked: every released access has executed. */
 	for (i = 0; i < mr->nth; i++)
 		clear_inflight(mr, i);
-	if (reevaluate(ms, r))
+	if (reevaluate(r))
 		return;
-	if (map_choose_release(ms->eng, &rel))
+	if (map_exec_choose_release(mr->x, &rel))
 		return;
 	for (i = 0; i < mr->nth && i < r->nthreads; i++)
 		if (mr->th[i].held && r->threads[i].cid == rel.thread) {
-			release_held(ms, r, i, rel.why);
+			release_held(r, i, rel.why);
 			return;
 		}
 }
@@ -333,7 +351,7 @@ static void map_tick(struct strategy *s, struct strat_run *r)
 			any = true;
 		}
 	if (any)
-		reevaluate(s->priv, r);
+		reevaluate(r);
 }
 
 static int map_poll_ms(struct strategy *s, struct strat_run *r, int ms)
@@ -348,7 +366,7 @@ const struct strategy_ops strat_map_ops = {
 	.summary = "MAP-directed (seed 001): steer accesses to shared variables towards "
 		   "uncovered memory-access patterns",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
-		 STRAT_F_PICKS,
+		 STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_PACED,
 	.init = map_init,
 	.destroy = map_destroy,
