@@ -17,7 +17,7 @@ for p in fig2 deadlock counter forkexec clean_condhandoff clean_rwlock clean_bar
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 51
+plan 49
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -135,7 +135,7 @@ for j in 1 2; do
 done
 
 # --- refused ------------------------------------------------------------------------
-for st in tsa tsa-h map ga fpair; do
+for st in map ga fpair; do
 	"$CS" run -s $st -n 2 -j 2 -o "$T/r" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
 	rc=$?
 	like "$rc $(cat "$T/err" | wc -l) $(cat "$T/err")" \

@@ -235,13 +235,17 @@ static void test_registry(void)
 		   "random steers synchronization points, and accesses with --access; runs at "
 		   "once");
 	{
-		static const char *const shared[] = { "tsa", "tsa-h", "map", "ga", "fpair" };
+		static const char *const shared[] = { "map", "ga", "fpair" };
 
 		for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
 			tap_ok(!(strategy_lookup(shared[i])->flags & STRAT_F_JOBS),
 			       "%s decides from what other runs write: not steered at once (-j)",
 			       shared[i]);
 	}
+	tap_ok(strategy_lookup("tsa")->flags & STRAT_F_JOBS,
+	       "tsa: each run its own engine, the coverage under a lock: steered at once (-j)");
+	tap_ok(strategy_lookup("tsa-h")->flags & STRAT_F_JOBS,
+	       "tsa-h: each run its own engine, the coverage under a lock: steered at once (-j)");
 	tap_is_int(strategy_lookup("map")->flags & (STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 						    STRAT_F_PICKS | STRAT_F_SYNC_POINTS),
 		   STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS | STRAT_F_PICKS | STRAT_F_SYNC_POINTS,

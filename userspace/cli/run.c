@@ -86,8 +86,8 @@ static void usage(FILE *f)
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
 		"                        (1-%d, default 1; steered: at most 7, each run's\n"
 		"                        target steered as if alone; random, noise, pct,\n"
-		"                        --serial; not tsa, map, ga, fpair); the report\n"
-		"                        says which runs overlapped\n"
+		"                        tsa, tsa-h, --serial; not map, ga, fpair); the\n"
+		"                        report says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
 		"                        steering stops (with --access the access probes\n"
@@ -536,7 +536,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		cs_err("--jobs %u: --strategy %s decides each run's steps from state the "
 		       "campaign's runs share while they run (coverage, a population): use -j 1, "
 		       "or a strategy whose runs are steered each on its own (random, noise "
-		       "configurations, pct; docs/run.md, \"Runs at once\")",
+		       "configurations, pct, tsa, tsa-h; docs/run.md, \"Runs at once\")",
 		       o->jobs, o->strategy);
 		return -EINVAL;
 	}
