@@ -4,10 +4,12 @@
  * AC1-AC4 one by one, both worked examples of Algorithm 1 replayed loop
  * iteration by loop iteration, and whole campaigns on a small simulator.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
+#include "lib/rng.h"
 #include "strategies/tsa.h"
 
 /* Figure 2 sites: the lock statements at lines 2 and 4 of each thread. */
@@ -639,9 +641,314 @@ static void test_campaigns(void)
 	tap_ok(pr.covered_estimated == 10, "tsa-h also covers all 10 (in %d runs)", runs);
 }
 
+/* ---- runs at once: one engine per run over the campaign's coverage ------- */
+
+/* Requirements <1,2> and <3,4>: every site is in exactly one pair. */
+static struct tsa_pairset two_pairs(void)
+{
+	struct tsa_pairset r;
+
+	tsa_pairset_init(&r);
+	tsa_pairset_add(&r, 1, 2, TSA_PAIR_ESTIMATED);
+	tsa_pairset_add(&r, 3, 4, TSA_PAIR_ESTIMATED);
+	return r;
+}
+
+/*
+ * Runs A and B of one campaign, interleaved step by step. Locks: LA is
+ * A's, LB and LC are B's (A's second run uses LC too: lock ids are per
+ * run). B's clock: 2 threads pending at 1 (thread 0) and 2 (thread 1);
+ * thread 3 at 3, thread 2 at 4.
+ */
+static void test_runs_at_once(void)
+{
+	enum { LA = 0xa000, LB = 0xb000, LC = 0xc000 };
+	struct tsa_pairset r = two_pairs();
+	struct tsa_engine *c = tsa_engine_new(&r, true), *a, *b, *late;
+	const struct tsa_stats *st;
+	struct tsa_precision pr;
+	struct tsa_release rel;
+	uint32_t s[8];
+	char got[64];
+
+	a = tsa_engine_run_new(c);
+	b = tsa_engine_run_new(c);
+	tsa_run_begin(a, 1);
+	tsa_run_begin(b, 2);
+	for (uint32_t t = 0; t < 4; t++)
+		tsa_thread_start(b, t);
+	tap_ok(tsa_before_lock(b, 0, 1, LB) == TSA_PAUSE &&
+		       tsa_before_lock(b, 1, 3, LC) == TSA_PAUSE,
+	       "runs at once: B pauses at site 1 (in <1,2>) and site 3 (in <3,4>)");
+
+	/* A covers <1,2>: 1 then 2 on its own lock. Its thread 0 is not
+	 * B's thread 0 (B's stays paused, nothing forced). */
+	tsa_thread_start(a, 0);
+	tsa_thread_start(a, 1);
+	tsa_after_lock(a, 0, 1, LA);
+	tsa_after_unlock(a, 0, LA);
+	tsa_after_lock(a, 1, 2, LA);
+	tap_ok(tsa_is_paused(b, 0) && tsa_engine_stats(a)->forced == 0,
+	       "runs at once: A's thread 0 locking leaves B's paused thread 0 paused");
+	tap_ok(tsa_is_covered(b, 1, 2) && !tsa_is_uncovered(b, 1, 2) &&
+		       tsa_uncovered_count(b) == 1 && tsa_site_uncovered(b, 1) == 0,
+	       "runs at once: <1,2> covered by A is covered for B at once (1 uncovered left)");
+	tap_is_int(tsa_before_lock(b, 0, 1, LB), TSA_PROCEED,
+		   "runs at once: B's thread 0 at site 1, asked again, now proceeds (lines 7-8)");
+	tap_ok(!tsa_is_paused(b, 0) && tsa_before_lock(b, 3, 2, LB) == TSA_PROCEED,
+	       "runs at once: site 2 (its only pair covered by A) proceeds in B too");
+
+	/* Site retirements: each run gets each one once, whoever covered. */
+	sites_str(s, tsa_take_retired_sites(b, s, 8), got, sizeof(got));
+	tap_is_str(got, "1,2", "runs at once: B learns that A's cover retired sites 1 and 2");
+	tap_is_int(tsa_take_retired_sites(b, s, 8), 0, "runs at once: B gets them only once");
+	sites_str(s, tsa_take_retired_sites(a, s, 8), got, sizeof(got));
+	tap_is_str(got, "1,2", "runs at once: A gets them too, once (its own cursor)");
+	tap_is_int(tsa_take_retired_sites(a, s, 8), 0, "runs at once: A gets nothing twice");
+	late = tsa_engine_run_new(b); /* from a run's engine: the same campaign */
+	tap_ok(tsa_take_retired_sites(late, s, 8) == 0 && tsa_pause_sites(late, s, 8) == 2,
+	       "runs at once: a run made later retires nothing from before it; it parks at 3, 4");
+	tsa_engine_free(late);
+
+	/* B: thread 0 takes LB and blocks, thread 3 exits, thread 2 pauses at
+	 * 4 on LC; meanwhile A ends its run and starts another. */
+	tsa_after_lock(b, 0, 1, LB);
+	tsa_thread_blocked(b, 0);
+	tsa_thread_exit(b, 3);
+	tap_is_int(tsa_before_lock(b, 2, 4, LC), TSA_PAUSE, "runs at once: B pauses at site 4");
+	tsa_run_end(a);
+	tsa_run_begin(a, 3);
+	tsa_thread_start(a, 0);
+	tap_is_int(tsa_before_lock(a, 0, 4, LC), TSA_PAUSE,
+		   "runs at once: A's next run pauses its thread 0 at site 4");
+	tap_ok(tsa_is_paused(b, 1) && tsa_is_paused(b, 2) && tsa_all_enabled_paused(b),
+	       "runs at once: A's run_end and run_begin leave B's paused threads paused");
+	/* B: candidates 1 (site 3, since 2) and 2 (site 4, since 4) on LC;
+	 * LC has no loc_last in B (no rule 1); <3,4> is uncovered and 2
+	 * waits for LC: rule 2 releases thread 1. */
+	tap_ok(!tsa_choose_release(b, &rel) && rel.thread == 1 && rel.rule == TSA_RULE_2 &&
+		       rel.site == 3 && rel.lock == LC,
+	       "runs at once: B's choose_release still sees its own paused threads (1, rule 2)");
+	/* A: one candidate, LC has no loc_last in this run of A (its first
+	 * run's are gone), no other paused action: rule 3. */
+	tap_ok(!tsa_choose_release(a, &rel) && rel.thread == 0 && rel.rule == TSA_RULE_3,
+	       "runs at once: A's choose_release sees only its own run (0, rule 3)");
+
+	/* Stats: A ran twice (2 lock actions, 1 newly covered, 1 pause, a
+	 * rule 3 release), B once (1 lock action, 3 pauses, a rule 2
+	 * release); the campaign has them once both ended. */
+	tap_is_int(tsa_engine_stats(c)->runs, 1, "runs at once: A's ended run is in the totals");
+	tsa_run_end(a);
+	tsa_run_end(b);
+	st = tsa_engine_stats(c);
+	tap_ok(st->runs == 3 && st->pauses == 4 && st->pauses_same_lock == 0 && st->releases == 2 &&
+		       st->rule[TSA_RULE_2] == 1 && st->rule[TSA_RULE_3] == 1 &&
+		       st->lock_actions == 3 && st->newly_covered == 1 && st->forced == 0,
+	       "runs at once: the campaign's stats add both runs up (runs %llu pauses %llu "
+	       "releases %llu lock actions %llu newly covered %llu)",
+	       (unsigned long long)st->runs, (unsigned long long)st->pauses,
+	       (unsigned long long)st->releases, (unsigned long long)st->lock_actions,
+	       (unsigned long long)st->newly_covered);
+	tap_ok(tsa_engine_stats(a)->runs == 0 && tsa_engine_stats(b)->pauses == 0,
+	       "runs at once: a run's stats move to the campaign at its end, not twice");
+	tsa_engine_precision(c, &pr);
+	tap_ok(pr.estimated == 2 && pr.covered == 1 && pr.covered_estimated == 1,
+	       "runs at once: campaign precision 2 estimated, 1 covered");
+	tsa_engine_free(a);
+	tsa_engine_free(b);
+	tsa_engine_free(c);
+	tsa_pairset_free(&r);
+}
+
+/* Two threads, each driving its own run's engine over one campaign, for
+ * STRESS_RUNS runs of STRESS_EVENTS steps each. Sites 1..48 on 4 locks
+ * with 4 threads per run; the requirements are <i,i+1> for i < 32, so most
+ * covered pairs are new to the pair set (it grows while both write) and
+ * both runs cover the same requirements. Each run engine lives through
+ * all of its thread's runs, so it must learn of every retirement. */
+enum {
+	STRESS_ROUNDS = 20,
+	STRESS_RUNS = 8,
+	STRESS_EVENTS = 2000,
+	STRESS_SITES = 48,
+	STRESS_REQ = 32,
+};
+
+struct stress {
+	struct tsa_engine *e;
+	pthread_barrier_t *go;
+	uint64_t seed;
+	struct tsa_pairset seen; /* pairs this thread's runs covered */
+	uint64_t runs, pauses, releases, lock_actions;
+	uint32_t retired[STRESS_SITES + 1]; /* times each site came back */
+};
+
+static void stress_lock(struct stress *w, uint32_t t, uint32_t site, uint64_t lock, uint32_t *last)
+{
+	tsa_after_lock(w->e, t, site, lock);
+	if (last[lock])
+		tsa_pairset_add(&w->seen, last[lock], site, TSA_PAIR_COVERED);
+	last[lock] = site;
+	w->lock_actions++;
+	tsa_after_unlock(w->e, t, lock);
+}
+
+static void stress_take_retired(struct stress *w)
+{
+	uint32_t s[8];
+	size_t n;
+
+	while ((n = tsa_take_retired_sites(w->e, s, 8)))
+		for (size_t i = 0; i < n; i++)
+			w->retired[s[i] <= STRESS_SITES ? s[i] : 0]++;
+}
+
+static void *stress_main(void *arg)
+{
+	struct stress *w = arg;
+	struct cs_rng g;
+
+	cs_rng_seed(&g, w->seed);
+	pthread_barrier_wait(w->go);
+	for (int run = 0; run < STRESS_RUNS; run++) {
+		uint32_t last[4] = { 0 };
+
+		tsa_run_begin(w->e, w->seed + (uint64_t)run);
+		w->runs++;
+		for (uint32_t t = 0; t < 4; t++)
+			tsa_thread_start(w->e, t);
+		for (int k = 0; k < STRESS_EVENTS; k++) {
+			uint32_t t = (uint32_t)cs_rng_below(&g, 4);
+			uint32_t site = 1 + (uint32_t)cs_rng_below(&g, STRESS_SITES);
+			uint64_t lock = cs_rng_below(&g, 4);
+			struct tsa_release rel;
+
+			if (tsa_all_enabled_paused(w->e) && !tsa_choose_release(w->e, &rel)) {
+				w->releases++;
+				stress_lock(w, rel.thread, rel.site, rel.lock, last);
+			}
+			if (tsa_is_paused(w->e, t))
+				continue;
+			if (tsa_before_lock(w->e, t, site, lock) == TSA_PAUSE)
+				w->pauses++;
+			else
+				stress_lock(w, t, site, lock, last);
+			if (k % 16 == 0)
+				stress_take_retired(w);
+		}
+		tsa_run_end(w->e);
+	}
+	return NULL;
+}
+
+/* What went wrong in the stress rounds: how many rounds each check failed. */
+struct stress_bad {
+	int cover, sites, retired, stats, shared;
+};
+
+/* One round: a fresh campaign, two threads at once, then the checks. */
+static void stress_round(uint64_t seed, struct stress_bad *bad)
+{
+	struct tsa_pairset r, all;
+	struct tsa_engine *c;
+	struct stress w[2];
+	pthread_barrier_t go;
+	pthread_t th[2];
+	const struct tsa_stats *st;
+	struct tsa_precision pr;
+	uint64_t want_est = 0, runs = 0, pauses = 0, releases = 0, lock_actions = 0;
+	int sites = 0, retired = 0;
+	size_t pos = 0;
+	uint32_t x, y;
+	unsigned f;
+
+	tsa_pairset_init(&r);
+	for (uint32_t i = 1; i < STRESS_REQ; i++)
+		tsa_pairset_add(&r, i, i + 1, TSA_PAIR_ESTIMATED);
+	c = tsa_engine_new(&r, true);
+	pthread_barrier_init(&go, NULL, 2);
+	for (int i = 0; i < 2; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].e = tsa_engine_run_new(c);
+		w[i].go = &go;
+		w[i].seed = seed + 1000 * (uint64_t)(i + 1);
+		tsa_pairset_init(&w[i].seen);
+		pthread_create(&th[i], NULL, stress_main, &w[i]);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+
+	/* What the engines must show: the union of what the runs covered. */
+	tsa_pairset_init(&all);
+	for (int i = 0; i < 2; i++) {
+		pos = 0;
+		while (tsa_pairset_next(&w[i].seen, &pos, &x, &y, &f))
+			tsa_pairset_add(&all, x, y, TSA_PAIR_COVERED);
+		stress_take_retired(&w[i]);
+		runs += w[i].runs;
+		pauses += w[i].pauses;
+		releases += w[i].releases;
+		lock_actions += w[i].lock_actions;
+	}
+	for (uint32_t i = 1; i < STRESS_REQ; i++)
+		want_est += tsa_pairset_get(&all, i, i + 1) != 0;
+	tsa_engine_precision(c, &pr);
+	bad->cover += pr.covered != all.count || pr.covered_estimated != want_est ||
+		      tsa_uncovered_count(c) != STRESS_REQ - 1 - want_est;
+	pos = 0;
+	while (tsa_pairset_next(&all, &pos, &x, &y, &f))
+		sites += !tsa_is_covered(c, x, y);
+	for (uint32_t site = 1; site <= STRESS_SITES; site++) {
+		uint32_t n = 0;
+
+		n += site > 1 && site <= STRESS_REQ && !tsa_pairset_get(&all, site - 1, site);
+		n += site < STRESS_REQ && !tsa_pairset_get(&all, site, site + 1);
+		sites += tsa_site_uncovered(c, site) != n;
+		for (int i = 0; i < 2; i++)
+			retired += w[i].retired[site] != (site <= STRESS_REQ && !n);
+	}
+	bad->sites += sites != 0;
+	bad->retired += retired || w[0].retired[0] || w[1].retired[0];
+	st = tsa_engine_stats(c);
+	bad->stats += st->runs != runs || st->pauses != pauses || st->releases != releases ||
+		      st->lock_actions != lock_actions || st->newly_covered != want_est;
+	bad->shared += want_est <= STRESS_REQ / 2 || all.count < 1000;
+	for (int i = 0; i < 2; i++) {
+		tsa_pairset_free(&w[i].seen);
+		tsa_engine_free(w[i].e);
+	}
+	tsa_pairset_free(&all);
+	tsa_engine_free(c);
+	tsa_pairset_free(&r);
+}
+
+/* A round is over in about a millisecond, so the two threads overlap only
+ * briefly: 20 rounds make a lost update or a torn pair set (without the
+ * coverage lock) all but certain to show. */
+static void test_runs_at_once_stress(void)
+{
+	struct stress_bad bad = { 0 };
+
+	for (uint64_t round = 0; round < STRESS_ROUNDS; round++)
+		stress_round(round * 7919, &bad);
+	tap_is_int(
+		bad.cover, 0,
+		"stress: coverage is the union of both runs' (counts and uncovered; rounds off)");
+	tap_is_int(bad.sites, 0,
+		   "stress: every covered pair is covered, per-site counts agree (rounds off)");
+	tap_is_int(bad.retired, 0,
+		   "stress: each run got each retired site exactly once (rounds off)");
+	tap_is_int(bad.stats, 0,
+		   "stress: the campaign's stats are the sum of both threads' (runs, pauses, "
+		   "releases, lock actions, newly covered; rounds off)");
+	tap_is_int(bad.shared, 0,
+		   "stress: both runs covered most requirements and > 1000 pairs (rounds short)");
+}
+
 int main(void)
 {
-	tap_plan(49);
+	tap_plan(73);
 	test_figure2_estimate();
 	test_ac1();
 	test_ac2_ac3();
@@ -654,5 +961,7 @@ int main(void)
 	test_same_lock_pause();
 	test_pause_sites();
 	test_campaigns();
+	test_runs_at_once();
+	test_runs_at_once_stress();
 	return tap_done();
 }

@@ -86,7 +86,7 @@ static void usage(FILE *f)
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
 		"                        (1-%d, default 1; steered: at most 7, each run's\n"
 		"                        target steered as if alone; random, noise, pct,\n"
-		"                        map, ga, fpair, --serial; not tsa); the report\n"
+		"                        tsa, map, ga, fpair, --serial); the report\n"
 		"                        says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"

@@ -12,7 +12,10 @@
  * by rule 1, 2, 3 (tsa-h: random instead of 3), and the release is logged
  * with its rule (DECLOG_RELEASE, arg = enum tsa_rule), which is what
  * `report` counts and `replay` re-applies. Covered pairs carry across
- * runs. docs/strategies.md, docs/run.md.
+ * runs. Runs at once (run -j N): each run has an engine of its own
+ * (threads, locks, random generator, stats) over the campaign engine's
+ * coverage, which a lock guards, so the in-run ops touch their own run's
+ * state and the shared coverage only. docs/strategies.md, docs/run.md.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,15 +32,16 @@
 #include "strategies/tsa_model.h"
 
 struct tsa_strat {
-	bool hybrid; /* tsa-h */
-	struct tsa_engine *eng;
+	bool hybrid;		/* tsa-h */
+	struct tsa_engine *eng; /* the campaign's: the coverage, the totals */
 	struct tsa_pairset est;
 	struct tsa_estimate_stats st;
 	unsigned observed;
 };
 
 struct tsa_strat_run {
-	uint64_t *addr; /* runtime address -> site id cache */
+	struct tsa_engine *eng; /* this run's, over the campaign's coverage */
+	uint64_t *addr;		/* runtime address -> site id cache */
 	uint32_t *id;
 	size_t n;
 	uint64_t last_release_ns;
@@ -160,15 +164,16 @@ static void tsa_campaign_stop(struct strategy *s, struct strat_campaign *c)
 static void tsa_run_start(struct strategy *s, struct strat_run *r)
 {
 	struct tsa_strat *ts = s->priv;
+	struct tsa_strat_run *tr = xcalloc(1, sizeof(*tr));
 
-	r->priv = xcalloc(1, sizeof(struct tsa_strat_run));
-	tsa_run_begin(ts->eng, r->seed);
+	tr->eng = tsa_engine_run_new(ts->eng);
+	tsa_run_begin(tr->eng, r->seed);
+	r->priv = tr;
 }
 
 static void tsa_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
 			 const struct strat_outcome *o)
 {
-	struct tsa_strat *ts = s->priv;
 	struct tsa_strat_run *tr = r->priv;
 	size_t i;
 
@@ -185,9 +190,10 @@ static void tsa_run_stop(struct strategy *s, struct strat_run *r, struct strat_c
 		a = c->site_of(c->ctx, t->sites[0]);
 		b = c->site_of(c->ctx, t->sites[1]);
 		if (a > 0 && b > 0)
-			tsa_engine_mark_covered(ts->eng, (uint32_t)a, (uint32_t)b);
+			tsa_engine_mark_covered(tr->eng, (uint32_t)a, (uint32_t)b);
 	}
-	tsa_run_end(ts->eng);
+	tsa_run_end(tr->eng); /* its stats into the campaign's */
+	tsa_engine_free(tr->eng);
 	free(tr->addr);
 	free(tr->id);
 	free(tr);
@@ -222,15 +228,15 @@ static uint32_t thread_index(struct strat_run *r, struct strat_thread *t)
 
 static void tsa_thread(struct strategy *s, struct strat_run *r, struct strat_thread *t)
 {
-	struct tsa_strat *ts = s->priv;
+	struct tsa_strat_run *tr = r->priv;
 
-	tsa_thread_start(ts->eng, thread_index(r, t));
+	tsa_thread_start(tr->eng, thread_index(r, t));
 }
 
 static void tsa_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
 		      struct strat_thread *t)
 {
-	struct tsa_engine *eng = ((struct tsa_strat *)s->priv)->eng;
+	struct tsa_engine *eng = ((struct tsa_strat_run *)r->priv)->eng;
 	uint32_t ti = thread_index(r, t), site;
 
 	switch (e->op) {
@@ -265,7 +271,7 @@ static void tsa_event(struct strategy *s, struct strat_run *r, const struct cs_e
 static void tsa_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 		      struct strat_decision *d)
 {
-	struct tsa_strat *ts = s->priv;
+	struct tsa_strat_run *tr = r->priv;
 	uint32_t site;
 	enum tsa_verdict v;
 
@@ -278,7 +284,7 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 			 (uint64_t)p->e->site);
 		return;
 	}
-	v = tsa_before_lock(ts->eng, thread_index(r, p->t), site, p->e->obj);
+	v = tsa_before_lock(tr->eng, thread_index(r, p->t), site, p->e->obj);
 	if (cs_verbose > 1)
 		cs_debug("tsa: thread %s requests lock 0x%" PRIx64 " at @%u: %s", p->t->path,
 			 (uint64_t)p->e->obj, site, v == TSA_PAUSE ? "pause" : "proceed");
@@ -288,14 +294,13 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 
 static void tsa_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
 {
-	struct tsa_strat *ts = s->priv;
 	struct tsa_strat_run *tr = r->priv;
 	struct tsa_release rel;
 
 	if (n->ts_ns <= tr->last_release_ns)
 		return; /* from before our last release */
 	r->drain(r);
-	if (tsa_choose_release(ts->eng, &rel) || rel.thread >= r->nthreads)
+	if (tsa_choose_release(tr->eng, &rel) || rel.thread >= r->nthreads)
 		return;
 	tr->last_release_ns = now_ns();
 	r->release(r, &r->threads[rel.thread], rel.rule);
@@ -305,7 +310,8 @@ static void tsa_all_parked(struct strategy *s, struct strat_run *r, const struct
 	const struct strategy_ops ops_name = {                                                     \
 		.name = NAME,                                                                      \
 		.summary = SUMMARY,                                                                \
-		.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_PICKS,  \
+		.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ESTIMATE | STRAT_F_PICKS | \
+			 STRAT_F_JOBS,                                                             \
 		.replay = STRAT_REPLAY_ORDER,                                                      \
 		.init = INIT,                                                                      \
 		.destroy = tsa_destroy,                                                            \

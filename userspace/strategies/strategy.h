@@ -64,7 +64,9 @@ enum strat_flags {
 	STRAT_F_ANY_NAME = 1u << 7,	 /* the registry's last resort: takes any
 					  * strategy string (noise configurations) */
 	STRAT_F_JOBS = 1u << 9,		 /* its ops during a run touch that run's
-					  * state only: runs may be steered at once
+					  * state only, or what the runs share
+					  * under a lock of its own (tsa's
+					  * coverage): runs may be steered at once
 					  * (run -j N) */
 };
 

@@ -631,22 +631,43 @@ struct tsa_lockrec {
 	uint32_t holder;
 };
 
-struct tsa_engine {
+/*
+ * The coverage every run of a campaign shares (seed 000's covered and
+ * uncovered sets): the campaign's engine owns it and each run's engine
+ * (tsa_engine_run_new) points to it. Runs steered at once (run -j N) read
+ * and write it from their own workers, and a pair one run covers must
+ * change what the others pause at once, so every access during a run
+ * holds `lock`: a futex, not a pthread mutex, because concsched's own
+ * pthread calls would trap into the target's libc uprobes (lib/util.h).
+ */
+struct tsa_cover {
+	struct cs_lock lock;
 	struct tsa_pairset pairs;
 	struct u64map site_uncovered; /* site -> num_cov_req               */
 	uint64_t n_estimated, n_uncovered, n_covered, n_covered_estimated;
+	/* Sites whose uncovered count reached 0, in that order. Append-only:
+	 * each engine reads on from its own cursor (retired_seen), so every
+	 * run learns of every retirement, whichever run covered the pair. */
+	uint32_t *retired;
+	size_t nretired, retcap;
+};
+
+struct tsa_engine {
+	struct tsa_cover *cov;	     /* the campaign's coverage            */
+	struct tsa_engine *campaign; /* a run's engine: the campaign's one;
+				      * NULL for the campaign's own        */
 	bool heuristic;
 	struct cs_rng rng;
 
+	/* Per run: touched by the run's own worker only. */
 	struct tsa_tstate_rec *threads;
 	uint32_t nthreads;
 	struct u64map lock_index; /* lock id -> index into locks           */
 	struct tsa_lockrec *locks;
 	size_t nlocks, lockcap;
 	uint64_t clock;
-	struct tsa_stats stats;
-	uint32_t *retired; /* sites whose uncovered count reached 0 */
-	size_t nretired, retcap;
+	struct tsa_stats stats; /* a run's engine: this run's, until run_end */
+	size_t retired_seen;	/* how much of cov->retired was taken      */
 };
 
 const char *tsa_rule_name(enum tsa_rule r)
@@ -659,51 +680,87 @@ const char *tsa_rule_name(enum tsa_rule r)
 	return (unsigned)r < TSA_RULE__COUNT ? names[r] : "?";
 }
 
-static void site_retire(struct tsa_engine *e, uint32_t site)
+/* The helpers named *_locked and the site counting below run with
+ * cov->lock held (or before any run engine exists). */
+
+static void site_retire(struct tsa_cover *cov, uint32_t site)
 {
-	if (e->nretired == e->retcap) {
-		e->retcap = e->retcap ? e->retcap * 2 : 32;
-		e->retired = xrealloc(e->retired, e->retcap * sizeof(*e->retired));
+	if (cov->nretired == cov->retcap) {
+		cov->retcap = cov->retcap ? cov->retcap * 2 : 32;
+		cov->retired = xrealloc(cov->retired, cov->retcap * sizeof(*cov->retired));
 	}
-	e->retired[e->nretired++] = site;
+	cov->retired[cov->nretired++] = site;
 }
 
-static void site_count_one(struct tsa_engine *e, uint32_t site, int64_t d)
+static void site_count_one(struct tsa_cover *cov, uint32_t site, int64_t d)
 {
-	uint64_t *n = u64map_ref(&e->site_uncovered, site);
+	uint64_t *n = u64map_ref(&cov->site_uncovered, site);
 
 	*n += (uint64_t)d;
 	if (d < 0 && !*n)
-		site_retire(e, site);
+		site_retire(cov, site);
 }
 
 /* num_cov_req bookkeeping: <x,y> mentions x and y (once if x == y). */
-static void site_count_add(struct tsa_engine *e, uint32_t x, uint32_t y, int64_t d)
+static void site_count_add(struct tsa_cover *cov, uint32_t x, uint32_t y, int64_t d)
 {
-	site_count_one(e, x, d);
+	site_count_one(cov, x, d);
 	if (y != x)
-		site_count_one(e, y, d);
+		site_count_one(cov, y, d);
+}
+
+static uint32_t site_uncovered_locked(const struct tsa_cover *cov, uint32_t site)
+{
+	uint64_t *n = u64map_find(&cov->site_uncovered, site);
+
+	return n ? (uint32_t)*n : 0;
+}
+
+static bool uncovered_locked(const struct tsa_cover *cov, uint32_t x, uint32_t y)
+{
+	return (tsa_pairset_get(&cov->pairs, x, y) & (TSA_PAIR_ESTIMATED | TSA_PAIR_COVERED)) ==
+	       TSA_PAIR_ESTIMATED;
 }
 
 struct tsa_engine *tsa_engine_new(const struct tsa_pairset *estimated, bool heuristic)
 {
 	struct tsa_engine *e = xcalloc(1, sizeof(*e));
+	struct tsa_cover *cov = xcalloc(1, sizeof(*cov));
 	size_t pos = 0;
 	uint32_t x, y;
 	unsigned f;
 
-	tsa_pairset_init(&e->pairs);
+	tsa_pairset_init(&cov->pairs);
+	e->cov = cov;
 	e->heuristic = heuristic;
 	while (estimated && tsa_pairset_next(estimated, &pos, &x, &y, &f)) {
 		if (!(f & TSA_PAIR_ESTIMATED))
 			continue;
-		if (tsa_pairset_add(&e->pairs, x, y, TSA_PAIR_ESTIMATED))
+		if (tsa_pairset_add(&cov->pairs, x, y, TSA_PAIR_ESTIMATED))
 			continue;
-		e->n_estimated++;
-		e->n_uncovered++;
-		site_count_add(e, x, y, 1);
+		cov->n_estimated++;
+		cov->n_uncovered++;
+		site_count_add(cov, x, y, 1);
 	}
 	cs_rng_seed(&e->rng, 0);
+	return e;
+}
+
+struct tsa_engine *tsa_engine_run_new(struct tsa_engine *campaign)
+{
+	struct tsa_engine *e = xcalloc(1, sizeof(*e));
+
+	if (campaign->campaign)
+		campaign = campaign->campaign;
+	e->cov = campaign->cov;
+	e->campaign = campaign;
+	e->heuristic = campaign->heuristic;
+	cs_rng_seed(&e->rng, 0);
+	/* Sites retired before now are in no tsa_pause_sites list the run
+	 * will ask for: it has nothing to drop for them. */
+	cs_lock_acquire(&e->cov->lock);
+	e->retired_seen = e->cov->nretired;
+	cs_lock_release(&e->cov->lock);
 	return e;
 }
 
@@ -711,29 +768,38 @@ void tsa_engine_free(struct tsa_engine *e)
 {
 	if (!e)
 		return;
-	tsa_pairset_free(&e->pairs);
-	u64map_free(&e->site_uncovered);
+	if (!e->campaign) {
+		tsa_pairset_free(&e->cov->pairs);
+		u64map_free(&e->cov->site_uncovered);
+		free(e->cov->retired);
+		free(e->cov);
+	}
 	u64map_free(&e->lock_index);
 	free(e->threads);
 	free(e->locks);
-	free(e->retired);
 	free(e);
 }
 
 /* Line 40: move <x,y> from uncovered to covered (or just record it). */
 static void cover_pair(struct tsa_engine *e, uint32_t x, uint32_t y)
 {
-	unsigned old = tsa_pairset_add(&e->pairs, x, y, TSA_PAIR_COVERED);
+	struct tsa_cover *cov = e->cov;
+	unsigned old;
 
-	if (old & TSA_PAIR_COVERED)
-		return;
-	e->n_covered++;
-	if (!(old & TSA_PAIR_ESTIMATED))
-		return;
-	e->n_covered_estimated++;
-	e->n_uncovered--;
-	e->stats.newly_covered++;
-	site_count_add(e, x, y, -1);
+	cs_lock_acquire(&cov->lock);
+	old = tsa_pairset_add(&cov->pairs, x, y, TSA_PAIR_COVERED);
+	if (!(old & TSA_PAIR_COVERED)) {
+		cov->n_covered++;
+		if (old & TSA_PAIR_ESTIMATED) {
+			cov->n_covered_estimated++;
+			cov->n_uncovered--;
+			/* Under the lock too: the campaign's own stats are
+			 * shared when it is given coverage during runs. */
+			e->stats.newly_covered++;
+			site_count_add(cov, x, y, -1);
+		}
+	}
+	cs_lock_release(&cov->lock);
 }
 
 void tsa_engine_mark_covered(struct tsa_engine *e, uint32_t x, uint32_t y)
@@ -753,6 +819,20 @@ void tsa_run_begin(struct tsa_engine *e, uint64_t seed)
 	e->stats.runs++;
 }
 
+/* Add a run's counters to the campaign's. */
+static void stats_add(struct tsa_stats *to, const struct tsa_stats *from)
+{
+	to->runs += from->runs;
+	to->pauses += from->pauses;
+	to->pauses_same_lock += from->pauses_same_lock;
+	to->releases += from->releases;
+	for (size_t i = 0; i < TSA_RULE__COUNT; i++)
+		to->rule[i] += from->rule[i];
+	to->forced += from->forced;
+	to->lock_actions += from->lock_actions;
+	to->newly_covered += from->newly_covered;
+}
+
 void tsa_run_end(struct tsa_engine *e)
 {
 	free(e->threads);
@@ -760,6 +840,12 @@ void tsa_run_end(struct tsa_engine *e)
 	e->nthreads = 0;
 	u64map_clear(&e->lock_index);
 	e->nlocks = 0;
+	if (!e->campaign)
+		return;
+	cs_lock_acquire(&e->cov->lock);
+	stats_add(&e->campaign->stats, &e->stats);
+	cs_lock_release(&e->cov->lock);
+	memset(&e->stats, 0, sizeof(e->stats));
 }
 
 static struct tsa_tstate_rec *thread_rec(struct tsa_engine *e, uint32_t t)
@@ -825,9 +911,12 @@ void tsa_thread_exit(struct tsa_engine *e, uint32_t t)
 
 uint32_t tsa_site_uncovered(const struct tsa_engine *e, uint32_t site)
 {
-	uint64_t *n = u64map_find(&e->site_uncovered, site);
+	uint32_t n;
 
-	return n ? (uint32_t)*n : 0;
+	cs_lock_acquire(&e->cov->lock);
+	n = site_uncovered_locked(e->cov, site);
+	cs_lock_release(&e->cov->lock);
+	return n;
 }
 
 static bool paused_on_lock(const struct tsa_engine *e, uint64_t lock, uint32_t except)
@@ -848,7 +937,9 @@ enum tsa_verdict tsa_before_lock(struct tsa_engine *e, uint32_t t, uint32_t site
 	r->pending = true;
 	r->site = site;
 	r->lock = lock;
-	/* Lines 7-8: some uncovered <x,y> has x or y = loc(p). */
+	/* Lines 7-8: some uncovered <x,y> has x or y = loc(p) (as of now:
+	 * another run may cover it the next moment, and that run's pairs
+	 * count for this one at once). */
 	if (tsa_site_uncovered(e, site)) {
 		r->state = TSA_T_PAUSED;
 		e->stats.pauses++;
@@ -966,7 +1057,7 @@ static bool rule1_applies(struct tsa_engine *e, uint32_t t)
 	uint64_t *idx = u64map_find(&e->lock_index, e->threads[t].lock);
 	struct tsa_lockrec *l = idx ? &e->locks[*idx] : NULL;
 
-	return l && l->has_last && tsa_is_uncovered(e, l->last, e->threads[t].site);
+	return l && l->has_last && uncovered_locked(e->cov, l->last, e->threads[t].site);
 }
 
 static bool rule2_applies(struct tsa_engine *e, uint32_t t)
@@ -977,12 +1068,13 @@ static bool rule2_applies(struct tsa_engine *e, uint32_t t)
 		const struct tsa_tstate_rec *q = &e->threads[u];
 
 		if (u != t && q->state == TSA_T_PAUSED && q->lock == p->lock &&
-		    tsa_is_uncovered(e, p->site, q->site))
+		    uncovered_locked(e->cov, p->site, q->site))
 			return true;
 	}
 	return false;
 }
 
+/* With cov->lock held: the rules read the shared coverage throughout. */
 static uint32_t pick_release(struct tsa_engine *e, const uint32_t *cand, uint32_t n,
 			     enum tsa_rule *rule)
 {
@@ -1011,8 +1103,8 @@ static uint32_t pick_release(struct tsa_engine *e, const uint32_t *cand, uint32_
 	uint32_t ties = 1;
 
 	for (uint32_t i = 1; i < n; i++) {
-		uint32_t ui = tsa_site_uncovered(e, e->threads[cand[i]].site);
-		uint32_t ub = tsa_site_uncovered(e, e->threads[cand[best]].site);
+		uint32_t ui = site_uncovered_locked(e->cov, e->threads[cand[i]].site);
+		uint32_t ub = site_uncovered_locked(e->cov, e->threads[cand[best]].site);
 
 		if (ui < ub) {
 			best = i;
@@ -1036,7 +1128,9 @@ int tsa_choose_release(struct tsa_engine *e, struct tsa_release *out)
 		free(cand);
 		return -EAGAIN;
 	}
+	cs_lock_acquire(&e->cov->lock);
 	t = pick_release(e, cand, n, &rule);
+	cs_lock_release(&e->cov->lock);
 	free(cand);
 	e->threads[t].state = TSA_T_RUNNING;
 	e->stats.releases++;
@@ -1052,22 +1146,29 @@ int tsa_choose_release(struct tsa_engine *e, struct tsa_release *out)
 
 size_t tsa_pause_sites(const struct tsa_engine *e, uint32_t *out, size_t max)
 {
-	const struct u64map *m = &e->site_uncovered;
+	const struct u64map *m = &e->cov->site_uncovered;
 	size_t n = 0;
 
+	cs_lock_acquire(&e->cov->lock);
 	for (size_t i = 0; i < m->cap && n < max; i++)
 		if (m->used[i] && m->vals[i])
 			out[n++] = (uint32_t)m->keys[i];
+	cs_lock_release(&e->cov->lock);
 	return n;
 }
 
 size_t tsa_take_retired_sites(struct tsa_engine *e, uint32_t *out, size_t max)
 {
-	size_t n = e->nretired < max ? e->nretired : max;
+	size_t n;
 
-	memcpy(out, e->retired, n * sizeof(*out));
-	memmove(e->retired, e->retired + n, (e->nretired - n) * sizeof(*e->retired));
-	e->nretired -= n;
+	cs_lock_acquire(&e->cov->lock);
+	n = e->cov->nretired - e->retired_seen;
+	if (n > max)
+		n = max;
+	if (n) /* nothing retired yet: no log to copy from */
+		memcpy(out, e->cov->retired + e->retired_seen, n * sizeof(*out));
+	e->retired_seen += n;
+	cs_lock_release(&e->cov->lock);
 	return n;
 }
 
@@ -1084,18 +1185,32 @@ bool tsa_is_enabled(const struct tsa_engine *e, uint32_t t)
 
 bool tsa_is_uncovered(const struct tsa_engine *e, uint32_t x, uint32_t y)
 {
-	return (tsa_pairset_get(&e->pairs, x, y) & (TSA_PAIR_ESTIMATED | TSA_PAIR_COVERED)) ==
-	       TSA_PAIR_ESTIMATED;
+	bool u;
+
+	cs_lock_acquire(&e->cov->lock);
+	u = uncovered_locked(e->cov, x, y);
+	cs_lock_release(&e->cov->lock);
+	return u;
 }
 
 bool tsa_is_covered(const struct tsa_engine *e, uint32_t x, uint32_t y)
 {
-	return tsa_pairset_get(&e->pairs, x, y) & TSA_PAIR_COVERED;
+	bool c;
+
+	cs_lock_acquire(&e->cov->lock);
+	c = tsa_pairset_get(&e->cov->pairs, x, y) & TSA_PAIR_COVERED;
+	cs_lock_release(&e->cov->lock);
+	return c;
 }
 
 uint64_t tsa_uncovered_count(const struct tsa_engine *e)
 {
-	return e->n_uncovered;
+	uint64_t n;
+
+	cs_lock_acquire(&e->cov->lock);
+	n = e->cov->n_uncovered;
+	cs_lock_release(&e->cov->lock);
+	return n;
 }
 
 const struct tsa_stats *tsa_engine_stats(const struct tsa_engine *e)
@@ -1105,14 +1220,18 @@ const struct tsa_stats *tsa_engine_stats(const struct tsa_engine *e)
 
 void tsa_engine_precision(const struct tsa_engine *e, struct tsa_precision *p)
 {
-	p->estimated = e->n_estimated;
-	p->covered = e->n_covered;
-	p->covered_estimated = e->n_covered_estimated;
-	p->false_positives = e->n_estimated - e->n_covered_estimated;
-	p->false_negatives = e->n_covered - e->n_covered_estimated;
+	const struct tsa_cover *cov = e->cov;
+
+	cs_lock_acquire(&e->cov->lock);
+	p->estimated = cov->n_estimated;
+	p->covered = cov->n_covered;
+	p->covered_estimated = cov->n_covered_estimated;
+	p->false_positives = cov->n_estimated - cov->n_covered_estimated;
+	p->false_negatives = cov->n_covered - cov->n_covered_estimated;
+	cs_lock_release(&e->cov->lock);
 }
 
 const struct tsa_pairset *tsa_engine_pairs(const struct tsa_engine *e)
 {
-	return &e->pairs;
+	return &e->cov->pairs;
 }

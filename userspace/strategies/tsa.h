@@ -145,12 +145,23 @@ struct tsa_precision {
 
 struct tsa_engine;
 
-/* The engine copies the estimated requirements (all uncovered). With
- * heuristic == false it is tsa-h: rule 3 is skipped and, when rules 1 and
- * 2 do not apply, a paused action is released uniformly at random (the
- * paper removes rule 3 and says no more; something must be released or
- * the run would stop, and a uniform choice adds no heuristic). */
+/* The campaign's engine: it copies the estimated requirements (all
+ * uncovered) and owns the coverage. With heuristic == false it is tsa-h:
+ * rule 3 is skipped and, when rules 1 and 2 do not apply, a paused action
+ * is released uniformly at random (the paper removes rule 3 and says no
+ * more; something must be released or the run would stop, and a uniform
+ * choice adds no heuristic). One run at a time may use it directly
+ * (tsa_run_begin ... tsa_run_end on it). */
 struct tsa_engine *tsa_engine_new(const struct tsa_pairset *estimated, bool heuristic);
+/* Runs at once (run -j N): each run in flight gets an engine of its own,
+ * with its own threads, locks, clock, random generator and stats, over the
+ * campaign's coverage. The coverage is shared under a lock, so a pair one
+ * run covers counts for every run at once (pauses, the rules, retired
+ * sites). Each engine is used by one thread at a time; different engines
+ * of one campaign may be used at once. The campaign's engine must outlive
+ * them. Given a run's engine, the new one shares its campaign. */
+struct tsa_engine *tsa_engine_run_new(struct tsa_engine *campaign);
+/* Either kind; the coverage goes with the campaign's engine. */
 void tsa_engine_free(struct tsa_engine *e);
 
 /* Restore coverage from earlier runs (covered carries over, seed 000:
@@ -158,7 +169,9 @@ void tsa_engine_free(struct tsa_engine *e);
 void tsa_engine_mark_covered(struct tsa_engine *e, uint32_t x, uint32_t y);
 
 /* Per-run state: loc_last per lock, paused, enabled. `seed` drives only
- * the tsa-h random choice. */
+ * the tsa-h random choice and the rule 3 ties. On a run's engine,
+ * tsa_run_end adds the run's stats to the campaign's (and zeroes its
+ * own). */
 void tsa_run_begin(struct tsa_engine *e, uint64_t seed);
 void tsa_run_end(struct tsa_engine *e);
 
@@ -202,13 +215,18 @@ int tsa_choose_release(struct tsa_engine *e, struct tsa_release *out);
  * per-site predicate, so the caller can park at those sites in the kernel
  * (policy_park_site) and drop the policy once a site is in no uncovered
  * pair any more. tsa_pause_sites lists the sites to park at now;
- * tsa_take_retired_sites returns (and forgets) the sites whose last
- * uncovered pair was covered since the previous call. Both return how
- * many they wrote, at most max (call again if max was reached). */
+ * tsa_take_retired_sites returns the sites whose last uncovered pair was
+ * covered, by any run, since this engine's previous call (a run's engine:
+ * since it was made, so call tsa_pause_sites after tsa_engine_run_new).
+ * Each engine gets each retired site once. Both return how many they
+ * wrote, at most max (call again if max was reached). */
 size_t tsa_pause_sites(const struct tsa_engine *e, uint32_t *out, size_t max);
 size_t tsa_take_retired_sites(struct tsa_engine *e, uint32_t *out, size_t max);
 
-/* Introspection (tests, logs, reports). */
+/* Introspection (tests, logs, reports). The coverage queries take the
+ * lock. tsa_engine_stats: the campaign's totals (runs that ended) or a
+ * run's counters so far; tsa_engine_pairs: only while no run is in flight
+ * (it hands out the shared set itself). */
 bool tsa_is_paused(const struct tsa_engine *e, uint32_t t);
 bool tsa_is_enabled(const struct tsa_engine *e, uint32_t t);
 bool tsa_is_uncovered(const struct tsa_engine *e, uint32_t x, uint32_t y);
