@@ -12,8 +12,10 @@
 #  - --serial random: every run parked once per decision and needed no
 #    watchdog (a run's counters are its target's: with one all-parked note
 #    for the machine a run would wait for the other run's threads);
-#  - map (each run its own engine state, the coverage shared) finds the
-#    NullAppender crash;
+#  - tsa (each run its own engine state, the SP coverage shared) covers
+#    Figure 2's 10 requirements in 30 runs two at once, and a hang whose
+#    thread uses trylock is a hang, not a deadlock; map (likewise) finds
+#    the NullAppender crash;
 #  - correct programs never fail: clean_lockwrap under pct (20 runs, each
 #    steered to its end), five clean_* programs under random, the locked
 #    counter under pct:2 --access, map, ga and fpair;
@@ -25,9 +27,12 @@ for p in clean_lockwrap clean_condhandoff clean_rwlock clean_barrier clean_spinf
 	clean_manythreads counter; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-[ -x "$BANK" ] && [ -x "$PROGS/null_appender" ] || skip_all "build first: make"
+for p in null_appender fig2free hang_trylock; do
+	[ -x "$PROGS/$p" ] || skip_all "build first: make"
+done
+[ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 35
+plan 40
 T=$(mktemp -d /tmp/cs-jobsteer-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -63,6 +68,10 @@ for p in $CLEAN; do
 done
 echo "== access"
 camp acc -s pct:2 --access -j 2 -n 10 -- "$PROGS/counter" locked 20
+echo "== tsa"
+camp tsa -s tsa -j 2 --estimate-runs 3 -n 30 --keep-going -- "$PROGS/fig2free"
+echo "== trylock"
+camp try -s tsa -j 2 -n 2 --keep-going --run-timeout 2 -- "$PROGS/hang_trylock"
 echo "== map"
 camp map -s map -j 2 -n 30 -- "$PROGS/null_appender"
 for st in map ga:2,3 fpair; do
@@ -101,6 +110,8 @@ slow = sum(1 for x in r["list"] if x["summary"].startswith("slow under steering"
 print("runs", r["total"], "pass", r["outcomes"].get("pass", 0), "beside", r.get("overlapped", 0),
       "failures", len(f), "bank", len(bank), "slow", slow, "warnings", len(d["warnings"]))
 print("kinds", ",".join(sorted(set(x["kind"] for x in f))) or "-")
+sp = [m for m in d["metrics"] if m["name"] == "sp"][0]
+print("sp", sp.get("estimated"), sp.get("covered_estimated"))
 for x in r["list"]:
     if x["summary"].startswith("slow under steering"):
         print("slow run %d: %s" % (x["run"], x["summary"]))' 2>&1
@@ -148,6 +159,14 @@ done
 s=$(summary access)
 like "$s" "^rc 0$" "pct:2 --access -j 2 on the locked counter: exit 0"
 like "$s" "^runs 10 pass 10 beside [1-9][0-9]* failures 0 " "... 10 passing runs"
+
+s=$(summary tsa)
+like "$s" "^rc 0$" "tsa -j 2 on fig2free: exit 0"
+like "$s" "^runs 30 pass 30 beside [1-9][0-9]* failures 0 " "tsa -j 2: 30 passing runs beside each other"
+like "$s" "^sp 10 10$" "tsa -j 2: all 10 estimated SP requirements covered (the runs share the coverage)"
+s=$(summary trylock)
+like "$s" "^rc 1$" "tsa -j 2 on hang_trylock: a failure, exit 1"
+like "$s" "^kinds timeout$" "tsa -j 2: a hang (timeout), never a deadlock"
 
 s=$(summary map)
 like "$s" "^rc 1$" "map -j 2 on null_appender: a failure, exit 1"
