@@ -597,6 +597,18 @@ static void map_totals_diag(const struct map_totals *t)
 		 t->at_once, t->eager, t->random, t->no_target, t->reeval, t->forced);
 }
 
+/* One test: map's campaign summary line says exactly *want. */
+static void map_totals_is(struct strategy *s, struct strat_campaign *c,
+			  const struct map_totals *want, const char *what)
+{
+	struct map_totals t;
+	bool ok = map_totals(s, c, &t) == 0 && !memcmp(&t, want, sizeof(t));
+
+	tap_ok(ok, "%s", what);
+	if (!ok)
+		map_totals_diag(&t);
+}
+
 /* Two runs of one campaign in flight at once (-j 2), hand-checked, one
  * variable v9. Run A: thread 0 writes at s5 (no target yet: at once),
  * which makes pattern 3 (a:W x, b:W x) A's target; thread 1's read at s6
@@ -618,7 +630,6 @@ static void test_map_at_once(void)
 	struct strat_campaign c = { .quiet = true };
 	struct fake_loop a, b;
 	struct strat_decision d;
-	struct map_totals t;
 
 	s->ops->campaign_begin(s, &c);
 	fl_keep_campaign = true;
@@ -654,32 +665,30 @@ static void test_map_at_once(void)
 
 	fl_end(&b);
 	c.nruns = 1;
-	if (map_totals(s, &c, &t) == 0) {
-		tap_ok(t.covered == 4 && t.started == 2 && t.completed == 1 && t.abandoned == 0 &&
-			       t.pauses == 1 && t.waits == 1 && t.at_once == 1 && t.eager == 0 &&
-			       t.random == 0 && t.no_target == 0 && t.reeval == 2 && t.forced == 0,
-		       "map -j: B ended first: the totals are B's counts (A's come at its end), "
-		       "the "
-		       "coverage both runs' (4)");
-		if (t.started != 2 || t.at_once != 1)
-			map_totals_diag(&t);
-	} else {
-		tap_ok(0, "map -j: the summary line after B's end");
-	}
+	map_totals_is(s, &c,
+		      &(struct map_totals){ .covered = 4,
+					    .started = 2,
+					    .completed = 1,
+					    .pauses = 1,
+					    .waits = 1,
+					    .at_once = 1,
+					    .reeval = 2 },
+		      "map -j: B ended first: the totals are B's counts (A's come at its end), the "
+		      "coverage both runs' (4)");
 	fl_end(&a);
 	c.nruns = 2;
-	if (map_totals(s, &c, &t) == 0) {
-		tap_ok(t.covered == 4 && t.started == 3 && t.completed == 1 && t.abandoned == 0 &&
-			       t.pauses == 2 && t.waits == 1 && t.at_once == 2 && t.eager == 0 &&
-			       t.random == 1 && t.no_target == 0 && t.reeval == 2 && t.forced == 0,
-		       "map -j: A ended: its counts added (3 targets, 2 pauses, 2 at once, 1 "
-		       "random, 2 "
-		       "re-evaluated)");
-		if (t.started != 3 || t.random != 1)
-			map_totals_diag(&t);
-	} else {
-		tap_ok(0, "map -j: the summary line after A's end");
-	}
+	map_totals_is(
+		s, &c,
+		&(struct map_totals){ .covered = 4,
+				      .started = 3,
+				      .completed = 1,
+				      .pauses = 2,
+				      .waits = 1,
+				      .at_once = 2,
+				      .random = 1,
+				      .reeval = 2 },
+		"map -j: A ended: its counts added (3 targets, 2 pauses, 2 at once, 1 random, "
+		"2 re-evaluated)");
 	fl_keep_campaign = false;
 	strategy_free(s);
 }
