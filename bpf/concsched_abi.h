@@ -304,6 +304,19 @@ struct cs_inode_key {
 	__u32 pad;
 };
 
+/* The keys each counting map got this run, in the order they were added
+ * (cs_sync_keylog_n[slot] counts them, cs_sync_*_log hold the first
+ * CS_KEYLOG_MAX): the harvest takes those entries by key instead of
+ * walking all of a map's buckets (32,768 a map, for tens of entries). */
+#define CS_KEYLOG_MAX 4096
+enum cs_keylog_slot {
+	CS_KEYLOG_SP = 0,
+	CS_KEYLOG_GOODLOCK,
+	CS_KEYLOG_HB,
+	CS_KEYLOG_SYNC,
+	CS_KEYLOG__COUNT,
+};
+
 /* cs_sync_stats slots (per-CPU counters). */
 enum cs_sync_stat {
 	CS_SSTAT_HITS = 0,     /* probe hits from in-scope threads           */

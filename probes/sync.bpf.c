@@ -117,6 +117,26 @@ struct {
 	__type(value, __u64);
 } cs_sync_sync SEC(".maps");
 
+/* [enum cs_keylog_slot] = keys added to that map this run */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, CS_KEYLOG__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} cs_sync_keylog_n SEC(".maps");
+
+#define CS_KEYLOG_MAP(name, ktype)                                                                 \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \
+		__uint(max_entries, CS_KEYLOG_MAX);                                                \
+		__type(key, __u32);                                                                \
+		__type(value, ktype);                                                              \
+	} name SEC(".maps")
+CS_KEYLOG_MAP(cs_sync_sp_log, struct cs_sp_key);
+CS_KEYLOG_MAP(cs_sync_goodlock_log, struct cs_goodlock_key);
+CS_KEYLOG_MAP(cs_sync_hb_log, struct cs_hb_key);
+CS_KEYLOG_MAP(cs_sync_sync_log, struct cs_sync_key);
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -152,8 +172,26 @@ static __always_inline void stat_inc(__u32 slot)
 		(*v)++;
 }
 
-/* count[key]++, creating the entry; a full map is counted, not silent. */
-static __always_inline void count_inc(void *map, void *key)
+/* A key new in its map this run goes to the map's key log (the harvest
+ * reads those entries by key); past CS_KEYLOG_MAX only the count grows,
+ * and the harvest walks the whole map. */
+static __always_inline void keylog_add(void *log, __u32 slot, void *key)
+{
+	__u64 *n = bpf_map_lookup_elem(&cs_sync_keylog_n, &slot), i;
+	__u32 idx;
+
+	if (!n)
+		return;
+	i = __sync_fetch_and_add(n, 1);
+	if (i >= CS_KEYLOG_MAX)
+		return;
+	idx = (__u32)i;
+	bpf_map_update_elem(log, &idx, key, BPF_ANY);
+}
+
+/* count[key]++, creating the entry (logged); a full map is counted, not
+ * silent. */
+static __always_inline void count_inc(void *map, void *key, void *log, __u32 slot)
 {
 	__u64 one = 1, *v;
 
@@ -162,8 +200,10 @@ static __always_inline void count_inc(void *map, void *key)
 		__sync_fetch_and_add(v, 1);
 		return;
 	}
-	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST)) {
+		keylog_add(log, slot, key);
 		return;
+	}
 	v = bpf_map_lookup_elem(map, key);
 	if (v)
 		__sync_fetch_and_add(v, 1);
@@ -370,7 +410,7 @@ static __always_inline void sync_mode(struct cs_proc_key *pk, __u32 mode, __u64 
 	k.p = *pk;
 	k.mode = mode;
 	k.site = site;
-	count_inc(&cs_sync_sync, &k);
+	count_inc(&cs_sync_sync, &k, &cs_sync_sync_log, CS_KEYLOG_SYNC);
 }
 
 static __always_inline void hb_pair(struct cs_proc_key *pk, __u32 kind, __u32 tid1, __u32 tid2,
@@ -385,7 +425,7 @@ static __always_inline void hb_pair(struct cs_proc_key *pk, __u32 kind, __u32 ti
 	k.site1 = site1;
 	k.site2 = site2;
 	k.obj = obj;
-	count_inc(&cs_sync_hb, &k);
+	count_inc(&cs_sync_hb, &k, &cs_sync_hb_log, CS_KEYLOG_HB);
 }
 
 static __always_inline struct cs_lock_state *lock_get(struct cs_proc_key *pk, __u64 addr,
@@ -474,7 +514,7 @@ static __always_inline void goodlock_request(struct cs_proc_key *pk, struct cs_s
 			continue; /* recursive or read re-entry: not an order */
 		k.held_site = t->held[i].site;
 		k.held_lock = t->held[i].lock;
-		count_inc(&cs_sync_goodlock, &k);
+		count_inc(&cs_sync_goodlock, &k, &cs_sync_goodlock_log, CS_KEYLOG_GOODLOCK);
 	}
 }
 
@@ -491,7 +531,7 @@ static __always_inline void lock_acquired(struct cs_proc_key *pk, struct cs_sync
 			sk.p = *pk;
 			sk.site_last = ls->last_site;
 			sk.site = site;
-			count_inc(&cs_sync_sp, &sk);
+			count_inc(&cs_sync_sp, &sk, &cs_sync_sp_log, CS_KEYLOG_SP);
 		}
 		if (ls->rel_tid && ls->rel_tid != tid)
 			hb_pair(pk, CS_HB_UNLOCK_LOCK, ls->rel_tid, tid, ls->rel_site, site, lock);

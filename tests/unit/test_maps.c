@@ -2,7 +2,8 @@
 /* maps.c on real BPF hash maps (root): map_dump reads every entry and
  * leaves them, map_take reads every entry and leaves the map empty (the
  * harvest that spares the next run's reset a walk); on maps larger than
- * one batch and on empty maps. */
+ * one batch and on empty maps. map_take_logged takes the entries a key
+ * log names, and only those. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -65,6 +66,46 @@ static bool all_there(const struct map_dump *d, unsigned n)
 	return ok;
 }
 
+/* A key log (an array map) naming the first n keys of new_map(), then
+ * `stale` keys with no entry. */
+static int new_log(unsigned n, unsigned stale)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "cs_test_log", sizeof(__u32), sizeof(__u64),
+				n + stale + 1, NULL);
+	__u32 i;
+
+	for (i = 0; fd >= 0 && i < n + stale; i++) {
+		__u64 k = i < n ? (__u64)i * 7919 + 3 : 1;
+
+		bpf_map_update_elem(fd, &i, &k, BPF_ANY);
+	}
+	return fd;
+}
+
+static void test_logged(void)
+{
+	struct map_dump d;
+	int fd = new_map(50), log = new_log(20, 2);
+
+	if (fd < 0 || log < 0) {
+		tap_diag("bpf_map_create: %s", strerror(errno));
+		for (int i = 0; i < 5; i++)
+			tap_ok(0, "map_take_logged");
+		return;
+	}
+	tap_is_int(map_take_logged(fd, log, 22, sizeof(__u64), sizeof(__u64), &d), 0,
+		   "map_take_logged: 20 logged keys and 2 without an entry: no error");
+	tap_ok(all_there(&d, 20), "map_take_logged: the 20 logged entries, each with its value");
+	map_dump_free(&d);
+	tap_is_int(count(fd), 30, "map_take_logged: the 30 entries no log names are left");
+	tap_is_int(map_take_logged(fd, log, 0, sizeof(__u64), sizeof(__u64), &d), 0,
+		   "map_take_logged: an empty log: no error");
+	tap_is_int(d.n, 0, "map_take_logged: an empty log takes nothing");
+	map_dump_free(&d);
+	close(fd);
+	close(log);
+}
+
 int main(void)
 {
 	static const unsigned sizes[] = { 0, 1, 1000, 20000 };
@@ -72,7 +113,7 @@ int main(void)
 	size_t i;
 	int fd;
 
-	tap_plan(4 * 5);
+	tap_plan(4 * 5 + 5);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		unsigned n = sizes[i];
 
@@ -95,5 +136,6 @@ int main(void)
 		tap_is_int(count(fd), 0, "%u entries: map_take leaves the map empty", n);
 		close(fd);
 	}
+	test_logged();
 	return tap_done();
 }

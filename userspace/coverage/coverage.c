@@ -331,7 +331,9 @@ char *syncov_key_sync(unsigned mode, const char *site)
 struct harvest {
 	const struct site_resolver *r;
 	const char *static_object;
-	bool take; /* empty the maps as they are read (syncov_harvest) */
+	bool take;	 /* empty the maps as they are read (syncov_harvest) */
+	int keylog_n_fd; /* cs_sync_keylog_n, or < 0 */
+	long long keylog_taken[CS_KEYLOG__COUNT]; /* harvest_read_logged */
 	struct syncov_run *run;
 	struct lock_entry *locks;
 	size_t nlocks;
@@ -403,6 +405,33 @@ static void harvest_read(struct harvest *h, int fd, size_t ksz, size_t vsz, stru
 		map_take(fd, ksz, vsz, d);
 	else
 		map_dump(fd, ksz, vsz, d);
+}
+
+/* A counting map, taken by the keys its log names when the log holds
+ * every key the run added (a walk of all its buckets otherwise). What was
+ * taken by key is noted for the reset (sync_probes_reset). */
+static void harvest_read_logged(struct harvest *h, int fd, int log_fd, __u32 slot, size_t ksz,
+				size_t vsz, struct map_dump *d)
+{
+	__u64 n = 0;
+
+	h->keylog_taken[slot] = -1;
+	if (!h->take || h->keylog_n_fd < 0 || log_fd < 0 ||
+	    bpf_map_lookup_elem(h->keylog_n_fd, &slot, &n) || n > CS_KEYLOG_MAX) {
+		harvest_read(h, fd, ksz, vsz, d);
+	} else if (map_take_logged(fd, log_fd, (size_t)n, ksz, vsz, d)) {
+		struct map_dump rest;
+
+		map_take(fd, ksz, vsz, &rest);
+		d->keys = xrealloc(d->keys, (d->n + rest.n + 1) * ksz);
+		d->vals = xrealloc(d->vals, (d->n + rest.n + 1) * vsz);
+		memcpy(d->keys + d->n * ksz, rest.keys, rest.n * ksz);
+		memcpy(d->vals + d->n * vsz, rest.vals, rest.n * vsz);
+		d->n += rest.n;
+		map_dump_free(&rest);
+	} else {
+		h->keylog_taken[slot] = (long long)n;
+	}
 }
 
 static int harvest_locks(struct harvest *h, int fd)
@@ -529,7 +558,7 @@ static void task_sites(struct syncov_task *t, const char *a, const char *b)
 		t->sites[t->nsites++] = xstrdup(b);
 }
 
-static void harvest_sp(struct harvest *h, int fd)
+static void harvest_sp(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_sp_key k;
 	struct map_dump d;
@@ -538,7 +567,7 @@ static void harvest_sp(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
+	harvest_read_logged(h, fd, log_fd, CS_KEYLOG_SP, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -557,7 +586,7 @@ static void harvest_sp(struct harvest *h, int fd)
 	map_dump_free(&d);
 }
 
-static void harvest_goodlock(struct harvest *h, int fd)
+static void harvest_goodlock(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_goodlock_key k;
 	struct map_dump d;
@@ -566,7 +595,7 @@ static void harvest_goodlock(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
+	harvest_read_logged(h, fd, log_fd, CS_KEYLOG_GOODLOCK, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -589,7 +618,7 @@ static void harvest_goodlock(struct harvest *h, int fd)
 	map_dump_free(&d);
 }
 
-static void harvest_hb(struct harvest *h, int fd)
+static void harvest_hb(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_hb_key k;
 	struct map_dump d;
@@ -599,7 +628,7 @@ static void harvest_hb(struct harvest *h, int fd)
 	const char *obj;
 	__u64 hits;
 
-	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
+	harvest_read_logged(h, fd, log_fd, CS_KEYLOG_HB, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -624,7 +653,7 @@ static void harvest_hb(struct harvest *h, int fd)
 	map_dump_free(&d);
 }
 
-static void harvest_sync(struct harvest *h, int fd)
+static void harvest_sync(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_sync_key k;
 	struct map_dump d;
@@ -633,7 +662,7 @@ static void harvest_sync(struct harvest *h, int fd)
 	struct syncov_task *t;
 	__u64 hits;
 
-	harvest_read(h, fd, sizeof(k), sizeof(hits), &d);
+	harvest_read_logged(h, fd, log_fd, CS_KEYLOG_SYNC, sizeof(k), sizeof(hits), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&hits, d.vals + di * sizeof(hits), sizeof(hits));
@@ -657,15 +686,22 @@ int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const 
 {
 	struct harvest h = { .r = r, .static_object = static_object, .take = take, .run = out };
 
+	h.keylog_n_fd = sync_probes_map_fd(sp, "cs_sync_keylog_n");
+
 	memset(out, 0, sizeof(*out));
 	syncov_set_init(&out->tasks);
 	harvest_threads(&h, sync_probes_map_fd(sp, "cs_sync_threads"));
 	harvest_locks(&h, sync_probes_map_fd(sp, "cs_sync_locks"));
-	harvest_sp(&h, sync_probes_map_fd(sp, "cs_sync_sp"));
-	harvest_goodlock(&h, sync_probes_map_fd(sp, "cs_sync_goodlock"));
-	harvest_hb(&h, sync_probes_map_fd(sp, "cs_sync_hb"));
-	harvest_sync(&h, sync_probes_map_fd(sp, "cs_sync_sync"));
+	harvest_sp(&h, sync_probes_map_fd(sp, "cs_sync_sp"),
+		   sync_probes_map_fd(sp, "cs_sync_sp_log"));
+	harvest_goodlock(&h, sync_probes_map_fd(sp, "cs_sync_goodlock"),
+			 sync_probes_map_fd(sp, "cs_sync_goodlock_log"));
+	harvest_hb(&h, sync_probes_map_fd(sp, "cs_sync_hb"),
+		   sync_probes_map_fd(sp, "cs_sync_hb_log"));
+	harvest_sync(&h, sync_probes_map_fd(sp, "cs_sync_sync"),
+		     sync_probes_map_fd(sp, "cs_sync_sync_log"));
 	sp->harvest_emptied = take;
+	memcpy(sp->keylog_taken, h.keylog_taken, sizeof(sp->keylog_taken));
 	free(h.locks);
 	syncov_set_sort(&out->tasks);
 	return 0;

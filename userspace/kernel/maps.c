@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <bpf/bpf.h>
 
@@ -94,6 +95,43 @@ static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool ta
 		for (i = 0; i < d->n; i++)
 			bpf_map_delete_elem(fd, d->keys + i * ksz);
 	}
+}
+
+int map_take_logged(int fd, int log_fd, size_t n, size_t ksz, size_t vsz, struct map_dump *d)
+{
+	char *logged = xcalloc(n ? n : 1, ksz);
+	__u32 i, count = (__u32)n, out = 0;
+	size_t j;
+	int err = 0;
+
+	d->n = 0;
+	d->keys = xcalloc(n ? n : 1, ksz);
+	d->vals = xcalloc(n ? n : 1, vsz);
+	if (n) {
+		__u32 *idx = xcalloc(n, sizeof(*idx));
+
+		/* One batch for the log (an array: indexes 0..n-1). */
+		if (bpf_map_lookup_batch(log_fd, NULL, &out, idx, logged, &count, NULL) &&
+		    errno != ENOENT)
+			count = 0;
+		free(idx);
+		if (count < n) {
+			for (i = 0; i < n && !err; i++)
+				if (bpf_map_lookup_elem(log_fd, &i, logged + (size_t)i * ksz))
+					err = -errno;
+		}
+	}
+	for (j = 0; j < n && !err; j++) {
+		if (bpf_map_lookup_and_delete_elem(fd, logged + j * ksz, d->vals + d->n * vsz)) {
+			if (errno != ENOENT)
+				err = -errno; /* before Linux 5.14: no lookup-and-delete */
+			continue;
+		}
+		memcpy(d->keys + d->n * ksz, logged + j * ksz, ksz);
+		d->n++;
+	}
+	free(logged);
+	return err;
 }
 
 void map_dump_free(struct map_dump *d)

@@ -690,6 +690,28 @@ int sync_probes_reset(struct sync_probes *sp)
 		if (m)
 			map_empty_m(m);
 	}
+	/* The counting maps' key logs start again. A map the harvest took
+	 * by key is empty unless its count grew since (a process left
+	 * behind still ran): then it is walked. One the harvest walked is
+	 * empty already, one no harvest took was walked above. */
+	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_keylog_n");
+	for (k = 0; m && k < CS_KEYLOG__COUNT; k++) {
+		static const char *const counted[CS_KEYLOG__COUNT] = {
+			[CS_KEYLOG_SP] = "cs_sync_sp",
+			[CS_KEYLOG_GOODLOCK] = "cs_sync_goodlock",
+			[CS_KEYLOG_HB] = "cs_sync_hb",
+			[CS_KEYLOG_SYNC] = "cs_sync_sync",
+		};
+		__u64 n = 0, none = 0;
+		struct bpf_map *cm;
+
+		if (sp->harvest_emptied && sp->keylog_taken[k] >= 0 &&
+		    !bpf_map__lookup_elem(m, &k, sizeof(k), &n, sizeof(n), 0) &&
+		    n != (__u64)sp->keylog_taken[k] &&
+		    (cm = bpf_object__find_map_by_name(sp->skel->obj, counted[k])))
+			map_empty_m(cm);
+		bpf_map__update_elem(m, &k, sizeof(k), &none, sizeof(none), 0);
+	}
 	sp->harvest_emptied = false;
 	m = bpf_object__find_map_by_name(sp->skel->obj, "cs_sync_stats");
 	if (m && ncpu > 0) {

@@ -117,6 +117,10 @@ struct sync_probes {
 	/* The last harvest emptied the per-run coverage maps (syncov_harvest
 	 * with take): sync_probes_reset need not walk them again. */
 	bool harvest_emptied;
+	/* Per counting map (enum cs_keylog_slot): the count of its key log
+	 * the harvest took by key (-1: it walked the map). A count grown
+	 * since (a process left behind still ran) makes the reset walk it. */
+	long long keylog_taken[CS_KEYLOG__COUNT];
 };
 
 /* Open and load the BPF object. 0 or -errno (printed). */
