@@ -21,7 +21,7 @@ need_vm
 [ -x "$PROGS/serial_points" ] || skip_all "build first: make"
 plan 42
 
-work=$(mktemp -d /tmp/sched-targets.XXXXXX)
+work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # A 1 s slice: threads switch only where they park or block, so the order

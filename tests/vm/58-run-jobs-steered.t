@@ -33,7 +33,7 @@ done
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 plan 40
-T=$(mktemp -d /tmp/cs-jobsteer-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 CLEAN="clean_condhandoff clean_rwlock clean_barrier clean_spinflag clean_manythreads"

@@ -17,7 +17,7 @@ N=${N:-200}
 ROUNDS=${ROUNDS:-3}
 STRATS=${STRATS:-"random pct:2"}
 [ -x "$CS" ] && [ -x "$BANK" ] || { echo "throughput_vm: build first: make" >&2; exit 2; }
-T=$(mktemp -d /tmp/cs-tputvm-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
 cat >"$T/guest.sh" <<EOF
