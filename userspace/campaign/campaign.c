@@ -514,8 +514,9 @@ static int campaign_run_one(struct campaign *c)
  * fork, the cgroup root). A steering campaign's workers share its
  * scheduler, each steering its runs' targets as one target of it (its own
  * serial token, queue, all-parked notes, site policies: sched_ctl.h), for
- * strategies whose decisions in a run use that run's state only
- * (STRAT_F_JOBS; docs/run.md, "Runs at once"). */
+ * strategies whose in-run decisions use their run's state, or shared state
+ * under a lock of their own (STRAT_F_JOBS; docs/run.md, "Steered runs at
+ * once"). */
 struct run_worker {
 	struct campaign *c;
 	struct run_session sess;
