@@ -6,7 +6,7 @@
  * synchronization uprobes in probes/, the function points of the scheduler
  * object) calls
  *
- *	__u32 flags = cs_sched_point(ctx, tid, site, op, obj);
+ *	__u32 flags = cs_sched_point(tid, site, op, obj);
  *
  * at the point, from the uprobe program itself. It consults the policy maps
  * below and, if the thread must stop here, marks it in cs_thread_ctl
@@ -234,20 +234,41 @@ static __always_inline bool cs_release_mark(struct cs_thread_ctl *tc, __u32 reas
 	return true;
 }
 
+/* A new thread's entry is built here rather than on the stack: the
+ * callers' frames and cs_sched_point's must fit 512 bytes together on a
+ * kernel without the private stack. Per CPU: every caller runs with
+ * preemption disabled. Not shared between objects. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_thread_ctl);
+} cs_thread_ctl_new SEC(".maps");
+
 static __always_inline struct cs_thread_ctl *cs_thread_ctl_get(__u32 tid)
 {
-	struct cs_thread_ctl *tc, init = {};
+	struct cs_thread_ctl *tc, *init;
+	__u32 zero = 0;
 
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc)
 		return tc;
-	init.pid = bpf_get_current_pid_tgid() >> 32;
-	init.target = cs_target_of_pid(init.pid);
-	bpf_map_update_elem(&cs_thread_ctl, &tid, &init, BPF_NOEXIST);
+	init = bpf_map_lookup_elem(&cs_thread_ctl_new, &zero);
+	if (!init)
+		return NULL;
+	__builtin_memset(init, 0, sizeof(*init));
+	init->pid = bpf_get_current_pid_tgid() >> 32;
+	init->target = cs_target_of_pid(init->pid);
+	bpf_map_update_elem(&cs_thread_ctl, &tid, init, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 }
 
-static __always_inline __u32 cs_sched_point(void *ctx, __u32 tid, __u64 site, __u16 op, __u64 obj)
+/* Global, not inlined: the verifier checks a global function once, apart
+ * from its callers, where an inlined copy is checked again at every call
+ * and along every path to it (the sync probe calls it at eight places:
+ * 45% of its load's verification, docs/perf.md). Scalars only in and out,
+ * as a global function requires. */
+__noinline __u32 cs_sched_point(__u32 tid, __u64 site, __u32 op, __u64 obj)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct cs_sched_cfg *cfg;

@@ -204,7 +204,7 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	else
 		op = CS_OP_READ;
 	if (steer) {
-		flags = cs_sched_point(ctx, tid, ip, op, ea);
+		flags = cs_sched_point(tid, ip, op, ea);
 	} else {
 		flags = 0;
 		access_stat(CS_ASTAT_UNSTEERED);

@@ -211,6 +211,24 @@ static __always_inline void count_inc(void *map, void *key, void *log, __u32 slo
 		stat_inc(CS_SSTAT_MAP_FULL);
 }
 
+/* The four counting maps' increments, as global functions: the verifier
+ * checks each once, apart from its callers, instead of once per inlined
+ * copy and path (goodlock_request's loop alone made eight; docs/kernel.md,
+ * "Global functions in the probe programs"). A key on the caller's stack
+ * is a pointer to memory of the key's size, or NULL, as global functions
+ * take them. */
+#define CS_COUNT_FN(name, ktype, slot)                                                             \
+	__noinline int cs_count_##name(ktype *k)                                                   \
+	{                                                                                          \
+		if (k)                                                                             \
+			count_inc(&cs_sync_##name, k, &cs_sync_##name##_log, slot);                \
+		return 0;                                                                          \
+	}
+CS_COUNT_FN(sp, struct cs_sp_key, CS_KEYLOG_SP)
+CS_COUNT_FN(goodlock, struct cs_goodlock_key, CS_KEYLOG_GOODLOCK)
+CS_COUNT_FN(hb, struct cs_hb_key, CS_KEYLOG_HB)
+CS_COUNT_FN(sync, struct cs_sync_key, CS_KEYLOG_SYNC)
+
 /* ---- scope ---------------------------------------------------------- */
 
 static __always_inline bool comm_matches(struct task_struct *task)
@@ -410,7 +428,7 @@ static __always_inline void sync_mode(struct cs_proc_key *pk, __u32 mode, __u64 
 	k.p = *pk;
 	k.mode = mode;
 	k.site = site;
-	count_inc(&cs_sync_sync, &k, &cs_sync_sync_log, CS_KEYLOG_SYNC);
+	cs_count_sync(&k);
 }
 
 static __always_inline void hb_pair(struct cs_proc_key *pk, __u32 kind, __u32 tid1, __u32 tid2,
@@ -425,7 +443,7 @@ static __always_inline void hb_pair(struct cs_proc_key *pk, __u32 kind, __u32 ti
 	k.site1 = site1;
 	k.site2 = site2;
 	k.obj = obj;
-	count_inc(&cs_sync_hb, &k, &cs_sync_hb_log, CS_KEYLOG_HB);
+	cs_count_hb(&k);
 }
 
 static __always_inline struct cs_lock_state *lock_get(struct cs_proc_key *pk, __u64 addr,
@@ -514,7 +532,7 @@ static __always_inline void goodlock_request(struct cs_proc_key *pk, struct cs_s
 			continue; /* recursive or read re-entry: not an order */
 		k.held_site = t->held[i].site;
 		k.held_lock = t->held[i].lock;
-		count_inc(&cs_sync_goodlock, &k, &cs_sync_goodlock_log, CS_KEYLOG_GOODLOCK);
+		cs_count_goodlock(&k);
 	}
 }
 
@@ -531,7 +549,7 @@ static __always_inline void lock_acquired(struct cs_proc_key *pk, struct cs_sync
 			sk.p = *pk;
 			sk.site_last = ls->last_site;
 			sk.site = site;
-			count_inc(&cs_sync_sp, &sk, &cs_sync_sp_log, CS_KEYLOG_SP);
+			cs_count_sp(&sk);
 		}
 		if (ls->rel_tid && ls->rel_tid != tid)
 			hb_pair(pk, CS_HB_UNLOCK_LOCK, ls->rel_tid, tid, ls->rel_site, site, lock);
@@ -654,7 +672,7 @@ static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct
 	}
 	if (!fn_is_try(fn))
 		goodlock_request(pk, t, tid, obj, site);
-	flags |= cs_sched_point(ctx, tid, site, op, obj);
+	flags |= cs_sched_point(tid, site, op, obj);
 	/* A try or timed request never waits for good: a deadlock analysis
 	 * must not take it for a blocked acquisition. */
 	if (flags && fn_is_nowait(fn))
@@ -706,7 +724,7 @@ static __always_inline void enter_cond(void *ctx, struct cs_proc_key *pk, struct
 	if (fn == CS_FN_COND_SIGNAL || fn == CS_FN_COND_BROADCAST) {
 		__u16 op = fn == CS_FN_COND_SIGNAL ? CS_OP_COND_SIGNAL : CS_OP_COND_BROADCAST;
 
-		flags = cs_sched_point(ctx, tid, site, op, cond);
+		flags = cs_sched_point(tid, site, op, cond);
 		if (cs) {
 			cs->rel_site = site;
 			cs->rel_tid = tid;
@@ -716,7 +734,7 @@ static __always_inline void enter_cond(void *ctx, struct cs_proc_key *pk, struct
 		return;
 	}
 	/* wait: releases the mutex now, reacquires it on return */
-	flags = cs_sched_point(ctx, tid, site, CS_OP_COND_WAIT, cond);
+	flags = cs_sched_point(tid, site, CS_OP_COND_WAIT, cond);
 	lock_released(pk, t, tid, mutex, CS_OBJ_MUTEX, site);
 	emit(t, pk->tgid, tid, pk->gen, CS_OP_COND_WAIT, cond, site, mutex, flags);
 	set_pending(t, fn, cond, mutex, site, flags);
@@ -729,7 +747,7 @@ static __always_inline void enter_sem(void *ctx, struct cs_proc_key *pk, struct 
 	__u32 flags;
 
 	if (fn == CS_FN_SEM_POST) {
-		flags = cs_sched_point(ctx, tid, site, CS_OP_SEM_POST, sem);
+		flags = cs_sched_point(tid, site, CS_OP_SEM_POST, sem);
 		if (ss) {
 			ss->rel_site = site;
 			ss->rel_tid = tid;
@@ -738,7 +756,7 @@ static __always_inline void enter_sem(void *ctx, struct cs_proc_key *pk, struct 
 		emit(t, pk->tgid, tid, pk->gen, CS_OP_SEM_POST, sem, site, 0, flags);
 		return;
 	}
-	flags = cs_sched_point(ctx, tid, site, CS_OP_SEM_WAIT_REQ, sem);
+	flags = cs_sched_point(tid, site, CS_OP_SEM_WAIT_REQ, sem);
 	if (flags)
 		emit(t, pk->tgid, tid, pk->gen, CS_OP_SEM_WAIT_REQ, sem, site, 0, flags);
 	set_pending(t, fn, sem, 0, site, flags);
@@ -761,7 +779,7 @@ static __always_inline void enter_thread(void *ctx, struct cs_proc_key *pk,
 	if (fn == CS_FN_CREATE) {
 		__u64 start = PT_REGS_PARM3(regs);
 
-		flags = cs_sched_point(ctx, tid, site, CS_OP_CREATE, 0);
+		flags = cs_sched_point(tid, site, CS_OP_CREATE, 0);
 		vma_record(pk, start, &vp); /* the start routine must resolve too */
 		t->create_site_pending = site;
 		t->create_start_pending = start;
@@ -771,7 +789,7 @@ static __always_inline void enter_thread(void *ctx, struct cs_proc_key *pk,
 	pkey.p = *pk;
 	pkey.addr = arg1;
 	jtid = bpf_map_lookup_elem(&cs_sync_pthreads, &pkey);
-	flags = cs_sched_point(ctx, tid, site, CS_OP_JOIN, jtid ? *jtid : 0);
+	flags = cs_sched_point(tid, site, CS_OP_JOIN, jtid ? *jtid : 0);
 	if (jtid) {
 		__u32 j = *jtid;
 
@@ -879,7 +897,7 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 		emit(t, tgid, tid, pk.gen, CS_OP_SPIN_LOCK, obj, site, 0, 0);
 		return 0;
 	case CS_FN_BARRIER_WAIT: {
-		__u32 flags = cs_sched_point(ctx, tid, site, CS_OP_BARRIER, obj);
+		__u32 flags = cs_sched_point(tid, site, CS_OP_BARRIER, obj);
 
 		lock_get(&pk, obj, CS_OBJ_BARRIER, site);
 		emit(t, tgid, tid, pk.gen, CS_OP_BARRIER, obj, site, 0, flags);

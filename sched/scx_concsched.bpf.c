@@ -1062,7 +1062,7 @@ int cs_func_point(struct pt_regs *ctx)
 	/* Not preemptible inside: its frame is on the per-CPU private stack
 	 * (see cs_sync_enter in probes/sync.bpf.c). */
 	bpf_preempt_disable();
-	cs_sched_point(ctx, (__u32)id, CS_SITE_FUNC_KEY(bpf_get_attach_cookie(ctx)), CS_OP_NONE,
+	cs_sched_point((__u32)id, CS_SITE_FUNC_KEY(bpf_get_attach_cookie(ctx)), CS_OP_NONE,
 		       PT_REGS_PARM1(ctx));
 	bpf_preempt_enable();
 	return 0;

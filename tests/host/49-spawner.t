@@ -16,7 +16,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/launched" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 26
+plan 27
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -44,6 +44,17 @@ for j in 1 2; do
 done
 like "$(q "$T/j2" "select count(*) || ' ' || sum(outcome = 'pass') from runs")" "^6 6$" \
 	"-j 2: every run stored, all passing"
+
+# A spawner's child shares its memory until its exec, on a stack the
+# spawner maps for it and unmaps once the child has exec'd: 40 launches
+# leave a spawner's mappings where they were (a block kept per launch
+# adds two, its stack and its guard page).
+: >"$T/out"
+"$CS" run -s none -n 40 -j 2 --check "$check" -o "$T/maps" -- "$PROGS/launched" >/dev/null 2>&1
+grow=$(awk '$1 == "spawner-maps" { n[$2]++; if (!($2 in lo) || $3 < lo[$2]) lo[$2] = $3; if ($3 > hi[$2]) hi[$2] = $3 }
+	END { m = 0; for (p in lo) if (hi[p] - lo[p] > m) m = hi[p] - lo[p]; print m }' "$T/out")
+ok "$([ -n "$grow" ] && [ "$grow" -le 6 ]; echo $?)" \
+	"40 launches at -j 2: a spawner's mappings grew by $grow at most (its children's stacks are unmapped)"
 
 # A spawner killed: the next launch starts a new one, no run lost, no
 # warning. The first run kills the spawners it sees (one or both workers').

@@ -2,7 +2,8 @@
 /*
  * A target that says how it was launched (tests/host/49-spawner.t): the
  * launcher's spawners of the campaign that runs it (processes named
- * cs-spawner with the same parent), its parent's name, whether it leads
+ * cs-spawner with the same parent) and how many mappings each has, its
+ * parent's name, whether it leads
  * its own process group, its blocked signals (SigBlk of
  * /proc/self/status). With "kill-spawner" it kills those spawners (with
  * "kill-spawner-once FILE", only if it is the first to create FILE); with
@@ -34,8 +35,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-/* The name and parent of pid, from /proc/PID/stat. 0 or -1. */
-static int proc_stat(pid_t pid, char *comm, size_t len, pid_t *ppid)
+/* The name, parent and flags (PF_*) of pid, from /proc/PID/stat. 0 or -1. */
+static int proc_stat(pid_t pid, char *comm, size_t len, pid_t *ppid, unsigned *flags)
 {
 	char path[64], buf[512], *l, *r;
 	FILE *f;
@@ -52,11 +53,29 @@ static int proc_stat(pid_t pid, char *comm, size_t len, pid_t *ppid)
 	fclose(f);
 	l = strchr(buf, '(');
 	r = strrchr(buf, ')');
-	if (!l || !r || r < l || sscanf(r + 2, "%*c %d", &pp) != 1)
+	if (!l || !r || r < l || sscanf(r + 2, "%*c %d %*d %*d %*d %*d %u", &pp, flags) != 2)
 		return -1;
 	snprintf(comm, len, "%.*s", (int)(r - l - 1), l + 1);
 	*ppid = pp;
 	return 0;
+}
+
+/* How many mappings pid has (/proc/PID/maps lines): a spawner's grow by
+ * two a launch if it never unmaps its children's stacks. */
+static int map_count(pid_t pid)
+{
+	char path[64], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strchr(line, '\n') != NULL;
+	fclose(f);
+	return n;
 }
 
 static void spawners(bool kill_them)
@@ -68,11 +87,16 @@ static void spawners(bool kill_them)
 	while (d && (e = readdir(d))) {
 		char comm[64];
 		pid_t pid = (pid_t)atoi(e->d_name), pp;
+		unsigned flags;
 
-		if (pid <= 0 || proc_stat(pid, comm, sizeof(comm), &pp) || pp != me ||
-		    strcmp(comm, "cs-spawner"))
+		/* A spawner's child not yet at its exec still has the name
+		 * (and PF_FORKNOEXEC, 0x40, which the spawner's own exec
+		 * cleared). */
+		if (pid <= 0 || proc_stat(pid, comm, sizeof(comm), &pp, &flags) || pp != me ||
+		    strcmp(comm, "cs-spawner") || (flags & 0x40))
 			continue;
 		printf("spawner %d\n", (int)pid);
+		printf("spawner-maps %d %d\n", (int)pid, map_count(pid));
 		if (kill_them && !kill(pid, SIGKILL))
 			printf("killed spawner %d\n", (int)pid);
 	}
@@ -86,6 +110,7 @@ int main(int argc, char **argv)
 	pthread_t t[2];
 	bool kill_them = false;
 	pid_t pp = 0;
+	unsigned flags;
 	FILE *f;
 	int i;
 
@@ -96,8 +121,8 @@ int main(int argc, char **argv)
 			kill_them |= open(argv[++i], O_CREAT | O_EXCL | O_WRONLY, 0600) >= 0;
 	}
 	spawners(kill_them);
-	proc_stat(getpid(), comm, sizeof(comm), &pp);
-	proc_stat(pp, comm, sizeof(comm), &pp);
+	proc_stat(getpid(), comm, sizeof(comm), &pp, &flags);
+	proc_stat(pp, comm, sizeof(comm), &pp, &flags);
 	printf("parent %s\n", comm);
 	printf("group %s\n", getpgrp() == getpid() ? "own" : "other");
 	f = fopen("/proc/self/status", "re");

@@ -474,29 +474,35 @@ static int attach_tracepoints(struct sync_probes *sp)
 	return err;
 }
 
-/* x86 uprobes refuse some first instructions (lock-prefixed ones: glibc's
+/* prog's uprobe.multi link on the functions (cookie: the function).
+ * x86 uprobes refuse some first instructions (lock-prefixed ones: glibc's
  * pthread_spin_lock starts with "lock decl"), and one refusal fails the
- * whole uprobe.multi link. Keep the functions a single probe accepts. */
-static int drop_unprobeable(struct sync_probes *sp, const char *object, pid_t pid,
-			    enum cs_sync_fn *fns, unsigned long *offs, int n)
+ * whole link: then each function is tried alone, those a single probe
+ * refuses are dropped (fns, offs and *n keep the others) and the link is
+ * made on the rest. The first link's attach is the test: a set that
+ * attaches whole costs no trial link (whose detach waits ~20 ms for a
+ * grace period, docs/perf.md). NULL: errno. */
+static struct bpf_link *attach_probeable(struct sync_probes *sp, struct bpf_program *prog,
+					 const char *object, pid_t pid, enum cs_sync_fn *fns,
+					 unsigned long *offs, __u64 *cookies, int *n)
 {
 	LIBBPF_OPTS(bpf_uprobe_multi_opts, o);
 	struct bpf_link *link;
 	int i, kept = 0;
 
+	for (i = 0; i < *n; i++)
+		cookies[i] = fns[i];
 	o.offsets = offs;
-	o.cnt = n;
-	link = bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid, object, NULL,
-						&o);
-	if (link) {
-		bpf_link__destroy(link);
-		return n;
-	}
-	for (i = 0; i < n; i++) {
+	o.cookies = cookies;
+	o.cnt = *n;
+	link = bpf_program__attach_uprobe_multi(prog, pid, object, NULL, &o);
+	if (link)
+		return link;
+	for (i = 0; i < *n; i++) {
 		o.offsets = &offs[i];
+		o.cookies = &cookies[i];
 		o.cnt = 1;
-		link = bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid, object,
-							NULL, &o);
+		link = bpf_program__attach_uprobe_multi(prog, pid, object, NULL, &o);
 		if (!link) {
 			sp->skipped[sp->nskipped++] = fns[i];
 			cs_debug("%s: cannot probe %s (%s): not observed", object,
@@ -505,9 +511,14 @@ static int drop_unprobeable(struct sync_probes *sp, const char *object, pid_t pi
 		}
 		bpf_link__destroy(link);
 		fns[kept] = fns[i];
-		offs[kept++] = offs[i];
+		offs[kept] = offs[i];
+		cookies[kept++] = cookies[i];
 	}
-	return kept;
+	*n = kept;
+	o.offsets = offs;
+	o.cookies = cookies;
+	o.cnt = kept;
+	return bpf_program__attach_uprobe_multi(prog, pid, object, NULL, &o);
 }
 
 int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pid_t pid)
@@ -536,14 +547,6 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 		cs_err("%s: no pthread synchronization functions found", rt->object);
 		return -ENOENT;
 	}
-	n = drop_unprobeable(sp, rt->object, pid, fns, offs, n);
-	for (i = 0; i < n; i++) {
-		cookies[i] = fns[i];
-		if (sync_fn_needs_return(fns[i])) {
-			roffs[nr] = offs[i];
-			rcookies[nr++] = fns[i];
-		}
-	}
 	if (!rt->is_static) {
 		err = mark_runtime_object(sp, rt->object);
 		if (!err)
@@ -556,28 +559,41 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 	err = attach_tracepoints(sp);
 	if (err)
 		return err;
-	eo.offsets = offs;
-	eo.cookies = cookies;
-	eo.cnt = n;
-	/* Before the entry program: a uprobe runs its consumers newest
-	 * first, and the park must come after the entry's mark and event. */
+	/* The park program before the entry program: a uprobe runs its
+	 * consumers newest first, and the park must come after the entry's
+	 * mark and event. The first of them drops what cannot be probed. */
 	if (sp->opts.commit) {
-		snprintf(what, sizeof(what), "park uprobes to %d pthread functions in %s", n,
-			 rt->object);
+		snprintf(what, sizeof(what), "park uprobes to pthread functions in %s", rt->object);
 		err = add_link(sp,
-			       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_commit, pid,
-								rt->object, NULL, &eo),
+			       attach_probeable(sp, sp->skel->progs.cs_sync_commit, rt->object, pid,
+						fns, offs, cookies, &n),
 			       what);
 		if (err)
 			return err;
+		eo.offsets = offs;
+		eo.cookies = cookies;
+		eo.cnt = n;
+		snprintf(what, sizeof(what), "uprobes to %d pthread functions in %s", n,
+			 rt->object);
+		err = add_link(sp,
+			       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid,
+								rt->object, NULL, &eo),
+			       what);
+	} else {
+		snprintf(what, sizeof(what), "uprobes to pthread functions in %s", rt->object);
+		err = add_link(sp,
+			       attach_probeable(sp, sp->skel->progs.cs_sync_enter, rt->object, pid,
+						fns, offs, cookies, &n),
+			       what);
 	}
-	snprintf(what, sizeof(what), "uprobes to %d pthread functions in %s", n, rt->object);
-	err = add_link(sp,
-		       bpf_program__attach_uprobe_multi(sp->skel->progs.cs_sync_enter, pid,
-							rt->object, NULL, &eo),
-		       what);
 	if (err)
 		return err;
+	for (i = 0; i < n; i++) {
+		if (sync_fn_needs_return(fns[i])) {
+			roffs[nr] = offs[i];
+			rcookies[nr++] = fns[i];
+		}
+	}
 	ro.offsets = roffs;
 	ro.cookies = rcookies;
 	ro.cnt = nr;
