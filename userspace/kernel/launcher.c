@@ -293,16 +293,15 @@ static pid_t spawn_child(int cgfd)
 #if defined(__x86_64__) && defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
 /* A child that shares the spawner's memory until its exec (CLONE_VM, as
  * posix_spawn's): its clone copies no page tables and its exec tears
- * none down. A fork of the spawner did both every run, 15% of a -j 2
+ * none down. A fork of the spawner did both every run, ~14% of a -j 2
  * campaign's CPU time (docs/perf.md). It runs child_run on a stack of its
  * own, reading its request from a block of its own (the spawner goes on
  * to the next request meanwhile); the kernel zeroes the block's tid when
  * the child's exec or exit releases the memory (CLONE_CHILD_CLEARTID),
  * and the spawner unmaps such blocks. Like a vfork child, it makes only
- * system calls on its way to exec; it shares the spawner's thread-local
- * storage too, so its errno (read only when a step fails, by the child
- * itself) may land in the spawner's, which the spawner reads only after
- * its own failed calls, with no child in flight of that request. */
+ * system calls on its way to exec. It shares the spawner's thread-local
+ * storage too: a failed step's errno may land in the spawner's, which the
+ * spawner reads only right after its own failed calls. */
 #define SPAWN_STACK (256 * 1024)
 #define SPAWN_GUARD 4096
 
