@@ -16,7 +16,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/launched" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 27
+plan 28
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -55,6 +55,13 @@ grow=$(awk '$1 == "spawner-maps" { n[$2]++; if (!($2 in lo) || $3 < lo[$2]) lo[$
 	END { m = 0; for (p in lo) if (hi[p] - lo[p] > m) m = hi[p] - lo[p]; print m }' "$T/out")
 ok "$([ -n "$grow" ] && [ "$grow" -le 6 ]; echo $?)" \
 	"40 launches at -j 2: a spawner's mappings grew by $grow at most (its children's stacks are unmapped)"
+
+# With -j 1 the controller's own children share its memory the same way.
+: >"$T/out"
+"$CS" run -s none -n 40 -j 1 --check "$check" -o "$T/maps1" -- "$PROGS/launched" >/dev/null 2>&1
+grow=$(awk '$1 == "parent-maps" { if (lo == "" || $2 < lo) lo = $2; if ($2 > hi) hi = $2 } END { print hi - lo }' "$T/out")
+ok "$([ -n "$grow" ] && [ "$grow" -le 6 ]; echo $?)" \
+	"40 launches at -j 1: the controller's mappings grew by $grow at most (its children's stacks are unmapped)"
 
 # A spawner killed: the next launch starts a new one, no run lost, no
 # warning. The first run kills the spawners it sees (one or both workers').

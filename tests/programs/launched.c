@@ -3,7 +3,7 @@
  * A target that says how it was launched (tests/host/49-spawner.t): the
  * launcher's spawners of the campaign that runs it (processes named
  * cs-spawner with the same parent) and how many mappings each has, its
- * parent's name, whether it leads
+ * parent's name and how many mappings it has, whether it leads
  * its own process group, its blocked signals (SigBlk of
  * /proc/self/status). With "kill-spawner" it kills those spawners (with
  * "kill-spawner-once FILE", only if it is the first to create FILE); with
@@ -60,8 +60,9 @@ static int proc_stat(pid_t pid, char *comm, size_t len, pid_t *ppid, unsigned *f
 	return 0;
 }
 
-/* How many mappings pid has (/proc/PID/maps lines): a spawner's grow by
- * two a launch if it never unmaps its children's stacks. */
+/* How many mappings pid has (/proc/PID/maps lines): a spawner's (or with
+ * -j 1 the controller's) grow by two a launch if it never unmaps its
+ * children's stacks. */
 static int map_count(pid_t pid)
 {
 	char path[64], line[512];
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
 	proc_stat(getpid(), comm, sizeof(comm), &pp, &flags);
 	proc_stat(pp, comm, sizeof(comm), &pp, &flags);
 	printf("parent %s\n", comm);
+	printf("parent-maps %d\n", map_count(getppid()));
 	printf("group %s\n", getpgrp() == getpid() ? "own" : "other");
 	f = fopen("/proc/self/status", "re");
 	while (f && fgets(line, sizeof(line), f))

@@ -291,17 +291,21 @@ static pid_t spawn_child(int cgfd)
 }
 
 #if defined(__x86_64__) && defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
-/* A child that shares the spawner's memory until its exec (CLONE_VM, as
+/* A child that shares its parent's memory until its exec (CLONE_VM, as
  * posix_spawn's): its clone copies no page tables and its exec tears
- * none down. A fork of the spawner did both every run, ~14% of a -j 2
- * campaign's CPU time (docs/perf.md). It runs child_run on a stack of its
- * own, reading its request from a block of its own (the spawner goes on
- * to the next request meanwhile); the kernel zeroes the block's tid when
- * the child's exec or exit releases the memory (CLONE_CHILD_CLEARTID),
- * and the spawner unmaps such blocks. Like a vfork child, it makes only
- * system calls on its way to exec. It shares the spawner's thread-local
- * storage too: a failed step's errno may land in the spawner's, which the
- * spawner reads only right after its own failed calls. */
+ * none down. A fork did both every run: ~14% of a -j 2 campaign's CPU
+ * time in the spawner, and a -j 1 campaign ran 35% more runs a second
+ * without the controller's (docs/perf.md). The child runs child_run on a
+ * stack of its own, reading its request from a block of its own (the
+ * parent goes on meanwhile); the kernel zeroes the block's tid when the
+ * child's exec or exit releases the memory (CLONE_CHILD_CLEARTID), and the
+ * parent unmaps such blocks at its next launch. Like a vfork child, it
+ * makes only system calls on its way to exec. What it shares besides:
+ * the calling thread's thread-local storage (a failed step's errno may
+ * land in the caller's, which reads errno only right after its own
+ * failed calls), and, until its setpgid, a terminal's ^C, whose handler
+ * (the controller's, copied) would set in the shared memory the stop flag
+ * the controller sets for the same ^C anyway. */
 #define SPAWN_STACK (256 * 1024)
 #define SPAWN_GUARD 4096
 
@@ -310,6 +314,7 @@ struct spawned {
 	size_t size;	    /* of the mapping, SPAWN_STACK included */
 	volatile pid_t tid; /* 0 once the child no longer uses the block */
 	int gate_rd, err_wr;
+	int close_fds[2]; /* the caller's descriptors the child closes, or -1 */
 	struct launch_opts lo;
 	char *argv[];
 };
@@ -340,8 +345,10 @@ static int spawned_run(void *arg)
 {
 	struct spawned *s = arg;
 
-	/* Not the spawner's socket (see launch_spawner_main). */
-	close(LAUNCH_SPAWNER_FD);
+	if (s->close_fds[0] >= 0)
+		close(s->close_fds[0]);
+	if (s->close_fds[1] >= 0)
+		close(s->close_fds[1]);
 	child_run(&s->lo, s->gate_rd, s->err_wr);
 	return 127;
 }
@@ -361,10 +368,14 @@ static void spawned_sweep(struct spawned **list)
 	}
 }
 
-/* The gated child, sharing the spawner's memory: its pid, or -1 with
- * errno (the caller then clones the usual way). */
-static pid_t spawn_shared(struct spawned **list, int cgfd, const struct launch_opts *lo,
-			  int gate_rd, int err_wr)
+/* The gated child, sharing its parent's memory until its exec: the
+ * spawner's (parent: the controller, CLONE_PARENT) or the controller's
+ * (-j 1). It closes close_a and close_b (the caller's ends of its pipes,
+ * the spawner's socket; -1: none). Its pid, or -1 with errno (the caller
+ * then clones the usual way). */
+static pid_t spawn_shared(struct spawned **list, bool parent, int cgfd,
+			  const struct launch_opts *lo, int gate_rd, int err_wr, int close_a,
+			  int close_b)
 {
 	struct clone_args ca;
 	struct spawned *s;
@@ -391,6 +402,8 @@ static pid_t spawn_shared(struct spawned **list, int cgfd, const struct launch_o
 	s->tid = -1;
 	s->gate_rd = gate_rd;
 	s->err_wr = err_wr;
+	s->close_fds[0] = close_a;
+	s->close_fds[1] = close_b;
 	s->lo = *lo;
 	p = (char *)&s->argv[argc + 1];
 	for (i = 0; i < argc; i++) {
@@ -404,8 +417,10 @@ static pid_t spawn_shared(struct spawned **list, int cgfd, const struct launch_o
 		strcpy(p, lo->cwd);
 	}
 	memset(&ca, 0, sizeof(ca));
-	ca.flags = CLONE_VM | CLONE_PARENT | CLONE_CHILD_CLEARTID |
+	ca.flags = CLONE_VM | (parent ? CLONE_PARENT : 0) | CLONE_CHILD_CLEARTID |
 		   (cgfd >= 0 ? CLONE_INTO_CGROUP : 0);
+	/* clone3 refuses an exit signal beside CLONE_PARENT (fork_into_cgroup) */
+	ca.exit_signal = parent ? 0 : SIGCHLD;
 	ca.child_tid = (__u64)(uintptr_t)&s->tid;
 	ca.stack = (__u64)(uintptr_t)(map + SPAWN_GUARD);
 	ca.stack_size = SPAWN_STACK - SPAWN_GUARD;
@@ -505,7 +520,8 @@ int launch_spawner_main(void)
 		pid = -1;
 #ifdef SPAWN_STACK
 		spawned_sweep(&spawned);
-		pid = spawn_shared(&spawned, cgfd, &lo, fds[0], fds[1]);
+		pid = spawn_shared(&spawned, true, cgfd, &lo, fds[0], fds[1], LAUNCH_SPAWNER_FD,
+				   -1);
 #endif
 		if (pid < 0)
 			pid = spawn_child(cgfd);
@@ -778,6 +794,11 @@ int launch_take(const struct launch_opts *o, struct launch *l)
 	return pid == -ECONNRESET ? launch_prepare(o, l) : pid;
 }
 
+#ifdef SPAWN_STACK
+/* The controller's own shared-memory children's blocks (under launch_lock). */
+static struct spawned *launch_spawned;
+#endif
+
 int launch_prepare(const struct launch_opts *o, struct launch *l)
 {
 	int gate[2], errp[2], cgfd, err;
@@ -807,7 +828,13 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	}
 	fflush(NULL);
 	if (cgfd >= 0) {
-		pid = fork_into_cgroup(cgfd, 0);
+#ifdef SPAWN_STACK
+		spawned_sweep(&launch_spawned);
+		pid = spawn_shared(&launch_spawned, false, cgfd, o, gate[0], errp[1], gate[1],
+				   errp[0]);
+		if (pid < 0)
+#endif
+			pid = fork_into_cgroup(cgfd, 0);
 		moved = pid >= 0;
 	}
 	if (!moved)
