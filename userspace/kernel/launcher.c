@@ -294,7 +294,7 @@ static pid_t spawn_child(int cgfd)
 /* A child that shares its parent's memory until its exec (CLONE_VM, as
  * posix_spawn's): its clone copies no page tables and its exec tears
  * none down. A fork did both every run: ~14% of a -j 2 campaign's CPU
- * time in the spawner, and a -j 1 campaign ran 35% more runs a second
+ * time in the spawner, and a -j 1 campaign runs 31-40% more runs a second
  * without the controller's (docs/perf.md). The child runs child_run on a
  * stack of its own, reading its request from a block of its own (the
  * parent goes on meanwhile); the kernel zeroes the block's tid when the
