@@ -50,6 +50,8 @@ UNIT_SRCS  := $(wildcard tests/unit/*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%.t,$(UNIT_SRCS))
 PROG_SRCS  := $(wildcard tests/programs/*.c examples/*.c)
 PROG_BINS  := $(patsubst %.c,$(BUILD)/%,$(PROG_SRCS))
+# Shared libraries of test targets (tests/programs/lib/NAME.c: libNAME.so)
+TESTLIB_BINS := $(patsubst tests/programs/lib/%.c,$(BUILD)/tests/programs/lib/lib%.so,$(wildcard tests/programs/lib/*.c))
 # Programs also built static, non-PIE and stripped (probe/symbolizer tests).
 VARIANT_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,$(shell cat tests/programs/VARIANTS 2>/dev/null))
 VARIANT_BINS  := $(foreach p,$(VARIANT_PROGS),$(p)-static $(p)-nopie $(p)-stripped)
@@ -60,7 +62,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 .SECONDARY:
 .PHONY: all deps test test-unit test-host test-vm check-layout bench bench-bugs vmlinux install uninstall clean format format-check
 
-all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(VARIANT_BINS) $(BENCH_BINS)
+all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
 
 deps:
 	$(Q)tools/deps.sh
@@ -102,6 +104,14 @@ $(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) tests/tap.h tests/tap_taskse
 $(BUILD)/tests/programs/%: tests/programs/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@
+# Links the library above, found through its RUNPATH.
+$(BUILD)/tests/programs/in_library: tests/programs/in_library.c $(BUILD)/tests/programs/lib/libsharedsync.so
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@ \
+		-L$(BUILD)/tests/programs/lib -lsharedsync -Wl,-rpath,'$$ORIGIN/lib'
 $(BUILD)/tests/programs/%-static: tests/programs/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -static -Wall -Werror $< -o $@
@@ -160,7 +170,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*/*.c userspace/*/*.h tests/*.h tests/unit/*.c tests/programs/*.c examples/*.c tools/bench/*.c)
+FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*/*.c userspace/*/*.h tests/*.h tests/unit/*.c tests/programs/*.c tests/programs/lib/*.c examples/*.c tools/bench/*.c)
 format:
 	clang-format -i $(FMT_SRCS)
 format-check:

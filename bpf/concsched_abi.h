@@ -56,6 +56,10 @@ enum cs_op {
 #define CS_EV_DELAYED (1u << 2) /* a delay/yield was injected here        */
 #define CS_EV_LIBC    (1u << 3) /* called from inside libc (internal use) */
 #define CS_EV_NOWAIT  (1u << 4) /* a try or timed request: never waits for good */
+#define CS_EV_NEWFILE                                                                              \
+	(1u << 5) /* a mapping of a file not in cs_sync_known was                                  \
+		   * recorded for it (its site, lock or start                                      \
+		   * routine): read /proc/PID/maps now      */
 
 /* One thread-model event. site is the user return address of the call
  * (the call site in the program) or the instruction address for memory
@@ -297,7 +301,8 @@ struct cs_vma {
 };
 
 /* cs_sync_runtime: objects whose calls into pthread are libc-internal
- * (libc, ld.so), key (dev, ino) as in struct cs_vma. */
+ * (libc, ld.so), key (dev, ino) as in struct cs_vma. cs_sync_known: the
+ * files whose paths the controller knows, same key. */
 struct cs_inode_key {
 	__u64 ino;
 	__u32 dev;

@@ -151,6 +151,28 @@ struct {
 	__type(value, __u32);
 } cs_sync_runtime SEC(".maps");
 
+/* The files whose paths the controller knows (it adds each one it learns;
+ * a campaign's run starts again with the target's, libc's and ld.so's). A
+ * site, lock or start routine in a mapping of any other file (a library
+ * ld.so or dlopen mapped after the exec) is new: the event that follows
+ * wakes the controller, flagged CS_EV_NEWFILE, so it reads the process's
+ * maps while the process lives. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct cs_inode_key);
+	__type(value, __u8);
+} cs_sync_known SEC(".maps");
+
+/* Per CPU: a new file was met since this CPU's last event (vma_record),
+ * in the same program run as a rule. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cs_sync_newfile SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CS_SSTAT__COUNT);
@@ -307,8 +329,9 @@ static __always_inline void emit_x(struct cs_sync_thread *t, __u32 tgid, __u32 t
 				   __u32 exit_code)
 {
 	struct cs_event *e;
-	__u32 seq = 0, nlocks = 0;
+	__u32 seq = 0, nlocks = 0, zero = 0, *nf;
 	__u64 avail;
+	bool wake;
 
 	if (t) {
 		seq = t->seq++; /* advances on a drop too: userspace sees the gap */
@@ -334,15 +357,18 @@ static __always_inline void emit_x(struct cs_sync_thread *t, __u32 tgid, __u32 t
 	e->exit_code = exit_code;
 	/* Wake the consumer only when the buffer fills up, or for the rare
 	 * events after which it must read /proc/PID/maps while the process
-	 * lives (new image, new process); it also polls on a short timeout.
-	 * A wakeup per event would add a context switch to every probe.
-	 * A thread parked at its point waits for the controller's decision:
-	 * that one must be read now. */
+	 * lives (a file it has no path for, a new process); it also polls on
+	 * a short timeout. A wakeup per event would add a context switch to
+	 * every probe. A thread parked at its point waits for the
+	 * controller's decision: that one must be read now. */
+	nf = bpf_map_lookup_elem(&cs_sync_newfile, &zero);
+	if (nf && *nf) {
+		*nf = 0;
+		e->flags |= CS_EV_NEWFILE;
+	}
 	avail = bpf_ringbuf_query(&cs_sync_events, BPF_RB_AVAIL_DATA);
-	bpf_ringbuf_submit(e, avail > (1 << 20) || op == CS_OP_EXEC || op == CS_OP_FORK ||
-					      (flags & CS_EV_PARKED)
-				      ? BPF_RB_FORCE_WAKEUP
-				      : BPF_RB_NO_WAKEUP);
+	wake = avail > (1 << 20) || op == CS_OP_FORK || (e->flags & (CS_EV_PARKED | CS_EV_NEWFILE));
+	bpf_ringbuf_submit(e, wake ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
 	stat_inc(CS_SSTAT_EVENTS);
 }
 
@@ -385,6 +411,7 @@ static __always_inline __u32 vma_record(struct cs_proc_key *pk, __u64 addr, stru
 {
 	struct cs_inode_key ik = {};
 	struct cs_vma_key vk = {};
+	bool fresh;
 
 	__builtin_memset(vp, 0, sizeof(*vp));
 	bpf_find_vma(bpf_get_current_task_btf(), addr, vma_probe_cb, vp, 0);
@@ -392,11 +419,17 @@ static __always_inline __u32 vma_record(struct cs_proc_key *pk, __u64 addr, stru
 		return 0;
 	vk.p = *pk;
 	vk.start = vp->start;
-	bpf_map_update_elem(&cs_sync_vmas, &vk, &vp->v, BPF_NOEXIST);
+	fresh = !bpf_map_update_elem(&cs_sync_vmas, &vk, &vp->v, BPF_NOEXIST);
 	if (!vp->v.file)
 		return 0;
 	ik.ino = vp->v.ino;
 	ik.dev = vp->v.dev;
+	if (fresh && !bpf_map_lookup_elem(&cs_sync_known, &ik)) {
+		__u32 zero = 0, *nf = bpf_map_lookup_elem(&cs_sync_newfile, &zero);
+
+		if (nf)
+			*nf = 1;
+	}
 	return bpf_map_lookup_elem(&cs_sync_runtime, &ik) ? 1 : 0;
 }
 

@@ -68,8 +68,7 @@ if [ -n "$cgroot" ]; then
 
 	# -j 2: each worker keeps its cgroup while its runs leave nothing, and
 	# a run whose child outlives it has that cgroup killed and replaced
-	# (a child cloned into a killed cgroup dies at birth on 6.18); each
-	# worker asks its spawner for the next child early.
+	# (a child cloned into a killed cgroup dies at birth on 6.18).
 	"$CS" run -s none -n 6 -j 2 -o "$T/j" -- "$F" --setsid >/dev/null 2>"$T/err" &
 	pid=$!
 	wait $pid

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* launcher.c: the gate holds the child, exec errors come back as errno,
- * timeouts and group kills work, output redirection works; each forked by
- * the controller and by a spawner (this binary exec'd as one: main's first
- * lines), whose children are ours. */
+ * timeouts and group kills work, output redirection works; each launched
+ * from the main thread and from another (a -j worker's), whose children
+ * are the process's too. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,13 +105,11 @@ static bool running(pid_t pid)
 
 /* The cgroup a launch of o ran in (/proc/self/cgroup's v2 line), with
  * o's own_cgroup and keep_cg. */
-static const char *cgroup_of(struct launch_spawner *sp, struct run_cgroup *kc, char *buf,
-			     size_t len)
+static const char *cgroup_of(struct run_cgroup *kc, char *buf, size_t len)
 {
 	char *where[] = { "/bin/grep", "^0::", "/proc/self/cgroup", NULL };
 	struct launch_opts o = opts(where);
 
-	o.spawner = sp;
 	o.own_cgroup = true;
 	o.keep_cg = kc;
 	return output_of(&o, buf, len);
@@ -129,7 +128,7 @@ static char *v2_line(const char *path)
  * killed through the cgroup, which then goes (a killed cgroup is not
  * reused: cgroup.h), and the next launch makes another; destroy removes
  * it. */
-static void kept_cgroup(struct launch_spawner *sp, const char *how)
+static void kept_cgroup(const char *how)
 {
 	char *leaver[] = { "/bin/sh", "-c", "setsid sleep 100 </dev/null >/dev/null & echo $!",
 			   NULL };
@@ -140,16 +139,15 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	pid_t left;
 	int p[2];
 
-	cgroup_of(sp, &kc, buf, sizeof(buf));
+	cgroup_of(&kc, buf, sizeof(buf));
 	first = kc.path ? xstrdup(kc.path) : NULL;
 	want = v2_line(first);
 	tap_is_str(buf, want, "%s: a launch runs in the kept cgroup", how);
-	tap_is_str(cgroup_of(sp, &kc, buf, sizeof(buf)), want,
+	tap_is_str(cgroup_of(&kc, buf, sizeof(buf)), want,
 		   "%s: the next launch runs in the same one", how);
 	free(want);
 
 	o = opts(leaver);
-	o.spawner = sp;
 	o.own_cgroup = true;
 	o.keep_cg = &kc;
 	if (pipe(p))
@@ -157,8 +155,7 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	o.stdout_fd = p[1];
 	launch_prepare(&o, &l);
 	/* A write to cgroup.procs takes a global lock and may wait for an
-	 * RCU grace period: clone3 makes the child in its cgroup (a spawner's
-	 * clone3 with CLONE_PARENT was refused for its exit signal). */
+	 * RCU grace period: clone3 makes the child in its cgroup. */
 	tap_ok(l.born_in_cg, "%s: the child is cloned into its cgroup, not moved in", how);
 	launch_release(&l, "sh");
 	close(p[1]);
@@ -175,7 +172,7 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	tap_ok(!kc.path && first && access(first, F_OK) != 0,
 	       "%s: ... and removed the killed cgroup", how);
 
-	cgroup_of(sp, &kc, buf, sizeof(buf));
+	cgroup_of(&kc, buf, sizeof(buf));
 	want = v2_line(kc.path);
 	tap_ok(kc.path && first && strcmp(kc.path, first), "%s: the next launch makes another (%s)",
 	       how, kc.path ? kc.path : "none");
@@ -188,7 +185,7 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	 * die at birth. */
 	first = kc.path ? xstrdup(kc.path) : NULL;
 	run_cgroup_kill(&kc);
-	cgroup_of(sp, &kc, buf, sizeof(buf));
+	cgroup_of(&kc, buf, sizeof(buf));
 	want = v2_line(kc.path);
 	tap_ok(kc.path && first && strcmp(kc.path, first),
 	       "%s: after a kill of the empty cgroup, the next launch makes another", how);
@@ -202,7 +199,7 @@ static void kept_cgroup(struct launch_spawner *sp, const char *how)
 	free(first);
 }
 
-static void cases(struct launch_spawner *sp, const char *how)
+static void cases(const char *how)
 {
 	char *sh_exit3[] = { "/bin/sh", "-c", "exit 3", NULL };
 	char *sleeper[] = { "/bin/sh", "-c", "sleep 100 & sleep 100", NULL };
@@ -219,7 +216,6 @@ static void cases(struct launch_spawner *sp, const char *how)
 
 	unlink("/tmp/concsched-launch-test");
 	o = opts(touch);
-	o.spawner = sp;
 	tap_is_int(launch_prepare(&o, &l), 0, "%s: prepare makes a gated child", how);
 	tap_is_int(parent_of(l.pid), getpid(), "%s: the child is ours", how);
 	usleep(100000);
@@ -232,7 +228,6 @@ static void cases(struct launch_spawner *sp, const char *how)
 	unlink("/tmp/concsched-launch-test");
 
 	o = opts(sh_exit3);
-	o.spawner = sp;
 	launch_prepare(&o, &l);
 	launch_release(&l, "sh");
 	r = launch_wait(&l, 5000);
@@ -240,13 +235,11 @@ static void cases(struct launch_spawner *sp, const char *how)
 	       "%s: exit status 3 is reported", how);
 
 	o = opts(missing);
-	o.spawner = sp;
 	launch_prepare(&o, &l);
 	tap_is_int(launch_release(&l, "/nonexistent/prog"), -ENOENT,
 		   "%s: exec failure returns -ENOENT", how);
 
 	o = opts(sleeper);
-	o.spawner = sp;
 	launch_prepare(&o, &l);
 	launch_release(&l, "sh");
 	t0 = now_ns();
@@ -258,33 +251,32 @@ static void cases(struct launch_spawner *sp, const char *how)
 	tap_is_int(live_in_group(l.pid), 0, "%s: no process of the group survives", how);
 
 	o = opts(echo);
-	o.spawner = sp;
 	tap_is_str(output_of(&o, buf, sizeof(buf)), "hello\n",
 		   "%s: stdout redirection captures output", how);
 
 	o = opts(pwd);
-	o.spawner = sp;
 	o.cwd = "/tmp";
 	tap_is_str(output_of(&o, buf, sizeof(buf)), "/tmp\n",
 		   "%s: the child runs in the working directory asked", how);
 
-	kept_cgroup(sp, how);
+	kept_cgroup(how);
 }
 
-int main(int argc, char **argv)
+static void *cases_thread(void *arg)
 {
-	struct launch_spawner sp = { 0 };
-	pid_t spid;
+	cases(arg);
+	return NULL;
+}
 
-	if (launch_spawner_is(argc, argv))
-		return launch_spawner_main();
-	tap_plan(49);
-	cases(NULL, "fork");
-	cases(&sp, "spawner");
-	tap_ok(sp.pid > 0 && !sp.broken, "the spawner was started and kept");
-	spid = sp.pid;
-	tap_is_int(parent_of(spid), getpid(), "the spawner is ours");
-	launch_spawner_stop(&sp);
-	tap_ok(kill(spid, 0) != 0 && errno == ESRCH, "stopped: the spawner exited and was reaped");
+int main(void)
+{
+	pthread_t th;
+
+	tap_plan(46);
+	cases("main thread");
+	/* A -j worker launches from a thread of its own, with SIGINT,
+	 * SIGTERM and SIGHUP blocked (campaign.c run_worker_main). */
+	if (pthread_create(&th, NULL, cases_thread, "another thread") || pthread_join(th, NULL))
+		return 1;
 	return tap_done();
 }

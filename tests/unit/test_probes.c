@@ -49,13 +49,13 @@ int main(void)
 					      0x74, 0x02, 0x75, 0xfa, 0xc3 };
 	enum cs_sync_fn fns[CS_FN__COUNT];
 	unsigned long offs[CS_FN__COUNT];
-	char buf[sizeof(ldso_out)], path[256], fx[] = "/tmp/cs-test-probes-XXXXXX";
+	char buf[sizeof(ldso_out)], path[256], libs[256], fx[] = "/tmp/cs-test-probes-XXXXXX";
 	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
 	uint64_t off;
 	int n, i, j, fd, dup;
 	bool lock = false, spin_acq = false;
 
-	tap_plan(21);
+	tap_plan(24);
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_is_int(sync_parse_ldso_list(buf, "libc.so", path, sizeof(path)), 0,
 		   "ld.so --list: libc found");
@@ -63,6 +63,14 @@ int main(void)
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_ok(sync_parse_ldso_list(buf, "libpthread.so", path, sizeof(path)) < 0,
 	       "absent library: -ENOENT");
+	tap_is_int((int)sync_parse_ldso_libs(ldso_out, libs, sizeof(libs)), 2,
+		   "ld.so --list: the two libraries after =>");
+	tap_ok(!strcmp(libs, "/lib/x86_64-linux-gnu/libm.so.6") &&
+		       !strcmp(libs + strlen(libs) + 1, "/opt/glibc/lib/libc.so.6") &&
+		       !libs[strlen(libs) + 1 + strlen("/opt/glibc/lib/libc.so.6") + 1],
+	       "... each NUL-terminated, an empty name last");
+	tap_is_int((int)sync_parse_ldso_libs(ldso_out, libs, 40), 1,
+		   "... those past the room left out (the first fits in 40 bytes)");
 
 	fd = mkstemp(fx);
 	close(fd);

@@ -511,7 +511,7 @@ static int campaign_run_one(struct campaign *c)
  * each access hook of the run (its ids, variables and sites are the
  * campaign's); the rest of the run goes without it (what else the runs
  * share has a lock of its own: the symbolizer's caches, the launcher's
- * fork, the cgroup root). A steering campaign's workers share its
+ * clone, the cgroup root). A steering campaign's workers share its
  * scheduler, each steering its runs' targets as one target of it (its own
  * serial token, queue, all-parked notes, site policies: sched_ctl.h), for
  * strategies whose in-run decisions use their run's state, or shared state
@@ -555,7 +555,6 @@ static void *run_worker_main(void *arg)
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
 	w->sess.probe_cap = c->sess.probe_cap;
-	w->sess.use_spawner = true;
 	cs_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;

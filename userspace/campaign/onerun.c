@@ -585,6 +585,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	struct onerun *r = ctx;
 	const struct cs_event *e = data;
 	struct strat_thread *t;
+	bool fresh;
+	size_t i;
 
 	if (len < sizeof(*e))
 		return 0;
@@ -602,8 +604,19 @@ static int on_event(void *ctx, void *data, size_t len)
 			on_parked(r, e);
 		return 0;
 	}
-	if (!seen_pid(r, e->pid) || e->op == CS_OP_EXEC)
+	fresh = !seen_pid(r, e->pid);
+	if (e->flags & CS_EV_NEWFILE) {
+		/* A mapping of a file without a path here: read the maps of
+		 * the run's processes while they live (the flag rides the
+		 * next event of the CPU that met the file, most often the
+		 * same thread's). */
+		for (i = 0; i < r->nseen; i++)
+			site_resolver_scan_pid(&r->res, r->seen[i]);
+		site_resolver_tell(&r->res, r->sp, &r->nknown);
+	} else if (fresh || e->op == CS_OP_EXEC) {
 		site_resolver_scan_pid(&r->res, e->pid);
+		site_resolver_tell(&r->res, r->sp, &r->nknown);
+	}
 	tmodel_add_event(&r->tm, e);
 	if (e->op == CS_OP_CREATE)
 		thread_created(r, e);
@@ -1136,28 +1149,15 @@ static int share_maps(struct bpf_object *obj, void *arg)
 	return sched_ctl_share_maps(arg, obj);
 }
 
-/* The next run's child asked for and not taken: gone, with its files. */
-static void session_next_cancel(struct run_session *s)
-{
-	if (!s->next.asked)
-		return;
-	launch_cancel(&s->spawn, &s->next);
-	close(s->next_out_fd);
-	close(s->next_err_fd);
-	s->next_out_fd = s->next_err_fd = -1;
-}
-
 void run_session_close(struct run_session *s)
 {
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
 	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
-	bool use_spawner = s->use_spawner, sched_target = s->sched_target;
+	bool sched_target = s->sched_target;
 
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
-	session_next_cancel(s);
-	launch_spawner_stop(&s->spawn);
 	run_cgroup_destroy(&s->cg);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
@@ -1174,7 +1174,6 @@ void run_session_close(struct run_session *s)
 	s->aprog = aprog;
 	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
 	s->probe_cap = probe_cap;
-	s->use_spawner = use_spawner;
 	s->sched_target = sched_target; /* closed: not to be loaded again */
 }
 
@@ -1370,39 +1369,6 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	lo->stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	lo->own_cgroup = true;
 	lo->keep_cg = &r->sess->cg;
-	lo->spawner = r->sess->use_spawner ? &r->sess->spawn : NULL;
-}
-
-/* r's target is gone: end its launch (what it left is killed, with the
- * cgroup that held it) and ask the spawner for the next run's child, launched like
- * r's, which the spawner makes while this run is harvested, judged and
- * committed. */
-static void session_ask_next(struct onerun *r, uid_t uid, gid_t gid, bool drop)
-{
-	struct run_session *s = r->sess;
-	struct launch_opts lo;
-	int out, err;
-
-	if (!s->use_spawner || s->next.asked || !r->launched || !r->l.reaped)
-		return;
-	launch_end(&r->l);
-	out = capture_fd("concsched-stdout");
-	err = capture_fd("concsched-stderr");
-	launch_opts_fill(r, &lo, uid, gid, drop);
-	lo.stdout_fd = out;
-	lo.stderr_fd = err;
-	if (out >= 0 && err >= 0 && !launch_ask(&lo, &s->next) && s->next.asked) {
-		s->next_out_fd = out;
-		s->next_err_fd = err;
-		s->next_steer = r->steer;
-		out = err = -1;
-	}
-	if (lo.stdin_fd >= 0)
-		close(lo.stdin_fd);
-	if (out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
 }
 
 static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
@@ -1413,6 +1379,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	site_resolver_init(&r->res);
 	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
 	r->nseen = 0;
+	r->nknown = 0;
 	err = session_prepare(r->sess, r);
 	if (err)
 		return err;
@@ -1424,21 +1391,11 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		policy_on_resumed(r->pol, on_resumed, r);
 	}
 	r->sr.pol = r->pol;
-	if (r->sess->next.asked && r->sess->next_steer == r->steer) {
-		/* Asked for when the run before ended (session_ask_next). */
-		r->l = r->sess->next;
-		r->out_fd = r->sess->next_out_fd;
-		r->err_fd = r->sess->next_err_fd;
-		memset(&r->sess->next, 0, sizeof(r->sess->next));
-		r->sess->next_out_fd = r->sess->next_err_fd = -1;
-	} else {
-		session_next_cancel(r->sess);
-		memset(&r->l, 0, sizeof(r->l));
-		r->out_fd = capture_fd("concsched-stdout");
-		r->err_fd = capture_fd("concsched-stderr");
-		if (r->out_fd < 0 || r->err_fd < 0)
-			return -EIO;
-	}
+	memset(&r->l, 0, sizeof(r->l));
+	r->out_fd = capture_fd("concsched-stdout");
+	r->err_fd = capture_fd("concsched-stderr");
+	if (r->out_fd < 0 || r->err_fd < 0)
+		return -EIO;
 	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
@@ -1446,7 +1403,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		launch_dontfork_bpf_maps();
 		r->sess->dontfork = true;
 	}
-	err = launch_take(&lo, &r->l);
+	err = launch_prepare(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
 	if (err) {
@@ -1473,6 +1430,8 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	site_resolver_add_path(&r->res, r->rt->object);
 	site_resolver_add_path(&r->res, r->rt->ldso);
 	site_resolver_add_path(&r->res, r->ti->path);
+	site_resolver_add_paths(&r->res, r->rt->libs);
+	site_resolver_tell(&r->res, r->sp, &r->nknown);
 	if (r->access_on && r->sess->ap_open) {
 		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
 		if (err)
@@ -1589,7 +1548,6 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	run_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, true, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;
-	session_ask_next(r, uid, gid, drop);
 	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
 		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
 	return 0;

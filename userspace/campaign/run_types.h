@@ -128,25 +128,11 @@ struct run_session {
 	 * consume_until (0: none) the callback stops the read. */
 	uint64_t consume_until;
 	unsigned consume_n;
-	/* Forks the session's targets when use_spawner (a -j worker's
-	 * session; launcher.h): started by the first launch, on the thread
-	 * that runs the session's runs. Otherwise the controller forks: in
-	 * the TCG VM a spawner's two extra wake-ups cost ~30 ms a run. */
-	bool use_spawner;
-	struct launch_spawner spawn;
 	/* The cgroup the session's targets run in, kept while runs leave
 	 * nothing in it (else replaced) and removed when the session closes
 	 * (cgroup.h): a mkdir and an rmdir a run took the kernel's global
 	 * cgroup mutex, which -j workers share. */
 	struct run_cgroup cg;
-	/* A spawner's session asks for its next run's child as soon as a
-	 * run's target is gone (launch_ask): the spawner makes it while the
-	 * worker harvests, judges and commits that run. The next run takes
-	 * it (with the capture files it was asked with) when it is launched
-	 * the same way (next_steer), else it is cancelled. */
-	struct launch next;
-	int next_out_fd, next_err_fd;
-	bool next_steer;
 };
 void run_session_close(struct run_session *s);
 /* The campaign's scheduler in s, loaded if it is not (serial mode and
@@ -244,6 +230,8 @@ struct onerun {
 	/* the processes whose events came already (seen_pid) */
 	uint32_t seen[64];
 	size_t nseen;
+	/* res's files the probes were told of (sync_probes_know_file) */
+	size_t nknown;
 	/* -j N: the campaign's lock, taken around each access hook while the
 	 * run goes (campaign.c run_worker_main); NULL: one run at a time */
 	struct cs_lock *camp_lock;

@@ -109,6 +109,7 @@ struct attach {
 	bool sp_open;
 	struct ring_buffer *rb;
 	struct site_resolver res;
+	size_t told;		   /* res's files the probes know of (site_resolver_tell) */
 	struct attach_access *acc; /* --access */
 	struct procsel ps;
 	struct attach_proc *procs;
@@ -243,6 +244,8 @@ static int proc_take(struct attach *a, pid_t pid)
 	if (a->pid == 0) /* --comm/--cgroup: the probes found it by their filter */
 		sync_probes_track(&a->sp, pid);
 	site_resolver_scan_pid(&a->res, pid);
+	if (a->sp_open)
+		site_resolver_tell(&a->res, &a->sp, &a->told);
 	if (a->acc && !attach_access_add_pid(a->acc, pid))
 		cs_warn("pid %d (%s) runs another program than the first process: its accesses "
 			"are not probed",
@@ -456,8 +459,13 @@ static int on_event(void *ctx, void *data, size_t len)
 	p = proc_find(a, (pid_t)e->pid);
 	if (!p && a->pid == 0 && a->end == END_NONE && proc_take(a, (pid_t)e->pid) == 0)
 		p = proc_find(a, (pid_t)e->pid);
-	if (e->op == CS_OP_EXEC || e->op == CS_OP_FORK)
+	/* A new image, a new process, or a library mapped since (the
+	 * event's site, lock or thread start is in a file without a path
+	 * here): learn the paths while the process lives. */
+	if (e->op == CS_OP_EXEC || e->op == CS_OP_FORK || (e->flags & CS_EV_NEWFILE)) {
 		site_resolver_scan_pid(&a->res, (pid_t)e->pid);
+		site_resolver_tell(&a->res, &a->sp, &a->told);
+	}
 	if (e->op == CS_OP_EXIT && e->tid == e->pid && p) {
 		p->have_code = true;
 		p->exit_code = (int)e->exit_code;
@@ -648,6 +656,7 @@ static int attach_setup(struct attach *a)
 		return err;
 	site_resolver_add_path(&a->res, a->rt.object);
 	site_resolver_add_path(&a->res, a->rt.ldso);
+	site_resolver_tell(&a->res, &a->sp, &a->told);
 	if (a->access) {
 		struct attach_access_opts ao = {
 			.pid = first,

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "kernel/launcher.h"
 #include "lib/util.h"
 
 struct subcommand {
@@ -73,8 +72,6 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
-	if (launch_spawner_is(argc, argv))
-		return launch_spawner_main();
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			usage(stdout);

@@ -47,6 +47,7 @@ struct observe {
 	struct sync_runtime rt;
 	struct sync_probes sp;
 	struct site_resolver res;
+	size_t told; /* res's files the probes know of (site_resolver_tell) */
 	struct thread_model tm;
 	struct launch l;
 	bool launched;
@@ -123,8 +124,10 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (len < sizeof(*e))
 		return 0;
 	/* Learn the paths of what the process maps while it still lives:
-	 * the probe's mapping table knows inodes, not paths. */
-	if (!seen_tgid(o, e->pid, e->gen) || e->op == CS_OP_EXEC) {
+	 * the probe's mapping table knows inodes, not paths. A library
+	 * mapped after the exec flags the event that follows (its first
+	 * site, lock or thread start in it: CS_EV_NEWFILE). */
+	if (!seen_tgid(o, e->pid, e->gen) || e->op == CS_OP_EXEC || (e->flags & CS_EV_NEWFILE)) {
 		char exe[64], path[PATH_MAX];
 		ssize_t n;
 
@@ -135,6 +138,7 @@ static int on_event(void *ctx, void *data, size_t len)
 			site_resolver_add_path(&o->res, path);
 		}
 		site_resolver_scan_pid(&o->res, e->pid);
+		site_resolver_tell(&o->res, &o->sp, &o->told);
 	}
 	tmodel_add_event(&o->tm, e);
 	return 0;
@@ -267,10 +271,12 @@ static int observe_setup(struct observe *o)
 		return err;
 	site_resolver_add_path(&o->res, o->rt.object);
 	site_resolver_add_path(&o->res, o->rt.ldso);
+	site_resolver_add_paths(&o->res, o->rt.libs);
 	if (o->mode == OBS_LAUNCH)
 		site_resolver_add_path(&o->res, o->ti.path);
 	if (o->mode == OBS_PID)
 		site_resolver_scan_pid(&o->res, o->pid);
+	site_resolver_tell(&o->res, &o->sp, &o->told);
 	return 0;
 }
 

@@ -79,6 +79,12 @@ void site_resolver_add_path(struct site_resolver *r, const char *path)
 	r->ninodes++;
 }
 
+void site_resolver_add_paths(struct site_resolver *r, const char *list)
+{
+	for (; *list; list += strlen(list) + 1)
+		site_resolver_add_path(r, list);
+}
+
 int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 {
 	char path[64], *buf, *line, *save = NULL, *p;
@@ -96,6 +102,12 @@ int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 	}
 	free(buf);
 	return 0;
+}
+
+void site_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told)
+{
+	for (; *told < r->ninodes; (*told)++)
+		sync_probes_know_file(sp, r->inodes[*told].dev, r->inodes[*told].ino);
 }
 
 void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)

@@ -54,6 +54,8 @@ struct site_inode {
 	char *path;
 };
 
+struct sync_probes;
+
 struct site_resolver {
 	struct site_vma *vmas;
 	size_t nvmas, capvmas;
@@ -71,8 +73,14 @@ void site_resolver_init(struct site_resolver *r);
 void site_resolver_free(struct site_resolver *r);
 /* Teach it a path (stat: dev/inode). Silently ignores missing files. */
 void site_resolver_add_path(struct site_resolver *r, const char *path);
+/* Each path of a list of NUL-terminated names ended by an empty one
+ * (struct sync_runtime libs). */
+void site_resolver_add_paths(struct site_resolver *r, const char *list);
 /* Every file mapped by pid right now. 0 or -errno (process gone). */
 int site_resolver_scan_pid(struct site_resolver *r, pid_t pid);
+/* Tell sp's probes the files r has paths for, those from *told on (then
+ * *told = all of them): their mappings stop flagging CS_EV_NEWFILE. */
+void site_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told);
 /* Load the probe's mapping table (cs_sync_vmas fd). 0 or -errno. */
 int site_resolver_load_vmas(struct site_resolver *r, int vmas_fd);
 void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v);
@@ -131,8 +139,6 @@ const char *syncov_hb_kind_name(unsigned kind);
 const char *syncov_sync_mode_name(unsigned mode);
 
 /* ---- one run's harvest ---------------------------------------------------- */
-
-struct sync_probes;
 
 /* Abstract id of each thread the probe saw (cs_sync_threads). */
 struct syncov_thread {

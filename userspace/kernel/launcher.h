@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Launch the program under test (DESIGN.md "One run", step 1): fork; the
+ * Launch the program under test (DESIGN.md "One run", step 1): clone; the
  * child puts itself in its own process group and waits on a gate pipe while
  * the controller attaches probes for its pid; on release it optionally
  * switches to SCHED_EXT (inherited by every thread and child), drops to the
@@ -39,7 +39,6 @@ struct launch_opts {
 	 * run left something in it, else the caller at its end with
 	 * run_cgroup_destroy). NULL: one per launch. */
 	struct run_cgroup *keep_cg;
-	struct launch_spawner *spawner; /* NULL: fork */
 };
 
 struct launch {
@@ -52,7 +51,6 @@ struct launch {
 	struct run_cgroup cg;	 /* the target's cgroup (one of its own) */
 	struct run_cgroup *kept; /* or the caller's (opts.keep_cg) */
 	bool born_in_cg;	 /* cloned into its cgroup (not moved in) */
-	bool asked;		 /* launch_ask'ed: the answer is pending */
 	bool ended;		 /* launch_end'ed */
 };
 
@@ -60,22 +58,11 @@ struct launch {
  * else the caller. 0 or -errno (unknown user, printed). */
 int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
 
-/* Make the gated child: through o->spawner (launch_ask + launch_take),
- * else by a fork of the controller. 0 or -errno. */
+/* Make the gated child, a clone of the calling thread that shares the
+ * controller's memory until its exec where the kernel allows (else a
+ * fork); the controller is its parent, whichever thread (-j worker)
+ * launched it. 0 or -errno. */
 int launch_prepare(const struct launch_opts *o, struct launch *l);
-/* Ask o->spawner for the gated child now, and collect it with
- * launch_take(o, l) later: the caller's work in between overlaps the
- * spawner's (a -j worker asks for its next run's child while it commits
- * the run before). o's fds can be closed once it returns. 0 (l->asked,
- * or without a spawner nothing asked), or -errno. */
-int launch_ask(const struct launch_opts *o, struct launch *l);
-/* The child launch_ask asked for, with the same o->spawner (asked again
- * if the spawner died meanwhile; launch_prepare when nothing was asked).
- * 0 or -errno. */
-int launch_take(const struct launch_opts *o, struct launch *l);
-/* A launch asked for and not to be used: its child (once the spawner has
- * answered) exits at its closed gate and is reaped. */
-void launch_cancel(struct launch_spawner *sp, struct launch *l);
 /* Open the gate. Returns 0 once the child has exec'd, or -errno of the
  * step that failed in the child (setscheduler, setuid, exec): printed. */
 int launch_release(struct launch *l, const char *prog);
@@ -92,37 +79,6 @@ void launch_kill(struct launch *l);
  * cgroup (a kept one stays for the next launch when nothing was left in
  * it and it was not killed: cgroup.h). For launches with own_cgroup. */
 void launch_end(struct launch *l);
-
-/*
- * The spawner (issue 18, docs/perf.md "Runs at once"): a small process of
- * its own, this binary exec'd afresh, that forks the targets for a
- * controller thread. The controller then makes no fork of its own per
- * run: a fork of the large, multithreaded controller copied its page
- * tables, held its mmap lock against the other workers (their page faults
- * waited) and left copy-on-write faults behind. Its children are the
- * controller's (CLONE_PARENT): the controller reaps them, sets their
- * group and gets their SIGCHLD, and their parent-death signal names the
- * thread that started the spawner, as it named the thread that forked
- * them before. One per run session (-j worker), started by its first
- * launch on that thread; started again if it dies; without one, or when
- * a request is too large, launch_prepare forks.
- */
-#define LAUNCH_SPAWNER_ARGV0 "concsched-spawner"
-#define LAUNCH_SPAWNER_FD    3 /* its socket, in the spawner */
-
-struct launch_spawner {
-	pid_t pid;   /* 0: not running */
-	bool broken; /* could not start, or died twice in a row: fork */
-	int deaths;  /* in a row */
-	int fd;
-};
-
-/* Stop it (it exits on EOF) and reap it. */
-void launch_spawner_stop(struct launch_spawner *sp);
-/* main(): is this process a spawner (argv[0] and its socket)? */
-bool launch_spawner_is(int argc, char **argv);
-/* The spawner's loop; exits when the controller closes its end. */
-int launch_spawner_main(void);
 
 /* Mark every mapping of a BPF map in this process MADV_DONTFORK: a fork
  * then does not copy their page tables. After new maps are mapped (a probe

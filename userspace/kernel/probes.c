@@ -236,10 +236,40 @@ int sync_parse_ldso_list(char *out, const char *libname, char *path, size_t len)
 	return -ENOENT;
 }
 
+size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len)
+{
+	const char *line = out, *arrow, *end, *nl;
+	size_t used = 0, n = 0, plen;
+
+	if (len < 1)
+		return 0;
+	for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		arrow = strstr(line, "=> /");
+		if (!arrow || (nl && arrow > nl))
+			continue;
+		arrow += 3;
+		end = strstr(arrow, " (");
+		if (!end || (nl && end > nl))
+			end = nl ? nl : arrow + strlen(arrow);
+		plen = (size_t)(end - arrow);
+		if (used + plen + 2 > len)
+			break;
+		memcpy(libs + used, arrow, plen);
+		used += plen;
+		libs[used++] = 0;
+		n++;
+	}
+	libs[used] = 0;
+	return n;
+}
+
 /* Ask the program's own dynamic linker which libc it would load, with the
  * caller's environment (LD_LIBRARY_PATH, hwcaps subdirectories), as the
- * user the target will run as. ld.so --list maps but does not run it. */
-static int ldso_list_libc(const char *interp, const char *prog, char *libc, size_t len)
+ * user the target will run as. ld.so --list maps but does not run it.
+ * Every library it names goes to libs (sync_parse_ldso_libs). */
+static int ldso_list_libc(const char *interp, const char *prog, char *libc, size_t len, char *libs,
+			  size_t libs_len)
 {
 	char *argv[] = { (char *)interp, "--list", (char *)prog, NULL };
 	struct launch_opts o = { .argv = argv, .stdin_fd = -1, .stderr_fd = -1 };
@@ -275,6 +305,7 @@ static int ldso_list_libc(const char *interp, const char *prog, char *libc, size
 	close(p[0]);
 	if (launch_wait(&l, 10000) != 1)
 		launch_kill(&l);
+	sync_parse_ldso_libs(buf, libs, libs_len);
 	return sync_parse_ldso_list(buf, "libc.so", libc, len);
 }
 
@@ -300,7 +331,7 @@ int sync_runtime_for_exec(const struct target_info *ti, struct sync_runtime *rt)
 		cs_err("%s: cannot read its program interpreter: %s", ti->path, strerror(-err));
 		return err;
 	}
-	err = ldso_list_libc(interp, ti->path, libc, sizeof(libc));
+	err = ldso_list_libc(interp, ti->path, libc, sizeof(libc), rt->libs, sizeof(rt->libs));
 	if (err) {
 		cs_err("%s: its dynamic linker %s does not load a libc.so (not a glibc program?)",
 		       ti->path, interp);
@@ -416,6 +447,19 @@ int sync_probes_track(struct sync_probes *sp, pid_t tgid)
 	__u32 key = tgid;
 
 	if (bpf_map__update_elem(sp->skel->maps.cs_sync_tracked, &key, sizeof(key), &p, sizeof(p),
+				 BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int sync_probes_know_file(struct sync_probes *sp, uint32_t dev, uint64_t ino)
+{
+	struct cs_inode_key k = { .ino = ino, .dev = dev };
+	__u8 one = 1;
+
+	if (!sp->skel)
+		return -EINVAL;
+	if (bpf_map__update_elem(sp->skel->maps.cs_sync_known, &k, sizeof(k), &one, sizeof(one),
 				 BPF_ANY))
 		return -errno;
 	return 0;
@@ -680,6 +724,7 @@ int sync_probes_reset(struct sync_probes *sp)
 		"cs_sync_tracked",
 		"cs_sync_pthreads",
 		"cs_sync_vmas",
+		"cs_sync_known",
 		/* emptied by a harvest that took them */
 		"cs_sync_threads",
 		"cs_sync_locks",
@@ -688,7 +733,7 @@ int sync_probes_reset(struct sync_probes *sp)
 		"cs_sync_hb",
 		"cs_sync_sync",
 	};
-	const size_t not_taken = 3;
+	const size_t not_taken = 4;
 	struct bpf_map *m;
 	size_t i;
 	void *zero;

@@ -49,6 +49,12 @@ struct sync_runtime {
 				* static target itself)                    */
 	char ldso[PATH_MAX];   /* dynamic linker, "" for static            */
 	bool is_static;
+	/* Every library the dynamic linker named (ld.so --list: libc and
+	 * the program's own among them), each NUL-terminated, an empty name
+	 * last; those past its size are left out. The probes' mapping table
+	 * knows inodes, not paths: these give the paths of the libraries of
+	 * a process that ends before its maps are read. */
+	char libs[8192];
 };
 
 /* The libc a program will map, as its dynamic linker resolves it (runs
@@ -77,6 +83,9 @@ uint64_t sync_probe_point(const char *object, uint64_t off, uint64_t size, enum 
 /* Path of the first "NAME... => /path (0x...)" line of `ld.so --list`
  * output whose name starts with libname (out is modified). 0 or -ENOENT. */
 int sync_parse_ldso_list(char *out, const char *libname, char *path, size_t len);
+/* Every "=> /path" of `ld.so --list` output into libs (rt->libs's form);
+ * how many. */
+size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len);
 /* The function at file offset off starts with a lock-prefixed instruction
  * (x86 uprobes refuse those). */
 bool sync_starts_with_lock_prefix(const char *object, uint64_t off);
@@ -127,6 +136,10 @@ struct sync_probes {
 int sync_probes_open(struct sync_probes *sp, const struct sync_probe_opts *o);
 /* Record tgid as a target (CS_SCOPE_TRACKED). 0 or -errno. */
 int sync_probes_track(struct sync_probes *sp, pid_t tgid);
+/* The file (dev as the kernel encodes it, inode) has a path the caller
+ * knows: a mapping of it no longer flags its event CS_EV_NEWFILE (nor
+ * wakes the reader for it). Forgotten at sync_probes_reset. 0 or -errno. */
+int sync_probes_know_file(struct sync_probes *sp, uint32_t dev, uint64_t ino);
 /* Attach the fork/exit/exec tracepoints and the uprobes on rt's object for
  * pid (-1: every process). Calls from rt's libc and ld.so are marked as
  * internal. 0 or -errno (printed). */

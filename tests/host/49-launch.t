@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# timeout: 200
+# How a campaign launches its targets (issue 18, kernel/launcher.h,
+# docs/run.md "Launching the targets"): with -j 1 the controller, with
+# -j N each worker from its own thread, clones each target sharing the
+# controller's memory until its exec. What the target sees must not
+# depend on it: its parent is concsched, it leads its own process group,
+# and it starts with no signal blocked (a -j worker blocks SIGINT, SIGTERM
+# and SIGHUP, and a launch used to pass that on). The children's stacks
+# are unmapped once they have exec'd, so the controller does not grow
+# launch by launch; nothing is left after the campaign, nor after kill -9
+# of concsched (the target goes with it).
+source "$(dirname "$0")/../lib.sh"
+need_root
+[ -x "$PROGS/launched" ] || skip_all "build first: make"
+command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
+plan 14
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+q() { sqlite3 "$1/campaign.db" "$2"; }
+alive() { # alive PID: a process, not a zombie
+	local s
+	s=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$s" ] && [ "${s#Z}" = "$s" ]
+}
+check="cat \"\$CONCSCHED_OUT_FILE\" >>$T/out"
+
+for j in 1 2; do
+	: >"$T/out"
+	"$CS" run -s none -n 6 -j $j --check "$check" -o "$T/j$j" -- "$PROGS/launched" >/dev/null 2>"$T/err$j"
+	is "$?" 0 "-j $j: 6 passing runs, exit 0"
+	is "$(grep -c '^parent concsched$' "$T/out")" 6 "-j $j: each target's parent is concsched"
+	is "$(grep -c '^group own$' "$T/out")" 6 "-j $j: each target leads its own process group"
+	is "$(grep -c '^blocked 0000000000000000$' "$T/out")" 6 "-j $j: each target starts with no signal blocked"
+done
+like "$(q "$T/j2" "select count(*) || ' ' || sum(outcome = 'pass') from runs")" "^6 6$" \
+	"-j 2: every run stored, all passing"
+
+# A child shares the controller's memory until its exec, on a stack the
+# controller maps for it and unmaps once the child has exec'd: 40
+# launches leave the controller's mappings where they were (a block kept
+# per launch adds two, its stack and its guard page), from one thread or
+# from two workers at once.
+for j in 1 2; do
+	: >"$T/out"
+	"$CS" run -s none -n 40 -j $j --check "$check" -o "$T/maps$j" -- "$PROGS/launched" >/dev/null 2>&1
+	grow=$(awk '$1 == "parent-maps" { if (lo == "" || $2 < lo) lo = $2; if ($2 > hi) hi = $2 } END { print hi - lo }' "$T/out")
+	ok "$([ -n "$grow" ] && [ "$grow" -le 6 ]; echo $?)" \
+		"40 launches at -j $j: the controller's mappings grew by $grow at most (its children's stacks are unmapped)"
+done
+
+# Nothing of the campaign's is left: no target, no child still at its gate.
+left=$(pgrep -x launched | wc -l)
+gated=$(pgrep -x cs-gated | wc -l)
+is "$left $gated" "0 0" "after the campaigns: no target and no gated child left"
+
+# kill -9 of concsched with two workers: the targets go with it.
+"$CS" run -s none -n 2 -j 2 --run-timeout 60 -o "$T/k9" -- "$PROGS/launched" sleep >/dev/null 2>&1 &
+cs=$!
+tgts=
+for _ in $(seq 100); do
+	tgts=$(pgrep -P "$cs" -x launched | tr '\n' ' ')
+	[ "$(echo $tgts | wc -w)" -ge 2 ] && break
+	sleep 0.1
+done
+ok "$([ "$(echo $tgts | wc -w)" -ge 2 ]; echo $?)" "kill -9: both workers' targets (${tgts:-none}) are concsched's children"
+kill -9 "$cs"
+wait "$cs" 2>/dev/null
+gone=1
+for _ in $(seq 50); do
+	n=0
+	for p in $tgts; do alive "$p" && n=$((n + 1)); done
+	if [ "$n" = 0 ]; then gone=0; break; fi
+	sleep 0.1
+done
+ok "$gone" "kill -9 of concsched: no target is left"
+done_testing
