@@ -49,7 +49,8 @@ int main(void)
 					      0x74, 0x02, 0x75, 0xfa, 0xc3 };
 	enum cs_sync_fn fns[CS_FN__COUNT];
 	unsigned long offs[CS_FN__COUNT];
-	char buf[sizeof(ldso_out)], path[256], libs[256], fx[] = "/tmp/cs-test-probes-XXXXXX";
+	char buf[sizeof(ldso_out)], path[256], fx[] = "/tmp/cs-test-probes-XXXXXX";
+	char libs[256];
 	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
 	uint64_t off;
 	int n, i, j, fd, dup;

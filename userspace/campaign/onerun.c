@@ -1159,6 +1159,7 @@ void run_session_close(struct run_session *s)
 	if (s->ctl)
 		sched_ctl_quiesce(s->ctl);
 	run_cgroup_destroy(&s->cg);
+	site_resolver_free(&s->paths);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
 		close(s->ep);
@@ -1427,10 +1428,14 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
 		return err;
-	site_resolver_add_path(&r->res, r->rt->object);
-	site_resolver_add_path(&r->res, r->rt->ldso);
-	site_resolver_add_path(&r->res, r->ti->path);
-	site_resolver_add_paths(&r->res, r->rt->libs);
+	if (!r->sess->paths_ready) {
+		site_resolver_add_path(&r->sess->paths, r->rt->object);
+		site_resolver_add_path(&r->sess->paths, r->rt->ldso);
+		site_resolver_add_path(&r->sess->paths, r->ti->path);
+		site_resolver_add_paths(&r->sess->paths, r->rt->libs);
+		r->sess->paths_ready = true;
+	}
+	site_resolver_copy_paths(&r->res, &r->sess->paths);
 	site_resolver_tell(&r->res, r->sp, &r->nknown);
 	if (r->access_on && r->sess->ap_open) {
 		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);

@@ -133,6 +133,11 @@ struct run_session {
 	 * (cgroup.h): a mkdir and an rmdir a run took the kernel's global
 	 * cgroup mutex, which -j workers share. */
 	struct run_cgroup cg;
+	/* The paths of the files the session's runs start knowing (the
+	 * target, libc, ld.so and every library ld.so lists), stat'ed and
+	 * resolved by its first run; each run copies them (no system call). */
+	struct site_resolver paths;
+	bool paths_ready;
 };
 void run_session_close(struct run_session *s);
 /* The campaign's scheduler in s, loaded if it is not (serial mode and

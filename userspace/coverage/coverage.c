@@ -60,6 +60,21 @@ static const char *inode_path(const struct site_resolver *r, uint32_t dev, uint6
 	return NULL;
 }
 
+/* dev/ino's path is path (kept as given), unless one is known already. */
+static void add_inode(struct site_resolver *r, uint32_t dev, uint64_t ino, const char *path)
+{
+	if (inode_path(r, dev, ino))
+		return;
+	if (r->ninodes == r->capinodes) {
+		r->capinodes = r->capinodes ? 2 * r->capinodes : 16;
+		r->inodes = xrealloc(r->inodes, r->capinodes * sizeof(*r->inodes));
+	}
+	r->inodes[r->ninodes].ino = ino;
+	r->inodes[r->ninodes].dev = dev;
+	r->inodes[r->ninodes].path = xstrdup(path);
+	r->ninodes++;
+}
+
 void site_resolver_add_path(struct site_resolver *r, const char *path)
 {
 	char real[4096];
@@ -69,14 +84,15 @@ void site_resolver_add_path(struct site_resolver *r, const char *path)
 		return;
 	if (inode_path(r, kernel_dev(st.st_dev), st.st_ino))
 		return;
-	if (r->ninodes == r->capinodes) {
-		r->capinodes = r->capinodes ? 2 * r->capinodes : 16;
-		r->inodes = xrealloc(r->inodes, r->capinodes * sizeof(*r->inodes));
-	}
-	r->inodes[r->ninodes].ino = st.st_ino;
-	r->inodes[r->ninodes].dev = kernel_dev(st.st_dev);
-	r->inodes[r->ninodes].path = xstrdup(realpath(path, real) ? real : path);
-	r->ninodes++;
+	add_inode(r, kernel_dev(st.st_dev), st.st_ino, realpath(path, real) ? real : path);
+}
+
+void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->ninodes; i++)
+		add_inode(r, from->inodes[i].dev, from->inodes[i].ino, from->inodes[i].path);
 }
 
 void site_resolver_add_paths(struct site_resolver *r, const char *list)

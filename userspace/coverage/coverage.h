@@ -76,6 +76,8 @@ void site_resolver_add_path(struct site_resolver *r, const char *path);
 /* Each path of a list of NUL-terminated names ended by an empty one
  * (struct sync_runtime libs). */
 void site_resolver_add_paths(struct site_resolver *r, const char *list);
+/* Every path from knows (site_resolver_add_path's, without its stat). */
+void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from);
 /* Every file mapped by pid right now. 0 or -errno (process gone). */
 int site_resolver_scan_pid(struct site_resolver *r, pid_t pid);
 /* Tell sp's probes the files r has paths for, those from *told on (then

@@ -211,31 +211,6 @@ cleanup:
 	return err;
 }
 
-/* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)" */
-int sync_parse_ldso_list(char *out, const char *libname, char *path, size_t len)
-{
-	char *line, *save = NULL, *arrow, *end;
-
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		while (*line == '\t' || *line == ' ')
-			line++;
-		if (strncmp(line, libname, strlen(libname)))
-			continue;
-		arrow = strstr(line, "=> ");
-		if (!arrow)
-			continue;
-		arrow += 3;
-		end = strstr(arrow, " (");
-		if (end)
-			*end = 0;
-		if (*arrow != '/')
-			continue;
-		snprintf(path, len, "%s", arrow);
-		return 0;
-	}
-	return -ENOENT;
-}
-
 size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len)
 {
 	const char *line = out, *arrow, *end, *nl;
@@ -262,6 +237,27 @@ size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len)
 	}
 	libs[used] = 0;
 	return n;
+}
+
+/* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)": the first
+ * library whose file name (ld.so opens DIR/NAME) starts with libname. */
+int sync_parse_ldso_list(const char *out, const char *libname, char *path, size_t len)
+{
+	size_t cap = strlen(out) + 2;
+	char *libs = xcalloc(1, cap), *l, *base;
+	int err = -ENOENT;
+
+	sync_parse_ldso_libs(out, libs, cap);
+	for (l = libs; *l; l += strlen(l) + 1) {
+		base = strrchr(l, '/');
+		if (base && !strncmp(base + 1, libname, strlen(libname))) {
+			snprintf(path, len, "%s", l);
+			err = 0;
+			break;
+		}
+	}
+	free(libs);
+	return err;
 }
 
 /* Ask the program's own dynamic linker which libc it would load, with the

@@ -80,9 +80,9 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 uint64_t sync_probe_point(const char *object, uint64_t off, uint64_t size, enum cs_sync_fn fn);
 
 /* Helpers of the above, exposed for tests. */
-/* Path of the first "NAME... => /path (0x...)" line of `ld.so --list`
- * output whose name starts with libname (out is modified). 0 or -ENOENT. */
-int sync_parse_ldso_list(char *out, const char *libname, char *path, size_t len);
+/* Path of the first "NAME => /path (0x...)" line of `ld.so --list`
+ * output whose name starts with libname. 0 or -ENOENT. */
+int sync_parse_ldso_list(const char *out, const char *libname, char *path, size_t len);
 /* Every "=> /path" of `ld.so --list` output into libs (rt->libs's form);
  * how many. */
 size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len);
