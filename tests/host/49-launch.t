@@ -10,12 +10,14 @@
 # and SIGHUP, and a launch used to pass that on). The children's stacks
 # are unmapped once they have exec'd, so the controller does not grow
 # launch by launch; nothing is left after the campaign, nor after kill -9
-# of concsched (the target goes with it).
+# of concsched (the target goes with it). With -j 2 each worker keeps to
+# a CPU of its own; its targets, and their threads, may run on every CPU
+# concsched may, as without it.
 source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/launched" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 14
+plan 19
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -25,6 +27,9 @@ alive() { # alive PID: a process, not a zombie
 	[ -n "$s" ] && [ "${s#Z}" = "$s" ]
 }
 check="cat \"\$CONCSCHED_OUT_FILE\" >>$T/out"
+# The CPUs this shell, and so concsched, may run on.
+allowed=$(awk '/^Cpus_allowed_list:/ { print $2 }' /proc/self/status)
+ncpus=$(nproc)
 
 for j in 1 2; do
 	: >"$T/out"
@@ -33,6 +38,8 @@ for j in 1 2; do
 	is "$(grep -c '^parent concsched$' "$T/out")" 6 "-j $j: each target's parent is concsched"
 	is "$(grep -c '^group own$' "$T/out")" 6 "-j $j: each target leads its own process group"
 	is "$(grep -c '^blocked 0000000000000000$' "$T/out")" 6 "-j $j: each target starts with no signal blocked"
+	is "$(grep -c "^cpus main $allowed\$" "$T/out") $(grep -c "^cpus thread $allowed\$" "$T/out")" "6 12" \
+		"-j $j: each target and each of its threads may run on every CPU concsched may ($allowed)"
 done
 like "$(q "$T/j2" "select count(*) || ' ' || sum(outcome = 'pass') from runs")" "^6 6$" \
 	"-j 2: every run stored, all passing"
@@ -65,6 +72,25 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 ok "$([ "$(echo $tgts | wc -w)" -ge 2 ]; echo $?)" "kill -9: both workers' targets (${tgts:-none}) are concsched's children"
+# Its two workers (the threads named as the main one, but for it) each
+# keep to a CPU, a different one where concsched has two or more.
+pinned=$(for s in /proc/"$cs"/task/*/status; do
+	[ "$s" = "/proc/$cs/task/$cs/status" ] && continue
+	awk '/^Cpus_allowed_list:/ { print $2 }' "$s"
+done | sort -u | tr '\n' ' ')
+if [ "$ncpus" -ge 2 ]; then
+	like "$pinned" '^[0-9]+ [0-9]+ $' "-j 2 on $ncpus CPUs: the workers keep to two CPUs, one each ($pinned)"
+else
+	is "$pinned" "$allowed " "-j 2 on one CPU: the workers run where concsched may ($pinned)"
+fi
+cat "/proc/$(echo $tgts | cut -d' ' -f1)/status" | awk '/^Cpus_allowed_list:/ { print $2 }' >"$T/tcpus"
+is "$(cat "$T/tcpus")" "$allowed" "-j 2: a sleeping target may still run on every CPU ($allowed)"
+# The check command a worker runs is not kept to its CPU either.
+: >"$T/out"
+"$CS" run -s none -n 4 -j 2 -o "$T/chk" \
+	--check "awk '/^Cpus_allowed_list:/ { print \$2 }' /proc/self/status >>$T/out" \
+	-- "$PROGS/launched" >/dev/null 2>&1
+is "$(sort -u "$T/out" | tr '\n' ' ')" "$allowed " "-j 2: the --check command may run on every CPU too"
 kill -9 "$cs"
 wait "$cs" 2>/dev/null
 gone=1

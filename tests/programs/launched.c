@@ -3,7 +3,8 @@
  * A target that says how it was launched (tests/host/49-launch.t): its
  * parent's name and how many mappings the parent has, whether it leads
  * its own process group, its blocked signals (SigBlk of
- * /proc/self/status). With "sleep" it then sleeps 30 s. Two threads take
+ * /proc/self/status), and the CPUs it and each of its threads may run on
+ * (Cpus_allowed_list). With "sleep" it then sleeps 30 s. Two threads take
  * one lock, so the sync probes see it.
  *
  *   launched [sleep]
@@ -20,11 +21,26 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static int counter;
 
+/* "cpus WHO LIST": the CPUs the calling thread may run on. */
+static void print_cpus(const char *who)
+{
+	char line[256];
+	FILE *f = fopen("/proc/thread-self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18))
+			printf("cpus %s %s", who, line + 18 + strspn(line + 18, " \t"));
+	if (f)
+		fclose(f);
+	fflush(stdout);
+}
+
 static void *worker(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&m);
 	counter++;
+	print_cpus("thread");
 	pthread_mutex_unlock(&m);
 	return NULL;
 }
@@ -91,7 +107,7 @@ int main(int argc, char **argv)
 			printf("blocked %s", line + 7 + strspn(line + 7, " \t"));
 	if (f)
 		fclose(f);
-	fflush(stdout);
+	print_cpus("main");
 	for (i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	for (i = 0; i < 2; i++)

@@ -199,6 +199,49 @@ static void kept_cgroup(const char *how)
 	free(first);
 }
 
+/* The calling thread's Cpus_allowed_list, with its newline. */
+static void thread_cpus(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/thread-self/status", "re");
+	char line[256];
+
+	buf[0] = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Cpus_allowed_list:", 18))
+			snprintf(buf, len, "%s", line + 18 + strspn(line + 18, " \t"));
+	if (f)
+		fclose(f);
+}
+
+/* A caller that keeps to one CPU (a -j worker, campaign.c) gives its
+ * child launch_opts.cpus; without them the child inherits the one CPU. */
+static void kept_cpu(const char *how)
+{
+	char *cpus_of[] = { "/usr/bin/awk", "/^Cpus_allowed_list:/ { print $2 }",
+			    "/proc/self/status", NULL };
+	char all[64], one[64], buf[64];
+	cpu_set_t set, pin;
+	int cpu;
+	struct launch_opts o;
+
+	thread_cpus(all, sizeof(all));
+	sched_getaffinity(0, sizeof(set), &set);
+	for (cpu = 0; !CPU_ISSET(cpu, &set); cpu++)
+		;
+	CPU_ZERO(&pin);
+	CPU_SET(cpu, &pin);
+	snprintf(one, sizeof(one), "%d\n", cpu);
+	pthread_setaffinity_np(pthread_self(), sizeof(pin), &pin);
+	o = opts(cpus_of);
+	o.cpus = &set;
+	tap_is_str(output_of(&o, buf, sizeof(buf)), all,
+		   "%s, kept to CPU %d: the child takes the CPUs it is given", how, cpu);
+	o = opts(cpus_of);
+	tap_is_str(output_of(&o, buf, sizeof(buf)), one,
+		   "%s, kept to CPU %d: without them it inherits the caller's", how, cpu);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
 static void cases(const char *how)
 {
 	char *sh_exit3[] = { "/bin/sh", "-c", "exit 3", NULL };
@@ -260,6 +303,7 @@ static void cases(const char *how)
 		   "%s: the child runs in the working directory asked", how);
 
 	kept_cgroup(how);
+	kept_cpu(how);
 }
 
 static void *cases_thread(void *arg)
@@ -272,7 +316,7 @@ int main(void)
 {
 	pthread_t th;
 
-	tap_plan(46);
+	tap_plan(50);
 	cases("main thread");
 	/* A -j worker launches from a thread of its own, with SIGINT,
 	 * SIGTERM and SIGHUP blocked (campaign.c run_worker_main). */

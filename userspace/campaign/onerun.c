@@ -1370,6 +1370,7 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	lo->stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	lo->own_cgroup = true;
 	lo->keep_cg = &r->sess->cg;
+	lo->cpus = r->sess->pinned ? &r->sess->cpus : NULL;
 }
 
 static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)

@@ -138,6 +138,10 @@ struct run_session {
 	 * resolved by its first run; each run copies them (no system call). */
 	struct site_resolver paths;
 	bool paths_ready;
+	/* -j N: the worker's thread keeps to one CPU (campaign.c
+	 * pin_worker); what it launches takes back cpus, the campaign's. */
+	bool pinned;
+	cpu_set_t cpus;
 };
 void run_session_close(struct run_session *s);
 /* The campaign's scheduler in s, loaded if it is not (serial mode and

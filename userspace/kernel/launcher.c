@@ -26,10 +26,11 @@ struct launch_err {
 	int err;
 };
 
-enum { STEP_GATE = 1, STEP_SCHED, STEP_GROUPS, STEP_GID, STEP_UID, STEP_CWD, STEP_EXEC };
+enum { STEP_GATE = 1, STEP_CPUS, STEP_SCHED, STEP_GROUPS, STEP_GID, STEP_UID, STEP_CWD, STEP_EXEC };
 
 static const char *const step_names[] = {
 	[STEP_GATE] = "wait for the controller",
+	[STEP_CPUS] = "take the campaign's CPUs",
 	[STEP_SCHED] = "switch to SCHED_EXT",
 	[STEP_GROUPS] = "drop supplementary groups",
 	[STEP_GID] = "setgid",
@@ -101,6 +102,11 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 	if (read(gate_rd, &c, 1) != 1)
 		_exit(127); /* controller gave up before releasing us */
 	close(gate_rd);
+	/* A -j worker keeps to one CPU (campaign.c): not its target, which
+	 * runs where the campaign may, as it would without concsched. Before
+	 * SCHED_EXT, so the scheduler never sees it narrowed. */
+	if (o->cpus && syscall(SYS_sched_setaffinity, 0, sizeof(*o->cpus), o->cpus))
+		child_fail(err_wr, STEP_CPUS);
 	if (o->stdin_fd >= 0)
 		dup2(o->stdin_fd, 0);
 	if (o->stdout_fd >= 0)

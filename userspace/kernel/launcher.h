@@ -14,6 +14,7 @@
 #ifndef CONCSCHED_LAUNCHER_H
 #define CONCSCHED_LAUNCHER_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -33,6 +34,10 @@ struct launch_opts {
 	int stdout_fd;	 /* -1: inherit */
 	int stderr_fd;	 /* -1: inherit */
 	const char *cwd; /* NULL: inherit */
+	/* NULL: inherit the caller's CPUs. Else the CPUs the child takes at
+	 * its gate, before its exec (a caller that keeps to one CPU: -j
+	 * workers, campaign.c). Must live until launch_release returns. */
+	const cpu_set_t *cpus;
 	bool own_cgroup; /* a cgroup v2 for the target and all it starts */
 	/* With own_cgroup: the caller's cgroup, kept from launch to launch
 	 * (made here when its path is NULL; launch_end removes it when the
