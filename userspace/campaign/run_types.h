@@ -139,7 +139,7 @@ struct run_session {
 	struct site_resolver paths;
 	bool paths_ready;
 	/* -j N: the worker's thread keeps to one CPU (campaign.c
-	 * pin_worker); what it launches takes back cpus, the campaign's. */
+	 * worker_cpu); what it launches takes back cpus, the campaign's. */
 	bool pinned;
 	cpu_set_t cpus;
 };
