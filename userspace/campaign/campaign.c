@@ -639,7 +639,7 @@ static int campaign_jobs(struct campaign *c)
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
 		w[i].cpu = have_cpus && !c->steer ? worker_cpu(&cpus, i) : -1;
-		if (have_cpus)
+		if (w[i].cpu >= 0)
 			w[i].sess.cpus = cpus;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
 		if (err) {
