@@ -90,6 +90,9 @@ struct {
 struct cs_task {
 	__u8 runnable;
 	__u8 target; /* set in ops.enable */
+	/* set in ops.enable: the thread has not run under this scheduler
+	 * yet, and its slice may be the core's default (cs_running) */
+	__u8 first_run;
 };
 
 struct {
@@ -768,6 +771,16 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 	cs_check_all_parked(t, 0);
 }
 
+/* STYLE.md compat: the kfunc where it exists (7.x warns about the direct
+ * write), the field on older kernels. */
+static __always_inline void cs_set_slice(struct task_struct *p, __u64 slice)
+{
+	if (bpf_ksym_exists(scx_bpf_task_set_slice))
+		scx_bpf_task_set_slice(p, slice);
+	else
+		p->scx.slice = slice;
+}
+
 /* Serial mode: the running thread must hold its target's token. One that
  * runs without it (it was running when it entered SCHED_EXT, or kept its
  * CPU across a preemption by a higher class) is sent back to the queue. */
@@ -796,20 +809,27 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 	if (p->flags & CS_PF_EXITING)
 		return;
 	__sync_fetch_and_add(&cs_stats(t)->serial_preempts, 1);
-	/* STYLE.md compat: the kfunc where it exists (7.x warns about the
-	 * direct write), the field on older kernels. */
-	if (bpf_ksym_exists(scx_bpf_task_set_slice))
-		scx_bpf_task_set_slice(p, 0);
-	else
-		p->scx.slice = 0;
+	cs_set_slice(p, 0);
 	scx_bpf_kick_cpu(scx_bpf_task_cpu(p), SCX_KICK_PREEMPT);
 }
 
 void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 {
 	struct cs_thread_ctl *tc;
+	struct cs_task *ts;
 	__u32 tid = p->pid;
 
+	/* A thread that was running when it entered SCHED_EXT (a launched
+	 * target's main thread at its gate) runs on with the core's default
+	 * slice (20 ms), never one of ours: give it the target's slice. In
+	 * serial mode that default let a VM's main thread lose the token
+	 * while it created the workers, holding the mm's lock, and the
+	 * workers it blocked overlapped (12-sched-delay.t). */
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+	if (ts && ts->first_run) {
+		ts->first_run = 0;
+		cs_set_slice(p, cs_slice(ts->target));
+	}
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	cs_serial_running(p, tc, tc ? tc->target : cs_task_target(p));
 	if (!tc || !tc->release_ts)
@@ -896,8 +916,10 @@ void BPF_STRUCT_OPS(cs_enable, struct task_struct *p)
 	__u32 tid = p->pid, t = cs_target_enter(p);
 
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (ts)
+	if (ts) {
 		ts->target = t;
+		ts->first_run = 1;
+	}
 	init.pid = p->tgid;
 	init.target = t;
 	init.ordinal = __sync_fetch_and_add(&cs_tgt(t)->thread_seq, 1) + 1;

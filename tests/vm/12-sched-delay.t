@@ -11,8 +11,16 @@
 #  - --serial fifo: workers start in creation order and never overlap
 #    (serial mode also switches at a slice's end, by design: each worker
 #    works 2 ms of wall time, and the slice is 2 s, so a stall of the TCG
-#    guest's vCPU cannot end one mid-work; with 200 ms slices one did,
-#    once, under a loaded host);
+#    guest's vCPU cannot end one mid-work);
+#  - --serial fifo with main busy 30 ms after each start, 6 runs: no
+#    worker starts before main has started all four. main was running
+#    when it entered SCHED_EXT; it must run on the configured 2 s slice,
+#    not the core's default 20 ms. With the default, main lost the token
+#    mid-start in every plain serial_order run under TCG (unless it slept
+#    first, e.g. in its exec), and in 1 run of 60-200 while holding its
+#    mm's lock: the workers that faulted on it slept, the token passed,
+#    and two overlapped (a CI failure of this test). With the default, a
+#    worker started early in 7 of these runs in 20;
 #    --serial random and --serial pct: the same seed gives the same order,
 #    (random) seeds differ, never overlap; without serial mode the same
 #    workers do overlap;
@@ -25,7 +33,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 31
+plan 33
 
 work=$(mktemp -d /tmp/sched-delay.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -38,6 +46,10 @@ echo "== yield"
 "$CS" sched --yield-at marker -- "$PROGS/marker_loop" 20 2 200 2>&1
 echo "== fifo"
 "$CS" sched --serial fifo --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
+echo "== fifomain"
+for i in 1 2 3 4 5 6; do
+	"$CS" sched --serial fifo --slice-us 2000000 -- "$PROGS/serial_order" 4 2000 30000 2>&1
+done
 for s in 1 1 2 3 4; do
 	echo "== random\$s"
 	"$CS" sched --serial random --seed \$s --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
@@ -47,7 +59,7 @@ for s in 5 5 6; do
 	"$CS" sched --serial pct --seed \$s --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
 done
 echo "== parallel"
-"$CS" sched -- "$PROGS/serial_order" 4 20000 2>&1
+"$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
 echo "== allparked"
 "$CS" sched --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
 echo "== teardown"
@@ -74,9 +86,11 @@ j=$(json_of "$o" yield)
 is "$(jget "$j" yields)" 40 "40 yields (2 threads x 20 calls)"
 is "$(jget "$j" exit_code)" 0 "yielding program exits 0"
 
-like "$(section "$o" fifo)" "^order 1,2,3,4 overlap 0$" "serial fifo: creation order, no overlap"
+like "$(section "$o" fifo)" "^order 1,2,3,4 overlap 0 early 0$" "serial fifo: creation order, no overlap"
 is "$(jget "$(json_of "$o" fifo)" exit_code)" 0 "serial fifo: exit 0"
-overlaps=$(for s in 1 2 3 4; do section "$o" "random$s"; done | grep '^order' | grep -vc ' overlap 0$')
+is "$(section "$o" fifomain | grep -c '^order 1,2,3,4 overlap 0 early 0$')" 6 \
+	"serial fifo: main keeps the token for its 120 ms of starts in 6 runs (the 2 s slice, not the default 20 ms)"
+overlaps=$(for s in 1 2 3 4; do section "$o" "random$s"; done | grep '^order' | grep -vc ' overlap 0 ')
 seeds1=$(awk '$0 == "== random1" { on = 1; next } /^== / { on = 0 } on && /^order/ { print $2 }' "$o")
 is "$(printf '%s\n' "$seeds1" | sort -u | wc -l)" 1 "serial random: seed 1 twice gives the same order ($(echo $seeds1))"
 is "$(printf '%s\n' "$seeds1" | wc -l)" 2 "both seed-1 runs reported"
@@ -86,10 +100,12 @@ is "$overlaps" 0 "serial random: no overlap"
 pct5=$(awk '$0 == "== pct5" { on = 1; next } /^== / { on = 0 } on && /^order/ { print $2 }' "$o")
 is "$(printf '%s\n' "$pct5" | sort -u | wc -l) $(printf '%s\n' "$pct5" | wc -l)" "1 2" \
 	"serial pct: seed 5 twice gives the same order ($(echo $pct5))"
-is "$(for s in 5 6; do section "$o" "pct$s"; done | grep '^order' | grep -vc ' overlap 0$')" 0 \
+is "$(for s in 5 6; do section "$o" "pct$s"; done | grep '^order' | grep -vc ' overlap 0 ')" 0 \
 	"serial pct: no overlap"
-par=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap \([0-9]*\)$/\1/p')
+par=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap \([0-9]*\) early [0-9]*$/\1/p')
 ok "$([ "${par:-0}" -ge 1 ]; echo $?)" "without serial mode the workers overlap ($par)"
+early=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap [0-9]* early \([0-9]*\)$/\1/p')
+ok "$([ "${early:-0}" -ge 1 ]; echo $?)" "without serial mode workers start while main still starts others ($early)"
 
 j=$(json_of "$o" allparked)
 is "$(jget "$j" parks)" 20 "two threads parked at each of 10 markers"
