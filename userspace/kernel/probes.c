@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/launcher.h"
+#include "kernel/links.h"
 #include "kernel/maps.h"
 #include "kernel/symbolize.h"
 #include "sync.skel.h"
@@ -655,10 +656,7 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 
 void sync_probes_detach(struct sync_probes *sp)
 {
-	int i;
-
-	for (i = 0; i < sp->nlinks; i++)
-		bpf_link__destroy(sp->links[i]);
+	links_destroy(sp->links, (size_t)sp->nlinks);
 	sp->nlinks = 0;
 	sp->attached_all = false;
 }

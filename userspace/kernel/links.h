@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Destroying several BPF links at once. Destroying a uprobe link waits
+ * for grace periods (RCU tasks trace, then the uretprobes' SRCU): 36-64 ms
+ * a link on this host, more under TCG. One after the other, a campaign
+ * paid the sum of its links' waits at its end; destroyed on threads of
+ * their own, the waits overlap, and waiters that overlap share a grace
+ * period (docs/perf.md, "The campaign's end").
+ */
+#ifndef CONCSCHED_KERNEL_LINKS_H
+#define CONCSCHED_KERNEL_LINKS_H
+
+#include <stddef.h>
+
+struct bpf_link;
+
+/* bpf_link__destroy() on each of the n links (NULL ones are skipped), at
+ * once: every link is gone when it returns. A link whose thread cannot be
+ * started is destroyed by the caller, after the others are started. */
+void links_destroy(struct bpf_link **links, size_t n);
+
+#endif
