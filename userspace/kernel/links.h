@@ -2,7 +2,7 @@
 /*
  * Destroying several BPF links at once. Destroying a uprobe link waits
  * for grace periods (RCU tasks trace, then the uretprobes' SRCU): 36-64 ms
- * a link on this host, more under TCG. One after the other, a campaign
+ * a link on this host. One after the other, a campaign
  * paid the sum of its links' waits at its end; destroyed on threads of
  * their own, the waits overlap, and waiters that overlap share a grace
  * period (docs/perf.md, "The campaign's end").
