@@ -823,8 +823,8 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	 * target's main thread at its gate) runs on with the core's default
 	 * slice (20 ms), never one of ours: give it the target's slice. In
 	 * serial mode that default let a VM's main thread lose the token
-	 * while it created the workers, holding the mm's lock, and the
-	 * workers it blocked overlapped (12-sched-delay.t). */
+	 * while it created the workers, holding a lock (most likely its
+	 * mm's), and the workers it blocked overlapped (12-sched-delay.t). */
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
 	if (ts && ts->first_run) {
 		ts->first_run = 0;

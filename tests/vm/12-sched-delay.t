@@ -17,9 +17,9 @@
 #    when it entered SCHED_EXT; it must run on the configured 2 s slice,
 #    not the core's default 20 ms. With the default, main lost the token
 #    mid-start in every plain serial_order run under TCG (unless it slept
-#    first, e.g. in its exec), and in 1 run of 60-200 while holding its
-#    mm's lock: the workers that faulted on it slept, the token passed,
-#    and two overlapped (a CI failure of this test). With the default, a
+#    first, e.g. in its exec), and in 1 run of 60-200 while holding a
+#    lock (most likely its mm's): the workers that waited on it slept,
+#    the token passed, and two overlapped (a CI failure of this test). With the default, a
 #    worker started early in 7 of these runs in 20;
 #    --serial random and --serial pct: the same seed gives the same order,
 #    (random) seeds differ, never overlap; without serial mode the same
