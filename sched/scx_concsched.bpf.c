@@ -90,9 +90,6 @@ struct {
 struct cs_task {
 	__u8 runnable;
 	__u8 target; /* set in ops.enable */
-	/* set in ops.enable: the thread has not run under this scheduler
-	 * yet, and its slice may be the core's default (cs_running) */
-	__u8 first_run;
 };
 
 struct {
@@ -816,20 +813,8 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 {
 	struct cs_thread_ctl *tc;
-	struct cs_task *ts;
 	__u32 tid = p->pid;
 
-	/* A thread that was running when it entered SCHED_EXT (a launched
-	 * target's main thread at its gate) runs on with the core's default
-	 * slice (20 ms), never one of ours: give it the target's slice. In
-	 * serial mode that default let a VM's main thread lose the token
-	 * while it created the workers, holding a lock (most likely its
-	 * mm's), and the workers it blocked overlapped (12-sched-delay.t). */
-	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
-	if (ts && ts->first_run) {
-		ts->first_run = 0;
-		cs_set_slice(p, cs_slice(ts->target));
-	}
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	cs_serial_running(p, tc, tc ? tc->target : cs_task_target(p));
 	if (!tc || !tc->release_ts)
@@ -916,10 +901,17 @@ void BPF_STRUCT_OPS(cs_enable, struct task_struct *p)
 	__u32 tid = p->pid, t = cs_target_enter(p);
 
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (ts) {
+	if (ts)
 		ts->target = t;
-		ts->first_run = 1;
-	}
+	/* A thread that was running when it entered SCHED_EXT (a launched
+	 * target's main thread at its gate) is never inserted before it
+	 * runs: without this it ran on the core's default slice (20 ms),
+	 * whatever the target's. In serial mode that default let a VM's main
+	 * thread lose the token while it created the workers, holding a lock
+	 * (most likely its mm's), and the workers it blocked overlapped
+	 * (12-sched-delay.t). A queued thread gets the target's slice at its
+	 * insert anyway. */
+	cs_set_slice(p, cs_slice(t));
 	init.pid = p->tgid;
 	init.target = t;
 	init.ordinal = __sync_fetch_and_add(&cs_tgt(t)->thread_seq, 1) + 1;

@@ -19,8 +19,8 @@
 #    mid-start in every plain serial_order run under TCG (unless it slept
 #    first, e.g. in its exec), and in 1 run of 60-200 while holding a
 #    lock (most likely its mm's): the workers that waited on it slept,
-#    the token passed, and two overlapped (a CI failure of this test). With the default, a
-#    worker started early in 7 of these runs in 20;
+#    the token passed, and two overlapped (a CI failure of this test).
+#    With the default, a worker started early in 7 of these runs in 20;
 #    --serial random and --serial pct: the same seed gives the same order,
 #    (random) seeds differ, never overlap; without serial mode the same
 #    workers do overlap;

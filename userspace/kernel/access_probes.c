@@ -17,6 +17,7 @@
 #include "access.skel.h"
 #include "lib/json.h"
 #include "kernel/launcher.h"
+#include "kernel/links.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 
@@ -260,13 +261,6 @@ static bool same_selection(const struct access_probes *ap, const bool *mask)
 	return true;
 }
 
-static void group_free(struct access_link_group *g)
-{
-	bpf_link__destroy(g->commit);
-	bpf_link__destroy(g->hit);
-	free(g->idx);
-}
-
 /* A link that access_probes_shed let go: destroyed on a thread of its own,
  * since unregistering waits for a grace period (tens of ms, more under
  * TCG) that the run's loop need not wait for. */
@@ -352,12 +346,20 @@ int access_probes_shed_poll(struct access_probes *ap, bool wait, int *result, ui
 
 static void drop_site_links(struct access_probes *ap)
 {
+	struct bpf_link **links;
 	size_t i;
 
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
-	for (i = 0; i < ap->ngroups; i++)
-		group_free(&ap->groups[i]);
+	/* Each group's two links, destroyed at once (kernel/links.h). */
+	links = xcalloc(2 * ap->ngroups, sizeof(*links));
+	for (i = 0; i < ap->ngroups; i++) {
+		links[2 * i] = ap->groups[i].commit;
+		links[2 * i + 1] = ap->groups[i].hit;
+		free(ap->groups[i].idx);
+	}
+	links_destroy(links, 2 * ap->ngroups);
+	free(links);
 	free(ap->groups);
 	ap->groups = NULL;
 	ap->ngroups = 0;
@@ -568,12 +570,9 @@ static void access_array_zero(struct bpf_map *m, bool percpu)
 
 void access_probes_detach(struct access_probes *ap)
 {
-	size_t i;
-
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
-	for (i = 0; i < ap->nlinks; i++)
-		bpf_link__destroy(ap->links[i]);
+	links_destroy(ap->links, ap->nlinks);
 	free(ap->links);
 	ap->links = NULL;
 	ap->nlinks = 0;
@@ -712,10 +711,7 @@ enum access_cap_state access_probes_site_cap(struct access_probes *ap, size_t i)
 
 void access_probes_close(struct access_probes *ap)
 {
-	size_t i;
-
-	for (i = 0; i < ap->nlinks; i++)
-		bpf_link__destroy(ap->links[i]);
+	links_destroy(ap->links, ap->nlinks);
 	drop_site_links(ap);
 	free(ap->kept_mask);
 	free(ap->shed);

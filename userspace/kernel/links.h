@@ -5,7 +5,9 @@
  * a link on this host. One after the other, a campaign
  * paid the sum of its links' waits at its end; destroyed on threads of
  * their own, the waits overlap, and waiters that overlap share a grace
- * period (docs/perf.md, "The campaign's end").
+ * period (docs/perf.md, "The campaign's end"). The caller waits on a
+ * futex, not in pthread_join: a thread inside a libc pthread function
+ * that has the campaign's return probe holds the destroy up.
  */
 #ifndef CONCSCHED_KERNEL_LINKS_H
 #define CONCSCHED_KERNEL_LINKS_H
