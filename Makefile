@@ -41,7 +41,7 @@ BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/bpf/%.bpf.o,$(notdir $(BPF_SRCS)))
 SKELS      := $(patsubst %.bpf.c,$(BUILD)/skel/%.skel.h,$(notdir $(BPF_SRCS)))
 # userspace/: one folder per responsibility (docs/DESIGN.md "Layout"); the
 # unit tests and benchmarks link everything but the command-line folder.
-USR_DIRS   := lib vm kernel coverage strategies campaign experiment cli
+USR_DIRS   := lib vm kernel coverage strategies results run replay campaign experiment cli
 USR_SRCS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.c))
 USR_HDRS   := $(foreach d,$(USR_DIRS),$(wildcard userspace/$(d)/*.h))
 USR_OBJS   := $(patsubst userspace/%.c,$(BUILD)/obj/%.o,$(USR_SRCS))

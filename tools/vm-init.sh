@@ -70,7 +70,7 @@ done
 exec 3>"$ctl"
 echo "boot $(uptime_s)" >&3
 
-# The campaign streams its committed runs there (userspace/campaign/stream.h).
+# The campaign streams its committed runs there (userspace/results/stream.h).
 [ "$CS_STREAM" = 1 ] && export CONCSCHED_STREAM="$stream"
 cd "$CS_CWD" 2>/dev/null || cd /
 if ! command -v "$CS_ARGV0" >/dev/null 2>&1; then

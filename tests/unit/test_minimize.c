@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * Minimizing a schedule (campaign/minimize.c) on hand-checked pass orders:
+ * Minimizing a schedule (replay/minimize.c) on hand-checked pass orders:
  * how many preemptions an order has, and what undoing one gives; the
- * orders a failing run's replay check tries (campaign/schedule.c).
+ * orders a failing run's replay check tries (results/schedule.c).
  */
 #include <string.h>
 
-#include "campaign/minimize.h"
-#include "campaign/schedule.h"
+#include "replay/minimize.h"
+#include "results/schedule.h"
 #include "tap.h"
 
 /* An order from a string: "ABAB" = A's point 0, B's 0, A's 1, B's 1. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "campaign/oracle.h"
+#include "results/oracle.h"
 #include "tap.h"
 
 #define W_EXIT(code)  ((code) << 8)

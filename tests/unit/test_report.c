@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "campaign/report.h"
-#include "campaign/store.h"
+#include "results/report.h"
+#include "results/store.h"
 #include "tap.h"
 #include "lib/util.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "campaign/saturation.h"
+#include "results/saturation.h"
 #include "tap.h"
 
 static void test_parse(void)

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "campaign/report.h"
-#include "campaign/store.h"
-#include "campaign/stream.h"
+#include "results/report.h"
+#include "results/store.h"
+#include "results/stream.h"
 #include "tap.h"
 #include "lib/util.h"
 

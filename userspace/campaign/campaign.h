@@ -5,7 +5,7 @@
 #ifndef CONCSCHED_CAMPAIGN_H
 #define CONCSCHED_CAMPAIGN_H
 
-#include "campaign/run_types.h"
+#include "run/run_types.h"
 
 #define RUN_DEFAULT_METRIC "sp"
 

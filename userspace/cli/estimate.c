@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "campaign/campaign.h"
-#include "campaign/onerun.h"
+#include "run/onerun.h"
 #include "cli/commands.h"
 #include "coverage/coverage.h"
 #include "kernel/launcher.h"

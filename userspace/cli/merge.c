@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* concsched merge: options and --help; the merge is store_merge (campaign/merge.c). */
+/* concsched merge: options and --help; the merge is store_merge (results/merge.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "campaign/store.h"
+#include "results/store.h"
 #include "cli/commands.h"
 #include "lib/util.h"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* concsched minimize: options and --help; the search is campaign/minimize.c. */
+/* concsched minimize: options and --help; the search is replay/minimize.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "campaign/minimize.h"
-#include "campaign/vm_campaign.h"
+#include "replay/minimize.h"
+#include "run/vm_campaign.h"
 #include "cli/commands.h"
 #include "lib/util.h"
 

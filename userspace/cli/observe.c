@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli/commands.h"
-#include "cli/cov_report.h"
+#include "results/cov_report.h"
 #include "coverage/coverage.h"
 #include "lib/json.h"
 #include "kernel/cgroup.h"

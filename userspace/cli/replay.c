@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* concsched replay: options and --help; the replay is campaign/replay.c. */
+/* concsched replay: options and --help; the replay is replay/replay.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "campaign/replay.h"
-#include "campaign/vm_campaign.h"
+#include "replay/replay.h"
+#include "run/vm_campaign.h"
 #include "cli/commands.h"
 #include "lib/util.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* concsched report: options and --help; the report is campaign/report.c. */
+/* concsched report: options and --help; the report is results/report.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "campaign/report.h"
-#include "campaign/schedule.h"
-#include "campaign/store.h"
+#include "results/report.h"
+#include "results/schedule.h"
+#include "results/store.h"
 #include "cli/commands.h"
 #include "lib/util.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "campaign/campaign.h"
-#include "campaign/vm_campaign.h"
+#include "run/vm_campaign.h"
 #include "cli/commands.h"
 #include "coverage/coverage.h"
 #include "kernel/target.h"

@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "campaign/saturation.h"
-#include "campaign/store.h"
+#include "results/saturation.h"
+#include "results/store.h"
 #include "experiment/cell.h"
 #include "lib/util.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign/store.h"
+#include "results/store.h"
 #include "experiment/report.h"
 #include "experiment/stats.h"
 #include "lib/json.h"

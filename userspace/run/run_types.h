@@ -22,7 +22,7 @@
 #include "lib/rng.h"
 #include "lib/util.h"
 #include "strategies/strategy.h"
-#include "campaign/saturation.h"
+#include "results/saturation.h"
 #include "kernel/site_finder.h"
 #include "kernel/target.h"
 #include "coverage/thread_model.h"

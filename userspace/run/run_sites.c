@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign/run_sites.h"
-#include "campaign/store.h"
+#include "run/run_sites.h"
+#include "results/store.h"
 #include "coverage/coverage.h"
 #include "kernel/probes.h"
 #include "kernel/symbolize.h"

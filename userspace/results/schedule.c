@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* A run's observed schedule, for people (schedule.h). */
-#include "campaign/schedule.h"
+#include "results/schedule.h"
 
 #include <errno.h>
 #include <inttypes.h>

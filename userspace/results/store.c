@@ -4,7 +4,7 @@
  * once per store and reused: a run commits thousands of task rows, and the
  * per-run transaction is what makes a crash lose only the run in flight.
  */
-#include "campaign/store.h"
+#include "results/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "campaign/stream.h"
+#include "results/stream.h"
 #include "lib/util.h"
 
 /* 'CSCH': tells our databases from any other SQLite file. */
@@ -1478,7 +1478,7 @@ void store_inputs_free(struct store_input *inputs, size_t n)
 	free(inputs);
 }
 
-/* Replication (store_replicate, campaign/stream.h). */
+/* Replication (store_replicate, results/stream.h). */
 
 static int repl_session_new(struct store *s)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Records of a campaign streamed out of the VM (stream.h). */
-#include "campaign/stream.h"
+#include "results/stream.h"
 
 #include <errno.h>
 #include <stdint.h>

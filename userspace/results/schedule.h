@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "campaign/store.h"
+#include "results/store.h"
 #include "lib/declog.h"
 #include "lib/json.h"
 

@@ -8,7 +8,7 @@
  * __assert_fail ("prog: file:line: func: Assertion `expr' failed.") and
  * glibc's fatal messages from malloc_printerr and __fortify_fail.
  */
-#include "campaign/oracle.h"
+#include "results/oracle.h"
 
 #include <errno.h>
 #include <signal.h>

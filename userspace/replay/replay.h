@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "campaign/oracle.h"
-#include "campaign/run_types.h"
-#include "campaign/store.h"
+#include "results/oracle.h"
+#include "run/run_types.h"
+#include "results/store.h"
 #include "lib/declog.h"
 #include "strategies/strategy.h"
 

@@ -185,7 +185,7 @@ const char *store_errmsg(struct store *s);
 /* The database path and directory given at open. */
 const char *store_dir(const struct store *s);
 
-/* Replication (run --vm: campaign/stream.h). From now on every committed
+/* Replication (run --vm: results/stream.h). From now on every committed
  * change goes to fn: first a snapshot of the whole database
  * (STREAM_SNAPSHOT), then a changeset after each committed run and
  * before a run begins if anything changed outside one (STREAM_CHANGESET),

@@ -8,7 +8,7 @@
  * it, until no single preemption can be undone (a 1-minimal schedule, as
  * delta debugging over the switch points gives) or max_tries is spent.
  */
-#include "campaign/minimize.h"
+#include "replay/minimize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "campaign/onerun.h"
-#include "campaign/replay.h"
-#include "campaign/store.h"
-#include "campaign/vm_campaign.h"
+#include "run/onerun.h"
+#include "replay/replay.h"
+#include "results/store.h"
+#include "run/vm_campaign.h"
 #include "lib/json.h"
 #include "lib/util.h"
 #include "strategies/registry.h"

@@ -5,8 +5,8 @@
  * whose charts are inline SVG (no scripts, fonts or other external assets,
  * so the page can be attached to a CI artifact or a bug report).
  */
-#include "campaign/report.h"
-#include "campaign/schedule.h"
+#include "results/report.h"
+#include "results/schedule.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +22,7 @@
 
 #include "lib/declog.h"
 #include "lib/json.h"
-#include "campaign/oracle.h"
+#include "results/oracle.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 

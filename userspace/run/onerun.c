@@ -26,10 +26,10 @@
 
 #include <bpf/libbpf.h>
 
-#include "campaign/access.h"
-#include "campaign/onerun.h"
-#include "campaign/oracle.h"
-#include "campaign/run_sites.h"
+#include "run/access.h"
+#include "run/onerun.h"
+#include "results/oracle.h"
+#include "run/run_sites.h"
 #include "coverage/cov_event.h"
 #include "coverage/coverage.h"
 #include "coverage/thread_model.h"

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "campaign/saturation.h"
-#include "campaign/store.h"
+#include "results/saturation.h"
+#include "results/store.h"
 
 #define REPORT_JSON_SCHEMA "concsched-report/1"
 

@@ -41,15 +41,15 @@
 
 #include <bpf/libbpf.h>
 
-#include "campaign/access.h"
-#include "campaign/run_sites.h"
+#include "run/access.h"
+#include "run/run_sites.h"
 #include "kernel/access_probes.h"
 #include "lib/json.h"
 #include "coverage/map_patterns.h"
 #include "coverage/metrics.h"
 #include "coverage/races.h"
 #include "kernel/site_finder.h"
-#include "campaign/store.h"
+#include "results/store.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 

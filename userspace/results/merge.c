@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "campaign/store.h"
+#include "results/store.h"
 #include "lib/util.h"
 
 /* Dense map from source ids to destination ids (ids are small integers). */

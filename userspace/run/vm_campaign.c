@@ -2,7 +2,7 @@
 /*
  * A campaign command (run, replay) run inside the sched_ext VM
  * (docs/vm.md). A run streams its store out as it commits runs
- * (campaign/stream.h): the host keeps a copy of it at the campaign's place,
+ * (results/stream.h): the host keeps a copy of it at the campaign's place,
  * so an interruption (^C, kill -9, a VM that dies) loses at most the run in
  * flight. The guest's /out also comes back at the end, into a private
  * scratch directory under $TMPDIR (or /tmp) named after our pid; when the
@@ -21,10 +21,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "campaign/onerun.h"
-#include "campaign/store.h"
-#include "campaign/stream.h"
-#include "campaign/vm_campaign.h"
+#include "run/onerun.h"
+#include "results/store.h"
+#include "results/stream.h"
+#include "run/vm_campaign.h"
 #include "lib/util.h"
 #include "vm/vm.h"
 

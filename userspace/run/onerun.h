@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "campaign/run_types.h"
+#include "run/run_types.h"
 
 /* Set by the SIGINT/SIGTERM/SIGHUP handler: stop after this run. */
 extern volatile sig_atomic_t run_stop;

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "campaign/run_types.h"
+#include "run/run_types.h"
 
 struct store;
 

@@ -6,7 +6,7 @@
  * scans every prefix with running sums and confirms each candidate with
  * the exact fit, which keeps long time-windowed campaigns linear.
  */
-#include "campaign/saturation.h"
+#include "results/saturation.h"
 
 #include <errno.h>
 #include <math.h>

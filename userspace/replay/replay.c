@@ -17,14 +17,14 @@
 
 #include <bpf/libbpf.h>
 
-#include "campaign/access.h"
-#include "campaign/onerun.h"
-#include "campaign/oracle.h"
-#include "campaign/replay.h"
-#include "campaign/schedule.h"
-#include "campaign/store.h"
-#include "campaign/stream.h"
-#include "campaign/vm_campaign.h"
+#include "run/access.h"
+#include "run/onerun.h"
+#include "results/oracle.h"
+#include "replay/replay.h"
+#include "results/schedule.h"
+#include "results/store.h"
+#include "results/stream.h"
+#include "run/vm_campaign.h"
 #include "kernel/launcher.h"
 #include "kernel/target.h"
 #include "lib/declog.h"

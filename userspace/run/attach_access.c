@@ -34,9 +34,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cli/attach_access.h"
-#include "campaign/run_sites.h"
-#include "campaign/store.h"
+#include "run/attach_access.h"
+#include "run/run_sites.h"
+#include "results/store.h"
 #include "coverage/cov_event.h"
 #include "coverage/races.h"
 #include "kernel/access_probes.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The coverage of a window as observe and attach print it (cov_report.h). */
-#include "cli/cov_report.h"
+#include "results/cov_report.h"
 
 #include <inttypes.h>
 

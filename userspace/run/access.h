@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "campaign/run_types.h"
+#include "run/run_types.h"
 
 /* Campaign: the candidate sites (then the estimation runs, each ended
  * with access_estimation_add, then access_campaign_estimated). */
