@@ -82,7 +82,7 @@ struct cs_event {
 			  * the signal that killed it, or status << 8); else 0 */
 };
 
-/* ---- synchronization probes (probes/sync.bpf.c, userspace/probes.c) -- */
+/* ---- synchronization probes (probes/sync.bpf.c, userspace/kernel/sync.c) -- */
 
 /* Which pthread function a sync probe sits on: the uprobe.multi cookie of
  * cs_sync_enter and cs_sync_exit. */
@@ -336,7 +336,7 @@ enum cs_sync_stat {
 	CS_SSTAT__COUNT,
 };
 
-/* ---- scheduler control (sched/, bpf/sched_point.bpf.h, sched_ctl.c) --- */
+/* ---- scheduler control (sched/, bpf/sched_point.bpf.h, scx_concsched.c) --- */
 
 /* What a decision point does to the thread that reached it. */
 enum cs_action {
@@ -399,7 +399,7 @@ struct cs_thread_ctl {
 /* Per-site policy, key: site (__u64). Also looked up under
  * CS_SITE_OP_KEY(op) so one entry can cover every site of an operation
  * (e.g. every pthread_mutex_lock). Sites of function points (uprobes on a
- * symbol, sched_ctl_add_point) are CS_SITE_FUNC_KEY(index). */
+ * symbol, scx_concsched_add_point) are CS_SITE_FUNC_KEY(index). */
 #define CS_SITE_OP_KEY(op)    ((1ULL << 62) | (__u64)(op))
 #define CS_SITE_FUNC_KEY(idx) ((1ULL << 63) | (__u64)(idx))
 
@@ -459,7 +459,7 @@ enum cs_note_kind {
 /* Why a parked thread was let go (cs_thread_ctl.release_reason). */
 enum cs_release_reason {
 	CS_REL_NONE = 0,
-	CS_REL_USER,	 /* sched_ctl_release (SEC("syscall") program)        */
+	CS_REL_USER,	 /* scx_concsched_release (SEC("syscall") program)        */
 	CS_REL_DELAY,	 /* its delay timer fired                             */
 	CS_REL_WATCHDOG, /* the park outlived cs_sched_cfg.watchdog_ns        */
 	CS_REL_TEARDOWN, /* release-all before detach/unload                  */

@@ -44,7 +44,7 @@
  *
  * Contract for the probe programs:
  *  - call it at most once per probe hit, from the uprobe/uretprobe program
- *    whose BPF program you give to sched_ctl (sched_ctl_attach_kick);
+ *    whose BPF program you give to sched_ctl (scx_concsched_attach_kick);
  *  - end that program with cs_sched_commit() on every path that may have
  *    called cs_sched_point, after the event is emitted (the park happens
  *    there: an event emitted later would reach userspace only after the
@@ -54,7 +54,7 @@
  *    enum cs_op; obj the lock/object address;
  *  - it costs one task read, one array and two hash lookups when the
  *    scheduler is active, and one task read when it is not;
- *  - share the maps (sched_ctl_share_maps) before loading the object.
+ *  - share the maps (scx_concsched_share_maps) before loading the object.
  *
  * The maps are defined here so the probe object and the scheduler object
  * both contain them; userspace creates them once and shares the fds with

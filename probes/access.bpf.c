@@ -351,7 +351,7 @@ int access_hit(struct pt_regs *ctx)
 /* ... and the park is a program of its own with a tiny frame on the
  * thread's kernel stack, attached to the same sites before access_hit so
  * that it runs after it (uprobe consumers run newest first;
- * userspace/access_probes.c). Only concsched run attaches it. */
+ * userspace/kernel/access_probes.c). Only concsched run attaches it. */
 SEC("uprobe.multi")
 int access_commit(struct pt_regs *ctx)
 {

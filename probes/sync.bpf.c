@@ -969,7 +969,7 @@ int cs_sync_enter(struct pt_regs *ctx)
 }
 
 /* The park itself, in a program of its own attached to the same functions
- * and run after cs_sync_enter (userspace/probes.c): a thread must never be
+ * and run after cs_sync_enter (userspace/kernel/sync.c): a thread must never be
  * preempted inside cs_sync_enter, whose frame lives on the per-CPU BPF
  * private stack (its stack is > 64 bytes) that the next thread on that CPU
  * reuses (docs/kernel.md, "parking inside a BPF program"). This one's

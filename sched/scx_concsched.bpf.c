@@ -29,7 +29,7 @@
  * per target, and the all-parked note counts a target's threads only.
  *
  * It does not decide *which* points stop a thread or whom to release:
- * that is policy, in userspace (userspace/policy.c). It does not balance
+ * that is policy, in userspace (userspace/kernel/policy.c). It does not balance
  * load or care about fairness beyond FIFO.
  */
 #include "vmlinux.h"
@@ -64,7 +64,7 @@ struct cs_target_state tgts[CS_SCHED_MAX_TARGETS];
 __u64 vtime_seq;
 __u32 dispatch_rr; /* which target's queue a dispatch looks at first */
 
-/* Exit info copied in ops.exit, printed by userspace (sched_ctl_print_exit). */
+/* Exit info copied in ops.exit, printed by userspace (scx_concsched_print_exit). */
 struct {
 	__s64 kind;
 	__s64 exit_code;
@@ -100,7 +100,7 @@ struct {
 } cs_task_store SEC(".maps");
 
 /* Notes go to their target's ring buffer: target 0's is this one,
- * another target's is made by userspace (sched_ctl_target) and put in
+ * another target's is made by userspace (scx_concsched_target) and put in
  * cs_sched_notes_of; a target without one drops its notes (counted). */
 struct cs_notes_rb {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -1066,7 +1066,7 @@ int cs_thread_set(struct cs_thread_set_args *args)
 
 /* ---- function points: park/delay/yield at any symbol of the target ---- */
 
-/* A uprobe on a chosen function (sched_ctl_add_point); the cookie is the
+/* A uprobe on a chosen function (scx_concsched_add_point); the cookie is the
  * point's index, its site CS_SITE_FUNC_KEY(index). */
 SEC("uprobe")
 int cs_func_point(struct pt_regs *ctx)
@@ -1082,7 +1082,7 @@ int cs_func_point(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Its park, after it on the same function (sched_ctl_add_point): never
+/* Its park, after it on the same function (scx_concsched_add_point): never
  * inside cs_func_point, whose frame is on the per-CPU private stack (see
  * cs_sync_commit in probes/sync.bpf.c). */
 SEC("uprobe")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # timeout: 120
 # Sites in a shared library of the program's own are named by the
-# library's path, function and line (kernel/probes.h struct sync_runtime
+# library's path, function and line (kernel/sync.h struct sync_runtime
 # libs, CS_EV_NEWFILE). The probes' mapping table knows a mapping's inode
 # and file name, not its path; the controller learns paths from the
 # dynamic linker's list of the program's libraries and from the process's

@@ -4,7 +4,7 @@
  * table, abstract ids and task keys (run-comparable). */
 #include <string.h>
 
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "tap.h"
 #include "coverage/thread_model.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Experiment SPEC (experiment/spec.c) and the `run` command line of a cell
- * (experiment/cell.c): parsing, defaults, cell order, shards, and bad specs.
+ * Experiment SPEC (experiment/exp_spec.c) and the `run` command line of a cell
+ * (experiment/exp_cell.c): parsing, defaults, cell order, shards, and bad specs.
  * No root, no kernel: the program is a shell script that is never run.
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "experiment/cell.h"
-#include "experiment/spec.h"
+#include "experiment/exp_cell.h"
+#include "experiment/exp_spec.h"
 #include "lib/util.h"
 #include "tap.h"
 

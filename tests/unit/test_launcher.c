@@ -184,7 +184,7 @@ static void kept_cgroup(const char *how)
 	 * launch): the next launch does not clone into it, where it would
 	 * die at birth. */
 	first = kc.path ? xstrdup(kc.path) : NULL;
-	run_cgroup_kill(&kc);
+	cgroup_kill(&kc);
 	cgroup_of(&kc, buf, sizeof(buf));
 	want = v2_line(kc.path);
 	tap_ok(kc.path && first && strcmp(kc.path, first),
@@ -193,9 +193,8 @@ static void kept_cgroup(const char *how)
 	free(want);
 	free(first);
 	first = kc.path ? xstrdup(kc.path) : NULL;
-	run_cgroup_destroy(&kc);
-	tap_ok(!kc.path && first && access(first, F_OK) != 0, "%s: run_cgroup_destroy removes it",
-	       how);
+	cgroup_destroy(&kc);
+	tap_ok(!kc.path && first && access(first, F_OK) != 0, "%s: cgroup_destroy removes it", how);
 	free(first);
 }
 

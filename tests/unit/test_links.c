@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "kernel/links.h"
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "sync.skel.h"
 #include "tap.h"
 

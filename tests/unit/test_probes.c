@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Pure parts of userspace/kernel/probes.c: reading `ld.so --list`, recognising
+/* Pure parts of userspace/kernel/sync.c: reading `ld.so --list`, recognising
  * entries x86 uprobes refuse and glibc's spin-lock shape, and finding the
  * probed functions in the system libc. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "tap.h"
 

@@ -28,7 +28,7 @@
 #include "strategies/noise.h"
 #include "strategies/pct.h"
 #include "strategies/registry.h"
-#include "strategies/replay.h"
+#include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 #include "strategies/strat_noise.h"
 #include "strategies/strategy.h"

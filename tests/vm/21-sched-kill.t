@@ -6,7 +6,7 @@
 # the target is killed (PR_SET_PDEATHSIG from the launcher), sched_ext is
 # disabled and the guest stays healthy. Twice in one boot: while threads
 # keep being parked and released, and while a thread sits parked with no
-# release rule: the scheduler must go first (sched_ctl_guard), not after
+# release rule: the scheduler must go first (scx_concsched_guard), not after
 # the watchdog frees the thread.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
@@ -65,7 +65,7 @@ for c in releasing parked; do
 	like "$s" "target_after 0" "$c: target gone"
 	diag "$c: disabled $(printf '%s\n' "$s" | sed -n 's/^disable_s //p') s after the kill"
 done
-# The scheduler's link is released before the probe links (sched_ctl_guard),
+# The scheduler's link is released before the probe links (scx_concsched_guard),
 # so a parked thread does not hold the teardown until its 2 s watchdog.
 d=$(section "$o" parked | sed -n 's/^disable_s //p')
 ok "$(float_le "${d:-9}" 1.5; echo $?)" "parked: disabled in ${d}s, before the 2 s watchdog"

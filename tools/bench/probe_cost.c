@@ -4,7 +4,7 @@
  * probed pthread function, in one run, under
  *   none   no probe at all;
  *   entry  a uprobe on the function's first instruction running an empty
- *          BPF program, when concsched probes it further in (probes.h
+ *          BPF program, when concsched probes it further in (sync.h
  *          sync_probe_point: an instruction the kernel emulates);
  *   bare   a uprobe where concsched probes the function, running an empty BPF program (the
  *          trap is the floor: KERNEL.md Q5);
@@ -34,7 +34,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "sync.skel.h"
 #include "lib/util.h"

@@ -32,7 +32,7 @@
 #include "results/saturation.h"
 #include "results/store.h"
 #include "results/stream.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "coverage/metrics.h"
 #include "kernel/launcher.h"
 #include "kernel/symbolize.h"
@@ -514,7 +514,7 @@ static int campaign_run_one(struct campaign *c)
  * share has a lock of its own: the symbolizer's caches, the launcher's
  * clone, the cgroup root). A steering campaign's workers share its
  * scheduler, each steering its runs' targets as one target of it (its own
- * serial token, queue, all-parked notes, site policies: sched_ctl.h), for
+ * serial token, queue, all-parked notes, site policies: scx_concsched.h), for
  * strategies whose in-run decisions use their run's state, or shared state
  * under a lock of their own (STRAT_F_JOBS; docs/run.md, "Steered runs at
  * once"). */

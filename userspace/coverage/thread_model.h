@@ -7,7 +7,7 @@
  * sync probes' ring-buffer events (struct cs_event); libc-internal calls
  * never reach it (the probe drops them, counted in CS_SSTAT_INTERNAL).
  *
- * Raw addresses and tids live here; coverage.c turns them into sites and
+ * Raw addresses and tids live here; syncov.c turns them into sites and
  * abstract ids (ALGORITHMS.md §8) once the run is over.
  */
 #ifndef CONCSCHED_THREAD_MODEL_H

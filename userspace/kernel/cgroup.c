@@ -19,7 +19,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-/* How long run_cgroup_destroy waits for killed processes to go. */
+/* How long cgroup_destroy waits for killed processes to go. */
 #define CG_EMPTY_WAIT_MS 2000
 
 static struct {
@@ -228,7 +228,7 @@ static int setup(void)
 	return err;
 }
 
-int run_cgroup_create(struct run_cgroup *cg)
+int cgroup_create(struct run_cgroup *cg)
 {
 	char *p;
 	int err;
@@ -254,7 +254,7 @@ int run_cgroup_create(struct run_cgroup *cg)
 	return 0;
 }
 
-int run_cgroup_add(struct run_cgroup *cg, pid_t pid)
+int cgroup_add(struct run_cgroup *cg, pid_t pid)
 {
 	char *p, buf[32], *what;
 	int err;
@@ -273,7 +273,7 @@ int run_cgroup_add(struct run_cgroup *cg, pid_t pid)
 	return err;
 }
 
-void run_cgroup_kill(struct run_cgroup *cg)
+void cgroup_kill(struct run_cgroup *cg)
 {
 	if (cg->path) {
 		kill_path(cg->path);
@@ -281,17 +281,17 @@ void run_cgroup_kill(struct run_cgroup *cg)
 	}
 }
 
-bool run_cgroup_populated(const struct run_cgroup *cg)
+bool cgroup_populated(const struct run_cgroup *cg)
 {
 	return cg->path && populated_path(cg->path);
 }
 
-bool run_cgroup_reusable(const struct run_cgroup *cg)
+bool cgroup_reusable(const struct run_cgroup *cg)
 {
 	return cg->path && !cg->killed && !populated_path(cg->path);
 }
 
-void run_cgroup_destroy(struct run_cgroup *cg)
+void cgroup_destroy(struct run_cgroup *cg)
 {
 	int err;
 

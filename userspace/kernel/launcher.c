@@ -343,8 +343,8 @@ static void launch_got(struct launch *l, pid_t pid, bool moved)
 
 	/* Both sides set the group so neither can race a kill(-pid). */
 	setpgid(pid, pid);
-	if (cg->path && !moved && run_cgroup_add(cg, pid))
-		run_cgroup_destroy(cg);
+	if (cg->path && !moved && cgroup_add(cg, pid))
+		cgroup_destroy(cg);
 	l->born_in_cg = cg->path && moved;
 	l->pid = pid;
 }
@@ -359,8 +359,8 @@ static int launch_cg_open(const struct launch_opts *o, struct launch *l)
 	l->kept = o->own_cgroup ? o->keep_cg : NULL;
 	cg = launch_cg(l);
 	if (cg->killed) /* not to be reused (cgroup.h) */
-		run_cgroup_destroy(cg);
-	if (o->own_cgroup && (cg->path || !run_cgroup_create(cg)))
+		cgroup_destroy(cg);
+	if (o->own_cgroup && (cg->path || !cgroup_create(cg)))
 		return open(cg->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return -1;
 }
@@ -432,7 +432,7 @@ fail:
 	cs_lock_release(&launch_lock);
 	if (cgfd >= 0)
 		close(cgfd);
-	run_cgroup_destroy(launch_cg(l));
+	cgroup_destroy(launch_cg(l));
 	return err;
 }
 
@@ -525,7 +525,7 @@ void launch_kill(struct launch *l)
 		close(l->err_fd);
 		l->err_fd = -1;
 	}
-	run_cgroup_kill(launch_cg(l));
+	cgroup_kill(launch_cg(l));
 	kill(-l->pid, SIGKILL);
 	kill(l->pid, SIGKILL);
 	launch_wait(l, 0);
@@ -540,10 +540,10 @@ void launch_end(struct launch *l)
 		launch_kill(l);
 
 	if (l->kept && l->kept->path) {
-		if (!run_cgroup_reusable(l->kept))
-			run_cgroup_destroy(l->kept); /* the next launch makes another */
+		if (!cgroup_reusable(l->kept))
+			cgroup_destroy(l->kept); /* the next launch makes another */
 	} else if (l->cg.path)
-		run_cgroup_destroy(&l->cg);
+		cgroup_destroy(&l->cg);
 	else if (l->own_cgroup)
 		kill(-l->pid, SIGKILL); /* what is left of its process group */
 }

@@ -42,7 +42,7 @@ struct launch_opts {
 	/* With own_cgroup: the caller's cgroup, kept from launch to launch
 	 * (made here when its path is NULL; launch_end removes it when the
 	 * run left something in it, else the caller at its end with
-	 * run_cgroup_destroy). NULL: one per launch. */
+	 * cgroup_destroy). NULL: one per launch. */
 	struct run_cgroup *keep_cg;
 };
 

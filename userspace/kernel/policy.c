@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/sched_ctl.h"
+#include "kernel/scx_concsched.h"
 #include "lib/util.h"
 
 struct policy_backend {
@@ -193,37 +193,37 @@ void policy_free(struct policy *p)
 
 static int real_set_site(struct policy *p, uint64_t site, const struct cs_site_policy *sp)
 {
-	return sched_ctl_set_site(p->ctl, site, sp);
+	return scx_concsched_set_site(p->ctl, site, sp);
 }
 
 static int real_clear_site(struct policy *p, uint64_t site)
 {
-	return sched_ctl_clear_site(p->ctl, site);
+	return scx_concsched_clear_site(p->ctl, site);
 }
 
 static int real_thread_next(struct policy *p, uint32_t tid, enum cs_action act, uint64_t delay_ns)
 {
-	return sched_ctl_thread_next(p->ctl, tid, act, delay_ns);
+	return scx_concsched_thread_next(p->ctl, tid, act, delay_ns);
 }
 
 static int real_release(struct policy *p, uint32_t tid)
 {
-	return sched_ctl_release(p->ctl, tid);
+	return scx_concsched_release(p->ctl, tid);
 }
 
 static int real_serialize(struct policy *p, enum cs_serial_mode mode, uint64_t seed)
 {
-	return sched_ctl_set_serial(p->ctl, mode, seed);
+	return scx_concsched_set_serial(p->ctl, mode, seed);
 }
 
 static int real_set_prio(struct policy *p, uint32_t tid, uint32_t prio)
 {
-	return sched_ctl_set_prio(p->ctl, tid, prio);
+	return scx_concsched_set_prio(p->ctl, tid, prio);
 }
 
 static int real_parked(struct policy *p, uint32_t *tids, int max)
 {
-	return sched_ctl_parked(p->ctl, tids, max);
+	return scx_concsched_parked(p->ctl, tids, max);
 }
 
 static void real_note(const struct cs_sched_note *n, void *ctx)
@@ -253,7 +253,7 @@ static int real_poll(struct policy *p, int timeout_ms)
 	int err;
 
 	p->delivered = 0;
-	err = sched_ctl_poll(p->ctl, timeout_ms, real_note, p);
+	err = scx_concsched_poll(p->ctl, timeout_ms, real_note, p);
 	return err < 0 ? err : p->delivered;
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Where a pthread function's entry probe sits (probes.h,
+ * Where a pthread function's entry probe sits (sync.h,
  * sync_probe_point). x86 uprobes emulate a few instructions in the trap
  * (jmp, jcc, call rel32, push reg, nop) and single-step every other one out
  * of line, which costs a second trap: ~19 µs against ~0.7 µs on the
@@ -13,7 +13,7 @@
  * memory was written, so the event still comes before the call does
  * anything another thread can see.
  */
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 
 /* capstone's error typedef is named cs_err, like util.h's error printer. */
 #define cs_err capstone_cs_err

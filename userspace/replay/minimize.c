@@ -28,7 +28,7 @@
 #include "lib/json.h"
 #include "lib/util.h"
 #include "strategies/registry.h"
-#include "strategies/replay.h"
+#include "strategies/strategy_replay.h"
 
 size_t schedule_preemptions(const struct declog_entry *v, size_t n)
 {

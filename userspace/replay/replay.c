@@ -2,7 +2,7 @@
 /*
  * concsched replay: re-execute a recorded run with its seed, strategy
  * configuration and decision log, the way the recorded strategy's ops say
- * (strategies/replay.h); the campaign is not modified.
+ * (strategies/strategy_replay.h); the campaign is not modified.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +31,7 @@
 #include "lib/json.h"
 #include "lib/util.h"
 #include "strategies/registry.h"
-#include "strategies/replay.h"
+#include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 
 /* Keep what `replay --times K` found in the campaign, for report's

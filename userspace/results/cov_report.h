@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "lib/json.h"
 
 /* A site key as a JSON object named name: key, text, function and

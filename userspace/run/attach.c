@@ -35,13 +35,13 @@
 #include "run/run_types.h"
 #include "results/cov_report.h"
 #include "results/store.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "kernel/cgroup.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "kernel/procsel.h"
-#include "kernel/sched_ctl.h"
+#include "kernel/scx_concsched.h"
 #include "kernel/symbolize.h"
 #include "lib/declog.h"
 #include "lib/delayq.h"
@@ -543,13 +543,13 @@ static void check_stop(struct attach *a)
 
 static int share_maps(struct bpf_object *obj, void *arg)
 {
-	return sched_ctl_share_maps(arg, obj);
+	return scx_concsched_share_maps(arg, obj);
 }
 
 static int attach_setup(struct attach *a)
 {
 	struct sync_probe_opts po = { 0 };
-	struct sched_ctl_opts so = { 0 };
+	struct scx_concsched_opts so = { 0 };
 	pid_t *pids = NULL, first;
 	size_t n = 0, i;
 	int err;
@@ -570,7 +570,7 @@ static int attach_setup(struct attach *a)
 	if (a->steer) {
 		so.serial = a->strat->sched_serial;
 		so.seed = a->o->seed;
-		err = sched_ctl_open(&a->ctl, &so);
+		err = scx_concsched_open(&a->ctl, &so);
 		if (err)
 			return err;
 		a->pol = policy_new_sched(a->ctl);
@@ -629,15 +629,15 @@ static int attach_setup(struct attach *a)
 		return err;
 	}
 	if (a->steer) {
-		err = sched_ctl_attach_kick(a->ctl, a->sp.skel->progs.cs_sync_commit);
+		err = scx_concsched_attach_kick(a->ctl, a->sp.skel->progs.cs_sync_commit);
 		if (!err)
-			err = sched_ctl_guard(a->ctl);
+			err = scx_concsched_guard(a->ctl);
 		for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
 			err = policy_park_site(a->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0, 0);
 		if (!err)
 			err = policy_serialize(a->pol, a->strat->sched_serial, a->o->seed);
 		if (!err)
-			err = sched_ctl_set_active(a->ctl, true);
+			err = scx_concsched_set_active(a->ctl, true);
 		if (err) {
 			cs_err("cannot set the scheduler's policy: %s", strerror(-err));
 			return err;
@@ -678,8 +678,8 @@ static void attach_loop(struct attach *a)
 		if (a->steer) {
 			delays_due(a, false);
 			policy_poll(a->pol, 0);
-			if (sched_ctl_exited(a->ctl)) {
-				sched_ctl_print_exit(a->ctl, stderr);
+			if (scx_concsched_exited(a->ctl)) {
+				scx_concsched_print_exit(a->ctl, stderr);
 				a->end = END_EJECTED;
 				snprintf(a->end_text, sizeof(a->end_text),
 					 "the kernel ejected the scheduler");
@@ -719,8 +719,8 @@ static void attach_detach(struct attach *a)
 {
 	if (a->ctl) {
 		/* No more parks; every parked thread goes on. */
-		sched_ctl_stats(a->ctl, &a->sstats);
-		sched_ctl_quiesce(a->ctl);
+		scx_concsched_stats(a->ctl, &a->sstats);
+		scx_concsched_quiesce(a->ctl);
 		delays_due(a, true);
 	}
 	procsel_restore(&a->ps, SCHED_EXT);
@@ -734,7 +734,7 @@ static void attach_detach(struct attach *a)
 		syncov_harvest(&a->sp, &a->res, NULL, false, &a->run);
 	}
 	if (a->ctl) {
-		sched_ctl_close(a->ctl);
+		scx_concsched_close(a->ctl);
 		a->ctl = NULL;
 	}
 	check_stop(a);

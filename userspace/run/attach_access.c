@@ -41,8 +41,8 @@
 #include "coverage/races.h"
 #include "kernel/access_probes.h"
 #include "kernel/policy.h"
-#include "kernel/probes.h"
-#include "kernel/sched_ctl.h"
+#include "kernel/sync.h"
+#include "kernel/scx_concsched.h"
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "lib/json.h"
@@ -264,7 +264,7 @@ static bool var_shared(struct attach_access *aa, uint32_t var, uint32_t tid)
 
 static int share_maps(struct bpf_object *obj, void *arg)
 {
-	return sched_ctl_share_maps(arg, obj);
+	return scx_concsched_share_maps(arg, obj);
 }
 
 static void proc_add(struct attach_access *aa, pid_t pid)
@@ -350,9 +350,9 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 		return err;
 	proc_add(aa, o->pid);
 	if (o->ctl) {
-		err = sched_ctl_attach_kick(o->ctl, aa->ap.skel->progs.access_commit);
+		err = scx_concsched_attach_kick(o->ctl, aa->ap.skel->progs.access_commit);
 		if (!err)
-			err = sched_ctl_guard(o->ctl);
+			err = scx_concsched_guard(o->ctl);
 		for (i = 0; i < ARRAY_SIZE(access_ops) && !err; i++)
 			err = policy_park_site(o->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0, 0);
 		if (err) {

@@ -31,12 +31,12 @@
 #include "results/oracle.h"
 #include "run/run_sites.h"
 #include "coverage/cov_event.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "coverage/thread_model.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
-#include "kernel/probes.h"
-#include "kernel/sched_ctl.h"
+#include "kernel/sync.h"
+#include "kernel/scx_concsched.h"
 #include "kernel/symbolize.h"
 #include "lib/declog.h"
 #include "lib/util.h"
@@ -847,13 +847,13 @@ static void steering_off(struct onerun *r)
 {
 	struct cs_sched_stats ss = { 0 };
 
-	sched_ctl_stats(r->ctl, &ss);
+	scx_concsched_stats(r->ctl, &ss);
 	/* The scheduler's counters run for the whole session: this run's. */
 	r->parks_at_timeout = ss.parks - r->parks_at_start;
 	r->watchdog_at_timeout = ss.watchdog - r->watchdog_at_start;
 	r->delays_at_timeout = ss.delays + r->injected;
 	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
-	sched_ctl_quiesce(r->ctl);
+	scx_concsched_quiesce(r->ctl);
 	delays_due(r, true);
 	r->nhalted = 0;
 	r->steer = false;
@@ -1011,7 +1011,7 @@ static int run_loop(struct onerun *r)
 	if (steered) {
 		struct cs_sched_stats ss0 = { 0 };
 
-		sched_ctl_stats(r->ctl, &ss0);
+		scx_concsched_stats(r->ctl, &ss0);
 		r->sched_at_start = ss0;
 		r->parks_at_start = ss0.parks;
 		r->watchdog_at_start = ss0.watchdog;
@@ -1091,8 +1091,8 @@ static int run_loop(struct onerun *r)
 		if (r->steer) {
 			delays_due(r, false);
 			policy_poll(r->pol, 0);
-			if (sched_ctl_exited(r->ctl)) {
-				sched_ctl_print_exit(r->ctl, stderr);
+			if (scx_concsched_exited(r->ctl)) {
+				scx_concsched_print_exit(r->ctl, stderr);
 				r->steer = false;
 			}
 		}
@@ -1112,7 +1112,7 @@ static int run_loop(struct onerun *r)
 		struct cs_sched_stats ss;
 
 		delays_due(r, true);
-		sched_ctl_stats(r->ctl, &ss);
+		scx_concsched_stats(r->ctl, &ss);
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
 		/* The run's own: its target's counters since it started (a -j
 		 * worker's target is its runs' alone). */
@@ -1127,7 +1127,7 @@ static int run_loop(struct onerun *r)
 			 (unsigned long long)(ss.notes - r->sched_at_start.notes),
 			 (unsigned long long)(ss.release_rekicks -
 					      r->sched_at_start.release_rekicks));
-		sched_ctl_quiesce(r->ctl);
+		scx_concsched_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);
 	if (r->consume_cut)
@@ -1146,7 +1146,7 @@ static int run_loop(struct onerun *r)
 
 static int share_maps(struct bpf_object *obj, void *arg)
 {
-	return sched_ctl_share_maps(arg, obj);
+	return scx_concsched_share_maps(arg, obj);
 }
 
 void run_session_close(struct run_session *s)
@@ -1157,8 +1157,8 @@ void run_session_close(struct run_session *s)
 	bool sched_target = s->sched_target;
 
 	if (s->ctl)
-		sched_ctl_quiesce(s->ctl);
-	run_cgroup_destroy(&s->cg);
+		scx_concsched_quiesce(s->ctl);
+	cgroup_destroy(&s->cg);
 	site_resolver_free(&s->paths);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
@@ -1169,7 +1169,7 @@ void run_session_close(struct run_session *s)
 	if (s->sp_open)
 		sync_probes_close(&s->sp);
 	policy_free(s->pol);
-	sched_ctl_close(s->ctl);
+	scx_concsched_close(s->ctl);
 	memset(s, 0, sizeof(*s));
 	s->aset = aset;
 	s->aprog = aprog;
@@ -1199,7 +1199,7 @@ static void session_unshare(struct run_session *s)
 int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_serial_mode serial,
 		      uint64_t seed)
 {
-	struct sched_ctl_opts so = { 0 };
+	struct scx_concsched_opts so = { 0 };
 	int err;
 
 	if (s->ctl)
@@ -1208,7 +1208,7 @@ int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_s
 	so.seed = seed;
 	so.watchdog_ms = o->sched_watchdog_ms;
 	so.timeout_ms = o->sched_timeout_ms;
-	err = sched_ctl_open(&s->ctl, &so);
+	err = scx_concsched_open(&s->ctl, &so);
 	if (err)
 		return err;
 	s->pol = policy_new_sched(s->ctl);
@@ -1222,7 +1222,7 @@ int run_session_target(struct run_session *w, struct run_session *owner)
 
 	if (!owner->ctl)
 		return -EINVAL;
-	err = sched_ctl_target_open(owner->ctl, &w->ctl);
+	err = scx_concsched_target_open(owner->ctl, &w->ctl);
 	if (err)
 		return err;
 	w->pol = policy_new_sched(w->ctl);
@@ -1235,7 +1235,7 @@ static int share_maps_ap(struct bpf_object *obj, void *arg)
 {
 	struct run_session *s = arg;
 
-	return s->ctl ? sched_ctl_share_maps(s->ctl, obj) : 0;
+	return s->ctl ? scx_concsched_share_maps(s->ctl, obj) : 0;
 }
 
 /* The access probe object, loaded once with the whole candidate table,
@@ -1275,10 +1275,10 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 				      .follow_forks = !r->o->no_follow_forks };
 	int err;
 
-	if (s->ctl && sched_ctl_exited(s->ctl)) {
+	if (s->ctl && scx_concsched_exited(s->ctl)) {
 		/* The kernel ejected it (printed): start over, unless it is
 		 * the campaign's, shared with the other -j workers. */
-		sched_ctl_print_exit(s->ctl, stderr);
+		scx_concsched_print_exit(s->ctl, stderr);
 		if (s->sched_target) {
 			cs_err("the kernel ended the scheduler that the -j runs share: the "
 			       "campaign "
@@ -1298,7 +1298,7 @@ static int session_prepare(struct run_session *s, struct onerun *r)
 			return err;
 	}
 	if (s->ctl)
-		sched_ctl_reset(s->ctl);
+		scx_concsched_reset(s->ctl);
 	if (s->ap_open)
 		access_probes_reset(&s->ap);
 	if (s->sp_open) {
@@ -1415,7 +1415,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->launched = true;
 	/* Its target's before it enters SCHED_EXT (at its gate): its threads
 	 * and what it forks are steered as its run's. */
-	if (r->ctl && r->steer && (err = sched_ctl_own(r->ctl, r->l.pid))) {
+	if (r->ctl && r->steer && (err = scx_concsched_own(r->ctl, r->l.pid))) {
 		cs_err("cannot give %s's process to its run's scheduler target: %s", r->ti->path,
 		       strerror(-err));
 		return err;
@@ -1443,21 +1443,22 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		if (err)
 			return err;
 		if (r->steer && !r->sess->ap_kicked) {
-			err = sched_ctl_attach_kick(r->ctl, r->sess->ap.skel->progs.access_commit);
+			err = scx_concsched_attach_kick(r->ctl,
+							r->sess->ap.skel->progs.access_commit);
 			if (err)
 				return err;
 			r->sess->ap_kicked = true;
 		}
 		if (r->ctl)
-			sched_ctl_guard(r->ctl);
+			scx_concsched_guard(r->ctl);
 	}
 	if (r->steer) {
 		size_t i;
 
 		if (!r->sess->kicked) {
-			err = sched_ctl_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_commit);
+			err = scx_concsched_attach_kick(r->ctl, r->sp->skel->progs.cs_sync_commit);
 			if (!err)
-				err = sched_ctl_guard(r->ctl);
+				err = scx_concsched_guard(r->ctl);
 			if (err)
 				return err;
 			r->sess->kicked = true;
@@ -1475,7 +1476,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		if (!err)
 			err = policy_serialize(r->pol, r->strat->sched_serial, r->seed);
 		if (!err)
-			err = sched_ctl_set_active(r->ctl, true);
+			err = scx_concsched_set_active(r->ctl, true);
 		if (err) {
 			cs_err("cannot set the scheduler's policy: %s", strerror(-err));
 			return err;
@@ -1491,7 +1492,7 @@ void onerun_cleanup(struct onerun *r)
 	if (r->launched)
 		launch_end(&r->l);
 	if (r->ctl)
-		sched_ctl_quiesce(r->ctl);
+		scx_concsched_quiesce(r->ctl);
 	if (r->sess && r->sess->ap_open)
 		access_probes_reset(&r->sess->ap);
 	if (r->sp)

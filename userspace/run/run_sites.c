@@ -8,8 +8,8 @@
 
 #include "run/run_sites.h"
 #include "results/store.h"
-#include "coverage/coverage.h"
-#include "kernel/probes.h"
+#include "coverage/syncov.h"
+#include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 

@@ -13,12 +13,12 @@
 #include <sys/types.h>
 
 #include "kernel/access_probes.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "lib/declog.h"
 #include "lib/delayq.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "lib/rng.h"
 #include "lib/util.h"
 #include "strategies/strategy.h"

@@ -7,7 +7,7 @@
  * timing enter the order. The inner strategy keeps its lifecycle (its run
  * configuration is still drawn and recorded) but not its decisions.
  *
- * The waiting list and the pick are shared with replay (strategies/replay.c).
+ * The waiting list and the pick are shared with replay (strategies/strategy_replay.c).
  */
 #ifndef CONCSCHED_SERIAL_H
 #define CONCSCHED_SERIAL_H

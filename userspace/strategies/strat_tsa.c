@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "coverage/cov_event.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "kernel/policy.h"
 #include "lib/util.h"
 #include "strategies/strategy.h"

@@ -70,7 +70,7 @@ enum strat_flags {
 					  * (run -j N) */
 };
 
-/* How `replay` re-makes a run of this strategy (strategies/replay.c). */
+/* How `replay` re-makes a run of this strategy (strategies/strategy_replay.c). */
 enum strat_replay {
 	STRAT_REPLAY_DECISIONS = 0, /* the logged decision at the logged point */
 	STRAT_REPLAY_ORDER,	    /* logged points wait; all-parked notes

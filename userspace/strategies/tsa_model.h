@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "coverage/thread_model.h"
 #include "strategies/tsa.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/doctor.h"
+#include "cli/cmd_doctor.h"
 #include "lib/json.h"
 #include "lib/util.h"
 #include "vm/vm.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * concsched experiment run|report|merge: options and --help. The spec is
- * experiment/spec.c, the cells experiment/cell.c, the index
- * experiment/index.c, the statistics and pages experiment/stats.c and
- * experiment/report.c; docs/experiment.md is the user's guide.
+ * experiment/exp_spec.c, the cells experiment/exp_cell.c, the index
+ * experiment/exp_index.c, the statistics and pages experiment/stats.c and
+ * experiment/exp_report.c; docs/experiment.md is the user's guide.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "experiment/cell.h"
-#include "experiment/index.h"
-#include "experiment/merge.h"
-#include "experiment/report.h"
-#include "experiment/spec.h"
+#include "experiment/exp_cell.h"
+#include "experiment/exp_index.h"
+#include "experiment/exp_merge.h"
+#include "experiment/exp_report.h"
+#include "experiment/exp_spec.h"
 #include "lib/util.h"
 
 static void experiment_usage(FILE *f)

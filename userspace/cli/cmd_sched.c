@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "lib/json.h"
 #include "kernel/launcher.h"
-#include "kernel/sched_ctl.h"
+#include "kernel/scx_concsched.h"
 #include "kernel/target.h"
 #include "lib/util.h"
 
@@ -232,7 +232,7 @@ static void release_oldest(struct sched_run *r, const uint32_t *tids, uint32_t n
 	uint32_t i, best = 0;
 
 	for (i = 0; i < n && i < CS_NOTE_MAX_TIDS; i++) {
-		if (sched_ctl_thread(r->ctl, tids[i], &tc))
+		if (scx_concsched_thread(r->ctl, tids[i], &tc))
 			continue;
 		if (tc.state != CS_TS_PARKED)
 			continue; /* delayed threads end on their own */
@@ -242,7 +242,7 @@ static void release_oldest(struct sched_run *r, const uint32_t *tids, uint32_t n
 		}
 	}
 	cs_debug("all parked: %u threads, releasing %u", n, best);
-	if (best && sched_ctl_release(r->ctl, best) > 0)
+	if (best && scx_concsched_release(r->ctl, best) > 0)
 		r->user_releases++;
 }
 
@@ -286,12 +286,12 @@ static void release_expired(struct sched_run *r)
 	uint64_t now = now_ns();
 	int i, n;
 
-	n = sched_ctl_parked(r->ctl, tids, ARRAY_SIZE(tids));
+	n = scx_concsched_parked(r->ctl, tids, ARRAY_SIZE(tids));
 	for (i = 0; i < n && i < (int)ARRAY_SIZE(tids); i++) {
-		if (sched_ctl_thread(r->ctl, tids[i], &tc) || tc.state != CS_TS_PARKED)
+		if (scx_concsched_thread(r->ctl, tids[i], &tc) || tc.state != CS_TS_PARKED)
 			continue;
 		if (now >= tc.park_ts + r->release_after_ns &&
-		    sched_ctl_release(r->ctl, tids[i]) > 0)
+		    scx_concsched_release(r->ctl, tids[i]) > 0)
 			r->user_releases++;
 	}
 }
@@ -314,12 +314,12 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	struct json j;
 	int i;
 
-	sched_ctl_stats(r->ctl, &st);
+	scx_concsched_stats(r->ctl, &st);
 	json_init(&j, stdout, pretty);
 	json_obj_begin(&j, NULL);
 	if (copy >= 0) {
 		json_kv_int(&j, "copy", copy);
-		json_kv_uint(&j, "target", sched_ctl_target_index(r->ctl));
+		json_kv_uint(&j, "target", scx_concsched_target_index(r->ctl));
 	}
 	json_kv_int(&j, "pid", l->pid);
 	json_kv_int(&j, "exit_code", exit_code);
@@ -335,7 +335,7 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	json_kv_uint(&j, "watchdog_releases", st.watchdog);
 	json_kv_uint(&j, "all_parked_notes", r->all_parked_notes);
 	json_kv_uint(&j, "notes_dropped", st.notes_dropped);
-	json_kv_uint(&j, "kicks", sched_ctl_kicks(r->ctl));
+	json_kv_uint(&j, "kicks", scx_concsched_kicks(r->ctl));
 	json_kv_uint(&j, "enqueues", st.enqueues);
 	json_kv_uint(&j, "dispatches", st.dispatches);
 	json_kv_uint(&j, "serial_preempts", st.serial_preempts);
@@ -354,8 +354,8 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 		json_kv_str(&j, NULL, ip);
 	}
 	json_arr_end(&j);
-	json_kv_int(&j, "exit_kind", sched_ctl_exit_kind(r->ctl));
-	json_kv_bool(&j, "ejected", sched_ctl_ejected(r->ctl));
+	json_kv_int(&j, "exit_kind", scx_concsched_exit_kind(r->ctl));
+	json_kv_bool(&j, "ejected", scx_concsched_ejected(r->ctl));
 	json_kv_str(&j, "sched_ext_state_after", sched_ext_state());
 	json_obj_end(&j);
 	json_end(&j);
@@ -394,7 +394,7 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 		return -errno;
 	for (k = 0; k < n; k++) {
 		after |= r[k].rule == RELEASE_AFTER;
-		if (epoll_ctl(ep, EPOLL_CTL_ADD, sched_ctl_notes_fd(r[k].ctl), &ev)) {
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, scx_concsched_notes_fd(r[k].ctl), &ev)) {
 			rc = -errno;
 			goto out;
 		}
@@ -404,10 +404,10 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 		for (k = 0, left = 0; k < n; k++) {
 			if (done[k])
 				continue;
-			sched_ctl_poll(r[k].ctl, 0, on_note, &r[k]);
+			scx_concsched_poll(r[k].ctl, 0, on_note, &r[k]);
 			if (r[k].rule == RELEASE_AFTER)
 				release_expired(&r[k]);
-			sched_ctl_stats(r[k].ctl, &st);
+			scx_concsched_stats(r[k].ctl, &st);
 			if ((int)st.nr_threads > r[k].max_threads)
 				r[k].max_threads = (int)st.nr_threads;
 			if (!observed)
@@ -426,7 +426,7 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 			*timed_out = !sched_interrupted;
 			/* A parked thread cannot die until it runs. */
 			for (k = 0; k < n; k++) {
-				sched_ctl_quiesce(r[k].ctl);
+				scx_concsched_quiesce(r[k].ctl);
 				if (!done[k])
 					launch_kill(&l[k]);
 			}
@@ -434,8 +434,8 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 		}
 		/* The kernel ejected the scheduler: say so now, the target
 		 * runs on under the default scheduler. */
-		if (sched_ctl_exited(r[0].ctl))
-			sched_ctl_print_exit(r[0].ctl, stderr);
+		if (scx_concsched_exited(r[0].ctl))
+			scx_concsched_print_exit(r[0].ctl, stderr);
 	}
 out:
 	close(ep);
@@ -450,7 +450,7 @@ static int sched_setup_points(struct sched_run *r, pid_t pid, const char *binary
 	for (i = 0; i < r->nr_points; i++) {
 		struct point_spec *p = &r->points[i];
 
-		err = sched_ctl_add_point(r->ctl, pid, binary, p->symbol, &p->index);
+		err = scx_concsched_add_point(r->ctl, pid, binary, p->symbol, &p->index);
 		if (err)
 			return err;
 		memset(&sp, 0, sizeof(sp));
@@ -458,7 +458,7 @@ static int sched_setup_points(struct sched_run *r, pid_t pid, const char *binary
 		sp.delay_ns = p->delay_ns;
 		sp.skip = p->skip;
 		sp.count = p->count;
-		err = sched_ctl_set_site(r->ctl, CS_SITE_FUNC_KEY(p->index), &sp);
+		err = scx_concsched_set_site(r->ctl, CS_SITE_FUNC_KEY(p->index), &sp);
 		if (err)
 			return err;
 	}
@@ -478,7 +478,7 @@ static void sched_run_clear(struct sched_run *r)
  * copy k the scheduler's target k. Returns the program's exit status (the
  * first copy's that is not 0; 1 on timeout), or EXIT_USAGE when the
  * environment failed. */
-static int sched_run_once(struct sched_run *r, int n, const struct sched_ctl_opts *so,
+static int sched_run_once(struct sched_run *r, int n, const struct scx_concsched_opts *so,
 			  const struct launch_opts *lo, const char *path, unsigned run_timeout_ms,
 			  bool pretty)
 {
@@ -491,9 +491,9 @@ static int sched_run_once(struct sched_run *r, int n, const struct sched_ctl_opt
 		l[k].pid = -1;
 		sched_run_clear(&r[k]);
 	}
-	err = sched_ctl_open(&r[0].ctl, so);
+	err = scx_concsched_open(&r[0].ctl, so);
 	for (k = 1; k < n && !err; k++)
-		err = sched_ctl_target_open(r[0].ctl, &r[k].ctl);
+		err = scx_concsched_target_open(r[0].ctl, &r[k].ctl);
 	if (err)
 		goto cleanup;
 	for (k = 0; k < n; k++) {
@@ -503,15 +503,15 @@ static int sched_run_once(struct sched_run *r, int n, const struct sched_ctl_opt
 			goto cleanup;
 		}
 		launched[k] = true;
-		err = sched_ctl_own(r[k].ctl, l[k].pid);
+		err = scx_concsched_own(r[k].ctl, l[k].pid);
 		if (err) {
 			cs_err("cannot give %s to the scheduler's target %u: %s", path,
-			       sched_ctl_target_index(r[k].ctl), strerror(-err));
+			       scx_concsched_target_index(r[k].ctl), strerror(-err));
 			goto cleanup;
 		}
 		if (sched_setup_points(&r[k], l[k].pid, path))
 			goto cleanup;
-		sched_ctl_set_active(r[k].ctl, true);
+		scx_concsched_set_active(r[k].ctl, true);
 	}
 	for (k = 0; k < n; k++) {
 		if (launch_release(&l[k], path)) {
@@ -528,24 +528,24 @@ static int sched_run_once(struct sched_run *r, int n, const struct sched_ctl_opt
 	/* Notes still in flight (the last resumes); the copies' handles go
 	 * before the scheduler's, whose detach unregisters it. */
 	for (k = n - 1; k >= 0; k--) {
-		sched_ctl_poll(r[k].ctl, 0, on_note, &r[k]);
-		sched_ctl_detach(r[k].ctl);
+		scx_concsched_poll(r[k].ctl, 0, on_note, &r[k]);
+		scx_concsched_detach(r[k].ctl);
 		code = exit_code_of(l[k].status);
 		if (!rc)
 			rc = code;
 	}
 	for (k = 0; k < n; k++)
 		report(&r[k], &l[k], exit_code_of(l[k].status), timed_out, pretty, n > 1 ? k : -1);
-	sched_ctl_print_exit(r[0].ctl, stderr);
+	scx_concsched_print_exit(r[0].ctl, stderr);
 cleanup:
 	for (k = 0; k < n; k++) {
 		if (launched[k] && !l[k].reaped) {
-			sched_ctl_quiesce(r[k].ctl);
+			scx_concsched_quiesce(r[k].ctl);
 			launch_kill(&l[k]);
 		}
 	}
 	for (k = n - 1; k >= 0; k--) {
-		sched_ctl_close(r[k].ctl);
+		scx_concsched_close(r[k].ctl);
 		r[k].ctl = NULL;
 	}
 	return rc;
@@ -572,7 +572,7 @@ int cmd_sched(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sched_ctl_opts so = { 0 };
+	struct scx_concsched_opts so = { 0 };
 	struct sched_run r = { 0 }, copies[SCHED_CMD_MAX_COPIES];
 	struct launch_opts lo_ = { 0 };
 	struct target_info ti;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 
 #include <errno.h>
 #include <fcntl.h>

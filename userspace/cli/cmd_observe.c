@@ -21,11 +21,11 @@
 
 #include "cli/commands.h"
 #include "results/cov_report.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "lib/json.h"
 #include "kernel/cgroup.h"
 #include "kernel/launcher.h"
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "kernel/target.h"
 #include "coverage/thread_model.h"

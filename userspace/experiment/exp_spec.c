@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Experiment SPEC parsing (spec.h); the format is docs/experiment.md. */
+/* Experiment SPEC parsing (exp_spec.h); the format is docs/experiment.md. */
 #include <errno.h>
 #include <jansson.h>
 #include <libgen.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "experiment/spec.h"
+#include "experiment/exp_spec.h"
 #include "lib/util.h"
 #include "strategies/registry.h"
 

@@ -7,7 +7,7 @@
 #ifndef CONCSCHED_EXP_MERGE_H
 #define CONCSCHED_EXP_MERGE_H
 
-#include "experiment/index.h"
+#include "experiment/exp_index.h"
 
 /* Copy src's done cells (rows, campaign directories, logs) that dst lacks
  * as done. Returns the number of cells added, -EXDEV when the spec hashes

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* concsched merge: options and --help; the merge is store_merge (results/merge.c). */
+/* concsched merge: options and --help; the merge is store_merge (results/store_merge.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>

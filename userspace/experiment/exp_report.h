@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "experiment/index.h"
+#include "experiment/exp_index.h"
 
 struct exp_report;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Replay of a recorded run (replay.h). Decisions are keyed by abstract
+ * Replay of a recorded run (strategy_replay.h). Decisions are keyed by abstract
  * thread and per-thread point index, never by time, so each applies at the
  * same program point when timing differs.
  */
@@ -9,7 +9,7 @@
 
 #include "kernel/policy.h"
 #include "lib/util.h"
-#include "strategies/replay.h"
+#include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 
 enum replay_mode { RP_DECISIONS, RP_SERIAL, RP_ORDER, RP_PACED, RP_ENFORCE };

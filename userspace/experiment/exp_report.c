@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Experiment report (report.h). */
+/* Experiment report (exp_report.h). */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "results/store.h"
-#include "experiment/report.h"
+#include "experiment/exp_report.h"
 #include "experiment/stats.h"
 #include "lib/json.h"
 #include "lib/util.h"

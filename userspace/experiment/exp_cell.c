@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Running an experiment's cells (cell.h). */
+/* Running an experiment's cells (exp_cell.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 
 #include "results/saturation.h"
 #include "results/store.h"
-#include "experiment/cell.h"
+#include "experiment/exp_cell.h"
 #include "lib/util.h"
 
 static volatile sig_atomic_t exp_stop;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* Experiment index (index.h): DIR/experiment.db. */
+/* Experiment index (exp_index.h): DIR/experiment.db. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "experiment/index.h"
+#include "experiment/exp_index.h"
 #include "lib/util.h"
 
 struct exp_index {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "kernel/maps.h"
-#include "kernel/probes.h"
+#include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "lib/util.h"
 

@@ -5,13 +5,13 @@
  * kicks, park / release / delay / yield threads, serial mode, priorities,
  * read its notes and counters, and unload it printing the exit info.
  *
- * Lifecycle (STYLE.md, tools/sched_ext): sched_ctl_open() checks the kernel,
+ * Lifecycle (STYLE.md, Linux's tools/sched_ext): scx_concsched_open() checks the kernel,
  * loads and registers the scheduler; the caller shares maps into its probe
- * objects before loading them (sched_ctl_share_maps), then attaches a kick
- * to each loaded program that calls cs_sched_point (sched_ctl_attach_kick).
- * Before detaching any probe, call sched_ctl_quiesce(): a thread parked
+ * objects before loading them (scx_concsched_share_maps), then attaches a kick
+ * to each loaded program that calls cs_sched_point (scx_concsched_attach_kick).
+ * Before detaching any probe, call scx_concsched_quiesce(): a thread parked
  * inside a uprobe handler holds the uprobe SRCU read lock, so detaching
- * first would wait for it (KERNEL.md Q3). sched_ctl_close() quiesces too.
+ * first would wait for it (KERNEL.md Q3). scx_concsched_close() quiesces too.
  */
 #ifndef CONCSCHED_SCHED_CTL_H
 #define CONCSCHED_SCHED_CTL_H
@@ -31,7 +31,7 @@ struct sched_ctl;
 #define SCHED_CTL_TIMEOUT_MS_DFL  5000 /* ops.timeout_ms */
 #define SCHED_CTL_WATCHDOG_MS_DFL 1000
 
-struct sched_ctl_opts {
+struct scx_concsched_opts {
 	unsigned watchdog_ms; /* park bound; 0: 1000; must be <= timeout_ms/2 */
 	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 5000            */
 	unsigned slice_us;    /* target time slice; 0: 5000                  */
@@ -43,84 +43,85 @@ struct sched_ctl_opts {
  * load and register the scheduler. Prints one actionable line on failure.
  * Returns 0, -ENOTSUP (kernel lacks sched_ext or too old), -EBUSY (another
  * scheduler), or another -errno. */
-int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o);
+int scx_concsched_open(struct sched_ctl **out, const struct scx_concsched_opts *o);
 
 /* One more target of the scheduler that owner loaded (run -j N): a handle
  * whose calls below act on its target's threads only (its configuration,
  * serial mode, site policies, releases, parked set, counters, reset) and
  * whose notes are its target's; the owner's handle is target 0. A process
- * is a target's once sched_ctl_own names it, before it enters SCHED_EXT;
+ * is a target's once scx_concsched_own names it, before it enters SCHED_EXT;
  * what it forks follows. Open and close targets from one thread (or under
  * a lock); the owner is closed last. 0, -E2BIG (all CS_SCHED_MAX_TARGETS in
- * use) or -errno. sched_ctl_close closes it (the scheduler stays). */
-int sched_ctl_target_open(struct sched_ctl *owner, struct sched_ctl **out);
-uint32_t sched_ctl_target_index(const struct sched_ctl *c);
+ * use) or -errno. scx_concsched_close closes it (the scheduler stays). */
+int scx_concsched_target_open(struct sched_ctl *owner, struct sched_ctl **out);
+uint32_t scx_concsched_target_index(const struct sched_ctl *c);
 /* Process pid (launched, not yet in SCHED_EXT) is c's target's. */
-int sched_ctl_own(struct sched_ctl *c, int pid);
+int scx_concsched_own(struct sched_ctl *c, int pid);
 
 /* Make the policy maps of bpf/sched_point.bpf.h in obj (opened, not
  * yet loaded) use the scheduler's. 0 or -errno. */
-int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj);
+int scx_concsched_share_maps(struct sched_ctl *c, struct bpf_object *obj);
 
 /* Attach the fexit kick to a loaded program that calls cs_sched_point. */
-int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog);
+int scx_concsched_attach_kick(struct sched_ctl *c, struct bpf_program *prog);
 
 /* Function point: uprobe on SYMBOL of BINARY for process pid (-1: all);
  * its site is CS_SITE_FUNC_KEY(*index). The kick is attached on first use.
  * A target's handle attaches it through the scheduler's (its kicks are
  * counted there) and sets its policy for its own target. */
-int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
-			uint32_t *index);
+int scx_concsched_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
+			    uint32_t *index);
 
 /* If the controller dies, the kernel releases its files last-closed
  * first; keep a dup of the scheduler's link above every other fd so the
  * scheduler unregisters before the probe links are torn down (those wait
  * for threads parked inside their handlers). Done by attach_kick and
  * add_point; call it again after attaching anything else. */
-int sched_ctl_guard(struct sched_ctl *c);
+int scx_concsched_guard(struct sched_ctl *c);
 
 /* Decision points stop threads only while active. */
-int sched_ctl_set_active(struct sched_ctl *c, bool active);
-int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp);
-int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site);
+int scx_concsched_set_active(struct sched_ctl *c, bool active);
+int scx_concsched_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp);
+int scx_concsched_clear_site(struct sched_ctl *c, uint64_t site);
 /* One-shot action for thread tid at its next decision point. */
-int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act, uint64_t delay_ns);
-int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio);
-int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed);
+int scx_concsched_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act,
+			      uint64_t delay_ns);
+int scx_concsched_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio);
+int scx_concsched_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed);
 /* Release one thread (tid 0: all parked). Returns threads released or -errno. */
-int sched_ctl_release(struct sched_ctl *c, uint32_t tid);
+int scx_concsched_release(struct sched_ctl *c, uint32_t tid);
 /* Parked/delayed threads (up to max tids). Returns the count. */
-int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max);
-int sched_ctl_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out);
+int scx_concsched_parked(struct sched_ctl *c, uint32_t *tids, int max);
+int scx_concsched_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out);
 /* Forget per-thread and per-site state (between runs). */
-void sched_ctl_reset(struct sched_ctl *c);
+void scx_concsched_reset(struct sched_ctl *c);
 
 /* Wait up to timeout_ms for scheduler notes; calls fn for each.
  * Returns notes handled or -errno. */
 typedef void (*sched_note_fn)(const struct cs_sched_note *n, void *ctx);
-int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx);
+int scx_concsched_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx);
 
 /* An fd readable when notes wait (for an epoll set of several targets'). */
-int sched_ctl_notes_fd(struct sched_ctl *c);
+int scx_concsched_notes_fd(struct sched_ctl *c);
 
-void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out);
-uint64_t sched_ctl_kicks(struct sched_ctl *c);
+void scx_concsched_stats(struct sched_ctl *c, struct cs_sched_stats *out);
+uint64_t scx_concsched_kicks(struct sched_ctl *c);
 /* The kernel ejected (or we unregistered) the scheduler. */
-bool sched_ctl_exited(struct sched_ctl *c);
+bool scx_concsched_exited(struct sched_ctl *c);
 /* "scheduler exit: KIND (kind N, code C): reason: msg", once. */
-void sched_ctl_print_exit(struct sched_ctl *c, FILE *f);
-int sched_ctl_exit_kind(struct sched_ctl *c);
+void scx_concsched_print_exit(struct sched_ctl *c, FILE *f);
+int scx_concsched_exit_kind(struct sched_ctl *c);
 
 /* Stop parking and release everyone; call before detaching probes. */
-void sched_ctl_quiesce(struct sched_ctl *c);
+void scx_concsched_quiesce(struct sched_ctl *c);
 /* Quiesce, detach points and kicks, unregister the scheduler. The exit
- * info stays readable (sched_ctl_print_exit) until sched_ctl_close. */
-void sched_ctl_detach(struct sched_ctl *c);
-/* The kernel ended the scheduler before sched_ctl_detach unregistered it. */
-bool sched_ctl_ejected(struct sched_ctl *c);
+ * info stays readable (scx_concsched_print_exit) until scx_concsched_close. */
+void scx_concsched_detach(struct sched_ctl *c);
+/* The kernel ended the scheduler before scx_concsched_detach unregistered it. */
+bool scx_concsched_ejected(struct sched_ctl *c);
 /* Detach if needed, print the exit info if the kernel ejected the
  * scheduler (or --verbose), free. NULL is fine. */
-void sched_ctl_close(struct sched_ctl *c);
+void scx_concsched_close(struct sched_ctl *c);
 
 /* /sys/kernel/sched_ext/state, or "absent". Static buffer. */
 const char *sched_ext_state(void);

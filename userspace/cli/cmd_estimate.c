@@ -17,7 +17,7 @@
 #include "campaign/campaign.h"
 #include "run/onerun.h"
 #include "cli/commands.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "kernel/launcher.h"
 #include "kernel/symbolize.h"
 #include "kernel/target.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Merging experiment directories (merge.h). */
+/* Merging experiment directories (exp_merge.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "experiment/merge.h"
+#include "experiment/exp_merge.h"
 #include "lib/util.h"
 
 static int copy_cell(const char *dst_dir, const char *src_dir, const struct exp_cell_row *r)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Userspace side of scx_concsched: load / share / attach / control / unload.
- * See sched_ctl.h for the lifecycle and sched/scx_concsched.bpf.c for the
+ * See scx_concsched.h for the lifecycle and sched/scx_concsched.bpf.c for the
  * mechanism it drives.
  */
-#include "kernel/sched_ctl.h"
+#include "kernel/scx_concsched.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,7 +35,7 @@ static const char *const shared_map_names[] = {
 #define SCHED_CTL_NOTES_SIZE (256 * 1024) /* struct cs_notes_rb's */
 
 /* The scheduler (owner == NULL, target 0) or one more target of it
- * (sched_ctl_target_open): a handle steers its target's threads only. */
+ * (scx_concsched_target_open): a handle steers its target's threads only. */
 struct sched_ctl {
 	struct scx_concsched_bpf *skel; /* the owner's */
 	struct sched_ctl *owner;	/* NULL: this handle loaded the scheduler */
@@ -142,7 +142,7 @@ static int sched_cfg_write(struct sched_ctl *c, const struct cs_sched_cfg *cfg)
 				    sizeof(*cfg), 0);
 }
 
-static int sched_ctl_load(struct sched_ctl *c, const struct sched_ctl_opts *o)
+static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_opts *o)
 {
 	unsigned timeout_ms = o->timeout_ms ? o->timeout_ms : SCHED_CTL_TIMEOUT_MS_DFL;
 	unsigned watchdog_ms = o->watchdog_ms ? o->watchdog_ms : SCHED_CTL_WATCHDOG_MS_DFL;
@@ -206,7 +206,7 @@ static int sched_note_cb(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o)
+int scx_concsched_open(struct sched_ctl **out, const struct scx_concsched_opts *o)
 {
 	struct sched_ctl *c;
 	int err;
@@ -222,7 +222,7 @@ int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o)
 	c->guard_fd = -1;
 	c->notes_fd = -1;
 	c->target_used[0] = true;
-	err = sched_ctl_load(c, o);
+	err = scx_concsched_load(c, o);
 	if (err)
 		goto cleanup;
 	cs_debug("scheduler: kernel check %.1f ms, load+register %.1f ms", (t1 - t0) / 1e6,
@@ -237,7 +237,7 @@ int sched_ctl_open(struct sched_ctl **out, const struct sched_ctl_opts *o)
 	*out = c;
 	return 0;
 cleanup:
-	sched_ctl_close(c);
+	scx_concsched_close(c);
 	return err;
 }
 
@@ -256,7 +256,7 @@ static int highest_open_fd(void)
 	return max;
 }
 
-int sched_ctl_target_open(struct sched_ctl *owner, struct sched_ctl **out)
+int scx_concsched_target_open(struct sched_ctl *owner, struct sched_ctl **out)
 {
 	struct sched_ctl *c;
 	struct cs_sched_cfg cfg;
@@ -304,17 +304,17 @@ int sched_ctl_target_open(struct sched_ctl *owner, struct sched_ctl **out)
 	sched_cfg_write(c, &cfg);
 	bpf_map__update_elem(c->skel->maps.cs_sched_shared_map, &t, sizeof(t), &sh, sizeof(sh), 0);
 	memset(&c->skel->bss->stats[t], 0, sizeof(c->skel->bss->stats[t]));
-	sched_ctl_reset(c);
+	scx_concsched_reset(c);
 	*out = c;
 	return 0;
 }
 
-uint32_t sched_ctl_target_index(const struct sched_ctl *c)
+uint32_t scx_concsched_target_index(const struct sched_ctl *c)
 {
 	return c->target;
 }
 
-int sched_ctl_own(struct sched_ctl *c, int pid)
+int scx_concsched_own(struct sched_ctl *c, int pid)
 {
 	__u32 key = (__u32)pid, t = c->target;
 
@@ -322,7 +322,7 @@ int sched_ctl_own(struct sched_ctl *c, int pid)
 				    sizeof(t), 0);
 }
 
-int sched_ctl_guard(struct sched_ctl *c)
+int scx_concsched_guard(struct sched_ctl *c)
 {
 	struct bpf_link *link = c->owner ? c->owner->ops_link : c->ops_link;
 	int fd;
@@ -338,7 +338,7 @@ int sched_ctl_guard(struct sched_ctl *c)
 	return 0;
 }
 
-int sched_ctl_share_maps(struct sched_ctl *c, struct bpf_object *obj)
+int scx_concsched_share_maps(struct sched_ctl *c, struct bpf_object *obj)
 {
 	struct bpf_map *mine, *theirs;
 	size_t i;
@@ -395,7 +395,7 @@ static bool prog_has_kick_hook(struct bpf_program *prog)
 	return found;
 }
 
-int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
+int scx_concsched_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 {
 	const char *target = SCHED_CTL_KICK_HOOK;
 	struct kick_bpf *k;
@@ -415,7 +415,7 @@ int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 	k = kick_bpf__open();
 	if (!k)
 		return -errno;
-	err = sched_ctl_share_maps(c, k->obj);
+	err = scx_concsched_share_maps(c, k->obj);
 	if (err)
 		goto fail;
 	err = bpf_program__set_attach_target(k->progs.cs_kick, bpf_program__fd(prog), target);
@@ -434,15 +434,15 @@ int sched_ctl_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 		goto fail;
 	}
 	c->kicks[c->nr_kicks++] = k;
-	sched_ctl_guard(c);
+	scx_concsched_guard(c);
 	return 0;
 fail:
 	kick_bpf__destroy(k);
 	return err;
 }
 
-int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
-			uint32_t *index)
+int scx_concsched_add_point(struct sched_ctl *c, int pid, const char *binary, const char *symbol,
+			    uint32_t *index)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct bpf_link *l;
@@ -451,9 +451,9 @@ int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const 
 	/* Attached by the scheduler's handle; the caller's target sets the
 	 * point's policy (its site key is the target's). */
 	if (c->owner)
-		return sched_ctl_add_point(c->owner, pid, binary, symbol, index);
+		return scx_concsched_add_point(c->owner, pid, binary, symbol, index);
 	if (!c->point_kick) {
-		err = sched_ctl_attach_kick(c, c->skel->progs.cs_func_commit);
+		err = scx_concsched_attach_kick(c, c->skel->progs.cs_func_commit);
 		if (err)
 			return err;
 		c->point_kick = true;
@@ -482,11 +482,11 @@ int sched_ctl_add_point(struct sched_ctl *c, int pid, const char *binary, const 
 	}
 	*index = (uint32_t)(c->nr_points / 2);
 	c->points[c->nr_points++] = l;
-	sched_ctl_guard(c);
+	scx_concsched_guard(c);
 	return 0;
 }
 
-int sched_ctl_set_active(struct sched_ctl *c, bool active)
+int scx_concsched_set_active(struct sched_ctl *c, bool active)
 {
 	struct cs_sched_cfg cfg;
 
@@ -495,7 +495,7 @@ int sched_ctl_set_active(struct sched_ctl *c, bool active)
 	return sched_cfg_write(c, &cfg);
 }
 
-int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed)
+int scx_concsched_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t seed)
 {
 	struct cs_sched_cfg cfg;
 	int err;
@@ -509,7 +509,7 @@ int sched_ctl_set_serial(struct sched_ctl *c, enum cs_serial_mode mode, uint64_t
 	return err;
 }
 
-int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp)
+int scx_concsched_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_policy *sp)
 {
 	__u64 key = CS_SITE_TKEY(site, c->target);
 
@@ -517,7 +517,7 @@ int sched_ctl_set_site(struct sched_ctl *c, uint64_t site, const struct cs_site_
 				    sizeof(*sp), 0);
 }
 
-int sched_ctl_clear_site(struct sched_ctl *c, uint64_t site)
+int scx_concsched_clear_site(struct sched_ctl *c, uint64_t site)
 {
 	__u64 key = CS_SITE_TKEY(site, c->target);
 	int err = bpf_map__delete_elem(c->skel->maps.cs_site_policy, &key, sizeof(key), 0);
@@ -544,7 +544,8 @@ static int sched_thread_set(struct sched_ctl *c, struct cs_thread_set_args *args
 	return args->err;
 }
 
-int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act, uint64_t delay_ns)
+int scx_concsched_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act,
+			      uint64_t delay_ns)
 {
 	struct cs_thread_set_args args = {
 		.tid = tid,
@@ -557,7 +558,7 @@ int sched_ctl_thread_next(struct sched_ctl *c, uint32_t tid, enum cs_action act,
 	return sched_thread_set(c, &args);
 }
 
-int sched_ctl_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio)
+int scx_concsched_set_prio(struct sched_ctl *c, uint32_t tid, uint32_t prio)
 {
 	struct cs_thread_set_args args = {
 		.tid = tid, .what = CS_THREAD_SET_PRIO, .prio = prio, .target = c->target
@@ -583,18 +584,18 @@ static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason,
 	return (int)args.released;
 }
 
-int sched_ctl_release(struct sched_ctl *c, uint32_t tid)
+int scx_concsched_release(struct sched_ctl *c, uint32_t tid)
 {
 	return sched_release_run(c, tid, CS_REL_USER, c->target);
 }
 
-int sched_ctl_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out)
+int scx_concsched_thread(struct sched_ctl *c, uint32_t tid, struct cs_thread_ctl *out)
 {
 	return bpf_map__lookup_elem(c->skel->maps.cs_thread_ctl, &tid, sizeof(tid), out,
 				    sizeof(*out), 0);
 }
 
-int sched_ctl_parked(struct sched_ctl *c, uint32_t *tids, int max)
+int scx_concsched_parked(struct sched_ctl *c, uint32_t *tids, int max)
 {
 	struct bpf_map *m = c->skel->maps.cs_thread_ctl;
 	struct cs_thread_ctl tc;
@@ -665,7 +666,7 @@ static void map_clear_target(struct bpf_map *m, size_t key_size, size_t val_size
 	free(val);
 }
 
-void sched_ctl_reset(struct sched_ctl *c)
+void scx_concsched_reset(struct sched_ctl *c)
 {
 	struct bpf_map *tmap = c->skel->maps.cs_thread_ctl;
 	struct cs_sched_cfg cfg;
@@ -697,7 +698,7 @@ void sched_ctl_reset(struct sched_ctl *c)
 	c->skel->bss->tgts[c->target].thread_seq = 0;
 }
 
-int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx)
+int scx_concsched_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx)
 {
 	int n;
 
@@ -709,12 +710,12 @@ int sched_ctl_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *
 	return n;
 }
 
-int sched_ctl_notes_fd(struct sched_ctl *c)
+int scx_concsched_notes_fd(struct sched_ctl *c)
 {
 	return ring_buffer__epoll_fd(c->notes);
 }
 
-void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out)
+void scx_concsched_stats(struct sched_ctl *c, struct cs_sched_stats *out)
 {
 	struct cs_sched_shared sh = { 0 };
 	__u32 key = c->target;
@@ -729,7 +730,7 @@ void sched_ctl_stats(struct sched_ctl *c, struct cs_sched_stats *out)
 	}
 }
 
-uint64_t sched_ctl_kicks(struct sched_ctl *c)
+uint64_t scx_concsched_kicks(struct sched_ctl *c)
 {
 	uint64_t sum = c->kicks_total;
 	int i;
@@ -739,12 +740,12 @@ uint64_t sched_ctl_kicks(struct sched_ctl *c)
 	return sum;
 }
 
-bool sched_ctl_exited(struct sched_ctl *c)
+bool scx_concsched_exited(struct sched_ctl *c)
 {
 	return __atomic_load_n(&c->skel->bss->uei.kind, __ATOMIC_ACQUIRE) != 0;
 }
 
-int sched_ctl_exit_kind(struct sched_ctl *c)
+int scx_concsched_exit_kind(struct sched_ctl *c)
 {
 	return (int)c->skel->bss->uei.kind;
 }
@@ -772,7 +773,7 @@ static const char *sched_exit_kind_name(int64_t kind)
 	}
 }
 
-void sched_ctl_print_exit(struct sched_ctl *c, FILE *f)
+void scx_concsched_print_exit(struct sched_ctl *c, FILE *f)
 {
 	typeof(c->skel->bss->uei) *u = &c->skel->bss->uei;
 
@@ -784,16 +785,16 @@ void sched_ctl_print_exit(struct sched_ctl *c, FILE *f)
 	c->exit_printed = true;
 }
 
-void sched_ctl_quiesce(struct sched_ctl *c)
+void scx_concsched_quiesce(struct sched_ctl *c)
 {
 	if (!c || !c->skel)
 		return;
-	sched_ctl_set_active(c, false);
-	if (!sched_ctl_exited(c))
+	scx_concsched_set_active(c, false);
+	if (!scx_concsched_exited(c))
 		sched_release_run(c, 0, CS_REL_TEARDOWN, c->target);
 }
 
-void sched_ctl_detach(struct sched_ctl *c)
+void scx_concsched_detach(struct sched_ctl *c)
 {
 	uint64_t t0;
 	int i;
@@ -802,16 +803,16 @@ void sched_ctl_detach(struct sched_ctl *c)
 		return;
 	c->detached = true;
 	if (c->skel && c->skel->bss) {
-		sched_ctl_quiesce(c);
+		scx_concsched_quiesce(c);
 		/* The scheduler goes: every target's threads go on. */
-		if (!c->owner && !sched_ctl_exited(c))
+		if (!c->owner && !scx_concsched_exited(c))
 			sched_release_run(c, 0, CS_REL_TEARDOWN, CS_TARGET_ALL);
-		c->ejected = sched_ctl_exited(c);
+		c->ejected = scx_concsched_exited(c);
 	}
 	for (i = 0; i < c->nr_points; i++)
 		bpf_link__destroy(c->points[i]);
 	c->nr_points = 0;
-	c->kicks_total = sched_ctl_kicks(c);
+	c->kicks_total = scx_concsched_kicks(c);
 	for (i = 0; i < c->nr_kicks; i++) {
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
@@ -839,41 +840,41 @@ void sched_ctl_detach(struct sched_ctl *c)
 	cs_debug("scheduler: unregister %.1f ms", (now_ns() - t0) / 1e6);
 }
 
-bool sched_ctl_ejected(struct sched_ctl *c)
+bool scx_concsched_ejected(struct sched_ctl *c)
 {
 	return c->ejected;
 }
 
 /* Another target's handle: its threads let go, its kicks and ring buffer
  * gone, its entries forgotten; the scheduler stays. */
-static void sched_ctl_target_close(struct sched_ctl *c)
+static void scx_concsched_target_close(struct sched_ctl *c)
 {
 	uint32_t t = c->target;
 
-	sched_ctl_detach(c);
+	scx_concsched_detach(c);
 	if (c->guard_fd >= 0)
 		close(c->guard_fd);
 	bpf_map__delete_elem(c->skel->maps.cs_sched_notes_of, &t, sizeof(t), 0);
 	ring_buffer__free(c->notes);
 	close(c->notes_fd);
-	sched_ctl_reset(c);
+	scx_concsched_reset(c);
 	c->owner->target_used[t] = false;
 	free(c);
 }
 
-void sched_ctl_close(struct sched_ctl *c)
+void scx_concsched_close(struct sched_ctl *c)
 {
 	if (!c)
 		return;
 	if (c->owner) {
-		sched_ctl_target_close(c);
+		scx_concsched_target_close(c);
 		return;
 	}
-	sched_ctl_detach(c);
+	scx_concsched_detach(c);
 	/* A kernel ejection is always news; our own unregistration only
 	 * with --verbose. */
 	if (c->skel && c->skel->bss && !c->exit_printed && (c->ejected || cs_verbose))
-		sched_ctl_print_exit(c, stderr);
+		scx_concsched_print_exit(c, stderr);
 	ring_buffer__free(c->notes);
 	scx_concsched_bpf__destroy(c->skel);
 	free(c);

@@ -16,7 +16,7 @@
 #include "campaign/campaign.h"
 #include "run/vm_campaign.h"
 #include "cli/commands.h"
-#include "coverage/coverage.h"
+#include "coverage/syncov.h"
 #include "kernel/target.h"
 #include "lib/util.h"
 #include "strategies/pct.h"

@@ -10,8 +10,8 @@
 #ifndef CONCSCHED_EXP_CELL_H
 #define CONCSCHED_EXP_CELL_H
 
-#include "experiment/index.h"
-#include "experiment/spec.h"
+#include "experiment/exp_index.h"
+#include "experiment/exp_spec.h"
 
 struct exp_run_options {
 	const char *dir; /* experiment directory */
