@@ -3,11 +3,12 @@
 # tools/check-layout: the real tree holds the userspace/ layout rule, and a
 # fake tree with an upward include, an include cycle, a call cycle and an
 # upward call (objects built with cc), a stray file, an unknown folder, a
-# kernel -> vm include, a file name two folders hold and a comment naming a
-# path that does not exist is rejected with one line per problem.
+# kernel -> vm include, a file name two folders hold, a comment naming a
+# path that does not exist and a strategy callback called outside
+# strategies/ is rejected with one line per problem.
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 26
+plan 27
 
 CL=$ROOT/tools/check-layout
 T=$(mktemp -d)
@@ -78,20 +79,22 @@ like "$err" "userspace/misc/: folder not in the layout" "an unknown folder is re
 like "$err" "userspace/kernel/k\.c: upward include of vm/v\.h: kernel and vm have the same rank" "kernel -> vm is reported"
 is "$(wc -l <"$T/err")" 3 "exactly those three problems"
 
-# Back to a clean tree, then the same file name in two folders and comments
-# naming paths: one missing, the others there (or the kernel's, or a built
-# program's stem, or a placeholder).
+# Back to a clean tree, then the same file name in two folders, comments
+# naming paths (one missing, the others there, or the kernel's, or a built
+# program's stem, or a placeholder) and a strategy callback called directly.
 rm -rf "$U/stray.c" "$U/misc" "$U/kernel/k.c"
 printf '#pragma once\n' >"$U/coverage/a.h"
 mkdir -p "$T/docs" "$T/tests/programs"
 touch "$T/docs/real.md" "$T/tests/programs/fig2.c"
 printf '/* See docs/real.md and lib/a.c; Linux'"'"'s tools/sched_ext.\n * docs/gone.md */\nint x;\n' >"$U/lib/x.c"
 printf '# tests/programs/fig2 (built), tests/programs/lib/NAME.c\n# tools/nothing-here\n' >"$T/Makefile"
+printf 'struct s;\nvoid f(struct s *s) { s->ops->point(s); }\n' >"$U/coverage/c.c"
 "$CL" --root "$T" >/dev/null 2>"$T/err"; rc=$?
 err=$(cat "$T/err")
 is $rc 1 "duplicate name, missing paths: exit 1"
 like "$err" "a\.h: the same file name in userspace/coverage/a\.h, userspace/lib/a\.h" "a file name two folders hold is reported with both paths"
 like "$err" "userspace/lib/x\.c:2: a comment names docs/gone\.md, which does not exist" "a C comment's missing path is reported at its line"
 like "$err" "Makefile:2: a comment names tools/nothing-here, which does not exist" "a Makefile comment's missing path is reported"
-is "$(wc -l <"$T/err")" 3 "exactly those three problems"
+like "$err" "userspace/coverage/c\.c:2: a strategy's ops called directly" "a strategy callback called outside strategies/ is reported"
+is "$(wc -l <"$T/err")" 4 "exactly those four problems"
 done_testing

@@ -54,8 +54,7 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 	json_mem_open(&m);
 	json_obj_begin(&m.j, NULL);
 	json_kv_str(&m.j, "strategy", o->strategy);
-	if (s->ops->config_json)
-		s->ops->config_json(s, &r->sr, &m.j);
+	strategy_config_json(s, &r->sr, &m.j);
 	json_kv_str(&m.j, "serial", serial_mode_name(s->sched_serial));
 	json_kv_uint(&m.j, "seed", r->seed);
 	/* the timeout this run had (adaptive): its replays get the same */
@@ -431,8 +430,7 @@ static void run_ended(struct campaign *c, struct onerun *r, bool ran, bool faile
 	out.cov = &r->cov;
 	access_run_fitness(r, &out.wgoldilock_sc, &out.warnings);
 	c->sc.nruns = (uint64_t)c->nruns;
-	if (s->ops->run_end)
-		s->ops->run_end(s, &r->sr, &c->sc, &out);
+	strategy_run_end(s, &r->sr, &c->sc, &out);
 }
 
 /* A run's start: its seed (from the count of runs started), the
@@ -447,8 +445,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	onerun_init(r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
 	r->grace_s = run_grace_s(r->timeout_s);
-	if (s->ops->run_begin)
-		s->ops->run_begin(s, &r->sr);
+	strategy_run_begin(s, &r->sr);
 	if (c->acc)
 		access_run_begin(c, r, false);
 	cfg = run_config_json(c, r);
@@ -705,7 +702,7 @@ static int access_estimate(struct campaign *c)
 }
 
 /* The strategy's estimation runs (STRAT_F_ESTIMATE): observed, unsteered. */
-static int strategy_estimate(struct campaign *c)
+static int campaign_estimate(struct campaign *c)
 {
 	struct strategy *s = c->o->strat;
 	unsigned k;
@@ -719,7 +716,7 @@ static int strategy_estimate(struct campaign *c)
 		if (!err) {
 			obs.tm = &r.tm;
 			obs.res = &r.res;
-			err = s->ops->estimate ? s->ops->estimate(s, &c->sc, &obs) : 0;
+			err = strategy_estimate(s, &c->sc, &obs);
 		}
 		onerun_cleanup(&r);
 		if (err)
@@ -895,11 +892,11 @@ int campaign_run(struct run_opts *o)
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (strategy_has(o->strat, STRAT_F_ESTIMATE) && strategy_estimate(&c)) {
+	if (strategy_has(o->strat, STRAT_F_ESTIMATE) && campaign_estimate(&c)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
-	if (o->strat->ops->campaign_begin && o->strat->ops->campaign_begin(o->strat, &c.sc)) {
+	if (strategy_campaign_begin(o->strat, &c.sc)) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
@@ -932,8 +929,7 @@ int campaign_run(struct run_opts *o)
 	}
 out:
 	c.sc.nruns = (uint64_t)c.nruns;
-	if (o->strat->ops->campaign_end)
-		o->strat->ops->campaign_end(o->strat, &c.sc);
+	strategy_campaign_end(o->strat, &c.sc);
 	run_session_close(&c.sess);
 	access_campaign_end(&c);
 	store_close(c.st);

@@ -179,7 +179,7 @@ static int make_strategy(struct run_opts *o)
 	if (o->serial != CS_SERIAL_OFF) {
 		if (strategy_has(s, STRAT_F_PICKS)) {
 			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",
-			       o->strategy, s->ops->name);
+			       o->strategy, strategy_name(s));
 			strategy_free(s);
 			return -EINVAL;
 		}

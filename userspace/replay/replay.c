@@ -248,8 +248,7 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 	p->o.strat = strat;
 	p->c.steer = strategy_has(strat, STRAT_F_STEERS);
 	onerun_init(&r, &p->c, strat, p->dl.seed, p->c.steer);
-	if (strat->ops->run_begin)
-		strat->ops->run_begin(strat, &r.sr);
+	strategy_run_begin(strat, &r.sr);
 	if (p->c.acc) {
 		r.access_on = true;
 		r.access_mask = access_replay_mask(&p->c);
@@ -262,11 +261,8 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 			"controller answered late: a loaded machine?): this replay may not have "
 			"followed the recorded order",
 			r.watchdog_run, r.watchdog_run == 1 ? "" : "s", REPLAY_WATCHDOG_MS);
-	if (strat->ops->run_end) {
-		struct strat_outcome so = { .ran = !err, .timed_out = r.timed_out };
-
-		strat->ops->run_end(strat, &r.sr, &p->c.sc, &so);
-	}
+	strategy_run_end(strat, &r.sr, &p->c.sc,
+			 &(struct strat_outcome){ .ran = !err, .timed_out = r.timed_out });
 	if (err) {
 		onerun_cleanup(&r);
 		return err;

@@ -779,8 +779,8 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 	struct strategy *st = ar->r->strat;
 
 	cov_metrics_feed(ar->m, ev);
-	if (!ar->estimate && st && st->ops->executed && steerable(ar->ac, ev->obj))
-		st->ops->executed(st, &ar->r->sr, ev);
+	if (!ar->estimate && st && steerable(ar->ac, ev->obj))
+		strategy_executed(st, &ar->r->sr, ev);
 	if (ar->estimate && ar->ac->est_runs == 0)
 		order_add(ar->ac, ev);
 }

@@ -31,6 +31,7 @@
 #include "run/attach.h"
 #include "run/attach_access.h"
 #include "run/onerun.h"
+#include "run/strat_host.h"
 #include "run/run_sites.h"
 #include "run/run_types.h"
 #include "results/cov_report.h"
@@ -108,11 +109,10 @@ struct attach {
 	size_t nprocs;
 	pid_t *refused;
 	size_t nrefused;
-	struct delay delays[ATTACH_MAX_DELAYS];
-	size_t ndelays;
+	struct strat_host host; /* the strategy's thread table, verdicts, delays */
 	/* the window */
 	uint64_t t0, t1, next_scan, next_epoch, epochs;
-	uint64_t points, apoints, ndelayed, nyields, nhalts;
+	uint64_t points, apoints;
 	enum attach_end end;
 	char end_text[256];
 	/* --check */
@@ -275,37 +275,13 @@ static bool is_park_op(uint16_t op)
 
 static struct strat_thread *thread_of(struct attach *a, uint32_t pid, uint32_t tid)
 {
-	struct strat_run *sr = &a->sr;
-	struct strat_thread *t;
-	size_t i;
+	struct strat_thread *t = strat_host_thread_find(&a->host, tid);
+	char path[48];
 
-	for (i = 0; i < sr->nthreads; i++)
-		if (sr->threads[i].tid == tid)
-			return &sr->threads[i];
-	if (sr->nthreads % 64 == 0)
-		sr->threads = xrealloc(sr->threads, (sr->nthreads + 64) * sizeof(*sr->threads));
-	t = &sr->threads[sr->nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	snprintf(t->path, sizeof(t->path), "%u/%u", pid, tid);
-	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
-	if (a->strat->ops->thread_start)
-		a->strat->ops->thread_start(a->strat, sr, t);
-	return t;
-}
-
-/* A service may create a thread per request: the table keeps the live
- * ones only (no strategy keeps a thread across its exit). */
-static void thread_gone(struct attach *a, uint32_t tid)
-{
-	struct strat_run *sr = &a->sr;
-	size_t i;
-
-	for (i = 0; i < sr->nthreads; i++)
-		if (sr->threads[i].tid == tid) {
-			sr->threads[i] = sr->threads[--sr->nthreads];
-			return;
-		}
+	if (t)
+		return t;
+	snprintf(path, sizeof(path), "%u/%u", pid, tid);
+	return strat_host_thread_add(&a->host, tid, path);
 }
 
 static void release(struct attach *a, uint32_t tid)
@@ -314,32 +290,21 @@ static void release(struct attach *a, uint32_t tid)
 	policy_release(a->pol, tid);
 }
 
+/* strat_host hooks: a thread goes on from its point, or from a delay. */
+static void go_on(void *ctx, struct strat_thread *t)
+{
+	release(ctx, t->tid);
+}
+
 static void delay_over(void *ctx, uint32_t tid)
 {
 	release(ctx, tid);
-}
-
-static void delay_add(struct attach *a, uint32_t tid, uint64_t us)
-{
-	if (!delayq_add(a->delays, &a->ndelays, ATTACH_MAX_DELAYS, tid, us))
-		release(a, tid);
-}
-
-static void delays_due(struct attach *a, bool all)
-{
-	delayq_due(a->delays, &a->ndelays, all, delay_over, a);
-}
-
-static int next_delay_ms(struct attach *a)
-{
-	return delayq_next_ms(a->delays, a->ndelays);
 }
 
 static void on_parked(struct attach *a, const struct cs_event *e, const struct cov_event *acc,
 		      bool split)
 {
 	struct strat_thread *t = thread_of(a, e->pid, e->tid);
-	struct strat_decision d = { .v = STRAT_PROCEED };
 	struct strat_point p = { 0 };
 
 	p.t = t;
@@ -349,31 +314,14 @@ static void on_parked(struct attach *a, const struct cs_event *e, const struct c
 	p.split = split;
 	a->points++;
 	a->apoints += cov_op_is_access(e->op);
-	if (a->strat->ops->point)
-		a->strat->ops->point(a->strat, &a->sr, &p, &d);
-	switch (d.v) {
-	case STRAT_DELAY:
-		a->ndelayed++;
-		delay_add(a, e->tid, d.us);
-		return;
-	case STRAT_HALT: /* a server's threads are rarely all parked: bounded */
-		a->nhalts++;
-		delay_add(a, e->tid, ATTACH_HALT_US);
-		return;
-	case STRAT_YIELD:
-		a->nyields++;
-		break;
-	case STRAT_PARK: /* kept: r->release() lets it go, the watchdog bounds it */
-		return;
-	default:
-		break;
-	}
-	release(a, e->tid);
+	strat_host_decide(&a->host, &p);
 }
 
 static void svc_release(struct strat_run *sr, struct strat_thread *t, int64_t arg)
 {
-	release(sr->ctx, t->tid);
+	struct attach *a = sr->ctx;
+
+	strat_host_release(&a->host, t, arg);
 }
 
 static void svc_drain(struct strat_run *sr)
@@ -414,7 +362,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		p->exit_code = (int)e->exit_code;
 	}
 	if (e->op == CS_OP_EXIT)
-		thread_gone(a, e->tid);
+		strat_host_thread_drop(&a->host, e->tid);
 	park = a->steer && (e->flags & CS_EV_PARKED) &&
 	       (is_park_op(e->op) || (a->acc && cov_op_is_access(e->op)));
 	if (a->acc && p)
@@ -431,8 +379,7 @@ static int on_event(void *ctx, void *data, size_t len)
 static void epoch_begin(struct attach *a)
 {
 	a->sr.seed = a->o->seed + a->epochs++;
-	if (a->strat->ops->run_begin)
-		a->strat->ops->run_begin(a->strat, &a->sr);
+	strategy_run_begin(a->strat, &a->sr);
 	a->next_epoch = now_ns() + (uint64_t)(a->o->epoch_s * 1e9);
 }
 
@@ -441,8 +388,7 @@ static void epoch_end(struct attach *a)
 	struct strat_outcome o = { .ran = true };
 	struct strat_campaign c = { .seed = a->o->seed, .quiet = true };
 
-	if (a->strat->ops->run_end)
-		a->strat->ops->run_end(a->strat, &a->sr, &c, &o);
+	strategy_run_end(a->strat, &a->sr, &c, &o);
 }
 
 /* ---- --check ------------------------------------------------------------------------ */
@@ -650,6 +596,13 @@ static int attach_setup(struct attach *a)
 	a->sr.release = svc_release;
 	a->sr.drain = svc_drain;
 	a->sr.site_id = svc_site_id;
+	a->host = (struct strat_host){ .strat = a->strat,
+				       .sr = &a->sr,
+				       .max_delays = ATTACH_MAX_DELAYS,
+				       .halt_us = ATTACH_HALT_US,
+				       .ctx = a,
+				       .go = go_on,
+				       .resume = delay_over };
 	declog_init(&a->log, a->o->seed, NULL);
 	epoch_begin(a);
 	if (a->o->pid) {
@@ -668,7 +621,8 @@ static void attach_loop(struct attach *a)
 	scan(a);
 	while (a->end == END_NONE) {
 		uint64_t now;
-		int err = ring_buffer__poll(a->rb, a->steer ? next_delay_ms(a) : 50);
+		int err = ring_buffer__poll(a->rb,
+					    a->steer ? strat_host_next_delay_ms(&a->host) : 50);
 
 		if (err < 0 && err != -EINTR) {
 			cs_err("reading events: %s", strerror(-err));
@@ -676,7 +630,7 @@ static void attach_loop(struct attach *a)
 		}
 		now = now_ns();
 		if (a->steer) {
-			delays_due(a, false);
+			strat_host_delays_due(&a->host, false);
 			policy_poll(a->pol, 0);
 			if (scx_concsched_exited(a->ctl)) {
 				scx_concsched_print_exit(a->ctl, stderr);
@@ -721,7 +675,7 @@ static void attach_detach(struct attach *a)
 		/* No more parks; every parked thread goes on. */
 		scx_concsched_stats(a->ctl, &a->sstats);
 		scx_concsched_quiesce(a->ctl);
-		delays_due(a, true);
+		strat_host_delays_due(&a->host, true);
 	}
 	procsel_restore(&a->ps, SCHED_EXT);
 	attach_access_detach(a->acc);
@@ -761,7 +715,8 @@ static void report_text(struct attach *a, FILE *f)
 		fprintf(f,
 			", %" PRIu64 " delays, %" PRIu64 " yields, %" PRIu64
 			" halts; scheduler %llu parks, %llu watchdog releases\n",
-			a->ndelayed, a->nyields, a->nhalts, (unsigned long long)a->sstats.parks,
+			a->host.ndelayed, a->host.nyields, a->host.nhalts,
+			(unsigned long long)a->sstats.parks,
 			(unsigned long long)a->sstats.watchdog);
 	else
 		fprintf(f, ": observed only\n");
@@ -812,9 +767,9 @@ static void report_json(struct attach *a, FILE *f)
 	json_kv_bool(&j, "steers", a->steer);
 	json_kv_uint(&j, "points", a->points);
 	json_kv_uint(&j, "access_points", a->apoints);
-	json_kv_uint(&j, "delays", a->ndelayed);
-	json_kv_uint(&j, "yields", a->nyields);
-	json_kv_uint(&j, "halts", a->nhalts);
+	json_kv_uint(&j, "delays", a->host.ndelayed);
+	json_kv_uint(&j, "yields", a->host.nyields);
+	json_kv_uint(&j, "halts", a->host.nhalts);
 	json_kv_uint(&j, "parks", a->sstats.parks);
 	json_kv_uint(&j, "watchdog_releases", a->sstats.watchdog);
 	json_obj_end(&j);
@@ -939,7 +894,7 @@ static void store_window(struct attach *a)
 	json_kv_uint(&m.j, "seed", a->o->seed);
 	json_kv_uint(&m.j, "epochs", a->epochs);
 	json_kv_uint(&m.j, "points", a->points);
-	json_kv_uint(&m.j, "delays", a->ndelayed);
+	json_kv_uint(&m.j, "delays", a->host.ndelayed);
 	json_arr_begin(&m.j, "pids");
 	for (i = 0; i < a->nprocs; i++)
 		json_kv_int(&m.j, NULL, a->procs[i].pid);

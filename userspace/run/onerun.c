@@ -147,26 +147,20 @@ static int64_t event_site_id(struct onerun *r, const struct cs_event *e)
 		camp_unlock(r);                                                                    \
 	} while (0)
 
-static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)
+/* strat_host hook: a new thread, named in the log, before the strategy
+ * sees it. */
+static void thread_born(void *ctx, struct strat_thread *t)
 {
-	struct strat_thread *t;
+	struct onerun *r = ctx;
 
-	if (r->sr.nthreads >= RUN_MAX_THREADS)
-		return NULL;
-	if (r->sr.nthreads % 64 == 0)
-		r->sr.threads =
-			xrealloc(r->sr.threads, (r->sr.nthreads + 64) * sizeof(*r->sr.threads));
-	t = &r->sr.threads[r->sr.nthreads++];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	snprintf(t->path, sizeof(t->path), "%s", path);
-	t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
 	declog_name_thread(&r->log, t->id, t->path);
 	if (r->acc)
 		ACCESS_HOOK(r, access_hook_thread(r, t));
-	if (r->strat && r->strat->ops->thread_start)
-		r->strat->ops->thread_start(r->strat, &r->sr, t);
-	return t;
+}
+
+static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const char *path)
+{
+	return strat_host_thread_add(&r->host, tid, path);
 }
 
 /* The thread of an event: the main thread is "0", a thread created by P
@@ -379,7 +373,8 @@ static void passed_tid(struct onerun *r, uint32_t tid)
 	passed(r, run_thread_find(r, tid));
 }
 
-/* A delayed thread goes on (delayq_due, or a full queue). */
+/* strat_host hook: a delayed or halted thread goes on (delayq_due, a
+ * full queue, all parked). */
 static void delay_over(void *ctx, uint32_t tid)
 {
 	struct onerun *r = ctx;
@@ -388,28 +383,23 @@ static void delay_over(void *ctx, uint32_t tid)
 	policy_release(r->pol, tid);
 }
 
-static void delay_add(struct onerun *r, uint32_t tid, uint64_t us)
+/* strat_host hook: a thread goes on from its point: a kept access has
+ * executed. */
+static void go_on(void *ctx, struct strat_thread *t)
 {
-	if (!delayq_add(r->delays, &r->ndelays, RUN_MAX_DELAYS, tid, us))
-		delay_over(r, tid);
-}
+	struct onerun *r = ctx;
 
-static void delays_due(struct onerun *r, bool all)
-{
-	delayq_due(r->delays, &r->ndelays, all, delay_over, r);
-}
-
-static int next_delay_ms(struct onerun *r)
-{
-	return delayq_next_ms(r->delays, r->ndelays);
-}
-
-/* A thread goes on from its point: a kept access has executed. */
-static void go_on(struct onerun *r, struct strat_thread *t)
-{
 	passed(r, t);
 	ACCESS_HOOK(r, access_pass(r, t));
 	policy_release(r->pol, t->tid);
+}
+
+/* strat_host hook: a delayed thread's kept access executes now. */
+static void delay_begin(void *ctx, struct strat_thread *t)
+{
+	struct onerun *r = ctx;
+
+	ACCESS_HOOK(r, access_pass(r, t));
 }
 
 /* strat_run service: a kept thread is let go (logged). */
@@ -417,8 +407,7 @@ static void svc_release(struct strat_run *sr, struct strat_thread *t, int64_t ar
 {
 	struct onerun *r = sr->ctx;
 
-	declog_add(&r->log, t->id, 0, t->points ? t->points - 1 : 0, DECLOG_RELEASE, arg);
-	go_on(r, t);
+	strat_host_release(&r->host, t, arg);
 }
 
 static int run_consume(struct onerun *r);
@@ -439,47 +428,10 @@ static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
 	return id <= 0 || id > UINT32_MAX ? 0 : (uint32_t)id;
 }
 
-/* Apply (and log) the strategy's answer for thread t at its point k. */
-static void apply(struct onerun *r, struct strat_thread *t, uint64_t k,
-		  const struct strat_decision *d)
-{
-	switch (d->v) {
-	case STRAT_PARK: /* kept: the strategy releases it */
-		return;
-	case STRAT_RELEASE:
-		declog_add(&r->log, t->id, 0, k, DECLOG_RELEASE, d->arg);
-		break;
-	case STRAT_DELAY:
-		declog_add(&r->log, t->id, 0, k, DECLOG_DELAY_US, d->arg);
-		r->injected++;
-		ACCESS_HOOK(r, access_pass(r, t));
-		delay_add(r, t->tid, d->us);
-		return;
-	case STRAT_YIELD:
-		/* Released now: a yield, because the released thread goes
-		 * to the back of its CPU's queue. */
-		declog_add(&r->log, t->id, 0, k, DECLOG_YIELD, d->arg);
-		r->injected++;
-		break;
-	case STRAT_HALT: /* until every other runnable thread is parked */
-		declog_add(&r->log, t->id, 0, k, DECLOG_PARK, 0);
-		r->injected++;
-		if (r->nhalted < ARRAY_SIZE(r->halted)) {
-			r->halted[r->nhalted++] = t->tid;
-			return;
-		}
-		break;
-	case STRAT_PROCEED:
-		break;
-	}
-	go_on(r, t);
-}
-
 /* A thread is parked at a decision point: the strategy decides. */
 static void on_parked(struct onerun *r, const struct cs_event *e)
 {
 	struct strat_thread *t = thread_of(r, e->tid, e->pid);
-	struct strat_decision d = { .v = STRAT_PROCEED };
 	struct strat_point p = { 0 };
 	struct cov_event ev;
 
@@ -510,25 +462,14 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	if (cs_verbose > 1)
 		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
 			 p.k);
-	if (r->strat->ops->point)
-		r->strat->ops->point(r->strat, &r->sr, &p, &d);
-	apply(r, t, p.k, &d);
+	strat_host_decide(&r->host, &p);
 }
 
 static void on_all_parked(struct policy *pol, const struct policy_note *n, void *ctx)
 {
 	struct onerun *r = ctx;
-	size_t i;
 
-	/* Every runnable thread is stopped: the halted ones have waited until
-	 * they were alone; let them go first. */
-	for (i = 0; i < r->nhalted; i++) {
-		passed_tid(r, r->halted[i]);
-		policy_release(pol, r->halted[i]);
-	}
-	r->nhalted = 0;
-	if (r->strat && r->strat->ops->all_parked)
-		r->strat->ops->all_parked(r->strat, &r->sr, n);
+	strat_host_all_parked(&r->host, n);
 }
 
 void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
@@ -555,6 +496,16 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->sr.release = svc_release;
 	r->sr.drain = svc_drain;
 	r->sr.site_id = svc_site_id;
+	r->host = (struct strat_host){ .strat = strat,
+				       .sr = &r->sr,
+				       .log = &r->log,
+				       .max_delays = RUN_MAX_DELAYS,
+				       .max_threads = RUN_MAX_THREADS,
+				       .ctx = r,
+				       .born = thread_born,
+				       .go = go_on,
+				       .delayed = delay_begin,
+				       .resume = delay_over };
 	r->timeout_s = c->o->run_timeout_s;
 	r->grace_s = run_grace_s(r->timeout_s);
 	r->forks_noted = &c->forks_noted;
@@ -596,8 +547,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		t = thread_of(r, e->tid, e->pid);
 		r->last_ev_ts = e->ts_ns;
 		pass_seen(r, t, e->ts_ns);
-		if (t && r->strat && r->strat->ops->event)
-			r->strat->ops->event(r->strat, &r->sr, e, t);
+		if (t)
+			strategy_event(r->strat, &r->sr, e, t);
 		if (r->acc && t)
 			ACCESS_HOOK(r, access_hook_event(r, e, t));
 		if (r->steer && (e->flags & CS_EV_PARKED))
@@ -625,8 +576,8 @@ static int on_event(void *ctx, void *data, size_t len)
 	t = thread_of(r, e->tid, e->pid);
 	r->last_ev_ts = e->ts_ns;
 	pass_seen(r, t, e->ts_ns);
-	if (t && r->strat && r->strat->ops->event)
-		r->strat->ops->event(r->strat, &r->sr, e, t);
+	if (t)
+		strategy_event(r->strat, &r->sr, e, t);
 	if (r->acc && t)
 		ACCESS_HOOK(r, access_hook_event(r, e, t));
 	/* Return events repeat the entry's flags: react to the entry only. */
@@ -833,10 +784,10 @@ static void analyze_deadlock(struct onerun *r)
  * the strategy waits for something. */
 static int poll_ms(struct onerun *r)
 {
-	int ms = r->steer ? next_delay_ms(r) : 20;
+	int ms = r->steer ? strat_host_next_delay_ms(&r->host) : 20;
 
-	if (r->steer && r->strat->ops->poll_ms)
-		ms = r->strat->ops->poll_ms(r->strat, &r->sr, ms);
+	if (r->steer)
+		ms = strategy_poll_ms(r->strat, &r->sr, ms);
 	return ms;
 }
 
@@ -851,11 +802,10 @@ static void steering_off(struct onerun *r)
 	/* The scheduler's counters run for the whole session: this run's. */
 	r->parks_at_timeout = ss.parks - r->parks_at_start;
 	r->watchdog_at_timeout = ss.watchdog - r->watchdog_at_start;
-	r->delays_at_timeout = ss.delays + r->injected;
+	r->delays_at_timeout = ss.delays + r->host.injected;
 	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
 	scx_concsched_quiesce(r->ctl);
-	delays_due(r, true);
-	r->nhalted = 0;
+	strat_host_stop(&r->host);
 	r->steer = false;
 	r->graced = true;
 	r->steer_stopped = true;
@@ -1086,10 +1036,10 @@ static int run_loop(struct onerun *r)
 		}
 		if (r->timed_out)
 			break;
-		if (r->steer && r->strat->ops->tick)
-			r->strat->ops->tick(r->strat, &r->sr);
+		if (r->steer)
+			strategy_tick(r->strat, &r->sr);
 		if (r->steer) {
-			delays_due(r, false);
+			strat_host_delays_due(&r->host, false);
 			policy_poll(r->pol, 0);
 			if (scx_concsched_exited(r->ctl)) {
 				scx_concsched_print_exit(r->ctl, stderr);
@@ -1111,7 +1061,7 @@ static int run_loop(struct onerun *r)
 	if (steered) {
 		struct cs_sched_stats ss;
 
-		delays_due(r, true);
+		strat_host_delays_due(&r->host, true);
 		scx_concsched_stats(r->ctl, &ss);
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
 		/* The run's own: its target's counters since it started (a -j
@@ -1119,7 +1069,7 @@ static int run_loop(struct onerun *r)
 		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
 			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
 			 "%llu rekicks",
-			 (r->t1 - r->t0) / 1e9, r->decisions, r->injected,
+			 (r->t1 - r->t0) / 1e9, r->decisions, r->host.injected,
 			 (unsigned long long)(ss.parks - r->sched_at_start.parks),
 			 (unsigned long long)(ss.releases - r->sched_at_start.releases),
 			 (unsigned long long)(ss.delays - r->sched_at_start.delays),

@@ -15,12 +15,12 @@
 #include "kernel/access_probes.h"
 #include "coverage/syncov.h"
 #include "lib/declog.h"
-#include "lib/delayq.h"
 #include "kernel/launcher.h"
 #include "kernel/policy.h"
 #include "kernel/sync.h"
 #include "lib/rng.h"
 #include "lib/util.h"
+#include "run/strat_host.h"
 #include "strategies/strategy.h"
 #include "results/saturation.h"
 #include "kernel/site_finder.h"
@@ -191,11 +191,8 @@ struct onerun {
 		uint64_t key;
 		int64_t id;
 	} point_sites[256];
-	struct delay delays[RUN_MAX_DELAYS];
-	size_t ndelays;
-	uint32_t halted[64];
-	size_t nhalted;
-	uint64_t decisions, injected;
+	struct strat_host host; /* the strategy's thread table, verdicts, delays */
+	uint64_t decisions;
 	struct ring_buffer *rb;
 	struct access_run *acc;	 /* --access: the run's accesses and metrics (access.c) */
 	bool access_on;		 /* attach the access probes */

@@ -254,4 +254,97 @@ static inline bool strategy_has(const struct strategy *s, unsigned flag)
 	return (s->flags & flag) != 0;
 }
 
+/* The name it was registered under (--strategy before any ':'). */
+static inline const char *strategy_name(const struct strategy *s)
+{
+	return s->ops->name;
+}
+
+/* ---- the callbacks, as every caller outside strategies/ makes them ----- */
+
+/* Each calls s's callback when s and the callback are there, else does
+ * nothing (and returns its default: 0, or ms for poll_ms); no file
+ * outside strategies/ calls s->ops-> itself. */
+static inline int strategy_estimate(struct strategy *s, struct strat_campaign *c,
+				    const struct strat_observation *obs)
+{
+	return s && s->ops->estimate ? s->ops->estimate(s, c, obs) : 0;
+}
+
+static inline int strategy_campaign_begin(struct strategy *s, struct strat_campaign *c)
+{
+	return s && s->ops->campaign_begin ? s->ops->campaign_begin(s, c) : 0;
+}
+
+static inline void strategy_campaign_end(struct strategy *s, struct strat_campaign *c)
+{
+	if (s && s->ops->campaign_end)
+		s->ops->campaign_end(s, c);
+}
+
+static inline void strategy_run_begin(struct strategy *s, struct strat_run *r)
+{
+	if (s && s->ops->run_begin)
+		s->ops->run_begin(s, r);
+}
+
+static inline void strategy_config_json(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	if (s && s->ops->config_json)
+		s->ops->config_json(s, r, j);
+}
+
+static inline void strategy_run_end(struct strategy *s, struct strat_run *r,
+				    struct strat_campaign *c, const struct strat_outcome *o)
+{
+	if (s && s->ops->run_end)
+		s->ops->run_end(s, r, c, o);
+}
+
+static inline void strategy_thread_start(struct strategy *s, struct strat_run *r,
+					 struct strat_thread *t)
+{
+	if (s && s->ops->thread_start)
+		s->ops->thread_start(s, r, t);
+}
+
+static inline void strategy_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+				  struct strat_thread *t)
+{
+	if (s && s->ops->event)
+		s->ops->event(s, r, e, t);
+}
+
+static inline void strategy_executed(struct strategy *s, struct strat_run *r,
+				     const struct cov_event *ev)
+{
+	if (s && s->ops->executed)
+		s->ops->executed(s, r, ev);
+}
+
+static inline void strategy_point(struct strategy *s, struct strat_run *r,
+				  const struct strat_point *p, struct strat_decision *d)
+{
+	if (s && s->ops->point)
+		s->ops->point(s, r, p, d);
+}
+
+static inline void strategy_all_parked(struct strategy *s, struct strat_run *r,
+				       const struct policy_note *n)
+{
+	if (s && s->ops->all_parked)
+		s->ops->all_parked(s, r, n);
+}
+
+static inline void strategy_tick(struct strategy *s, struct strat_run *r)
+{
+	if (s && s->ops->tick)
+		s->ops->tick(s, r);
+}
+
+static inline int strategy_poll_ms(struct strategy *s, struct strat_run *r, int ms)
+{
+	return s && s->ops->poll_ms ? s->ops->poll_ms(s, r, ms) : ms;
+}
+
 #endif
