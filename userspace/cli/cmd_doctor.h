@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine capability probe shared by `doctor`, `run` (native or --vm?) and
  * `observe`. */
-#ifndef CONCSCHED_DOCTOR_H
-#define CONCSCHED_DOCTOR_H
+#ifndef CONCSCHED_CMD_DOCTOR_H
+#define CONCSCHED_CMD_DOCTOR_H
 
 #include <stdbool.h>
 

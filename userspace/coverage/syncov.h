@@ -19,8 +19,8 @@
  * Abstract threads: "main" for a main thread, else a hash of (creation
  * site, start routine, sites of its first CS_THREAD_SIG_N actions).
  */
-#ifndef CONCSCHED_COVERAGE_H
-#define CONCSCHED_COVERAGE_H
+#ifndef CONCSCHED_SYNCOV_H
+#define CONCSCHED_SYNCOV_H
 
 #include <stdbool.h>
 #include <stddef.h>

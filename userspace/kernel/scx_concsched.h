@@ -13,8 +13,8 @@
  * inside a uprobe handler holds the uprobe SRCU read lock, so detaching
  * first would wait for it (KERNEL.md Q3). scx_concsched_close() quiesces too.
  */
-#ifndef CONCSCHED_SCHED_CTL_H
-#define CONCSCHED_SCHED_CTL_H
+#ifndef CONCSCHED_SCX_CONCSCHED_H
+#define CONCSCHED_SCX_CONCSCHED_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -14,8 +14,8 @@
  * The entry program is named SYNC_ENTRY_PROG: the scheduler attaches its
  * fexit kick to it (bpf/sched_point.bpf.h).
  */
-#ifndef CONCSCHED_PROBES_H
-#define CONCSCHED_PROBES_H
+#ifndef CONCSCHED_SYNC_H
+#define CONCSCHED_SYNC_H
 
 #include <limits.h>
 #include <stdbool.h>

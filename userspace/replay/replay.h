@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* concsched replay (replay.c). */
-#ifndef CONCSCHED_CAMPAIGN_REPLAY_H
-#define CONCSCHED_CAMPAIGN_REPLAY_H
+#ifndef CONCSCHED_REPLAY_H
+#define CONCSCHED_REPLAY_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,8 +12,8 @@
  * (issue 14); decisions_only keeps the old way (the logged decisions only,
  * the order left to timing).
  */
-#ifndef CONCSCHED_REPLAY_STRATEGY_H
-#define CONCSCHED_REPLAY_STRATEGY_H
+#ifndef CONCSCHED_STRATEGY_REPLAY_H
+#define CONCSCHED_STRATEGY_REPLAY_H
 
 #include "lib/declog.h"
 #include "strategies/strategy.h"
