@@ -3,6 +3,7 @@
 #   make            build the concsched binary, BPF objects, tests, examples
 #   make deps       install every package and fetch the VM kernel (root)
 #   make test       check-layout, then unit + host + VM tests through prove
+#   make test-repeat N=20 TESTS="tests/vm/x.t ..."  the flake hunter
 #   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
 #   make bench      benchmarks (results go to docs/perf.md by hand)
 #   make bench-bugs every strategy on the bug-class corpus (hours; docs/perf.md)
@@ -60,7 +61,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm check-layout bench bench-bugs vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm test-repeat check-layout bench bench-bugs vmlinux install uninstall clean format format-check
 
 all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
 
@@ -135,15 +136,29 @@ PROVE ?= prove
 # same libraries); VM tests VM_JOBS at a time: each VM's TCG emulation runs
 # on one host core.
 VM_JOBS ?= 2
+# Every test target first measures the machine's speed (tools/test-speed):
+# the tests' limits scale with it, so a slow or loaded machine gets longer
+# limits, not failures (docs/testing.md).
 test: all check-layout
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit tests/host
 	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
 test-unit: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
 test-host: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r tests/host
 test-vm: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
+# The flake hunter: each of TESTS (default: every VM test) N times, VM_JOBS
+# at a time, and a table of how often each check failed (tools/test-repeat).
+N ?= 20
+TESTS ?= $(wildcard tests/vm/*.t)
+test-repeat: all
+	$(Q)tools/test-speed $(BUILD)
+	$(Q)tools/test-repeat -n $(N) -j $(VM_JOBS) $(TESTS)
 # userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
 check-layout: $(BUILD)/concsched
 	$(Q)tools/check-layout --build $(BUILD)

@@ -124,16 +124,20 @@ like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
 
 # The target's exit.
 srv $((port + 2)) 2
-(sleep 1.5; "$PROGS/tcp_load" $((port + 2)) 1 2 0 >/dev/null) &
-timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
+timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
+cs=$!
+# The load comes once attach says it is in (not after a fixed sleep).
+gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
+"$PROGS/tcp_load" $((port + 2)) 1 2 0 >/dev/null
+wait $cs
 is "$?" 0 "exit: exit 0"
 like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
 
 # --comm: a process started later; concsched itself refused.
 name=tcp_table
-timeout 60 "$CS" attach --comm $name -s none --duration 4 >"$tmp/out" 2>"$tmp/err" &
+timeout 60 "$CS" attach --comm $name -s none --duration "$(scaled 4)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
-sleep 1.5
+sleep 1.5 # the window is open when the process starts (scaled, above)
 srv $((port + 3))
 "$PROGS/tcp_load" $((port + 3)) 1 20 10 >/dev/null
 wait $cs

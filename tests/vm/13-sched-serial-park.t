@@ -46,7 +46,7 @@ echo "== bank"
 	-o /tmp/serial-bank -- "$BANK" 2>&1 | grep -E '^runs|run: '
 EOF
 chmod +x "$work/guest.sh"
-"$CS" vm --timeout 450 --carry "$PROGS" --carry "$BANK" -- "$work/guest.sh" \
+"$CS" vm --timeout "$(scaled 450)" --carry "$PROGS" --carry "$BANK" -- "$work/guest.sh" \
 	>"$work/out" 2>"$work/err"
 is "$?" 0 "guest script ran"
 o=$work/out

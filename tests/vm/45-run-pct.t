@@ -30,8 +30,10 @@ for f in d["failures"][:1]:
 }
 
 # 1,600 steps a run (about 5 s under TCG): past the adaptive run timeout
-# (20x the observed run) steering would stop; keep every run steered.
-"$CS" run --vm -s pct -n 30 --keep-going --run-timeout 60 -o "$T/clean" -- "$P" >/dev/null \
+# (20x the observed run) steering would stop; keep every run steered: 60 s,
+# times the machine's speed scale (tests/lib.sh), so a loaded machine's
+# slower runs stay steered too.
+"$CS" run --vm -s pct -n 30 --keep-going --run-timeout "$(scaled 60)" -o "$T/clean" -- "$P" >/dev/null \
 	2>"$T/clean.err"
 is "$?" 0 "pct on clean_lockwrap: exit 0"
 like "$(cat "$T/clean.err")" 'pct: depth 3, 2 change points over k = [1-9][0-9]* steps' \

@@ -6,7 +6,7 @@
 # sched_vm SCRIPT OUT ERR: boot once, run SCRIPT (carried with the test
 # programs), stdout to OUT, stderr to ERR. Returns the guest status.
 sched_vm() {
-	"$CS" vm --timeout "${SCHED_VM_TIMEOUT:-400}" --carry "$PROGS" -- "$1" >"$2" 2>"$3"
+	"$CS" vm --timeout "$(scaled "${SCHED_VM_TIMEOUT:-400}")" --carry "$PROGS" -- "$1" >"$2" 2>"$3"
 }
 
 # jget JSON KEY: the scalar value of "KEY" in a one-line JSON document.

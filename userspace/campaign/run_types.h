@@ -63,7 +63,8 @@ struct run_opts {
 	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */
 	enum cs_serial_mode serial;
 	bool keep_going;
-	bool no_follow_forks; /* --no-follow-forks: only the target's own process */
+	unsigned max_failures; /* --max-failures: stop at this many (0: none) */
+	bool no_follow_forks;  /* --no-follow-forks: only the target's own process */
 	const char *out;
 	bool json;
 	const char *metric;

@@ -104,6 +104,8 @@ static void usage(FILE *f)
 		"                        (fifo) or a seeded random one (random) goes on (not\n"
 		"                        with tsa, map, pct: they pick who runs)\n"
 		"      --keep-going      do not stop at the first failure\n"
+		"      --max-failures K  stop once K runs have failed (implies --keep-going;\n"
+		"                        default 1, --keep-going alone: no limit)\n"
 		"      --replay-check K  replay each failing steered run K times in its\n"
 		"                        recorded order before going on (default 1; 0: no\n"
 		"                        check); one that fails again in none of them is\n"
@@ -299,7 +301,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SOBJ,
 		O_STEER_CAP,
 		O_PROBE_CAP,
-		O_REPLAY_CHECK
+		O_REPLAY_CHECK,
+		O_MAX_FAILURES
 	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -309,6 +312,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "serial", required_argument, NULL, O_SERIAL },
 		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "max-failures", required_argument, NULL, O_MAX_FAILURES },
 		{ "no-follow-forks", no_argument, NULL, O_NO_FOLLOW },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -389,6 +393,15 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_KEEP:
 			o->keep_going = true;
+			break;
+		case O_MAX_FAILURES:
+			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
+				cs_err("--max-failures %s: a number of failing runs, at least 1",
+				       optarg);
+				return -EINVAL;
+			}
+			o->keep_going = true;
+			o->max_failures = (unsigned)v;
 			break;
 		case 'o':
 			o->out = optarg;
