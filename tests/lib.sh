@@ -75,7 +75,7 @@ gone_within() {
 # campaign_mixed DIR SEED RUN-ARGS...: a campaign that holds both a failing
 # and a passing run, for checks about what is done with them (replay,
 # minimize, schedules), never about how often a bug shows. Runs
-# `concsched run RUN-ARGS --keep-going --seed S -o DIR` for S = SEED,
+# `concsched run --keep-going --seed S -o DIR RUN-ARGS` for S = SEED,
 # SEED+1, ... until DIR holds both, at most 8 campaigns; 0 when it does.
 # With K runs a campaign and a failure rate r a run, one campaign misses
 # with r^K + (1-r)^K: for random on examples/bank (r about 1/3 in the VM,
@@ -86,7 +86,11 @@ campaign_mixed() {
 	shift 2
 	for try in 0 1 2 3 4 5 6 7; do
 		rm -rf "$dir"
-		"$CS" run "$@" --keep-going --seed $((seed + try)) -o "$dir" >/dev/null 2>"$dir.err"
+		"$CS" run --keep-going --seed $((seed + try)) -o "$dir" "$@" >/dev/null 2>"$dir.err"
+		if [ $? -gt 1 ]; then # usage or environment: another seed would not help
+			diag "campaign_mixed: concsched run failed: $(tail -3 "$dir.err")"
+			return 1
+		fi
 		got=$("$CS" report "$dir" --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
