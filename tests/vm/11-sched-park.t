@@ -25,11 +25,11 @@ cat >"$work/guest.sh" <<EOF
 echo "== baseline"
 "$CS" sched -- "$PROGS/lockorder" 100 2>&1
 echo "== flip"
-"$CS" sched --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
+"$CS" sched $SCHED_LIMITS --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
 echo "== eventflip"
 "$CS" sched --park-at a_lock --release-at b_unlock --release never -- "$PROGS/lockorder" 100 2>&1
 echo "== gap"
-"$CS" sched --park-at marker --release after:50000 -- "$PROGS/gap" 20 20 2>&1
+"$CS" sched $SCHED_LIMITS --park-at marker --release after:50000 -- "$PROGS/gap" 20 20 2>&1
 echo "== gapcontrol"
 "$CS" sched -- "$PROGS/gap" 3 20 2>&1
 EOF

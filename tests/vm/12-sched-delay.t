@@ -49,7 +49,7 @@ td_stall=$((td_watchdog * 2 + 1000))
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 echo "== delay"
-"$CS" sched --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
+"$CS" sched $SCHED_LIMITS --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
 echo "== yield"
 "$CS" sched --yield-at marker -- "$PROGS/marker_loop" 20 2 200 2>&1
 echo "== fifo"
@@ -69,7 +69,7 @@ done
 echo "== parallel"
 "$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
 echo "== allparked"
-"$CS" sched --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
+"$CS" sched $SCHED_LIMITS --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
 echo "== teardown"
 "$CS" sched --park-at marker --release never --watchdog-ms $td_watchdog --timeout-ms $td_stall --run-timeout-ms $td_run -- "$PROGS/gap" 1 20 2>&1
 echo "rc=\$?"

@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 
 # A 1 s slice: threads switch only where they park or block, so the order
 # depends on the seed alone (docs/sched.md, limits).
-sp="--slice-us 1000000 --park-at point"
+sp="$SCHED_LIMITS --slice-us 1000000 --park-at point"
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 echo "== random1"
