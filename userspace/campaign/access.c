@@ -109,6 +109,14 @@ struct heap_block {
 	uint64_t start, size, caller;
 };
 
+/* An allocation not yet told to the race detector: it is, once the
+ * event stream reaches its time (hb.h: the block is a new variable from
+ * then on; told at once, an older access of the block's previous life
+ * still in the stream would look like one of the new block). */
+struct alloc_pending {
+	uint64_t ts, addr, size;
+};
+
 /* An access a thread is kept at: fed once the thread goes on. */
 struct acc_pending {
 	bool on;
@@ -132,6 +140,8 @@ struct access_run {
 	struct ring_buffer *alloc_rb;
 	struct heap_block *blocks; /* sorted by start */
 	size_t nblocks, capblocks;
+	struct alloc_pending *allocs; /* by time */
+	size_t nallocs, capallocs;
 	struct cov_u64map data;	     /* file-backed data address -> var id + 1 (1: none) */
 	struct cov_u64map sync_site; /* runtime call site -> store site id */
 	struct cov_u64map locks;     /* runtime lock address -> id */
@@ -491,6 +501,7 @@ void access_run_free(struct onerun *r)
 	symbolizer_free(ar->sz);
 	ring_buffer__free(ar->alloc_rb);
 	free(ar->blocks);
+	free(ar->allocs);
 	cov_u64map_free(&ar->data);
 	cov_u64map_free(&ar->sync_site);
 	cov_u64map_free(&ar->locks);
@@ -503,6 +514,32 @@ void access_run_free(struct onerun *r)
 	r->acc = NULL;
 }
 
+static void alloc_queue(struct access_run *ar, const struct cs_alloc_event *a)
+{
+	size_t i;
+
+	if (ar->nallocs == ar->capallocs) {
+		ar->capallocs = ar->capallocs ? ar->capallocs * 2 : 64;
+		ar->allocs = xrealloc(ar->allocs, ar->capallocs * sizeof(*ar->allocs));
+	}
+	for (i = ar->nallocs; i > 0 && ar->allocs[i - 1].ts > a->ts_ns; i--)
+		ar->allocs[i] = ar->allocs[i - 1];
+	ar->allocs[i] = (struct alloc_pending){ a->ts_ns, a->addr, a->size };
+	ar->nallocs++;
+}
+
+/* The allocations made before ts are told to the race detector. */
+static void alloc_flush(struct access_run *ar, uint64_t ts)
+{
+	struct race_detector *rd = cov_metrics_races(ar->m);
+	size_t i;
+
+	for (i = 0; i < ar->nallocs && ar->allocs[i].ts <= ts; i++)
+		race_detector_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
+	memmove(ar->allocs, ar->allocs + i, (ar->nallocs - i) * sizeof(*ar->allocs));
+	ar->nallocs -= i;
+}
+
 static int on_alloc(void *ctx, void *data, size_t len)
 {
 	struct access_run *ar = ctx;
@@ -511,6 +548,7 @@ static int on_alloc(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*a) || !a->addr)
 		return 0;
+	alloc_queue(ar, a);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -598,8 +636,9 @@ static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *
 }
 
 /* The variable an access touches (0: none: thread stacks, memory we cannot
- * name, or not a shared variable outside estimation and exploration). */
-static uint32_t var_of(struct access_run *ar, uint64_t addr)
+ * name, or not a shared variable outside estimation and exploration), and
+ * the access's byte offset in it. */
+static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 {
 	const struct heap_block *b;
 	struct sym_site ss = { 0 };
@@ -608,10 +647,13 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 	int64_t id = 0;
 	bool heap = false;
 
+	*off = 0;
 	slot = cov_u64map_get(&ar->data, addr);
 	if (slot) {
-		id = (int64_t)*slot - 1;
+		id = (int64_t)(uint32_t)*slot - 1;
+		*off = (uint32_t)(*slot >> 32);
 	} else if ((b = block_of(ar, addr))) {
+		*off = (uint32_t)(addr - b->start);
 		if (!resolve_addr(ar, b->caller, &ss))
 			return 0;
 		id = key_site(ar->c, ss.object, ss.offset);
@@ -627,7 +669,10 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 		if (resolve_addr(ar, addr, &ss) && !ss.is_func)
 			id = key_site(ar->c, ss.object,
 				      ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
-		*cov_u64map_put(&ar->data, addr, 0, NULL) = (uint64_t)(id > 0 ? id : 0) + 1;
+		if (id > 0 && ss.symbol)
+			*off = (uint32_t)ss.sym_offset;
+		*cov_u64map_put(&ar->data, addr, 0, NULL) =
+			(uint64_t)*off << 32 | ((uint64_t)(id > 0 && id < UINT32_MAX ? id : 0) + 1);
 	}
 	if (id <= 0 || id > UINT32_MAX)
 		return 0;
@@ -813,9 +858,11 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct stra
 
 	learn_bias(ar, e);
 	memset(ev, 0, sizeof(*ev));
-	ev->obj = var_of(ar, e->obj);
+	ev->obj = var_of(ar, e->obj, &ev->var_off);
 	if (!ev->obj)
 		return false;
+	ev->addr = e->obj;
+	ev->size = e->nlocks & 0xff;
 	ev->op = e->op;
 	ev->flags = e->flags & ~CS_EV_PARKED;
 	ev->thread = t->cid;
@@ -1303,6 +1350,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 		return;
 	ar->cur = e;
 	access_pass(r, t); /* it runs: a kept access has executed */
+	alloc_flush(ar, e->ts_ns);
 	if (!cov_op_is_access(e->op)) {
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
@@ -1317,6 +1365,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 				 t->path, e->seq, (uint64_t)e->obj);
 		return;
 	}
+	alloc_flush(ar, e->ts_ns); /* the allocations access_event read */
 	if (cs_verbose > 2)
 		cs_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
 			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
