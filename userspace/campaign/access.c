@@ -62,6 +62,7 @@ struct acc_var {
 	bool heap;
 	bool shared;
 	char *name; /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
+	uint64_t size; /* bytes: the symbol's, or the block's when first seen; 0 unknown */
 	bool steer; /* map: a write may meet another access concurrently */
 	/* estimation: read and write sites */
 	uint32_t *reads, *writes;
@@ -79,6 +80,9 @@ struct access_campaign {
 	struct cov_u64map var_index; /* var id -> index in vars */
 	size_t nshared_vars;
 	size_t nsteer;			/* shared variables map steers (acc_var.steer) */
+	struct cov_u64map race_pairs;	/* site pair -> index + 1 in race_names */
+	char **race_names;		/* a pair's variable as its first warning named it */
+	size_t nrace_names;
 	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
 	char **paths;			/* campaign thread id -> creation path */
 	uint32_t npaths;
@@ -184,6 +188,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 	memset(v, 0, sizeof(*v));
 	v->id = id;
 	v->heap = heap;
+	v->size = heap ? 0 : ss->sym_size;
 	sym_site_format(ss, where, sizeof(where));
 	if (heap)
 		v->name = xasprintf("heap block allocated at %s", where);
@@ -364,6 +369,43 @@ static void var_name(struct access_campaign *ac, struct store *st, uint32_t id, 
 		snprintf(buf, len, "%s", v->name);
 	else
 		site_text(st, id, buf, len);
+}
+
+/* The variable of a race and the element the racing access touched:
+ * "table[3]" (a global bigger than the access, at a multiple of its
+ * size), "conf+0x6" (elsewhere in a global), "heap block allocated at
+ * f+0x1d (x.c:10) +0x18" (a heap block past its first bytes). */
+static void race_var_text(struct access_campaign *ac, struct store *st, uint32_t id,
+			  const struct race_access *a, char *buf, size_t len)
+{
+	const struct acc_var *v = var_find(ac, id);
+	size_t n;
+
+	var_name(ac, st, id, buf, len);
+	n = strlen(buf);
+	if (!v || n + 24 >= len)
+		return;
+	if (!v->heap && a->size && v->size > a->size && a->var_off % a->size == 0)
+		snprintf(buf + n, len - n, "[%u]", a->var_off / a->size);
+	else if (a->var_off)
+		snprintf(buf + n, len - n, "%s+0x%x", v->heap ? " " : "", a->var_off);
+}
+
+/* One warning per pair of sites in a campaign: later runs name the
+ * variable as the first warning did, so the report counts them as one. */
+static const char *race_pair_text(struct access_campaign *ac, uint32_t s1, uint32_t s2,
+				  const char *text)
+{
+	bool created;
+	uint64_t *slot = cov_u64map_put(&ac->race_pairs, (uint64_t)s1 << 32 | s2, 0, &created);
+
+	if (created) {
+		ac->race_names =
+			xrealloc(ac->race_names, (ac->nrace_names + 1) * sizeof(*ac->race_names));
+		ac->race_names[ac->nrace_names++] = xstrdup(text);
+		*slot = ac->nrace_names;
+	}
+	return ac->race_names[*slot - 1];
 }
 
 static void lockset_text(struct store *st, const struct cov_lockset *ls, char *buf, size_t len)
@@ -1127,6 +1169,10 @@ void access_campaign_end(struct campaign *c)
 	free(ac->vars);
 	cov_u64map_free(&ac->var_index);
 	cov_u64map_free(&ac->site_threads);
+	cov_u64map_free(&ac->race_pairs);
+	for (i = 0; i < ac->nrace_names; i++)
+		free(ac->race_names[i]);
+	free(ac->race_names);
 	for (i = 0; i < ac->npaths; i++)
 		free(ac->paths[i]);
 	free(ac->paths);
@@ -1472,19 +1518,24 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	rd = cov_metrics_races(ar->m);
 	for (i = 0; i < race_warning_count(rd); i++) {
 		const struct race_warning *w = race_warning_get(rd, i);
-		int64_t sites[2] = { w->first.site, w->second.site };
+		/* The pair in site order: one warning whichever came first. */
+		bool swap = w->second.site < w->first.site;
+		const struct race_access *a = swap ? &w->second : &w->first;
+		const struct race_access *b = swap ? &w->first : &w->second;
+		int64_t sites[2] = { a->site, b->site };
 		char var[600], threads[256], l1[512], l2[512], locks[1100];
 
-		var_name(ac, c->st, w->var, var, sizeof(var));
+		race_var_text(ac, c->st, w->var, &w->second, var, sizeof(var));
 		snprintf(threads, sizeof(threads), "%s %s, %s %s",
-			 w->first.thread < ac->npaths ? ac->paths[w->first.thread] : "?",
-			 cov_op_writes(w->first.op) ? "writes" : "reads",
-			 w->second.thread < ac->npaths ? ac->paths[w->second.thread] : "?",
-			 cov_op_writes(w->second.op) ? "writes" : "reads");
-		lockset_text(c->st, &w->first.held, l1, sizeof(l1));
-		lockset_text(c->st, &w->second.held, l2, sizeof(l2));
+			 a->thread < ac->npaths ? ac->paths[a->thread] : "?",
+			 cov_op_writes(a->op) ? "writes" : "reads",
+			 b->thread < ac->npaths ? ac->paths[b->thread] : "?",
+			 cov_op_writes(b->op) ? "writes" : "reads");
+		lockset_text(c->st, &a->held, l1, sizeof(l1));
+		lockset_text(c->st, &b->held, l2, sizeof(l2));
 		snprintf(locks, sizeof(locks), "%s, %s", l1, l2);
-		store_record_warning(c->st, "race", var, sites, 2, threads, locks);
+		store_record_warning(c->st, "race", race_pair_text(ac, a->site, b->site, var),
+				     sites, 2, threads, locks);
 		ac->warnings++;
 	}
 	dl = cov_metrics_deadlocks(ar->m);
