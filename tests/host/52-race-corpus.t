@@ -16,18 +16,21 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/race_no_lock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 14
+plan 17
 T=$(mktemp -d /tmp/cs-racecorpus-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# vars PROG: the variables it was warned about, sorted, comma-separated,
-# first_running left out.
+# vars PROG [RUN-OPTION...]: the variables it was warned about, sorted,
+# comma-separated, first_running left out.
 vars() {
-	"$CS" run -s none --access -n 1 -o "$T/$1" -- "$PROGS/$1" >/dev/null 2>&1 || {
+	local p=$1
+	shift
+	rm -rf "${T:?}/$p"
+	"$CS" run -s none --access -n 1 "$@" -o "$T/$p" -- "$PROGS/$p" >/dev/null 2>&1 || {
 		echo "run failed: $?"
 		return
 	}
-	"$CS" report "$T/$1" --json | python3 -c '
+	"$CS" report "$T/$p" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 print(",".join(sorted({w["variable"] for w in d["warnings"]
@@ -50,4 +53,14 @@ for p in clean_lockwrap clean_condhandoff clean_barrier clean_manythreads clean_
 done
 like "$(vars clean_spinflag)" "^(acked,)?(payload_a,)?(payload_b,)?ready$" \
 	"clean_spinflag: only its release/acquire flags and what they publish (unseen ordering)"
+
+# --suppressions: TSan's format and Helgrind's (first frame: the racing
+# instruction's function).
+printf '# TSan\nrace:^increment$\n' >"$T/tsan.supp"
+is "$(vars race_no_lock --suppressions "$T/tsan.supp")" "" "TSan race:^increment\$ suppresses counter"
+printf '{\n   writer\n   Helgrind:Race\n   fun:set_pair\n}\n' >"$T/hg.supp"
+is "$(vars race_torn_pair --suppressions "$T/hg.supp")" "" "a Helgrind entry fun:set_pair suppresses x, y"
+"$CS" run -s none --access -n 1 --suppressions "$T/none.supp" -o "$T/bad" -- "$PROGS/race_no_lock" \
+	>/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" "^2:.*--suppressions .*none.supp: No such file" "a missing file: usage error, one line"
 done_testing

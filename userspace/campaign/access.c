@@ -51,6 +51,7 @@
 #include "kernel/site_finder.h"
 #include "campaign/store.h"
 #include "kernel/symbolize.h"
+#include "lib/suppress.h"
 #include "lib/util.h"
 
 /* Requirements beyond this many are counted, not stored. */
@@ -61,9 +62,9 @@ struct acc_var {
 	int64_t id;
 	bool heap;
 	bool shared;
-	char *name; /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
+	char *name;    /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
 	uint64_t size; /* bytes: the symbol's, or the block's when first seen; 0 unknown */
-	bool steer; /* map: a write may meet another access concurrently */
+	bool steer;    /* map: a write may meet another access concurrently */
 	/* estimation: read and write sites */
 	uint32_t *reads, *writes;
 	uint32_t nreads, nwrites;
@@ -79,10 +80,12 @@ struct access_campaign {
 	size_t nvars;
 	struct cov_u64map var_index; /* var id -> index in vars */
 	size_t nshared_vars;
-	size_t nsteer;			/* shared variables map steers (acc_var.steer) */
-	struct cov_u64map race_pairs;	/* site pair -> index + 1 in race_names */
-	char **race_names;		/* a pair's variable as its first warning named it */
+	size_t nsteer;		      /* shared variables map steers (acc_var.steer) */
+	struct cov_u64map race_pairs; /* site pair -> index + 1 in race_names */
+	char **race_names;	      /* a pair's variable as its first warning named it */
 	size_t nrace_names;
+	struct suppressions *supp;	/* the defaults and --suppressions */
+	uint64_t suppressed;		/* race warnings they kept out of the store */
 	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
 	char **paths;			/* campaign thread id -> creation path */
 	uint32_t npaths;
@@ -406,6 +409,32 @@ static const char *race_pair_text(struct access_campaign *ac, uint32_t s1, uint3
 		*slot = ac->nrace_names;
 	}
 	return ac->race_names[*slot - 1];
+}
+
+/* Does a suppression (the defaults, --suppressions) match either site? */
+static bool race_suppressed(struct access_campaign *ac, struct store *st, int64_t s1, int64_t s2)
+{
+	struct store_site a = { 0 }, b = { 0 };
+	struct suppress_frame fa = { 0 };
+	const char *by = NULL;
+
+	/* store_get_site's strings last until its next call: a's are copied. */
+	if (!ac->supp || store_get_site(st, s1, &a))
+		return false;
+	fa.function = a.function ? xstrdup(a.function) : NULL;
+	fa.file = a.file ? xstrdup(a.file) : NULL;
+	fa.object = a.object ? xstrdup(a.object) : NULL;
+	if (!store_get_site(st, s2, &b))
+		by = suppress_race(ac->supp, &fa,
+				   &(struct suppress_frame){ b.function, b.file, b.object });
+	free((char *)fa.function);
+	free((char *)fa.file);
+	free((char *)fa.object);
+	if (!by)
+		return false;
+	cs_debug("race between @%" PRId64 " and @%" PRId64 " suppressed by %s", s1, s2, by);
+	ac->suppressed++;
+	return true;
 }
 
 static void lockset_text(struct store *st, const struct cov_lockset *ls, char *buf, size_t len)
@@ -1024,6 +1053,23 @@ static void static_sites(struct campaign *c, struct access_campaign *ac)
 	}
 }
 
+static int load_suppressions(struct campaign *c, struct access_campaign *ac)
+{
+	int err;
+
+	ac->supp = suppress_new();
+	for (size_t i = 0; i < c->o->nsuppressions; i++) {
+		err = suppress_load(ac->supp, c->o->suppressions[i]);
+		if (err == -EINVAL)
+			return err;
+		if (err) {
+			cs_err("--suppressions %s: %s", c->o->suppressions[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int access_campaign_begin(struct campaign *c)
 {
 	struct access_campaign *ac = xcalloc(1, sizeof(*ac));
@@ -1032,6 +1078,9 @@ int access_campaign_begin(struct campaign *c)
 	c->acc = ac;
 	cov_u64map_init(&ac->var_index);
 	cov_u64map_init(&ac->site_threads);
+	err = load_suppressions(c, ac);
+	if (err)
+		return err;
 	err = collect_sites(c, ac);
 	if (err)
 		return err;
@@ -1124,6 +1173,18 @@ void access_campaign_estimated(struct campaign *c)
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }
 
+/* " (N race warnings suppressed)", or "" */
+static const char *suppressed_text(const struct access_campaign *ac)
+{
+	static char buf[64];
+
+	if (!ac->suppressed)
+		return "";
+	snprintf(buf, sizeof(buf), " (%" PRIu64 " race warning%s suppressed)", ac->suppressed,
+		 ac->suppressed == 1 ? "" : "s");
+	return buf;
+}
+
 void access_campaign_end(struct campaign *c)
 {
 	struct access_campaign *ac = c->acc;
@@ -1135,9 +1196,9 @@ void access_campaign_end(struct campaign *c)
 		fprintf(stderr,
 			"concsched: access: %zu sites attached per run (%.2f ms on average), "
 			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
-			" race/lock-order warnings\n",
+			" race/lock-order warnings%s\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
-			ac->accesses, ac->dropped, ac->warnings);
+			ac->accesses, ac->dropped, ac->warnings, suppressed_text(ac));
 	if (ac->explored && (!c->o->json || c->tty))
 		fprintf(stderr,
 			"concsched: access: %u exploration run%s (every candidate probed), %u "
@@ -1170,6 +1231,7 @@ void access_campaign_end(struct campaign *c)
 	cov_u64map_free(&ac->var_index);
 	cov_u64map_free(&ac->site_threads);
 	cov_u64map_free(&ac->race_pairs);
+	suppress_free(ac->supp);
 	for (i = 0; i < ac->nrace_names; i++)
 		free(ac->race_names[i]);
 	free(ac->race_names);
@@ -1525,6 +1587,8 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 		int64_t sites[2] = { a->site, b->site };
 		char var[600], threads[256], l1[512], l2[512], locks[1100];
 
+		if (race_suppressed(ac, c->st, a->site, b->site))
+			continue;
 		race_var_text(ac, c->st, w->var, &w->second, var, sizeof(var));
 		snprintf(threads, sizeof(threads), "%s %s, %s %s",
 			 a->thread < ac->npaths ? ac->paths[a->thread] : "?",
