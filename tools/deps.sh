@@ -32,11 +32,12 @@ fi
 # munge, slurmctld, slurmd, slurm-client: the single-node Slurm of
 # tests/host/61-experiment-slurm.t (started by the test, not as services).
 # valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh and of the
-# race warnings (docs/races.md); pigz, zstd: real threaded programs there.
+# race warnings (docs/races.md); pigz, pbzip2, lbzip2, xz-utils, zstd: the
+# real threaded programs of make bench-real.
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
       libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
-      chromium munge slurmctld slurmd slurm-client valgrind pigz)
+      chromium munge slurmctld slurmd slurm-client valgrind pigz pbzip2 lbzip2 xz-utils)
 bp_pkgs=(libbpf-dev bpftool)
 
 need_install() {

@@ -79,8 +79,8 @@ is "$?" 0 "an --access run replays (it passed: exit 0)"
 "$CS" run -s none --access -n 1 -o "$T/acc" -- "$PROGS/accesses" 20 >/dev/null 2>&1
 "$CS" report "$T/acc" --json >"$T/acc.json"
 is "$(jget "$T/acc.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
-	"acc_array[0],acc_counter,acc_written" \
-	"accesses: plain stores and counter++ race (an array by its element); atomics, reads and stacks do not"
+	"acc_array,acc_counter,acc_written" \
+	"accesses: plain stores and counter++ race (an array at its first element); atomics, reads and stacks do not"
 # A heap block written right after its allocation (race_uaf's session:
 # main stores its magic at once) is found shared: the user reads it, the
 # closer writes it, with no lock. The first access used to miss its block.

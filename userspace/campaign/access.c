@@ -191,7 +191,6 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 	memset(v, 0, sizeof(*v));
 	v->id = id;
 	v->heap = heap;
-	v->size = heap ? 0 : ss->sym_size;
 	sym_site_format(ss, where, sizeof(where));
 	if (heap)
 		v->name = xasprintf("heap block allocated at %s", where);
@@ -374,10 +373,10 @@ static void var_name(struct access_campaign *ac, struct store *st, uint32_t id, 
 		site_text(st, id, buf, len);
 }
 
-/* The variable of a race and the element the racing access touched:
- * "table[3]" (a global bigger than the access, at a multiple of its
- * size), "conf+0x6" (elsewhere in a global), "heap block allocated at
- * f+0x1d (x.c:10) +0x18" (a heap block past its first bytes). */
+/* The variable of a race and the element the racing access touched, by
+ * its byte offset (the element size of an array of structs is not known
+ * without its type): "counter", "acc_array+0x18", "heap block allocated
+ * at f+0x1d (x.c:10) +0x18". */
 static void race_var_text(struct access_campaign *ac, struct store *st, uint32_t id,
 			  const struct race_access *a, char *buf, size_t len)
 {
@@ -386,11 +385,7 @@ static void race_var_text(struct access_campaign *ac, struct store *st, uint32_t
 
 	var_name(ac, st, id, buf, len);
 	n = strlen(buf);
-	if (!v || n + 24 >= len)
-		return;
-	if (!v->heap && a->size && v->size > a->size && a->var_off % a->size == 0)
-		snprintf(buf + n, len - n, "[%u]", a->var_off / a->size);
-	else if (a->var_off)
+	if (v && a->var_off && n + 24 < len)
 		snprintf(buf + n, len - n, "%s+0x%x", v->heap ? " " : "", a->var_off);
 }
 
