@@ -28,18 +28,7 @@ mkdir "$T/lib"
 # Helgrind runs against a private copy of libc: another concsched's
 # uprobes on libc would stop valgrind on their breakpoints.
 cp "$(ldd "$(command -v pigz)" | awk '/libc.so/ { print $3 }')" "$T/lib/"
-python3 - "$T/text" <<'PY'
-import random, sys
-random.seed(32)
-words = ("thread lock race buffer queue pool heap block compress stream data value "
-         "order clock vector signal wait join barrier atomic").split()
-out, n = [], 0
-while n < 2 << 20:
-    line = " ".join(random.choice(words) for _ in range(random.randint(5, 14))) + "\n"
-    out.append(line)
-    n += len(line)
-open(sys.argv[1], "w").write("".join(out)[: 2 << 20])
-PY
+"$here/tools/bench/gen_text.py" "$T/text"
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -48,7 +37,7 @@ campaign() {
 	local t0 out
 	rm -rf "$T/camp"
 	t0=$(now)
-	"$CS" run "$@" -o "$T/camp" >/dev/null 2>"$T/err"
+	"$CS" run -o "$T/camp" "$@" >/dev/null 2>"$T/err"
 	out=$("$CS" report "$T/camp" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
