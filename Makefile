@@ -61,7 +61,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm test-repeat check-layout bench bench-bugs vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm test-repeat check-layout bench bench-bugs bench-real vmlinux install uninstall clean format format-check
 
 all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
 
@@ -165,6 +165,11 @@ check-layout: $(BUILD)/concsched
 
 bench: all
 	$(Q)tools/bench/run
+
+# Real threaded programs (compressors) against Helgrind: race warnings,
+# round-trip failures, cost (tools/bench/real.sh; docs/races.md).
+bench-real: all
+	$(Q)tools/bench/real.sh
 
 # Every strategy on the bug-class corpus, 5 seeds each (hours in the VM),
 # then what a steered --access run costs on each program (~30 minutes).

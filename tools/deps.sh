@@ -31,11 +31,13 @@ fi
 
 # munge, slurmctld, slurmd, slurm-client: the single-node Slurm of
 # tests/host/61-experiment-slurm.t (started by the test, not as services).
-# valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh.
+# valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh and of the
+# race warnings (docs/races.md); pigz, pbzip2, lbzip2, xz-utils, zstd: the
+# real threaded programs of make bench-real.
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
       libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
-      chromium munge slurmctld slurmd slurm-client valgrind)
+      chromium munge slurmctld slurmd slurm-client valgrind pigz pbzip2 lbzip2 xz-utils)
 bp_pkgs=(libbpf-dev bpftool)
 
 need_install() {
