@@ -32,7 +32,7 @@ cat >"$work/guest.sh" <<EOF
 echo "== park"
 "$CS" sched $SCHED_LIMITS --copies 2 --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
 echo "== event"
-"$CS" sched --copies 2 --park-at a_lock --release-at b_unlock --release never \
+"$CS" sched $SCHED_LIMITS --copies 2 --park-at a_lock --release-at b_unlock --release never \
 	-- "$PROGS/lockorder" 100 2>&1
 echo "== serial1"
 "$CS" sched --serial random --seed 7 $sp -- "$PROGS/serial_points" 4 5 20000 2>&1
