@@ -546,11 +546,12 @@ static int build_initrd(struct vm_ctx *c)
 		return err;
 	}
 	cpio_init(&w, f);
+	/* The base archive's directories are the guest's own (/proc, /tmp...). */
 	for (i = 0; i < ARRAY_SIZE(base_dirs); i++)
-		cpio_mark(&w, base_dirs[i]);
+		carry_exclude(&w, base_dirs[i]);
 	/* `--carry /tmp` must not pull in the archive being written. */
 	tmp = path_normalize(c->tmpdir);
-	cpio_mark(&w, tmp);
+	carry_exclude(&w, tmp);
 	free(tmp);
 	err = 0;
 	/* Same top-level shape as the host (merged /usr symlinks included), so
