@@ -33,13 +33,14 @@ fi
 # tests/host/61-experiment-slurm.t (started by the test, not as services).
 # valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh.
 # libxml2-utils (xmllint), python3-jsonschema: the JUnit and SARIF validators
-# of tests/host/62-report-ci.t. cmake, googletest, libgtest-dev: the
+# of tests/host/62-report-ci.t; python3-yaml: tests/vm/60-ci-recipes.t reads
+# the CI recipes of docs/examples. cmake, googletest, libgtest-dev: the
 # GoogleTest/CTest project of tests/gtest.
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
       libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
       chromium munge slurmctld slurmd slurm-client valgrind
-      libxml2-utils python3-jsonschema cmake googletest libgtest-dev)
+      libxml2-utils python3-jsonschema python3-yaml cmake googletest libgtest-dev)
 # npm fetches the pinned schema packages (tools/ci-schemas.sh); Debian's
 # unless the machine has one already (e.g. NodeSource's nodejs).
 command -v npm >/dev/null || pkgs+=(npm)
