@@ -56,6 +56,9 @@ TESTLIB_BINS := $(patsubst tests/programs/lib/%.c,$(BUILD)/tests/programs/lib/li
 # Programs also built static, non-PIE and stripped (probe/symbolizer tests).
 VARIANT_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,$(shell cat tests/programs/VARIANTS 2>/dev/null))
 VARIANT_BINS  := $(foreach p,$(VARIANT_PROGS),$(p)-static $(p)-nopie $(p)-stripped)
+# The GoogleTest/CTest project of tests/gtest (docs/experiment.md "Test
+# suites"), configured and built by cmake in its own build directory.
+GTEST_BIN  := $(BUILD)/tests/gtest/account_test
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
@@ -63,7 +66,7 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 .SECONDARY:
 .PHONY: all deps test test-unit test-host test-vm test-repeat check-layout bench bench-bugs vmlinux install uninstall clean format format-check
 
-all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
+all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS) $(GTEST_BIN)
 
 deps:
 	$(Q)tools/deps.sh
@@ -125,6 +128,10 @@ $(BUILD)/tests/programs/%-stripped: $(BUILD)/tests/programs/%
 $(BUILD)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(GTEST_BIN): tests/gtest/CMakeLists.txt $(wildcard tests/gtest/*.cc)
+	$(call msg,CMAKE,$@)
+	+$(Q)cmake -S tests/gtest -B $(BUILD)/tests/gtest >/dev/null && \
+		cmake --build $(BUILD)/tests/gtest >/dev/null
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
