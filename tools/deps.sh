@@ -65,6 +65,8 @@ else
 	log "packages already installed"
 fi
 
-"$here/vm-kernel.sh" fetch
+"$here/vm-kernel.sh" fetch sid
+# The second VM kernel, Debian 13's (make test-kernels, docs/vm.md "Kernels").
+"$here/vm-kernel.sh" fetch trixie-backports
 "$here/ci-schemas.sh" fetch >/dev/null
 log "done"

@@ -2,44 +2,35 @@
 /* JUnit XML of campaign reports (report_junit.h). */
 #include "campaign/report_junit.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "lib/util.h"
 
-/* XML 1.0 text or attribute value: markup escaped, control characters
- * (not allowed in XML 1.0, even as references) shown as '?'. */
+/* XML 1.0 text or attribute value: markup escaped as for HTML, newlines and
+ * tabs as character references (kept in attributes), other control
+ * characters (not allowed in XML 1.0, even as references) shown as '?'. */
 static void xml_escape(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	static const char controls[] = "\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r"
+				       "\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19"
+				       "\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
 
-	for (; *p; p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
+	while (*s) {
+		size_t n = strcspn(s, controls);
+		char *run = xasprintf("%.*s", (int)n, s);
+
+		cs_html_escape(f, run);
+		free(run);
+		s += n;
+		if (!*s)
 			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		case '\n':
-			fputs("&#10;", f);
-			break;
-		case '\t':
-		case '\r':
-			fprintf(f, "&#%d;", *p);
-			break;
-		default:
-			fputc(*p < 0x20 || *p == 0x7f ? '?' : *p, f);
-		}
+		if (*s == '\n' || *s == '\t' || *s == '\r')
+			fprintf(f, "&#%d;", *s);
+		else
+			fputc('?', f);
+		s++;
 	}
 }
 
