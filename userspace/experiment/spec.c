@@ -288,6 +288,15 @@ static int parse_array(const struct spec_ctx *x, json_t *root, const char *key, 
 	return 0;
 }
 
+static bool has_suite(json_t *programs)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(programs, i, o) if (exp_suite_entry(o)) return true;
+	return false;
+}
+
 /* The programs, a suite entry (suite.h) standing for one per test case. */
 static int parse_programs(const struct spec_ctx *x, json_t *a, struct exp_spec *s)
 {
@@ -351,8 +360,9 @@ static int parse_root(const struct spec_ctx *x, json_t *root, struct exp_spec *s
 		return err;
 	s->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 	h = fnv1a64(s->canonical, strlen(s->canonical), FNV1A64_INIT);
-	/* A suite's cases come from its listing: they are part of the spec. */
-	for (i = 0; i < s->nprograms; i++)
+	/* A suite's cases come from its listing: they are part of the spec
+	 * (a spec without suites keeps the hash it always had). */
+	for (i = 0; has_suite(json_object_get(root, "programs")) && i < s->nprograms; i++)
 		h = fnv1a64(s->programs[i].name, strlen(s->programs[i].name) + 1, h);
 	snprintf(s->hash, sizeof(s->hash), "%016llx", (unsigned long long)h);
 	return 0;
