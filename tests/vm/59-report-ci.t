@@ -19,10 +19,11 @@ T=$(mktemp -d /tmp/cs-report-ci-vm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 # pct:2 finds a depth-2 bug with probability >= 1/(n k^(d-1)) per run
-# (Burckhardt et al.): n = 2 threads, k = 4 steps (bank's lock calls:
-# report --schedule shows 4 points), so >= 1/8 a run, and 120 runs all
-# miss with probability <= (7/8)^120 = 1.1e-7.
-"$CS" run --vm -s pct:2 -n 120 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/run.err"
+# (Burckhardt et al.): n = 3 threads (main and two tellers), k = 4 steps
+# (bank's lock calls: report --schedule shows 4 points), so >= 1/12 a run,
+# and 160 runs all miss with probability <= (11/12)^160 = 9.1e-7. The run
+# stops at the first failure (run 1 here, idle or loaded).
+"$CS" run --vm -s pct:2 -n 160 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/run.err"
 is "$?" 1 "pct:2 on bank finds the overdrawn assertion: exit 1"
 "$CS" report "$T/bank" --junit "$T/bank.xml" --sarif "$T/bank.sarif" >/dev/null 2>&1
 is "$?" 1 "report --junit --sarif: exit 1 (a failure)"

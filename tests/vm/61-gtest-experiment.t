@@ -24,7 +24,7 @@ trap 'rm -rf "$T"' EXIT
 # a run, and 160 runs all miss with probability <= (11/12)^160 = 9.1e-7.
 # (Measured: 8 failing runs of 40, tests/vm/61's campaign by hand.)
 cat >"$T/gtest.json" <<EOF2
-{ "programs": [ { "gtest": "$GT/account_test", "run_timeout": 30 } ],
+{ "programs": [ { "gtest": "$GT/account_test", "run_timeout": $(scaled 30) } ],
   "strategies": [ "pct:2" ], "seeds": [1], "budget": { "runs": 160 },
   "where": { "vm": true } }
 EOF2
