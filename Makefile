@@ -4,6 +4,7 @@
 #   make deps       install every package and fetch the VM kernel (root)
 #   make test       check-layout, then unit + host + VM tests through prove
 #   make test-repeat N=20 TESTS="tests/vm/x.t ..."  the flake hunter
+#   make test-kernels  the VM tests on each VM kernel (sid, trixie-backports)
 #   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
 #   make bench      benchmarks (results go to docs/perf.md by hand)
 #   make bench-bugs every strategy on the bug-class corpus (hours; docs/perf.md)
@@ -56,14 +57,17 @@ TESTLIB_BINS := $(patsubst tests/programs/lib/%.c,$(BUILD)/tests/programs/lib/li
 # Programs also built static, non-PIE and stripped (probe/symbolizer tests).
 VARIANT_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,$(shell cat tests/programs/VARIANTS 2>/dev/null))
 VARIANT_BINS  := $(foreach p,$(VARIANT_PROGS),$(p)-static $(p)-nopie $(p)-stripped)
+# The GoogleTest/CTest project of tests/gtest (docs/experiment.md "Test
+# suites"), configured and built by cmake in its own build directory.
+GTEST_BIN  := $(BUILD)/tests/gtest/account_test
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm test-repeat check-layout bench bench-bugs bench-real vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm test-repeat test-kernels check-layout bench bench-bugs bench-real vmlinux install uninstall clean format format-check
 
-all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
+all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS) $(GTEST_BIN)
 
 deps:
 	$(Q)tools/deps.sh
@@ -125,6 +129,10 @@ $(BUILD)/tests/programs/%-stripped: $(BUILD)/tests/programs/%
 $(BUILD)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(GTEST_BIN): tests/gtest/CMakeLists.txt $(wildcard tests/gtest/*.cc)
+	$(call msg,CMAKE,$@)
+	+$(Q)cmake -S tests/gtest -B $(BUILD)/tests/gtest >/dev/null && \
+		cmake --build $(BUILD)/tests/gtest >/dev/null
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
@@ -159,6 +167,15 @@ TESTS ?= $(wildcard tests/vm/*.t)
 test-repeat: all
 	$(Q)tools/test-speed $(BUILD)
 	$(Q)tools/test-repeat -n $(N) -j $(VM_JOBS) $(TESTS)
+# The VM tests on each cached kernel (docs/vm.md "Kernels"): sid's, then
+# trixie-backports' (CONCSCHED_VM_KERNEL picks the one a VM boots).
+VM_KERNELS ?= sid trixie-backports
+test-kernels: all
+	$(Q)tools/test-speed $(BUILD)
+	$(Q)set -e; for k in $(VM_KERNELS); do \
+		echo "== VM tests on the $$k kernel"; \
+		CONCSCHED_VM_KERNEL=$$k $(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm; \
+	done
 # userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
 check-layout: $(BUILD)/concsched
 	$(Q)tools/check-layout --build $(BUILD)

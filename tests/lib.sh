@@ -105,6 +105,8 @@ print("both" if "pass" in out and len(out - {"pass"}) > 0 else "not")' 2>/dev/nu
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 need_vm() {
 	need_root
-	"$ROOT/tools/vm-kernel.sh" path >/dev/null 2>&1 || skip_all "no VM kernel cached (run: sudo make deps)"
+	# CONCSCHED_VM_KERNEL (make test-kernels) names the kernel the VMs boot.
+	"$ROOT/tools/vm-kernel.sh" path >/dev/null 2>&1 ||
+		skip_all "no ${CONCSCHED_VM_KERNEL:-sid} VM kernel cached (run: sudo make deps)"
 	command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 missing (run: sudo make deps)"
 }
