@@ -63,7 +63,7 @@ echo "== serial"
 echo "== pctclean"
 camp pcl -s pct -j 2 -n 20 --keep-going --run-timeout 60 -- "$PROGS/clean_lockwrap"
 echo "== pctbank"
-camp pb -s pct:2 -j 2 -n 100 -- "$BANK"
+camp pb -s pct:2 -j 2 -n 200 -- "$BANK"
 for p in $CLEAN; do
 	echo "== clean \$p"
 	camp c_\$p -s random -j 2 -n 10 --keep-going -- "$PROGS/\$p"
