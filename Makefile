@@ -3,6 +3,8 @@
 #   make            build the concsched binary, BPF objects, tests, examples
 #   make deps       install every package and fetch the VM kernel (root)
 #   make test       check-layout, then unit + host + VM tests through prove
+#   make test-repeat N=20 TESTS="tests/vm/NAME.t ..."  the flake hunter
+#   make test-kernels  the VM tests on each VM kernel (sid, trixie-backports)
 #   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
 #   make bench      benchmarks (results go to docs/perf.md by hand)
 #   make bench-bugs every strategy on the bug-class corpus (hours; docs/perf.md)
@@ -55,14 +57,17 @@ TESTLIB_BINS := $(patsubst tests/programs/lib/%.c,$(BUILD)/tests/programs/lib/li
 # Programs also built static, non-PIE and stripped (probe/symbolizer tests).
 VARIANT_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,$(shell cat tests/programs/VARIANTS 2>/dev/null))
 VARIANT_BINS  := $(foreach p,$(VARIANT_PROGS),$(p)-static $(p)-nopie $(p)-stripped)
+# The GoogleTest/CTest project of tests/gtest (docs/experiment.md "Test
+# suites"), configured and built by cmake in its own build directory.
+GTEST_BIN  := $(BUILD)/tests/gtest/account_test
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_BINS := $(patsubst tools/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all deps test test-unit test-host test-vm check-layout bench bench-bugs vmlinux install uninstall clean format format-check
+.PHONY: all deps test test-unit test-host test-vm test-repeat test-kernels check-layout bench bench-bugs bench-real vmlinux install uninstall clean format format-check
 
-all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS)
+all: $(BUILD)/concsched $(UNIT_BINS) $(PROG_BINS) $(TESTLIB_BINS) $(VARIANT_BINS) $(BENCH_BINS) $(GTEST_BIN)
 
 deps:
 	$(Q)tools/deps.sh
@@ -124,6 +129,10 @@ $(BUILD)/tests/programs/%-stripped: $(BUILD)/tests/programs/%
 $(BUILD)/examples/%: examples/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+$(GTEST_BIN): tests/gtest/CMakeLists.txt $(wildcard tests/gtest/*.cc)
+	$(call msg,CMAKE,$@)
+	+$(Q)cmake -S tests/gtest -B $(BUILD)/tests/gtest >/dev/null && \
+		cmake --build $(BUILD)/tests/gtest >/dev/null
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
@@ -135,21 +144,49 @@ PROVE ?= prove
 # same libraries); VM tests VM_JOBS at a time: each VM's TCG emulation runs
 # on one host core.
 VM_JOBS ?= 2
+# Every test target first measures the machine's speed (tools/test-speed):
+# the tests' limits scale with it, so a slow or loaded machine gets longer
+# limits, not failures (docs/testing.md).
 test: all check-layout
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit tests/host
 	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
 test-unit: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
 test-host: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r tests/host
 test-vm: all
+	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
+# The flake hunter: each of TESTS (default: every VM test) N times, VM_JOBS
+# at a time, and a table of how often each check failed (tools/test-repeat).
+N ?= 20
+TESTS ?= $(wildcard tests/vm/*.t)
+test-repeat: all
+	$(Q)tools/test-speed $(BUILD)
+	$(Q)tools/test-repeat -n $(N) -j $(VM_JOBS) $(TESTS)
+# The VM tests on each cached kernel (docs/vm.md "Kernels"): sid's, then
+# trixie-backports' (CONCSCHED_VM_KERNEL picks the one a VM boots).
+VM_KERNELS ?= sid trixie-backports
+test-kernels: all
+	$(Q)tools/test-speed $(BUILD)
+	$(Q)set -e; for k in $(VM_KERNELS); do \
+		echo "== VM tests on the $$k kernel"; \
+		CONCSCHED_VM_KERNEL=$$k $(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm; \
+	done
 # userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
 check-layout: $(BUILD)/concsched
 	$(Q)tools/check-layout --build $(BUILD)
 
 bench: all
 	$(Q)tools/bench/run
+
+# Real threaded programs (compressors) against Helgrind: race warnings,
+# round-trip failures, cost (tools/bench/real.sh; docs/races.md).
+bench-real: all
+	$(Q)tools/bench/real.sh
 
 # Every strategy on the bug-class corpus, 5 seeds each (hours in the VM),
 # then what a steered --access run costs on each program (~30 minutes).

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int tap_n, tap_failed, tap_planned;
 
@@ -76,6 +77,29 @@ static inline void tap_skip(const char *reason, const char *what)
 		if (!_r)                                                                           \
 			tap_diag("  got '%s', want '%s'", _g ? _g : "(null)", _w ? _w : "(null)"); \
 		_r;                                                                                \
+	})
+
+/* The machine's speed scale (tools/test-speed; tools/run-test exports it as
+ * CS_TEST_SCALE): limits a test waits within grow with it. */
+static inline double tap_scale(void)
+{
+	const char *s = getenv("CS_TEST_SCALE");
+	double v = s ? atof(s) : 1;
+
+	return v >= 1 ? v : 1;
+}
+
+/* tap_poll(EXPR, MS): EXPR, evaluated every 10 ms until it holds or MS
+ * milliseconds times the speed scale have passed; its last value. For what
+ * the kernel does after a call returns (a killed process reaped, a child at
+ * its first line), instead of a fixed sleep. */
+#define tap_poll(expr, ms)                                                                         \
+	({                                                                                         \
+		long tap_poll_left_ = (long)((ms)*tap_scale() / 10);                               \
+		int tap_poll_ok_;                                                                  \
+		while (!(tap_poll_ok_ = !!(expr)) && tap_poll_left_-- > 0)                         \
+			usleep(10000);                                                             \
+		tap_poll_ok_;                                                                      \
 	})
 
 static inline int tap_done(void)

@@ -31,11 +31,21 @@ fi
 
 # munge, slurmctld, slurmd, slurm-client: the single-node Slurm of
 # tests/host/61-experiment-slurm.t (started by the test, not as services).
-# valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh.
+# valgrind: Helgrind, the baseline of tools/bench/observe_cost.sh and of the
+# race warnings (docs/races.md); pigz, pbzip2, lbzip2, xz-utils, zstd: the
+# real threaded programs of make bench-real.
+# libxml2-utils (xmllint), python3-jsonschema: the JUnit and SARIF validators
+# of tests/host/62-report-ci.t; python3-yaml: tests/vm/60-ci-recipes.t reads
+# the CI recipes of docs/examples. cmake, googletest, libgtest-dev: the
+# GoogleTest/CTest project of tests/gtest.
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
       libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
-      chromium munge slurmctld slurmd slurm-client valgrind)
+      chromium munge slurmctld slurmd slurm-client valgrind pigz pbzip2 lbzip2 xz-utils
+      libxml2-utils python3-jsonschema python3-yaml cmake googletest libgtest-dev)
+# npm fetches the pinned schema packages (tools/ci-schemas.sh); Debian's
+# unless the machine has one already (e.g. NodeSource's nodejs).
+command -v npm >/dev/null || pkgs+=(npm)
 bp_pkgs=(libbpf-dev bpftool)
 
 need_install() {
@@ -57,5 +67,8 @@ else
 	log "packages already installed"
 fi
 
-"$here/vm-kernel.sh" fetch
+"$here/vm-kernel.sh" fetch sid
+# The second VM kernel, Debian 13's (make test-kernels, docs/vm.md "Kernels").
+"$here/vm-kernel.sh" fetch trixie-backports
+"$here/ci-schemas.sh" fetch >/dev/null
 log "done"

@@ -3,7 +3,7 @@
 # The CLI surface: help, version, unknown commands, doctor.
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 10
+plan 12
 
 out=$("$CS" --help); ok $? "--help exits 0"
 like "$out" "Examples:" "--help shows examples"
@@ -20,8 +20,23 @@ if [ "$(id -u)" = 0 ]; then
 	want=1; printf '%s' "$json" | grep -Eq '"run_(native|vm)": true' && want=0
 	is $rc $want "doctor exit status agrees with its verdict"
 	like "$("$CS" doctor)" "^kernel +ok" "doctor text output starts with the kernel line"
+	# A Debian 13 host without sched_ext is told about trixie-backports' kernel.
+	printf 'PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nNAME="Debian GNU/Linux"\nVERSION_ID="13"\nID=debian\n' \
+		>/tmp/cs-cli-os
+	if printf '%s' "$json" | grep -q '"sched_ext": false'; then
+		like "$(CONCSCHED_OS_RELEASE=/tmp/cs-cli-os "$CS" doctor | tr "\n" " ")" \
+			"advice: Debian 13 .*trixie-backports.*apt-get install -t trixie-backports linux-image-amd64" \
+			"doctor on Debian 13 without sched_ext: how to get trixie-backports' kernel"
+		sed -i 's/VERSION_ID="13"/VERSION_ID="12"/' /tmp/cs-cli-os
+		is "$(CONCSCHED_OS_RELEASE=/tmp/cs-cli-os "$CS" doctor | grep -c '^advice: Debian 13')" 0 \
+			"no such advice on Debian 12"
+	else
+		skip "this kernel has sched_ext" "doctor's Debian 13 advice"
+		skip "this kernel has sched_ext" "no Debian 13 advice on Debian 12"
+	fi
 else
 	skip "needs root" "doctor --json"; skip "needs root" "doctor exit"; skip "needs root" "doctor text"
+	skip "needs root" "doctor's Debian 13 advice"; skip "needs root" "no Debian 13 advice on Debian 12"
 fi
-rm -f /tmp/cs-cli-err
+rm -f /tmp/cs-cli-err /tmp/cs-cli-os
 done_testing

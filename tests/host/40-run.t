@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 41
+plan 44
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -35,6 +35,17 @@ is "$(grep -c '^  run [0-9]*: deadlock' <("$CS" report "$T/dl3"))" 3 \
 "$CS" run -s none -n 2 --json -o "$T/js" -- "$PROGS/fig2" >"$T/js.out" 2>/dev/null
 is "$?" 0 "--json campaign exits 0"
 is "$(jget "$T/js.out" 'd["schema"]')" "concsched-report/1" "--json prints the report schema"
+
+# --- --max-failures: a campaign ends at its K-th failing run ---------------
+# fig2 exits 0, so every run fails --expect-exit 7: the campaign of at most
+# 20 runs stops at run 3.
+"$CS" run -s none -n 20 --max-failures 3 --expect-exit 7 -o "$T/mf" -- "$PROGS/fig2" >/dev/null 2>&1
+is "$?" 1 "--max-failures 3: a failure was found (exit 1)"
+is "$("$CS" report "$T/mf" --json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["runs"]["total"], len(d["failures"]))')" \
+	"3 3" "... and the campaign stopped at its third failing run"
+"$CS" run -s none -n 2 --max-failures 0 -o "$T/mf0" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" '^2:.*--max-failures 0: a number of failing runs, at least 1' \
+	"--max-failures 0: exit 2, one line"
 
 # --- failures: exit code, --expect-exit, signal, --check -------------------
 "$CS" run -s none -n 3 -o "$T/false" -- /bin/false 2>"$T/err"
@@ -112,16 +123,22 @@ ok $([ "$el" -le 20 ]; echo $?) "--time 2 stops it (took ${el}s)"
 # --- SIGKILL mid-campaign: the store stays readable, no probe left ---------
 "$CS" run -s none -n 100000 --keep-going -o "$T/killed" -- "$PROGS/fig2" >/dev/null 2>&1 &
 pid=$!
-sleep 3
+# The kill comes once runs are committed (not after a fixed sleep), and the
+# links go when the kernel has released the dead process's files: polled,
+# within a limit that grows with the machine's speed (tests/lib.sh).
+deadline=$(($(date +%s) + $(scaled 60)))
+while [ "$(date +%s)" -lt "$deadline" ] &&
+	[ "$(sqlite3 "$T/killed/campaign.db" 'SELECT count(*) FROM runs WHERE outcome != "running"' 2>/dev/null || echo 0)" -lt 3 ]; do
+	sleep 0.2
+done
 kill -9 $pid
 wait $pid 2>/dev/null
 "$CS" report "$T/killed" --json >"$T/killed.json" 2>/dev/null
 is "$?" 0 "report works on a campaign killed with SIGKILL"
 n=$(jget "$T/killed.json" 'd["runs"]["total"]')
 ok $([ "$n" -ge 1 ]; echo $?) "the killed campaign kept its committed runs ($n)"
-sleep 0.5
-left=$(bpftool link show 2>/dev/null | grep -c uprobe_multi)
-is "$left" 0 "no uprobe stays attached after the kill"
+gone_within "$(scaled 20)" sh -c 'bpftool link show 2>/dev/null | grep -q uprobe_multi'
+is "$(bpftool link show 2>/dev/null | grep -c uprobe_multi)" 0 "no uprobe stays attached after the kill"
 
 # --- bad input -------------------------------------------------------------
 "$CS" run -s none -- /nonexistent/prog 2>"$T/err"

@@ -80,15 +80,15 @@ is "$?" 0 "an --access run replays (it passed: exit 0)"
 "$CS" report "$T/acc" --json >"$T/acc.json"
 is "$(jget "$T/acc.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
 	"acc_array,acc_counter,acc_written" \
-	"accesses: plain stores and counter++ race; atomics, reads and stacks do not"
+	"accesses: plain stores and counter++ race (an array at its first element); atomics, reads and stacks do not"
 # A heap block written right after its allocation (race_uaf's session:
 # main stores its magic at once) is found shared: the user reads it, the
 # closer writes it, with no lock. The first access used to miss its block.
 "$CS" run -s none --access -n 1 -o "$T/uaf" -- "$PROGS/race_uaf" >/dev/null 2>&1
 "$CS" report "$T/uaf" --json >"$T/uaf.json"
 is "$(jget "$T/uaf.json" '",".join(sorted({w["variable"] for w in d["warnings"]}))')" \
-	"current,first_running,heap block allocated at main+0x12 (race_uaf.c:78)" \
-	"race_uaf: the session (a heap block named by its calloc) races, as do current and first_running"
+	"current,first_running,heap block allocated at main+0x12 (race_uaf.c:78) +0x10" \
+	"race_uaf: the session (a heap block named by its calloc, with the offset) races, as do current and first_running"
 "$CS" run -s none --sites-include 'x*' -n 1 -o "$T/bad1" -- "$P" racy 2>"$T/err"
 is "$?" 2 "--sites-include without --access: usage error"
 "$CS" run -s none --metric map -n 1 -o "$T/bad2" -- "$P" racy 2>"$T/err"

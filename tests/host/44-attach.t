@@ -14,7 +14,7 @@ need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 66
+plan 65
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -124,16 +124,20 @@ like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
 
 # The target's exit.
 srv $((port + 2)) 2
-(sleep 1.5; "$PROGS/tcp_load" $((port + 2)) 1 2 0 >/dev/null) &
-timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
+timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
+cs=$!
+# The load comes once attach says it is in (not after a fixed sleep).
+gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
+"$PROGS/tcp_load" $((port + 2)) 1 2 0 >/dev/null
+wait $cs
 is "$?" 0 "exit: exit 0"
 like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
 
 # --comm: a process started later; concsched itself refused.
 name=tcp_table
-timeout 60 "$CS" attach --comm $name -s none --duration 4 >"$tmp/out" 2>"$tmp/err" &
+timeout 60 "$CS" attach --comm $name -s none --duration "$(scaled 4)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
-sleep 1.5
+sleep 1.5 # the window is open when the process starts (scaled, above)
 srv $((port + 3))
 "$PROGS/tcp_load" $((port + 3)) 1 20 10 >/dev/null
 wait $cs
@@ -145,8 +149,11 @@ timeout 30 "$CS" attach --comm concsched -s none --duration 0.5 >"$tmp/out" 2>"$
 is "$?" 0 "self: exit 0"
 is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused, once"
 
-# --access: the racy server warns on its connection table, naming the
-# unlocked check and the act; the correct one (locked) never warns.
+# --access: the racy server's bug is a check-then-act on its connection
+# table (an atomicity violation): `users` is only ever touched through
+# __atomic builtins (a relaxed load in find_free, lock-prefixed adds), so
+# it is no data race and the happens-before detector warns about none
+# (docs/races.md); the correct one (locked) never warns either.
 srv $((port + 5))
 "$PROGS/tcp_load" $((port + 5)) 2 150 10 >/dev/null &
 timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 --json -o "$tmp/acc" \
@@ -164,12 +171,9 @@ for r in a["races"]:
     print("race", r["variable"], r["first"]["site"], r["first"]["op"], "/", r["second"]["site"], r["second"]["op"])
 PY
 like "$(cat "$tmp/acc.txt")" "accesses True shared True" "access: --json counts accesses and shared variables"
-like "$(cat "$tmp/acc.txt")" "race table \(tcp_table\) .*find_free \(tcp_table.c:[0-9]+\)" \
-	"access: a race on the table naming the unlocked check (find_free)"
-ok "$(grep '^race' "$tmp/acc.txt" | grep -qv 'race table (tcp_table)'; [ $? -ne 0 ]; echo $?)" \
-	"access: every warning is on the connection table"
-like "$("$CS" report "$tmp/acc" 2>&1)" "race on table \(tcp_table\): .*find_free" \
-	"access: -o DIR stores the warnings"
+is "$(grep -c '^race' "$tmp/acc.txt")" 0 \
+	"access: no data race on the table (its users field is atomic: a check-then-act)"
+like "$("$CS" report "$tmp/acc" 2>&1)" "warnings: +0" "access: -o DIR stores the run (no warning)"
 srv $((port + 6)) 0 locked
 "$PROGS/tcp_load" $((port + 6)) 2 150 10 >/dev/null &
 timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 >"$tmp/out" 2>"$tmp/err"

@@ -19,7 +19,7 @@ RACE="race_torn_pair race_split_cs race_wrong_lock race_no_lock race_ws_deque ra
 CLEAN_RUNS=100
 BAD_RUNS=500
 BAD_MAX=1
-LIMIT=2
+LIMIT=$(scaled 2) # seconds a run, times the machine's speed scale
 
 built=0
 for p in $CLEAN $BAD $RACE; do

@@ -76,7 +76,7 @@ ok $? "munge key generated"
 munged -F -f --key-file="$T/munge.key" --socket="$T/munge.sock" --log-file="$T/munged.log" \
 	--pid-file="$T/munged.pid" --seed-file="$T/munged.seed" >"$T/munged.out" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do [ -S "$T/munge.sock" ] && break; sleep 0.1; done
+gone_within "$(scaled 10)" test ! -S "$T/munge.sock"
 munge -S "$T/munge.sock" -n 2>/dev/null | unmunge -S "$T/munge.sock" >/dev/null 2>&1
 ok $? "munged up (a credential round trip)" || diag "$(cat "$T/munged.out")"
 
@@ -85,7 +85,7 @@ pids+=($!)
 slurmd -D -N "$host" >"$T/slurmd.out" 2>&1 &
 pids+=($!)
 up=1
-for _ in $(seq 100); do
+for _ in $(seq "$(scaled 100)"); do
 	state=$(sinfo -h -N -o %t 2>/dev/null)
 	case "$state" in idle*|mix*|alloc*) up=0; break ;; esac
 	sleep 0.2

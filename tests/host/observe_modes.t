@@ -19,6 +19,9 @@ links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
 progs() { bpftool prog show 2>/dev/null | grep -c 'name cs_sync_'; }
 uevents() { cat /sys/kernel/debug/tracing/uprobe_events 2>/dev/null | wc -l; }
 links0=$(links) progs0=$(progs) uevents0=$(uevents)
+# attached: wait until observe's probes are in (a uprobe_multi link more
+# than before), not a fixed sleep: a loaded machine attaches slower.
+attached() { gone_within "$(scaled 30)" sh -c "[ \$(bpftool link show 2>/dev/null | grep -c uprobe_multi) -le $links0 ]"; }
 
 # One line on stderr, exit status 2.
 bad() { # bad DESCRIPTION REGEX ARGS...
@@ -75,7 +78,9 @@ sleep 0.3
 start=$(date +%s)
 timeout 30 "$CS" observe --json -o "$tmp/p.json" -p "$tp" 2>"$tmp/p.err"
 is "$?" 0 "-p PID: exit 0 when the process exits"
-is "$(( $(date +%s) - start <= 5 ))" 1 "-p PID: returns once the process is gone"
+# ticker 15 lives 1.5 s: a bound (scaled with the machine's speed) that
+# only a wait past the process's exit would miss.
+is "$(( $(date +%s) - start <= $(scaled 10) ))" 1 "-p PID: returns once the process is gone"
 is "$("$Q" "$tmp/p.json" tasks | grep '^sp')" "sp L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)->L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)" \
 	"-p PID: the SP pair <tick, tick>"
 wait "$tp"
@@ -84,7 +89,8 @@ wait "$tp"
 "$PROGS/ticker" 100 & tp=$!
 sleep 0.3
 "$CS" observe -p "$tp" >"$tmp/int.txt" 2>&1 & op=$!
-sleep 1.5
+attached
+sleep 1 # ten ticks (100 ms apart) after the probes are in
 kill -INT "$op"
 wait "$op"
 is "$?" 0 "-p PID + SIGINT: exit 0"
@@ -92,8 +98,8 @@ like "$(cat "$tmp/int.txt")" 'sp tasks: 1' "-p PID + SIGINT: report printed"
 kill "$tp"; wait "$tp" 2>/dev/null
 
 # --all --comm: a process started after the probes are in place.
-"$CS" observe --all --comm ticker --duration 3 --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!
-sleep 1
+"$CS" observe --all --comm ticker --duration "$(scaled 3)" --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!
+attached
 "$PROGS/ticker" 5
 wait "$op"
 is "$?" 0 "--all --comm --duration: exit 0"

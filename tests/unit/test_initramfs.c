@@ -111,6 +111,53 @@ static void check_elf(const char *dir)
 	free(txt);
 }
 
+static char *make_file(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+
+	if (f) {
+		fputs(name, f);
+		fclose(f);
+	}
+	return p;
+}
+
+/* `concsched vm --carry DIR -- DIR/run.sh`: the command is carried first,
+ * leaving DIR (and DIR/sub) in the archive as bare parents; carrying DIR
+ * afterwards must still bring all of it. An excluded directory is never
+ * walked. */
+static void check_carry_after_its_file(struct cpio_writer *w, const char *dir)
+{
+	char *top = xasprintf("%s/job", dir), *sub = xasprintf("%s/job/sub", dir);
+	char *run, *deep, *other, *data, *skip = xasprintf("%s/job/skip", dir), *hidden;
+
+	mkdir(top, 0755);
+	mkdir(sub, 0755);
+	mkdir(skip, 0755);
+	run = make_file(top, "run.sh");
+	deep = make_file(sub, "deep.sh");
+	other = make_file(top, "other.txt");
+	data = make_file(sub, "data.txt");
+	hidden = make_file(skip, "hidden.txt");
+	carry_exclude(w, skip);
+	tap_is_int(carry_path(w, deep) || carry_path(w, run), 0,
+		   "carry DIR/sub/deep.sh, DIR/run.sh");
+	tap_ok(!cpio_has(w, other), "DIR's other files not there yet");
+	tap_is_int(carry_path(w, top), 0, "then carry DIR");
+	tap_ok(cpio_has(w, other), "DIR's other file arrives");
+	tap_ok(cpio_has(w, data), "DIR/sub's other file arrives");
+	tap_ok(!cpio_has(w, hidden), "an excluded directory inside DIR is not walked");
+	free(top);
+	free(sub);
+	free(skip);
+	free(run);
+	free(deep);
+	free(other);
+	free(data);
+	free(hidden);
+}
+
 static void check_carry(const char *dir)
 {
 	char self[4096], *p, *arc = xasprintf("%s/c.cpio", dir);
@@ -150,6 +197,7 @@ static void check_carry(const char *dir)
 	tap_ok(w.n_paths - n < 10, "the link to / did not carry the machine (%zu new paths)",
 	       w.n_paths - n);
 	free(p);
+	check_carry_after_its_file(&w, dir);
 	tap_is_int(carry_path(&w, "/nonexistent/file"), -ENOENT, "carrying a missing path fails");
 	tap_is_int(carry_path(&w, "relative"), -EINVAL, "carrying a relative path fails");
 	cpio_finish(&w);
@@ -163,7 +211,7 @@ int main(void)
 	char dir[] = "/tmp/concsched-initramfs-test.XXXXXX";
 	char *cmd;
 
-	tap_plan(34);
+	tap_plan(40);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;

@@ -93,7 +93,8 @@ int main(void)
 	pid = fork();
 	if (pid == 0)
 		target();
-	usleep(100000);
+	/* the child names itself first thing: wait for that, not a fixed time */
+	tap_poll(procsel_comm(pid, buf, sizeof(buf)) && !strcmp(buf, "cs-procsel-t"), 5000);
 	why = procsel_refusal(pid, getuid() + 1, false);
 	tap_ok(why && strstr(why, "belongs to uid") && strstr(why, "--allow-other-users"),
 	       "another user's process");

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Race warnings (races.h): an unprotected counter incremented by two
- * threads gives lockset-violation warnings naming the variable, both
- * sites, both threads and the locks held; the same counter under one mutex,
- * an atomic (lock-prefixed) counter, fork/join-ordered accesses and
- * different-lock accesses are checked too.
+ * Race warnings (races.h, hb.h): an unprotected counter incremented by two
+ * threads gives warnings naming the variable, both sites, both threads and
+ * the locks held; the same counter under one mutex, an atomic
+ * (lock-prefixed) counter, fork/join-ordered accesses and different-lock
+ * accesses are checked too. Then the happens-before detector on
+ * hand-built sequences with addresses: a buffer handed through a locked
+ * queue, a condition wait (which releases its mutex), semaphores, rwlock
+ * sides, a heap block allocated again, bytes and elements of one granule,
+ * release/acquire atomics and their plain partners, one warning per pair
+ * of sites.
  */
 #include "coverage/races.h"
 #include "tap.h"
@@ -63,11 +68,179 @@ static void dump(void)
 		tap_diag("  %s", race_warning_fmt(race_warning_get(rd, i), buf, sizeof(buf)));
 }
 
+/* ---- happens-before on events with addresses ---------------------------------------- */
+
+static void sync_at(uint32_t t, unsigned op, uint64_t addr, uint64_t addr2)
+{
+	struct cov_event e = { .thread = t,
+			       .op = op,
+			       .site = 90,
+			       .obj = (uint32_t)addr,
+			       .held = held[t],
+			       .addr = addr,
+			       .addr2 = addr2 };
+	struct race_verdict v;
+
+	race_detector_feed(rd, &e, &v);
+}
+
+static void acc_at(uint32_t t, unsigned op, uint32_t site, uint64_t addr, uint32_t size)
+{
+	struct cov_event e = { .thread = t,
+			       .op = op,
+			       .site = site,
+			       .obj = 77,
+			       .held = held[t],
+			       .addr = addr,
+			       .size = size };
+	struct race_verdict v;
+
+	race_detector_feed(rd, &e, &v);
+}
+
+/* A fresh detector with main having created T2 and T3. */
+static void hb_begin(void)
+{
+	race_detector_free(rd);
+	rd = race_detector_new();
+	memset(held, 0, sizeof(held));
+	ev(MAIN, CS_OP_CREATE, 2, T2);
+	ev(MAIN, CS_OP_CREATE, 3, T3);
+}
+
+enum { BUF = 0x10000, Q = 0x2000, CV = 0x2040, SEM = 0x2080, RWL = 0x20c0, FLAG = 0x3000 };
+
+static void hb_tests(void)
+{
+	/* A buffer handed from T2 to T3 through a locked queue: ordered. */
+	hb_begin();
+	acc_at(T2, W, 100, BUF, 8);
+	sync_at(T2, CS_OP_LOCK, Q, 0);
+	acc_at(T2, W, 101, Q + 8, 8); /* enqueue */
+	sync_at(T2, CS_OP_UNLOCK, Q, 0);
+	sync_at(T3, CS_OP_LOCK, Q, 0);
+	acc_at(T3, R, 102, Q + 8, 8); /* dequeue */
+	sync_at(T3, CS_OP_UNLOCK, Q, 0);
+	acc_at(T3, R, 103, BUF, 8);
+	acc_at(T3, W, 104, BUF, 8);
+	tap_is_int(race_warning_count(rd), 0,
+		   "a buffer handed through a locked queue: no warning (no common lock at the "
+		   "accesses)");
+	/* T2 touches it again without taking it back: a race. */
+	acc_at(T2, R, 105, BUF, 8);
+	tap_is_int(race_warning_count(rd), 1,
+		   "... the producer reading it after the hand-off races");
+
+	/* A condition wait releases its mutex at its entry. */
+	hb_begin();
+	sync_at(T2, CS_OP_LOCK, Q, 0);
+	acc_at(T2, W, 110, BUF, 4);
+	sync_at(T2, CS_OP_COND_WAIT, CV, Q);
+	sync_at(T3, CS_OP_LOCK, Q, 0);
+	acc_at(T3, R, 111, BUF, 4);
+	sync_at(T3, CS_OP_COND_SIGNAL, CV, 0);
+	sync_at(T3, CS_OP_UNLOCK, Q, 0);
+	sync_at(T2, CS_OP_COND_WAKE, CV, Q);
+	acc_at(T2, W, 112, BUF, 4);
+	tap_is_int(race_warning_count(rd), 0,
+		   "cond wait releases the mutex, the wake acquires it: no warning");
+
+	/* sem post -> wait orders; without the wait it does not. */
+	hb_begin();
+	acc_at(T2, W, 120, BUF, 8);
+	sync_at(T2, CS_OP_SEM_POST, SEM, 0);
+	sync_at(T3, CS_OP_SEM_WAIT, SEM, 0);
+	acc_at(T3, W, 121, BUF, 8);
+	acc_at(T2, W, 122, BUF + 8, 8);
+	acc_at(T3, R, 123, BUF + 8, 8);
+	tap_is_int(race_warning_count(rd), 1,
+		   "sem post -> wait orders the first write; a write after the post races");
+
+	/* rwlock: readers are not ordered with each other, a writer is
+	 * ordered after the readers before it. */
+	hb_begin();
+	sync_at(T2, CS_OP_RDLOCK, RWL, 0);
+	acc_at(T2, R, 130, BUF, 8);
+	acc_at(T2, W, 131, BUF + 8, 8); /* a write under a read lock */
+	sync_at(T2, CS_OP_RWUNLOCK, RWL, 0);
+	sync_at(T3, CS_OP_RDLOCK, RWL, 0);
+	acc_at(T3, R, 132, BUF + 8, 8);
+	sync_at(T3, CS_OP_RWUNLOCK, RWL, 0);
+	tap_is_int(race_warning_count(rd), 1, "two read-lock holders are not ordered: a race");
+	sync_at(T3, CS_OP_WRLOCK, RWL, 0);
+	acc_at(T3, W, 133, BUF, 8);
+	sync_at(T3, CS_OP_RWUNLOCK, RWL, 0);
+	tap_is_int(race_warning_count(rd), 1, "a write lock is ordered after the readers");
+
+	/* A heap block freed and allocated again is a new variable. */
+	hb_begin();
+	race_detector_alloc(rd, BUF, 64);
+	acc_at(T2, W, 140, BUF + 16, 8);
+	race_detector_alloc(rd, BUF, 32);
+	acc_at(T3, W, 141, BUF + 16, 8);
+	tap_is_int(race_warning_count(rd), 0, "a block allocated again: no warning");
+	acc_at(T2, R, 142, BUF + 16, 8);
+	tap_is_int(race_warning_count(rd), 1, "... its new life races as any variable");
+
+	/* Bytes: elements of one 8-byte granule and an overlap. */
+	hb_begin();
+	acc_at(T2, W, 150, BUF, 4);
+	acc_at(T3, W, 151, BUF + 4, 4);
+	acc_at(T2, W, 152, BUF + 9, 1);
+	acc_at(T3, W, 153, BUF + 8, 1);
+	tap_is_int(race_warning_count(rd), 0,
+		   "different elements, even in one granule: no warning");
+	acc_at(T3, R, 154, BUF + 2, 4);
+	tap_is_int(race_warning_count(rd), 1, "overlapping bytes: a race");
+	acc_at(T3, R, 155, BUF + 6, 4); /* crosses into the next granule: 152 */
+	tap_is_int(race_warning_count(rd), 2, "an access across two granules checks both");
+
+	/* Atomics: a lock-prefixed RMW publishes, a plain load is its
+	 * acquire partner. */
+	hb_begin();
+	acc_at(T2, W, 160, BUF, 8);
+	acc_at(T2, RW, 161, FLAG, 4); /* lock xchg */
+	acc_at(T3, R, 162, FLAG, 4);  /* plain load of an atomic location */
+	acc_at(T3, R, 163, BUF, 8);
+	acc_at(T3, W, 164, FLAG, 4); /* plain store: a release, never a race */
+	tap_is_int(race_warning_count(rd), 0,
+		   "lock xchg then a plain load of the flag orders the payload: no warning");
+	acc_at(T2, R, 165, BUF + 8, 8);
+	acc_at(T3, W, 166, BUF + 8, 8);
+	tap_is_int(race_warning_count(rd), 1, "a payload written after the flag races");
+
+	/* One warning per pair of sites, whichever comes first, however
+	 * often, on whichever element. */
+	hb_begin();
+	for (int i = 0; i < 4; i++) {
+		acc_at(T2, W, 170, BUF + 8 * i, 8);
+		acc_at(T3, R, 171, BUF + 8 * i, 8);
+		acc_at(T3, R, 171, BUF + 64 + 8 * i, 8);
+		acc_at(T2, W, 170, BUF + 64 + 8 * i, 8);
+	}
+	tap_is_int(race_warning_count(rd), 1, "a racing pair of sites: one warning");
+
+	/* Join orders the child before the joiner; without it, a race. */
+	hb_begin();
+	acc_at(MAIN, W, 180, BUF, 8);
+	ev(MAIN, CS_OP_CREATE, 4, 4);
+	acc_at(4, R, 181, BUF, 8);
+	acc_at(4, W, 182, BUF + 8, 8);
+	acc_at(T2, W, 183, BUF + 16, 8);
+	ev(MAIN, CS_OP_JOIN, 5, 4);
+	acc_at(MAIN, R, 184, BUF + 8, 8);
+	tap_is_int(race_warning_count(rd), 0, "create and join order parent and child");
+	acc_at(MAIN, R, 185, BUF + 16, 8);
+	tap_is_int(race_warning_count(rd), 1, "a thread not joined races");
+	race_detector_free(rd);
+	rd = NULL;
+}
+
 int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(15);
+	tap_plan(31);
 	rd = race_detector_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */
@@ -208,7 +381,7 @@ int main(void)
 			ev(t, W, 40, CNT);
 		epilogue();
 		tap_ok(race_warning_count(rd) > 0, "split plain increments race");
-		race_detector_free(rd);
 	}
+	hb_tests();
 	return tap_done();
 }

@@ -25,11 +25,11 @@ cat >"$work/guest.sh" <<EOF
 echo "== baseline"
 "$CS" sched -- "$PROGS/lockorder" 100 2>&1
 echo "== flip"
-"$CS" sched --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
+"$CS" sched $SCHED_LIMITS --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
 echo "== eventflip"
-"$CS" sched --park-at a_lock --release-at b_unlock --release never -- "$PROGS/lockorder" 100 2>&1
+"$CS" sched $SCHED_LIMITS --park-at a_lock --release-at b_unlock --release never -- "$PROGS/lockorder" 100 2>&1
 echo "== gap"
-"$CS" sched --park-at marker --release after:50000 -- "$PROGS/gap" 20 20 2>&1
+"$CS" sched $SCHED_LIMITS --park-at marker --release after:50000 -- "$PROGS/gap" 20 20 2>&1
 echo "== gapcontrol"
 "$CS" sched -- "$PROGS/gap" 3 20 2>&1
 EOF
@@ -39,7 +39,12 @@ is "$?" 0 "guest script ran"
 o=$work/out
 
 base=$(section "$o" baseline | sed -n 's/^A-first \([0-9]*\) B-first \([0-9]*\)$/\1 \2/p')
-ok "$([ "${base%% *}" -ge 90 ] 2>/dev/null; echo $?)" "unperturbed: A first in >= 90/100 rounds (got ${base%% *})"
+# The program's own bias, the contrast to the parks' 0/100: A first in
+# 99-100 of 100 rounds on an idle machine; a loaded host can hold A's vCPU
+# past B's 3 ms head start now and then, so the check is "in most rounds"
+# (>= 50), not the idle figure.
+diag "unperturbed: A first in ${base%% *} of 100 rounds"
+ok "$([ "${base%% *}" -ge 50 ] 2>/dev/null; echo $?)" "unperturbed: A first in most rounds (${base%% *}/100)"
 j=$(json_of "$o" baseline)
 is "$(jget "$j" parks)" 0 "unperturbed: no parks"
 

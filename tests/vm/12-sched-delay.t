@@ -38,10 +38,18 @@ plan 33
 work=$(mktemp -d /tmp/sched-delay.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
+# The teardown run must time out after its thread parked and before the
+# watchdog lets it go: 600 ms for the program to reach its marker, which a
+# loaded machine's guest can miss, so the three limits grow with the speed
+# scale (tests/lib.sh), keeping run < watchdog <= stall timeout / 2 and the
+# stall timeout within sched_ext's 30 s.
+td_run=$(($(scaled 600) < 4000 ? $(scaled 600) : 4000))
+td_watchdog=$((td_run * 10 / 3))
+td_stall=$((td_watchdog * 2 + 1000))
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 echo "== delay"
-"$CS" sched --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
+"$CS" sched $SCHED_LIMITS --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
 echo "== yield"
 "$CS" sched --yield-at marker -- "$PROGS/marker_loop" 20 2 200 2>&1
 echo "== fifo"
@@ -61,9 +69,9 @@ done
 echo "== parallel"
 "$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
 echo "== allparked"
-"$CS" sched --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
+"$CS" sched $SCHED_LIMITS --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
 echo "== teardown"
-"$CS" sched --park-at marker --release never --watchdog-ms 2000 --run-timeout-ms 600 -- "$PROGS/gap" 1 20 2>&1
+"$CS" sched --park-at marker --release never --watchdog-ms $td_watchdog --timeout-ms $td_stall --run-timeout-ms $td_run -- "$PROGS/gap" 1 20 2>&1
 echo "rc=\$?"
 echo "== watchdog"
 "$CS" sched --park-at marker --release never --watchdog-ms 300 -- "$PROGS/gap" 2 20 2>&1

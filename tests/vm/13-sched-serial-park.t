@@ -30,7 +30,7 @@ trap 'rm -rf "$work"' EXIT
 
 # A 1 s slice: threads switch only where they park or block, so the order
 # depends on the seed alone (docs/sched.md, limits).
-sp="--slice-us 1000000 --park-at point"
+sp="$SCHED_LIMITS --slice-us 1000000 --park-at point"
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 echo "== random1"
@@ -46,7 +46,7 @@ echo "== bank"
 	-o /tmp/serial-bank -- "$BANK" 2>&1 | grep -E '^runs|run: '
 EOF
 chmod +x "$work/guest.sh"
-"$CS" vm --timeout 450 --carry "$PROGS" --carry "$BANK" -- "$work/guest.sh" \
+"$CS" vm --timeout "$(scaled 450)" --carry "$PROGS" --carry "$BANK" -- "$work/guest.sh" \
 	>"$work/out" 2>"$work/err"
 is "$?" 0 "guest script ran"
 o=$work/out

@@ -26,13 +26,13 @@ trap 'rm -rf "$work"' EXIT
 
 # A 1 s slice: threads switch only where they park or block, so the order
 # depends on the seed alone; 20 ms steps, so the copies' steps meet.
-sp="--slice-us 1000000 --park-at point"
+sp="$SCHED_LIMITS --slice-us 1000000 --park-at point"
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
 echo "== park"
-"$CS" sched --copies 2 --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
+"$CS" sched $SCHED_LIMITS --copies 2 --park-at a_lock -- "$PROGS/lockorder" 100 2>&1
 echo "== event"
-"$CS" sched --copies 2 --park-at a_lock --release-at b_unlock --release never \
+"$CS" sched $SCHED_LIMITS --copies 2 --park-at a_lock --release-at b_unlock --release never \
 	-- "$PROGS/lockorder" 100 2>&1
 echo "== serial1"
 "$CS" sched --serial random --seed 7 $sp -- "$PROGS/serial_points" 4 5 20000 2>&1

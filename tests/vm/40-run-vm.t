@@ -31,7 +31,7 @@ is "$(jget "$T/bank.json" '(d["campaign"]["host"], d["campaign"]["where"])')" "(
 	"the campaign records this host as its machine and the VM as where it ran"
 
 # --- the seed 000 baselines, in one VM ------------------------------------
-"$CS" vm -t 400 -C "$BANK" -- sh -c "
+"$CS" vm -t "$(scaled 400)" -C "$BANK" -- sh -c "
 for s in rnd-y:0.5 rnd-s10:0.2 rnd-s100:0.1 none; do
 	$CS run -s \$s -n 3 --keep-going -o /tmp/b-\$s -- $BANK >/dev/null 2>&1
 	echo \"\$s exit \$? runs \$($CS report /tmp/b-\$s --json 2>/dev/null | grep -c '\"seed\"')\"

@@ -7,17 +7,35 @@
 # NULL; only reader:R, writer:W, reader:R crashes) is found by map in fewer
 # runs than by reruns without steering (strategy none; not the native
 # baseline: the probes change timing); both numbers go to the diag
-# (docs/metrics.md records them). The map run replays. And the exact MAP
-# tasks of a fixed schedule: with --serial fifo the reader (thread 0.1, the
-# older one) runs to its end before the writer, in every run, so MAP holds
-# exactly p1 (R then W) for each of the reader's two reads of threshold and
-# p2 (W then R) for `severe`, written by the reader and read by main.
+# (docs/metrics.md records them). The map run replays. And the MAP tasks of
+# a fixed schedule: with --serial fifo the reader (thread 0.1, the older
+# one) runs to its end before the writer, in every run, so MAP holds p1 (R
+# then W) for each of the reader's two reads of threshold and p2 (W then R)
+# for `severe`, written by the reader and read by main.
+#
+# No verdict here is left to chance (issue 33; docs/testing.md):
+#  - map must find the crash: it runs until it does, at most 200 runs. It
+#    found it at runs 1-4 in every measured campaign (docs/metrics.md), a
+#    rate of at least 1 in 4 a run: a miss in 200 runs is below 0.75^200,
+#    about 1e-25.
+#  - the fifo tasks: the serial order is what the scheduler guarantees; what
+#    timing may add (a task of an access another run recorded, a pattern
+#    the window matcher sees once) is not checked for absence. Each
+#    expected task must be in at least one of 5 steered runs after 5
+#    estimation runs: a run records fewer accesses than it made about once
+#    in 35 (docs/run.md, known limits), so all 5 estimation runs missing
+#    `severe` is (1/35)^5 = 2e-8, and all 5 steered runs missing one of the
+#    three tasks 3 x (1/35)^5 = 6e-8.
+#  - the replay: an order replay of a failure that depends only on the
+#    order fails again every time (10 of 10 in every measured case); 8
+#    replays that all pass would take a per-replay rate below 1 in 10 at
+#    least (0.9^8 ... 1e-8 at 0.1 a replay).
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/null_appender
 [ -x "$P" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 13
+plan 12
 T=$(mktemp -d /tmp/cs-map-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 NONE_RUNS=60
@@ -25,7 +43,7 @@ first_failure() { # run index of the first failure, or "none"
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['failures']; print(min(x['run'] for x in f) if f else 'none')" "$1"
 }
 
-"$CS" run --vm -s map -n 30 -o "$T/map" -- "$P" >/dev/null 2>"$T/err"
+"$CS" run --vm -s map -n 200 -o "$T/map" -- "$P" >/dev/null 2>"$T/err"
 is "$?" 1 "map finds the NullAppender crash (exit 1)"
 like "$(cat "$T/err")" 'access: [0-9]+ candidate sites, [0-9]+ attached in [0-9.]+ ms; .*[1-9][0-9]* sites? on them' \
 	"shared-variable estimation announced"
@@ -42,12 +60,9 @@ none_n=$(first_failure "$T/none.json")
 # none's rare failures under the probes depend on the machine's load.
 diag "NullAppender: map found it at run $map_n; none: first failure ${none_n} (of $NONE_RUNS runs)"
 
-# A fixed schedule (--serial fifo, no other steering): exact MAP tasks.
-# Three estimation runs: one estimation run in about 35 records only 3 of
-# its 8-11 accesses and misses `severe` as shared (docs/run.md, known
-# limits; measured the same before and after the 2026-11-23 scheduler
-# changes). The tasks of the 3 steered runs are what this checks.
-"$CS" run --vm --serial fifo -s none --access --estimate-runs 3 -n 3 -o "$T/fifo" -- "$P" >/dev/null 2>"$T/err"
+# A fixed schedule (--serial fifo, no other steering): the MAP tasks it
+# must produce (the header says why 5 estimation and 5 steered runs).
+"$CS" run --vm --serial fifo -s none --access --estimate-runs 5 -n 5 -o "$T/fifo" -- "$P" >/dev/null 2>"$T/err"
 is "$?" 0 "serial fifo: the reader runs first, no crash"
 src=$(dirname "$0")/../programs/null_appender.c
 line() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
@@ -65,15 +80,16 @@ d = json.load(open(sys.argv[1]))
 for t in d["tasks"]:
     print(*[t[k] for k in sys.argv[2:]], re.sub(r"\+0x[0-9a-f]+ ", " ", t["text"]))' "$T/fifo-map.json" "$@" | sort
 }
-# Each run of the three should cover all three; a run that records fewer
-# accesses than it made is a known limit in the VM (docs/run.md: ~1 run in
-# 35; seen here on 2026-11-27, run 1 without the reader's second read), so
-# the check is: these tasks and no other, each in at least 2 of the runs.
-is "$(tasks)" "$want" "serial fifo: exactly the MAP tasks of reader-then-writer"
+# Every task the reader-then-writer order makes; others that timing adds
+# (a pattern the bounded window sees in one run only) are listed, not
+# failed: on 2026-11-27 a fresh machine's run held one more, once.
+got=$(tasks)
+missing=$(comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$got"))
+is "$missing" "" "serial fifo: every MAP task of reader-then-writer is covered"
+extra=$(comm -13 <(printf '%s\n' "$want") <(printf '%s\n' "$got"))
+[ -n "$extra" ] && diag "serial fifo: tasks beyond the expected ones: $(printf '%s' "$extra" | tr '\n' ';')"
 hits=$(tasks first_run hits)
 diag "serial fifo: tasks (first run, runs): $(printf '%s' "$hits" | cut -d' ' -f1-2 | tr '\n' ';')"
-is "$(printf '%s\n' "$hits" | awk '$2 < 2' | wc -l)" 0 \
-	"serial fifo: each in at least 2 of the 3 runs"
 like "$("$CS" report "$T/fifo" --tasks map)" 'p1 v=threshold is_as_severe_as_threshold\+0x[0-9a-f]+ \(null_appender\.c:'"$r1"'\)' \
 	"report --tasks map: text with function+offset (file:line)"
 "$CS" report "$T/fifo" --tasks no-such-metric >/dev/null 2>"$T/err"
@@ -81,8 +97,8 @@ like "$?:$(cat "$T/err")" "^2:.*no metric 'no-such-metric' in this campaign \(it
 	"report --tasks with an unknown metric: exit 2, the metrics it has"
 
 # Replay: the logged decisions are re-applied in their order.
-"$CS" replay "$T/map" --run "$map_n" --times 5 --vm >"$T/rep" 2>&1
+"$CS" replay "$T/map" --run "$map_n" --times 8 --vm >"$T/rep" 2>&1
 is "$?" 1 "the failing map run replays and fails again"
-like "$(cat "$T/rep")" 'failed again in [1-5] of 5 replays' "replay reproduces it ($(grep -o 'in [0-9] of 5' "$T/rep"))"
-like "$(grep -m1 '^replay 1/5' "$T/rep")" 'recorded decisions applied' "decisions applied"
+like "$(cat "$T/rep")" 'failed again in [1-8] of 8 replays' "replay reproduces it ($(grep -o 'in [0-9] of 8' "$T/rep"))"
+like "$(grep -m1 '^replay 1/8' "$T/rep")" 'recorded decisions applied' "decisions applied"
 done_testing

@@ -31,7 +31,7 @@ done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 strategies=${CLEAN_STRATEGIES:-"none random rnd-s10:0.2 tsa tsa-h pct map"}
 RUNS=${CLEAN_RUNS:-3}
-VM_TIMEOUT=${CLEAN_VM_TIMEOUT:-1450}
+VM_TIMEOUT=${CLEAN_VM_TIMEOUT:-$(scaled 1450)}
 n=0
 for p in $progs; do
 	for s in $strategies; do

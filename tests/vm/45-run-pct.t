@@ -30,8 +30,10 @@ for f in d["failures"][:1]:
 }
 
 # 1,600 steps a run (about 5 s under TCG): past the adaptive run timeout
-# (20x the observed run) steering would stop; keep every run steered.
-"$CS" run --vm -s pct -n 30 --keep-going --run-timeout 60 -o "$T/clean" -- "$P" >/dev/null \
+# (20x the observed run) steering would stop; keep every run steered: 60 s,
+# times the machine's speed scale (tests/lib.sh), so a loaded machine's
+# slower runs stay steered too.
+"$CS" run --vm -s pct -n 30 --keep-going --run-timeout "$(scaled 60)" -o "$T/clean" -- "$P" >/dev/null \
 	2>"$T/clean.err"
 is "$?" 0 "pct on clean_lockwrap: exit 0"
 like "$(cat "$T/clean.err")" 'pct: depth 3, 2 change points over k = [1-9][0-9]* steps' \
@@ -40,7 +42,10 @@ s=$(summary "$T/clean")
 diag "clean_lockwrap: $s"
 like "$s" '^30 runs, 0 failures, first -, 0 slow' "30 runs, no failure, each steered to its end"
 
-"$CS" run --vm -s pct:2 -n 100 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/bank.err"
+# Until the first failure, at most 200 runs: PCT's bound for depth 2 with
+# n = 3 threads (main counted) and k = 4 steps is 1/(n k) = 1/12 a run, so
+# a miss is below (11/12)^200 = 3e-8.
+"$CS" run --vm -s pct:2 -n 200 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/bank.err"
 is "$?" 1 "pct:2 on bank finds the failure: exit 1"
 s=$(summary "$T/bank")
 diag "bank: $(echo "$s" | head -1)"

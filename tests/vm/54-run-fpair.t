@@ -21,8 +21,10 @@ T=$(mktemp -d /tmp/cs-fpair-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$T/a/campaign.db" "$1"; }
 
-"$CS" run --vm -s fpair -n 40 --keep-going --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
-is "$(q "SELECT count(*) FROM runs")" 40 "fpair: 40 runs"
+# 120 runs: fpair showed the torn read in 5 of 40 runs (docs/perf.md), so
+# none in 120 has a chance of (35/40)^120 = 1e-7 (40 runs left it at 5e-3).
+"$CS" run --vm -s fpair -n 120 --keep-going --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
+is "$(q "SELECT count(*) FROM runs")" 120 "fpair: 120 runs"
 is "$(q "SELECT coalesce(json_extract(strategy_config, '\$.fpair'), 'null') FROM runs WHERE idx = 1")" null \
 	"run 1 has no target: it profiles"
 groups=$(q "SELECT group_concat(g, '') FROM (SELECT substr(json_extract(strategy_config, '\$.fpair.group'), 1, 1) AS g FROM runs WHERE idx > 1 ORDER BY idx)")
@@ -31,7 +33,7 @@ like "$groups" "^h+l" "the high group is targeted first, then the low one"
 met=$(q "SELECT count(*) FROM strategy_notes WHERE json_extract(note, '\$.met') = 1")
 diag "targets met (both functions at once): $met of $(q "SELECT count(*) FROM strategy_notes")"
 ok "$([ "${met:-0}" -ge 1 ]; echo $?)" "some runs ran their pair at once ($met)"
-like "$(cat "$T/a.err")" "fpair: [0-9]+ function pairs kept; 39 runs targeted a pair, $met of them ran it concurrently" \
+like "$(cat "$T/a.err")" "fpair: [0-9]+ function pairs kept; 119 runs targeted a pair, $met of them ran it concurrently" \
 	"the campaign's summary counts them"
 ok "$([ "$(q "SELECT max(json_extract(strategy_config, '\$.fpair.choices')) FROM runs")" -ge 2 ]; echo $?)" \
 	"a pair's later covered attempts make other choices (choices = its covered attempts)"
@@ -44,9 +46,9 @@ fails=$(q "SELECT count(*) FROM failures WHERE kind = 'assertion'")
 # accesses in the other order than its passes say: the check then tries
 # adjacent steps swapped and keeps the order that fails.)
 first=$(q "SELECT min(f.run) FROM failures f JOIN strategy_notes n ON n.run = f.run WHERE json_extract(n.note, '\$.met') = 1")
-diag "torn reads: $fails in 40 runs (first fpair made: run ${first:-none}; all: $(q "SELECT group_concat(run) FROM failures"))"
+diag "torn reads: $fails in 120 runs (first fpair made: run ${first:-none}; all: $(q "SELECT group_concat(run) FROM failures"))"
 ok "$([ "${fails:-0}" -ge 1 ] && [ "$fails" = "$(q "SELECT count(*) FROM failures")" ]; echo $?)" \
-	"race_torn_pair fails with its assertion under fpair ($fails of 40)"
+	"race_torn_pair fails with its assertion under fpair ($fails of 120)"
 chk=$(q "SELECT min(run) FROM replays WHERE reproduced = times AND times > 0")
 diag "checked: $(q "SELECT group_concat(run || ':' || reproduced || '/' || times, ' ') FROM replays")"
 grep -E "run [0-9]+: (replayed|did not fail again)" "$T/a.err" | while read -r l; do diag "$l"; done
@@ -72,11 +74,14 @@ like "$(cat "$T/rep1")" "run 1 has no scheduling decision to replay: .*only as o
 # calls' order, so a failure that an order of lock requests and accesses
 # makes (bad_selfdeadlock: a worker sees the other active while it holds
 # table_lock, and takes it again) replays in that order.
-"$CS" run --vm -s fpair -n 8 --keep-going --seed 2 -o "$T/sd" -- "$PROGS/bad_selfdeadlock" \
+# Until its first failure, at most 200 runs (fpair found it at run 1-2 in
+# every measured campaign, docs/perf.md; a miss at even 1 in 10 a run is
+# 0.9^200 = 7e-10).
+"$CS" run --vm -s fpair -n 200 --seed 2 -o "$T/sd" -- "$PROGS/bad_selfdeadlock" \
 	>/dev/null 2>"$T/sd.err"
 sd=$(sqlite3 "$T/sd/campaign.db" "SELECT min(run) FROM failures WHERE kind = 'deadlock'")
 diag "bad_selfdeadlock under fpair: first deadlock at run ${sd:-none}"
-ok "$([ -n "$sd" ]; echo $?)" "fpair finds bad_selfdeadlock's self-deadlock in 8 runs"
+ok "$([ -n "$sd" ]; echo $?)" "fpair finds bad_selfdeadlock's self-deadlock"
 "$CS" report "$T/sd" --schedule "${sd:-1}" --json >"$T/sd.json" 2>/dev/null
 is "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sorted(set(s["line"] for s in d["steps"] if s["function"] == "worker") & {30, 45}))' "$T/sd.json")" \
 	"[30, 45]" "its schedule holds the lock requests (bad_selfdeadlock.c:45, and :30 that never returns)"

@@ -5,8 +5,10 @@
 # VM boot: run -j 2 with random, pct, --serial and pct --access, each run's
 # target a target of the campaign's one scheduler (its own serial token,
 # all-parked notes, site policies, counters):
-#  - bank under random and pct:2: its check-then-act assertion, with its
-#    sites, in runs that ran beside another; the first failure is replayed
+#  - bank under random (until its second failure, at most 400 runs: at 1
+#    failing run in 10, fewer than 2 in 400 is below 1e-15) and pct:2: its
+#    check-then-act assertion, with its sites, in runs that ran beside
+#    another; the first failure is replayed
 #    once the workers are done (the replay check unloads the scheduler they
 #    share) and replays;
 #  - --serial random: every run parked once per decision and needed no
@@ -54,14 +56,14 @@ camp() {
 	echo "replayed \$("$CS" report /tmp/\$n | grep -c 'replayed 1/1')"
 }
 echo "== random"
-camp rnd -s random -j 2 -n 20 --keep-going --seed 5 -- "$BANK"
+camp rnd -s random -j 2 -n 400 --max-failures 2 --seed 5 -- "$BANK"
 echo "== serial"
 "$CS" -v -v run -s rnd-y:0.1 --serial random -j 2 -n 8 --keep-going --replay-check 0 \
 	-o /tmp/ser -- "$BANK" 2>&1 | grep 'run: .* decisions'
 echo "== pctclean"
 camp pcl -s pct -j 2 -n 20 --keep-going --run-timeout 60 -- "$PROGS/clean_lockwrap"
 echo "== pctbank"
-camp pb -s pct:2 -j 2 -n 100 -- "$BANK"
+camp pb -s pct:2 -j 2 -n 200 -- "$BANK"
 for p in $CLEAN; do
 	echo "== clean \$p"
 	camp c_\$p -s random -j 2 -n 10 --keep-going -- "$PROGS/\$p"
@@ -73,7 +75,7 @@ camp tsa -s tsa -j 2 --estimate-runs 3 -n 30 --keep-going -- "$PROGS/fig2free"
 echo "== trylock"
 camp try -s tsa -j 2 -n 2 --keep-going --run-timeout 2 -- "$PROGS/hang_trylock"
 echo "== map"
-camp map -s map -j 2 -n 30 -- "$PROGS/null_appender"
+camp map -s map -j 2 -n 200 -- "$PROGS/null_appender"
 for st in map ga:2,3 fpair; do
 	echo "== locked \$st"
 	camp l_\$st -s \$st -j 2 -n 6 --keep-going -- "$PROGS/counter" locked 20
@@ -86,13 +88,17 @@ sleep 3
 kill -INT \$pid
 wait \$pid
 echo "rc \$?"
-sleep 1
+i=0
+while [ \$i -lt 100 ] && cat /proc/[0-9]*/comm 2>/dev/null | grep -q -x -e clean_rwlock -e cs-gated; do
+	sleep 0.1
+	i=\$((i + 1))
+done
 echo "left \$(cat /proc/[0-9]*/comm 2>/dev/null | grep -c -x -e clean_rwlock -e cs-gated)"
 echo "cgroups \$(find /sys/fs/cgroup -type d -path '*/concsched/*-*' 2>/dev/null | wc -l)"
 echo "state \$(cat /sys/kernel/sched_ext/state)"
 EOF
 chmod +x "$T/guest.sh"
-"$CS" vm --timeout 850 --carry "$PROGS" --carry "$BANK" -- "$T/guest.sh" >"$T/out" 2>"$T/err"
+"$CS" vm --timeout "$(scaled 850)" --carry "$PROGS" --carry "$BANK" -- "$T/guest.sh" >"$T/out" 2>"$T/err"
 is "$?" 0 "guest script ran"
 o=$T/out
 section() { awk -v n="== $1" '$0 == n { on = 1; next } /^== / { on = 0 } on' "$o"; }
@@ -120,8 +126,8 @@ for x in r["list"]:
 
 s=$(summary random)
 like "$s" "^rc 1$" "random -j 2 on bank: a failure, exit 1"
-like "$s" "^runs 20 pass [0-9]+ beside [1-9][0-9]* failures ([1-9][0-9]*) bank \1 slow 0 " \
-	"random -j 2: 20 runs, beside each other; every failure is the assertion at bank.c:57"
+like "$s" "^runs [0-9]+ pass [0-9]+ beside [1-9][0-9]* failures 2 bank 2 slow 0 " \
+	"random -j 2: runs beside each other until the second failure; both are the assertion at bank.c:57"
 diag "random -j 2: $(printf '%s\n' "$s" | grep '^runs')"
 like "$s" "^replayed 1$" "random -j 2: the first failure was replayed after the runs (replayed 1/1)"
 
@@ -150,9 +156,10 @@ for p in $CLEAN; do
 	s=$(summary "clean $p")
 	like "$s" "^rc 0$" "$p, random -j 2: exit 0"
 	# A run past the adaptive run timeout under steering is "slow", a
-	# warning and not a failure (seen once in about 60 campaigns here).
-	like "$s" "^runs 10 pass 10 beside [1-9][0-9]* failures 0 bank 0 slow ([01]) warnings \1$" \
-		"$p, random -j 2: 10 passing runs beside each other, no warning but a slow run"
+	# warning and not a failure (seen once in about 60 campaigns here, more
+	# often on a loaded machine): counted, never failed.
+	like "$s" "^runs 10 pass 10 beside [1-9][0-9]* failures 0 bank 0 slow ([0-9]+) warnings \1$" \
+		"$p, random -j 2: 10 passing runs beside each other, no warning but slow runs"
 	printf '%s\n' "$s" | grep '^slow run' | while read -r l; do diag "$p: $l"; done
 done
 

@@ -6,8 +6,19 @@
 # sched_vm SCRIPT OUT ERR: boot once, run SCRIPT (carried with the test
 # programs), stdout to OUT, stderr to ERR. Returns the guest status.
 sched_vm() {
-	"$CS" vm --timeout "${SCHED_VM_TIMEOUT:-400}" --carry "$PROGS" -- "$1" >"$2" 2>"$3"
+	"$CS" vm --timeout "$(scaled "${SCHED_VM_TIMEOUT:-400}")" --carry "$PROGS" -- "$1" >"$2" 2>"$3"
 }
+
+# SCHED_LIMITS: the park watchdog and the stall timeout for `concsched
+# sched` runs whose checks say no park needed the watchdog. A loaded
+# machine's guest can answer an all-parked note later than the default 1 s
+# (seen: 2 watchdog releases in a serial run with the host's load at 17),
+# so the watchdog grows with the speed scale (tests/lib.sh), at most 10 s,
+# and the stall timeout stays at least twice it (at least the default 5 s,
+# within sched_ext's 30 s). At scale 1 these are the defaults.
+sched_wd=$(($(scaled 1000) < 10000 ? $(scaled 1000) : 10000))
+sched_stall=$((sched_wd * 2 + 1000 > 5000 ? sched_wd * 2 + 1000 : 5000))
+SCHED_LIMITS="--watchdog-ms $sched_wd --timeout-ms $sched_stall"
 
 # jget JSON KEY: the scalar value of "KEY" in a one-line JSON document.
 jget() {

@@ -173,6 +173,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_dbl(j, "time_s", o->time_s);
 	json_kv_dbl(j, "run_timeout_s", o->run_timeout_s);
 	json_kv_bool(j, "keep_going", o->keep_going);
+	json_kv_uint(j, "max_failures", o->max_failures);
 	json_kv_str(j, "metric", o->metric);
 	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
 	json_kv_bool(j, "access", o->access);
@@ -775,6 +776,8 @@ static bool campaign_done(struct campaign *c)
 	if (run_stop)
 		return true;
 	if (c->failures && !o->keep_going)
+		return true;
+	if (o->max_failures && c->failures >= o->max_failures)
 		return true;
 	if (o->runs && (uint64_t)c->nruns >= o->runs)
 		return true;

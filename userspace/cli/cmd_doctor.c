@@ -97,6 +97,18 @@ void doctor_probe(struct doctor_report *r)
 	r->vm_ok = r->vm_kernel && r->qemu;
 }
 
+/* Debian 13 (trixie): its backported kernel has sched_ext. The file is
+ * /etc/os-release ($CONCSCHED_OS_RELEASE in the tests). */
+static bool debian_13(void)
+{
+	const char *p = getenv("CONCSCHED_OS_RELEASE");
+	char *os = read_file(p && *p ? p : "/etc/os-release", NULL);
+	bool yes = os && strstr(os, "\nID=debian") && strstr(os, "VERSION_ID=\"13\"");
+
+	free(os);
+	return yes;
+}
+
 static void line(const char *what, bool good, const char *detail)
 {
 	printf("%-14s %-4s %s\n", what, good ? "ok" : "--", detail);
@@ -135,6 +147,15 @@ static void print_text(const struct doctor_report *r)
 		printf("problem: kernel %s lacks sched_ext: use 'concsched run --vm', or "
 		       "'concsched observe' (no scheduling control)\n",
 		       r->kernel);
+	if (!r->sched_ext && debian_13())
+		printf("advice: Debian 13 gets sched_ext on the host from trixie-backports' "
+		       "kernel:\n"
+		       "  echo 'deb http://deb.debian.org/debian trixie-backports main' |\n"
+		       "    sudo tee /etc/apt/sources.list.d/trixie-backports.list\n"
+		       "  sudo apt-get update && sudo apt-get install -t trixie-backports "
+		       "linux-image-amd64\n"
+		       "  then reboot into it (the VM tests run on that kernel too: make "
+		       "test-kernels)\n");
 	if (!r->native_ok && !r->vm_kernel)
 		printf("problem: no VM kernel cached: run 'sudo make deps' "
 		       "(fetches Debian sid's sched_ext kernel)\n");

@@ -31,7 +31,9 @@ static void experiment_usage(FILE *f)
 		"(docs/experiment.md) as one campaign each (a cell: `concsched run` with the\n"
 		"spec's options, stopping at the first failure), stored under DIR/cells/ with\n"
 		"one index, DIR/experiment.db. Run again, it resumes: cells already done are\n"
-		"skipped, a cell that was interrupted is redone.\n\n"
+		"skipped, a cell that was interrupted is redone. A program entry\n"
+		"{\"gtest\": BINARY} or {\"ctest\": BUILD_DIR} is one program per test case of\n"
+		"the suite's own listing (--gtest_list_tests, ctest --show-only=json-v1).\n\n"
 		"run options:\n"
 		"  -o, --out DIR     experiment directory (required)\n"
 		"      --shard I/N   run only the cells whose index %% N == I-1 (I = 1..N),\n"
@@ -54,7 +56,8 @@ static void experiment_usage(FILE *f)
 		"  sudo concsched experiment run spec.json -o exp-1 --shard 1/2   # machine 1\n"
 		"  sudo concsched experiment run spec.json -o exp-2 --shard 2/2   # machine 2\n"
 		"  concsched experiment merge exp-1 exp-2 -o exp\n"
-		"  concsched experiment report exp --csv exp.csv --html exp.html\n\n"
+		"  concsched experiment report exp --csv exp.csv --html exp.html\n"
+		"  concsched report exp --junit junit.xml      # a JUnit testsuite per cell\n\n"
 		"Exit status: 0 done, 2 usage error, bad spec or a cell could not run,\n"
 		"130 interrupted (run again to resume).\n");
 }

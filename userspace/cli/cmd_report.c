@@ -11,49 +11,52 @@
 #include "results/schedule.h"
 #include "results/store.h"
 #include "cli/commands.h"
+#include "cli/cmd_report_ci.h"
 #include "lib/util.h"
 
 static void report_usage(FILE *f)
 {
-	fprintf(f, "Usage: concsched report DIR [--json] [--html FILE] [--saturation W,T]\n"
-		   "       concsched report DIR --tasks METRIC [--json]\n"
-		   "       concsched report DIR --schedule N [--json]\n\n"
-		   "Summarise a campaign directory written by `concsched run` (also one whose\n"
-		   "run was interrupted or killed: every committed run is reported): program,\n"
-		   "runs and outcomes, coverage per metric with saturation, failures with\n"
-		   "their sites and replay commands, race warnings.\n\n"
-		   "Options:\n"
-		   "  --json             JSON on stdout instead of text (docs/report.md)\n"
-		   "  --html FILE        also write a self-contained HTML page with a\n"
-		   "                     coverage chart (SVG) per metric\n"
-		   "  --saturation W,T   judge saturation over the last W runs (or Ws seconds)\n"
-		   "                     with slope threshold T (default: the campaign's, else "
-		   "50,0.1)\n"
-		   "  --schedule N       show run N's schedule instead: one column per thread,\n"
-		   "                     the points in the order the threads passed them\n"
-		   "                     (function file:line), preemptions marked, the end\n"
-		   "  --tasks METRIC     list the covered tasks of one metric instead: first\n"
-		   "                     run, hits, and the task with its sites resolved\n"
-		   "  -h, --help         this text\n\n"
-		   "Examples:\n"
-		   "  concsched report camp\n"
-		   "  concsched report camp --json | jq '.metrics[] | {name, covered}'\n"
-		   "  concsched report camp --html camp.html\n"
-		   "  concsched report camp --tasks map\n"
-		   "  concsched report camp --schedule 4\n\n"
-		   "Exit status: 0 no failure recorded, 1 the campaign has failures,\n"
-		   "2 not a campaign directory, unwritable output or usage error.\n");
-}
-
-/* Write access lets SQLite recover a campaign whose writer was killed;
- * without it (another user's campaign) read it as it is. */
-static int open_for_report(const char *dir, struct store **s)
-{
-	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
-	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
-
-	free(db);
-	return store_open(dir, !rw, s);
+	fprintf(f,
+		"Usage: concsched report DIR [--json] [--html FILE] [--junit FILE] [--sarif FILE]\n"
+		"                        [--saturation W,T]\n"
+		"       concsched report EXPERIMENT_DIR [--junit FILE] [--sarif FILE]\n"
+		"       concsched report DIR --tasks METRIC [--json]\n"
+		"       concsched report DIR --schedule N [--json]\n\n"
+		"Summarise a campaign directory written by `concsched run` (also one whose\n"
+		"run was interrupted or killed: every committed run is reported): program,\n"
+		"runs and outcomes, coverage per metric with saturation, failures with\n"
+		"their sites and replay commands, race warnings.\n\n"
+		"Options:\n"
+		"  --json             JSON on stdout instead of text (docs/report.md)\n"
+		"  --html FILE        also write a self-contained HTML page with a\n"
+		"                     coverage chart (SVG) per metric\n"
+		"  --junit FILE       also write JUnit XML for CI dashboards: a testsuite per\n"
+		"                     campaign (per cell of an experiment directory), a\n"
+		"                     testcase per failing run with its kind, summary, sites\n"
+		"                     and replay command (docs/ci.md)\n"
+		"  --sarif FILE       also write SARIF 2.1.0 for code scanning: a rule per\n"
+		"                     finding kind, a result per failure and warning at its\n"
+		"                     source lines, the failing run's schedule as a code flow\n"
+		"  --saturation W,T   judge saturation over the last W runs (or Ws seconds)\n"
+		"                     with slope threshold T (default: the campaign's, else "
+		"50,0.1)\n"
+		"  --schedule N       show run N's schedule instead: one column per thread,\n"
+		"                     the points in the order the threads passed them\n"
+		"                     (function file:line), preemptions marked, the end\n"
+		"  --tasks METRIC     list the covered tasks of one metric instead: first\n"
+		"                     run, hits, and the task with its sites resolved\n"
+		"  -h, --help         this text\n\n"
+		"Examples:\n"
+		"  concsched report camp\n"
+		"  concsched report camp --json | jq '.metrics[] | {name, covered}'\n"
+		"  concsched report camp --html camp.html\n"
+		"  concsched report camp --junit junit.xml --sarif concsched.sarif\n"
+		"  concsched report exp --junit junit.xml    (an experiment: a suite per cell)\n"
+		"  concsched report camp --tasks map\n"
+		"  concsched report camp --schedule 4\n\n"
+		"Exit status: 0 no failure recorded, 1 the campaign has failures,\n"
+		"2 not a campaign directory, unwritable output or usage error.\n"
+		"For an experiment directory: 1 when a cell found a failure.\n");
 }
 
 static int write_html_file(const struct report *r, const char *path)
@@ -110,10 +113,13 @@ int cmd_report(int argc, char **argv)
 		{ "saturation", required_argument, NULL, 'S' },
 		{ "tasks", required_argument, NULL, 'T' },
 		{ "schedule", required_argument, NULL, 'C' },
+		{ "junit", required_argument, NULL, 'U' },
+		{ "sarif", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct report_options ro = { 0 };
+	struct report_ci_files ci = { 0 };
 	struct sat_config sat;
 	const char *html = NULL, *tasks = NULL;
 	struct report *r = NULL;
@@ -133,6 +139,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'T':
 			tasks = optarg;
+			break;
+		case 'U':
+			ci.junit = optarg;
+			break;
+		case 'F':
+			ci.sarif = optarg;
 			break;
 		case 'C':
 			if (parse_u64(optarg, &sched_run) || !sched_run) {
@@ -175,7 +187,26 @@ int cmd_report(int argc, char **argv)
 		cs_err("--tasks or --schedule: one at a time");
 		return EXIT_USAGE;
 	}
-	if (open_for_report(ro.dir, &s))
+	if ((tasks || sched_run) && (ci.junit || ci.sarif)) {
+		cs_err("--tasks and --schedule print to the terminal; they do not combine with "
+		       "--junit or --sarif");
+		return EXIT_USAGE;
+	}
+	if (report_ci_is_experiment(ro.dir)) {
+		if (!ci.junit && !ci.sarif) {
+			cs_err("%s is an experiment: concsched experiment report %s (or report "
+			       "--junit/--sarif FILE)",
+			       ro.dir, ro.dir);
+			return EXIT_USAGE;
+		}
+		if (html || json || ro.sat) {
+			cs_err("for an experiment directory report writes --junit and --sarif "
+			       "only");
+			return EXIT_USAGE;
+		}
+		return report_ci_experiment(ro.dir, &ci, ro.replay_vm);
+	}
+	if (report_ci_open(ro.dir, &s))
 		return EXIT_USAGE;
 	if (sched_run) {
 		ret = write_schedule(s, ro.dir, (int64_t)sched_run, json);
@@ -195,12 +226,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (html && write_html_file(r, html))
 		goto cleanup;
+	if ((ci.junit || ci.sarif) && report_ci_campaign(ro.dir, s, r, &ci))
+		goto cleanup;
 	if (json)
 		report_write_json(r, stdout);
 	else
 		report_write_text(r, stdout);
 	if (html && !json)
 		printf("html:      %s\n", html);
+	if (ci.junit && !json)
+		printf("junit:     %s\n", ci.junit);
+	if (ci.sarif && !json)
+		printf("sarif:     %s\n", ci.sarif);
 	ret = report_failure_count(r) ? 1 : 0;
 cleanup:
 	report_free(r);

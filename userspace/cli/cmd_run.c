@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "coverage/syncov.h"
 #include "kernel/target.h"
+#include "lib/suppress.h"
 #include "lib/util.h"
 #include "strategies/pct.h"
 #include "strategies/registry.h"
@@ -72,6 +73,9 @@ static void usage(FILE *f)
 		"                        matching GLOB (repeatable; default all)\n"
 		"      --sites-exclude GLOB  drop functions or source files matching GLOB\n"
 		"      --sites-object LIB    also probe the accesses of shared object LIB\n"
+		"      --suppressions FILE  race warnings not to report, in Helgrind's or\n"
+		"                        TSan's format (repeatable; races inside libc,\n"
+		"                        ld.so, libstdc++, libgcc_s never are; docs/races.md)\n"
 		"      --steer-cap N     steer the first N hits of each access site per run,\n"
 		"                        then 1 in %d; the others go on at once and the\n"
 		"                        report names the sites (default %d; 0: no cap)\n"
@@ -104,6 +108,8 @@ static void usage(FILE *f)
 		"                        (fifo) or a seeded random one (random) goes on (not\n"
 		"                        with tsa, map, pct: they pick who runs)\n"
 		"      --keep-going      do not stop at the first failure\n"
+		"      --max-failures K  stop once K runs have failed (implies --keep-going;\n"
+		"                        default 1, --keep-going alone: no limit)\n"
 		"      --replay-check K  replay each failing steered run K times in its\n"
 		"                        recorded order before going on (default 1; 0: no\n"
 		"                        check); one that fails again in none of them is\n"
@@ -234,12 +240,16 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	gargv[n++] = ti.path;
 	for (i = 1; i < o->argc; i++)
 		gargv[n++] = o->argv[i];
-	carry = xcalloc(o->nsite_objects + 2, sizeof(*carry));
+	carry = xcalloc(o->nsite_objects + o->nsuppressions + 2, sizeof(*carry));
 	carry[0] = ti.path;
 	/* --sites-object given as a path must exist in the guest too. */
 	for (k = 0; k < o->nsite_objects; k++)
 		if (strchr(o->site_objects[k], '/'))
 			carry[nc++] = o->site_objects[k];
+	/* So must a suppression file (by its absolute path). */
+	for (k = 0; k < o->nsuppressions; k++)
+		if (o->suppressions[k][0] == '/')
+			carry[nc++] = o->suppressions[k];
 	if (o->time_s > 0)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: booting the sched_ext VM for the campaign (%s)\n",
@@ -275,6 +285,21 @@ static void push_str(const char ***v, size_t *n, const char *s)
 	(*v)[(*n)++] = s;
 }
 
+/* Read every --suppressions file now: a usage error before any run. */
+static int check_suppressions(const struct run_opts *o)
+{
+	struct suppressions *s = suppress_new();
+	int err = 0;
+
+	for (size_t i = 0; !err && i < o->nsuppressions; i++) {
+		err = suppress_load(s, o->suppressions[i]);
+		if (err && err != -EINVAL)
+			cs_err("--suppressions %s: %s", o->suppressions[i], strerror(-err));
+	}
+	suppress_free(s);
+	return err;
+}
+
 static int parse_run_args(struct run_opts *o, int argc, char **argv)
 {
 	enum {
@@ -297,9 +322,11 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SINC,
 		O_SEXC,
 		O_SOBJ,
+		O_SUPP,
 		O_STEER_CAP,
 		O_PROBE_CAP,
-		O_REPLAY_CHECK
+		O_REPLAY_CHECK,
+		O_MAX_FAILURES
 	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -309,6 +336,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "serial", required_argument, NULL, O_SERIAL },
 		{ "keep-going", no_argument, NULL, O_KEEP },
+		{ "max-failures", required_argument, NULL, O_MAX_FAILURES },
 		{ "no-follow-forks", no_argument, NULL, O_NO_FOLLOW },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, O_JSON },
@@ -324,6 +352,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "sites-include", required_argument, NULL, O_SINC },
 		{ "sites-exclude", required_argument, NULL, O_SEXC },
 		{ "sites-object", required_argument, NULL, O_SOBJ },
+		{ "suppressions", required_argument, NULL, O_SUPP },
 		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
 		{ "probe-cap", required_argument, NULL, O_PROBE_CAP },
 		{ "replay-check", required_argument, NULL, O_REPLAY_CHECK },
@@ -390,6 +419,15 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		case O_KEEP:
 			o->keep_going = true;
 			break;
+		case O_MAX_FAILURES:
+			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
+				cs_err("--max-failures %s: a number of failing runs, at least 1",
+				       optarg);
+				return -EINVAL;
+			}
+			o->keep_going = true;
+			o->max_failures = (unsigned)v;
+			break;
 		case 'o':
 			o->out = optarg;
 			break;
@@ -418,6 +456,9 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_SOBJ:
 			push_str(&o->site_objects, &o->nsite_objects, optarg);
+			break;
+		case O_SUPP:
+			push_str(&o->suppressions, &o->nsuppressions, optarg);
 			break;
 		case O_SAT:
 			if (sat_parse(optarg, &o->sat)) {
@@ -531,6 +572,12 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		       "--access (or --strategy map)");
 		return -EINVAL;
 	}
+	if (o->nsuppressions && !o->access) {
+		cs_err("--suppressions filters the race warnings of --access: add --access");
+		return -EINVAL;
+	}
+	if (check_suppressions(o))
+		return -EINVAL;
 	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS) &&
 	    !strategy_has(o->strat, STRAT_F_JOBS)) {
 		cs_err("--jobs %u: --strategy %s decides each run's steps from state the "
@@ -566,6 +613,7 @@ int cmd_run(int argc, char **argv)
 	free(o.sites.include);
 	free(o.sites.exclude);
 	free(o.site_objects);
+	free(o.suppressions);
 	strategy_free(o.strat);
 	return err;
 }

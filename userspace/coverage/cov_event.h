@@ -37,6 +37,12 @@ struct cov_event {
 	uint32_t obj;		 /* var id (accesses), lock/sync id (sync ops),
 				  * abstract thread id (CREATE/JOIN: the child)     */
 	struct cov_lockset held; /* lockset(p): locks held when p starts     */
+	/* Raw addresses for the happens-before detector (hb.h), 0 unknown:
+	 * accesses: the effective address; sync ops: the object's; */
+	uint64_t addr;
+	uint64_t addr2;	  /* COND_WAIT / COND_WAKE: the mutex's address   */
+	uint32_t size;	  /* accesses: bytes accessed (0: unknown)        */
+	uint32_t var_off; /* accesses: byte offset of addr in the variable */
 };
 
 bool cov_op_is_access(unsigned op);

@@ -4,6 +4,8 @@
  * the rules; Elmas et al. PLDI'07, seed 004 section 3.2 / 5.5.1). Eager
  * variant: every sync event updates the GoldiLocks locksets of the live
  * access records at once instead of replaying a sync-event list lazily.
+ * Its verdicts are the GoldiLock-SC metric; the race warnings come from
+ * the happens-before detector (hb.c) fed the same events.
  */
 #include "coverage/races.h"
 
@@ -43,9 +45,7 @@ struct race_detector {
 	struct gl_var *vars;
 	size_t nvars;
 	struct cov_u64map var_index;
-	struct race_warning *warnings;
-	size_t nwarnings, capwarnings;
-	struct cov_taskset warned; /* dedup: "v s1 s2" */
+	struct hb *hb; /* the race warnings */
 	/* A barrier is one event, at its entry: a release there, and the
 	 * acquire at the thread's next event, when it has left the barrier
 	 * and every other party has entered it (their releases came first:
@@ -122,7 +122,7 @@ struct race_detector *race_detector_new(void)
 {
 	struct race_detector *rd = xcalloc(1, sizeof(*rd));
 
-	cov_taskset_init(&rd->warned);
+	rd->hb = hb_new();
 	return rd;
 }
 
@@ -147,8 +147,7 @@ void race_detector_free(struct race_detector *rd)
 	if (!rd)
 		return;
 	free_vars(rd);
-	free(rd->warnings);
-	cov_taskset_free(&rd->warned);
+	hb_free(rd->hb);
 	free(rd->barrier_acq);
 	cov_u64map_free(&rd->barrier_open);
 	free(rd);
@@ -161,6 +160,12 @@ void race_detector_run_begin(struct race_detector *rd)
 		memset(rd->barrier_acq, 0, rd->nbarrier_acq * sizeof(*rd->barrier_acq));
 	cov_u64map_free(&rd->barrier_open);
 	rd->barrier_next = 0;
+	hb_run_begin(rd->hb);
+}
+
+void race_detector_alloc(struct race_detector *rd, uint64_t addr, uint64_t size)
+{
+	hb_alloc(rd->hb, addr, size);
 }
 
 /* Apply fn to the GLS of every live access record. */
@@ -270,21 +275,6 @@ static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
 	return &rd->vars[*idx];
 }
 
-static void warn(struct race_detector *rd, uint32_t var, const struct race_access *first,
-		 const struct race_access *second)
-{
-	char key[96];
-
-	snprintf(key, sizeof(key), "v%u s%u s%u", var, first->site, second->site);
-	if (!cov_taskset_add(&rd->warned, key, 1))
-		return;
-	if (rd->nwarnings == rd->capwarnings) {
-		rd->capwarnings = rd->capwarnings ? rd->capwarnings * 2 : 16;
-		rd->warnings = xrealloc(rd->warnings, rd->capwarnings * sizeof(*rd->warnings));
-	}
-	rd->warnings[rd->nwarnings++] = (struct race_warning){ var, *first, *second };
-}
-
 /* Judge `cur` against one conflicting earlier record. */
 static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_access *cur)
 {
@@ -300,11 +290,10 @@ static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_a
 	return GOLDI_E;
 }
 
-static void check_one(struct race_detector *rd, const struct gl_var *v, const struct gl_rec *prev,
-		      const struct race_access *cur, struct race_verdict *out)
+static void check_one(const struct gl_rec *prev, const struct race_access *cur,
+		      struct race_verdict *out)
 {
 	enum cov_goldi_state s;
-	size_t before = rd->nwarnings;
 
 	/* Two lock-prefixed read-modify-writes are both atomic: no race. */
 	if (prev->acc.op == CS_OP_RW && cur->op == CS_OP_RW)
@@ -312,10 +301,6 @@ static void check_one(struct race_detector *rd, const struct gl_var *v, const st
 	s = judge(prev, cur);
 	if (s == GOLDI_LS && out->state < GOLDI_LS)
 		gls_fmt(&prev->gls, out->gls, sizeof(out->gls));
-	if (s == GOLDI_E) {
-		warn(rd, v->var, &prev->acc, cur);
-		out->new_warnings += rd->nwarnings - before;
-	}
 	if (s > out->state)
 		out->state = s;
 }
@@ -330,7 +315,9 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 			struct race_verdict *out)
 {
 	struct gl_var *v;
-	struct race_access cur = { ev->thread, ev->site, ev->op, ev->held };
+	struct race_access cur = {
+		.thread = ev->thread, .site = ev->site, .op = ev->op, .held = ev->held
+	};
 	uint32_t atomic_elem = GLS_VAR | ev->obj;
 
 	memset(out, 0, sizeof(*out));
@@ -340,10 +327,10 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 		sync_acquire(rd, ev->thread, atomic_elem);
 	v = var_get(rd, ev->obj);
 	if (v->has_write)
-		check_one(rd, v, &v->write, &cur, out);
+		check_one(&v->write, &cur, out);
 	if (cov_op_writes(ev->op))
 		for (uint32_t j = 0; j < v->nreads; j++)
-			check_one(rd, v, &v->reads[j], &cur, out);
+			check_one(&v->reads[j], &cur, out);
 	if (out->state != GOLDI_LS)
 		out->gls[0] = '\0';
 
@@ -375,10 +362,13 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
 		       struct race_verdict *out)
 {
+	unsigned fresh = hb_feed(rd->hb, ev);
+
 	if (ev->thread < rd->nbarrier_acq && rd->barrier_acq[ev->thread].elem)
 		barrier_left(rd, ev->thread);
 	if (cov_op_is_access(ev->op)) {
 		feed_access(rd, ev, out);
+		out->new_warnings = fresh;
 		return 1;
 	}
 	feed_sync(rd, ev);
@@ -387,12 +377,12 @@ int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
 
 size_t race_warning_count(const struct race_detector *rd)
 {
-	return rd->nwarnings;
+	return hb_warning_count(rd->hb);
 }
 
 const struct race_warning *race_warning_get(const struct race_detector *rd, size_t i)
 {
-	return i < rd->nwarnings ? &rd->warnings[i] : NULL;
+	return hb_warning_get(rd->hb, i);
 }
 
 static const char *op_name(unsigned op)

@@ -13,8 +13,11 @@
  *   SCT  every conflicting earlier access was made by this thread;
  *   SCL  each one held a lock this thread holds now;
  *   LS   each one's GLS contains this thread or a lock it holds;
- *   E    otherwise: a race, reported as a warning (variable, both sites,
- *        both threads, both locksets). Warnings are not failures.
+ *   E    otherwise.
+ * These states are the GoldiLock-SC coverage metric. The race warnings
+ * come from the happens-before detector (hb.h) the same events feed:
+ * variable, both sites, both threads, both locksets. Warnings are not
+ * failures.
  * Synchronization updates every GLS: acquire of o by t adds t if o is in
  * it; release of o by t adds o if t is in it; create adds the child if the
  * parent is in it; join adds the joiner if the child is. Mutexes, rwlocks,
@@ -34,19 +37,7 @@
 #include <stdint.h>
 
 #include "coverage/cov_event.h"
-
-struct race_access {
-	uint32_t thread;
-	uint32_t site;
-	uint16_t op; /* CS_OP_READ / WRITE / RW */
-	struct cov_lockset held;
-};
-
-struct race_warning {
-	uint32_t var;
-	struct race_access first;  /* the earlier access  */
-	struct race_access second; /* the access that raced with it */
-};
+#include "coverage/hb.h"
 
 /* GoldiLock-SC states and their WGoldiLockSC weights (seed 004 5.5.1). */
 enum cov_goldi_state {
@@ -64,7 +55,7 @@ struct race_verdict {
 	/* GLS of the conflicting access that decided the LS state, "{t1,l2}"
 	 * style (threads t, sync objects l, atomic variables v); "" else. */
 	char gls[128];
-	unsigned new_warnings;
+	unsigned new_warnings; /* from the happens-before detector */
 };
 
 struct race_detector;
@@ -73,6 +64,8 @@ struct race_detector *race_detector_new(void);
 void race_detector_free(struct race_detector *rd);
 /* Forget per-run state; warnings accumulate across runs. */
 void race_detector_run_begin(struct race_detector *rd);
+/* A heap block was handed out (hb_alloc): a new variable. */
+void race_detector_alloc(struct race_detector *rd, uint64_t addr, uint64_t size);
 /* Feed one event. Returns 1 and fills *out for a memory access, 0 for
  * other events (sync events update the GLSs). */
 int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "experiment/exp_spec.h"
+#include "experiment/suite.h"
 #include "lib/util.h"
 #include "strategies/registry.h"
 
@@ -287,11 +288,55 @@ static int parse_array(const struct spec_ctx *x, json_t *root, const char *key, 
 	return 0;
 }
 
+static bool has_suite(json_t *programs)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach(programs, i, o) if (exp_suite_entry(o)) return true;
+	return false;
+}
+
+/* The programs, a suite entry (suite.h) standing for one per test case. */
+static int parse_programs(const struct spec_ctx *x, json_t *a, struct exp_spec *s)
+{
+	size_t i, k, cap = json_array_size(a) + 1;
+	json_t *o, *cases, *c;
+	char where[48];
+	int err = 0;
+
+	s->programs = xcalloc(cap, sizeof(*s->programs));
+	json_array_foreach(a, i, o)
+	{
+		snprintf(where, sizeof(where), "programs[%zu]", i);
+		cases = exp_suite_entry(o) ? exp_suite_expand(o, x->dir, x->file, where)
+					   : json_pack("[O]", o);
+		if (!cases)
+			return -EINVAL;
+		json_array_foreach(cases, k, c)
+		{
+			if (s->nprograms + 1 >= cap) {
+				s->programs = xrealloc(s->programs, 2 * cap * sizeof(*s->programs));
+				memset(s->programs + cap, 0, cap * sizeof(*s->programs));
+				cap *= 2;
+			}
+			err = parse_program(x, c, i, &s->programs[s->nprograms++]);
+			if (err)
+				break;
+		}
+		json_decref(cases);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int parse_root(const struct spec_ctx *x, json_t *root, struct exp_spec *s)
 {
 	static const char *const known[] = { "programs", "strategies", "seeds",	  "repetitions",
 					     "budget",	 "where",      "comment", NULL };
 	size_t i, n;
+	uint64_t h;
 	int err;
 
 	if (!json_is_object(root)) {
@@ -302,11 +347,8 @@ static int parse_root(const struct spec_ctx *x, json_t *root, struct exp_spec *s
 		return err;
 	if ((err = parse_array(x, root, "programs", &n)))
 		return err;
-	s->programs = xcalloc(n + 1, sizeof(*s->programs));
-	for (i = 0; i < n; i++, s->nprograms++)
-		if ((err = parse_program(x, json_array_get(json_object_get(root, "programs"), i), i,
-					 &s->programs[i])))
-			return err;
+	if ((err = parse_programs(x, json_object_get(root, "programs"), s)))
+		return err;
 	if ((err = parse_array(x, root, "strategies", &n)))
 		return err;
 	s->strategies = xcalloc(n + 1, sizeof(*s->strategies));
@@ -317,8 +359,12 @@ static int parse_root(const struct spec_ctx *x, json_t *root, struct exp_spec *s
 	if ((err = parse_seeds(x, root, s)) || (err = parse_budget_where(x, root, s)))
 		return err;
 	s->canonical = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
-	snprintf(s->hash, sizeof(s->hash), "%016llx",
-		 (unsigned long long)fnv1a64(s->canonical, strlen(s->canonical), FNV1A64_INIT));
+	h = fnv1a64(s->canonical, strlen(s->canonical), FNV1A64_INIT);
+	/* A suite's cases come from its listing: they are part of the spec
+	 * (a spec without suites keeps the hash it always had). */
+	for (i = 0; has_suite(json_object_get(root, "programs")) && i < s->nprograms; i++)
+		h = fnv1a64(s->programs[i].name, strlen(s->programs[i].name) + 1, h);
+	snprintf(s->hash, sizeof(s->hash), "%016llx", (unsigned long long)h);
 	return 0;
 }
 

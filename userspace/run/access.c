@@ -51,6 +51,7 @@
 #include "kernel/site_finder.h"
 #include "results/store.h"
 #include "kernel/symbolize.h"
+#include "lib/suppress.h"
 #include "lib/util.h"
 
 /* Requirements beyond this many are counted, not stored. */
@@ -61,8 +62,9 @@ struct acc_var {
 	int64_t id;
 	bool heap;
 	bool shared;
-	char *name; /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
-	bool steer; /* map: a write may meet another access concurrently */
+	char *name;    /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
+	uint64_t size; /* bytes: the symbol's, or the block's when first seen; 0 unknown */
+	bool steer;    /* map: a write may meet another access concurrently */
 	/* estimation: read and write sites */
 	uint32_t *reads, *writes;
 	uint32_t nreads, nwrites;
@@ -78,7 +80,12 @@ struct access_campaign {
 	size_t nvars;
 	struct cov_u64map var_index; /* var id -> index in vars */
 	size_t nshared_vars;
-	size_t nsteer;			/* shared variables map steers (acc_var.steer) */
+	size_t nsteer;		      /* shared variables map steers (acc_var.steer) */
+	struct cov_u64map race_pairs; /* site pair -> index + 1 in race_names */
+	char **race_names;	      /* a pair's variable as its first warning named it */
+	size_t nrace_names;
+	struct suppressions *supp;	/* the defaults and --suppressions */
+	uint64_t suppressed;		/* race warnings they kept out of the store */
 	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
 	char **paths;			/* campaign thread id -> creation path */
 	uint32_t npaths;
@@ -109,6 +116,14 @@ struct heap_block {
 	uint64_t start, size, caller;
 };
 
+/* An allocation not yet told to the race detector: it is, once the
+ * event stream reaches its time (hb.h: the block is a new variable from
+ * then on; told at once, an older access of the block's previous life
+ * still in the stream would look like one of the new block). */
+struct alloc_pending {
+	uint64_t ts, addr, size;
+};
+
 /* An access a thread is kept at: fed once the thread goes on. */
 struct acc_pending {
 	bool on;
@@ -132,6 +147,8 @@ struct access_run {
 	struct ring_buffer *alloc_rb;
 	struct heap_block *blocks; /* sorted by start */
 	size_t nblocks, capblocks;
+	struct alloc_pending *allocs; /* by time */
+	size_t nallocs, capallocs;
 	struct cov_u64map data;	     /* file-backed data address -> var id + 1 (1: none) */
 	struct cov_u64map sync_site; /* runtime call site -> store site id */
 	struct cov_u64map locks;     /* runtime lock address -> id */
@@ -356,6 +373,65 @@ static void var_name(struct access_campaign *ac, struct store *st, uint32_t id, 
 		site_text(st, id, buf, len);
 }
 
+/* The variable of a race and the element the racing access touched, by
+ * its byte offset (the element size of an array of structs is not known
+ * without its type): "counter", "acc_array+0x18", "heap block allocated
+ * at f+0x1d (x.c:10) +0x18". */
+static void race_var_text(struct access_campaign *ac, struct store *st, uint32_t id,
+			  const struct race_access *a, char *buf, size_t len)
+{
+	const struct acc_var *v = var_find(ac, id);
+	size_t n;
+
+	var_name(ac, st, id, buf, len);
+	n = strlen(buf);
+	if (v && a->var_off && n + 24 < len)
+		snprintf(buf + n, len - n, "%s+0x%x", v->heap ? " " : "", a->var_off);
+}
+
+/* One warning per pair of sites in a campaign: later runs name the
+ * variable as the first warning did, so the report counts them as one. */
+static const char *race_pair_text(struct access_campaign *ac, uint32_t s1, uint32_t s2,
+				  const char *text)
+{
+	bool created;
+	uint64_t *slot = cov_u64map_put(&ac->race_pairs, (uint64_t)s1 << 32 | s2, 0, &created);
+
+	if (created) {
+		ac->race_names =
+			xrealloc(ac->race_names, (ac->nrace_names + 1) * sizeof(*ac->race_names));
+		ac->race_names[ac->nrace_names++] = xstrdup(text);
+		*slot = ac->nrace_names;
+	}
+	return ac->race_names[*slot - 1];
+}
+
+/* Does a suppression (the defaults, --suppressions) match either site? */
+static bool race_suppressed(struct access_campaign *ac, struct store *st, int64_t s1, int64_t s2)
+{
+	struct store_site a = { 0 }, b = { 0 };
+	struct suppress_frame fa = { 0 };
+	const char *by = NULL;
+
+	/* store_get_site's strings last until its next call: a's are copied. */
+	if (!ac->supp || store_get_site(st, s1, &a))
+		return false;
+	fa.function = a.function ? xstrdup(a.function) : NULL;
+	fa.file = a.file ? xstrdup(a.file) : NULL;
+	fa.object = a.object ? xstrdup(a.object) : NULL;
+	if (!store_get_site(st, s2, &b))
+		by = suppress_race(ac->supp, &fa,
+				   &(struct suppress_frame){ b.function, b.file, b.object });
+	free((char *)fa.function);
+	free((char *)fa.file);
+	free((char *)fa.object);
+	if (!by)
+		return false;
+	cs_debug("race between @%" PRId64 " and @%" PRId64 " suppressed by %s", s1, s2, by);
+	ac->suppressed++;
+	return true;
+}
+
 static void lockset_text(struct store *st, const struct cov_lockset *ls, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -491,6 +567,7 @@ void access_run_free(struct onerun *r)
 	symbolizer_free(ar->sz);
 	ring_buffer__free(ar->alloc_rb);
 	free(ar->blocks);
+	free(ar->allocs);
 	cov_u64map_free(&ar->data);
 	cov_u64map_free(&ar->sync_site);
 	cov_u64map_free(&ar->locks);
@@ -503,6 +580,32 @@ void access_run_free(struct onerun *r)
 	r->acc = NULL;
 }
 
+static void alloc_queue(struct access_run *ar, const struct cs_alloc_event *a)
+{
+	size_t i;
+
+	if (ar->nallocs == ar->capallocs) {
+		ar->capallocs = ar->capallocs ? ar->capallocs * 2 : 64;
+		ar->allocs = xrealloc(ar->allocs, ar->capallocs * sizeof(*ar->allocs));
+	}
+	for (i = ar->nallocs; i > 0 && ar->allocs[i - 1].ts > a->ts_ns; i--)
+		ar->allocs[i] = ar->allocs[i - 1];
+	ar->allocs[i] = (struct alloc_pending){ a->ts_ns, a->addr, a->size };
+	ar->nallocs++;
+}
+
+/* The allocations made before ts are told to the race detector. */
+static void alloc_flush(struct access_run *ar, uint64_t ts)
+{
+	struct race_detector *rd = cov_metrics_races(ar->m);
+	size_t i;
+
+	for (i = 0; i < ar->nallocs && ar->allocs[i].ts <= ts; i++)
+		race_detector_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
+	memmove(ar->allocs, ar->allocs + i, (ar->nallocs - i) * sizeof(*ar->allocs));
+	ar->nallocs -= i;
+}
+
 static int on_alloc(void *ctx, void *data, size_t len)
 {
 	struct access_run *ar = ctx;
@@ -511,6 +614,7 @@ static int on_alloc(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*a) || !a->addr)
 		return 0;
+	alloc_queue(ar, a);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -598,8 +702,9 @@ static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *
 }
 
 /* The variable an access touches (0: none: thread stacks, memory we cannot
- * name, or not a shared variable outside estimation and exploration). */
-static uint32_t var_of(struct access_run *ar, uint64_t addr)
+ * name, or not a shared variable outside estimation and exploration), and
+ * the access's byte offset in it. */
+static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 {
 	const struct heap_block *b;
 	struct sym_site ss = { 0 };
@@ -608,10 +713,13 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 	int64_t id = 0;
 	bool heap = false;
 
+	*off = 0;
 	slot = cov_u64map_get(&ar->data, addr);
 	if (slot) {
-		id = (int64_t)*slot - 1;
+		id = (int64_t)(uint32_t)*slot - 1;
+		*off = (uint32_t)(*slot >> 32);
 	} else if ((b = block_of(ar, addr))) {
+		*off = (uint32_t)(addr - b->start);
 		if (!resolve_addr(ar, b->caller, &ss))
 			return 0;
 		id = key_site(ar->c, ss.object, ss.offset);
@@ -627,7 +735,10 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr)
 		if (resolve_addr(ar, addr, &ss) && !ss.is_func)
 			id = key_site(ar->c, ss.object,
 				      ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
-		*cov_u64map_put(&ar->data, addr, 0, NULL) = (uint64_t)(id > 0 ? id : 0) + 1;
+		if (id > 0 && ss.symbol)
+			*off = (uint32_t)ss.sym_offset;
+		*cov_u64map_put(&ar->data, addr, 0, NULL) =
+			(uint64_t)*off << 32 | ((uint64_t)(id > 0 && id < UINT32_MAX ? id : 0) + 1);
 	}
 	if (id <= 0 || id > UINT32_MAX)
 		return 0;
@@ -813,9 +924,11 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct stra
 
 	learn_bias(ar, e);
 	memset(ev, 0, sizeof(*ev));
-	ev->obj = var_of(ar, e->obj);
+	ev->obj = var_of(ar, e->obj, &ev->var_off);
 	if (!ev->obj)
 		return false;
+	ev->addr = e->obj;
+	ev->size = e->nlocks & 0xff;
 	ev->op = e->op;
 	ev->flags = e->flags & ~CS_EV_PARKED;
 	ev->thread = t->cid;
@@ -935,6 +1048,23 @@ static void static_sites(struct campaign *c, struct access_campaign *ac)
 	}
 }
 
+static int load_suppressions(struct campaign *c, struct access_campaign *ac)
+{
+	int err;
+
+	ac->supp = suppress_new();
+	for (size_t i = 0; i < c->o->nsuppressions; i++) {
+		err = suppress_load(ac->supp, c->o->suppressions[i]);
+		if (err == -EINVAL)
+			return err;
+		if (err) {
+			cs_err("--suppressions %s: %s", c->o->suppressions[i], strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 int access_campaign_begin(struct campaign *c)
 {
 	struct access_campaign *ac = xcalloc(1, sizeof(*ac));
@@ -943,6 +1073,9 @@ int access_campaign_begin(struct campaign *c)
 	c->acc = ac;
 	cov_u64map_init(&ac->var_index);
 	cov_u64map_init(&ac->site_threads);
+	err = load_suppressions(c, ac);
+	if (err)
+		return err;
 	err = collect_sites(c, ac);
 	if (err)
 		return err;
@@ -1035,6 +1168,18 @@ void access_campaign_estimated(struct campaign *c)
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }
 
+/* " (N race warnings suppressed)", or "" */
+static const char *suppressed_text(const struct access_campaign *ac)
+{
+	static char buf[64];
+
+	if (!ac->suppressed)
+		return "";
+	snprintf(buf, sizeof(buf), " (%" PRIu64 " race warning%s suppressed)", ac->suppressed,
+		 ac->suppressed == 1 ? "" : "s");
+	return buf;
+}
+
 void access_campaign_end(struct campaign *c)
 {
 	struct access_campaign *ac = c->acc;
@@ -1046,9 +1191,9 @@ void access_campaign_end(struct campaign *c)
 		fprintf(stderr,
 			"concsched: access: %zu sites attached per run (%.2f ms on average), "
 			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
-			" race/lock-order warnings\n",
+			" race/lock-order warnings%s\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
-			ac->accesses, ac->dropped, ac->warnings);
+			ac->accesses, ac->dropped, ac->warnings, suppressed_text(ac));
 	if (ac->explored && (!c->o->json || c->tty))
 		fprintf(stderr,
 			"concsched: access: %u exploration run%s (every candidate probed), %u "
@@ -1080,6 +1225,11 @@ void access_campaign_end(struct campaign *c)
 	free(ac->vars);
 	cov_u64map_free(&ac->var_index);
 	cov_u64map_free(&ac->site_threads);
+	cov_u64map_free(&ac->race_pairs);
+	suppress_free(ac->supp);
+	for (i = 0; i < ac->nrace_names; i++)
+		free(ac->race_names[i]);
+	free(ac->race_names);
 	for (i = 0; i < ac->npaths; i++)
 		free(ac->paths[i]);
 	free(ac->paths);
@@ -1303,6 +1453,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 		return;
 	ar->cur = e;
 	access_pass(r, t); /* it runs: a kept access has executed */
+	alloc_flush(ar, e->ts_ns);
 	if (!cov_op_is_access(e->op)) {
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
@@ -1317,6 +1468,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 				 t->path, e->seq, (uint64_t)e->obj);
 		return;
 	}
+	alloc_flush(ar, e->ts_ns); /* the allocations access_event read */
 	if (cs_verbose > 2)
 		cs_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
 			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
@@ -1423,19 +1575,26 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	rd = cov_metrics_races(ar->m);
 	for (i = 0; i < race_warning_count(rd); i++) {
 		const struct race_warning *w = race_warning_get(rd, i);
-		int64_t sites[2] = { w->first.site, w->second.site };
+		/* The pair in site order: one warning whichever came first. */
+		bool swap = w->second.site < w->first.site;
+		const struct race_access *a = swap ? &w->second : &w->first;
+		const struct race_access *b = swap ? &w->first : &w->second;
+		int64_t sites[2] = { a->site, b->site };
 		char var[600], threads[256], l1[512], l2[512], locks[1100];
 
-		var_name(ac, c->st, w->var, var, sizeof(var));
+		if (race_suppressed(ac, c->st, a->site, b->site))
+			continue;
+		race_var_text(ac, c->st, w->var, &w->second, var, sizeof(var));
 		snprintf(threads, sizeof(threads), "%s %s, %s %s",
-			 w->first.thread < ac->npaths ? ac->paths[w->first.thread] : "?",
-			 cov_op_writes(w->first.op) ? "writes" : "reads",
-			 w->second.thread < ac->npaths ? ac->paths[w->second.thread] : "?",
-			 cov_op_writes(w->second.op) ? "writes" : "reads");
-		lockset_text(c->st, &w->first.held, l1, sizeof(l1));
-		lockset_text(c->st, &w->second.held, l2, sizeof(l2));
+			 a->thread < ac->npaths ? ac->paths[a->thread] : "?",
+			 cov_op_writes(a->op) ? "writes" : "reads",
+			 b->thread < ac->npaths ? ac->paths[b->thread] : "?",
+			 cov_op_writes(b->op) ? "writes" : "reads");
+		lockset_text(c->st, &a->held, l1, sizeof(l1));
+		lockset_text(c->st, &b->held, l2, sizeof(l2));
 		snprintf(locks, sizeof(locks), "%s, %s", l1, l2);
-		store_record_warning(c->st, "race", var, sites, 2, threads, locks);
+		store_record_warning(c->st, "race", race_pair_text(ac, a->site, b->site, var),
+				     sites, 2, threads, locks);
 		ac->warnings++;
 	}
 	dl = cov_metrics_deadlocks(ar->m);

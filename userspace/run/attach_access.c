@@ -455,6 +455,8 @@ const struct cov_event *attach_access_event(struct attach_access *aa, const stru
 	ev.flags = e->flags & ~CS_EV_PARKED;
 	ev.site = access_site(aa, e->seq);
 	ev.obj = var_at(aa, e->obj);
+	ev.addr = e->obj; /* the happens-before detector's granules */
+	ev.size = e->nlocks & 0xff;
 	if (ev.thread < aa->conv.nheld)
 		ev.held = aa->conv.held[ev.thread];
 	*split = e->op == CS_OP_RW && !(aflags & CS_ACC_LOCK);

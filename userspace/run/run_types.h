@@ -63,7 +63,8 @@ struct run_opts {
 	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */
 	enum cs_serial_mode serial;
 	bool keep_going;
-	bool no_follow_forks; /* --no-follow-forks: only the target's own process */
+	unsigned max_failures; /* --max-failures: stop at this many (0: none) */
+	bool no_follow_forks;  /* --no-follow-forks: only the target's own process */
 	const char *out;
 	bool json;
 	const char *metric;
@@ -86,6 +87,8 @@ struct run_opts {
 	bool probe_cap_set;
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
+	const char **suppressions; /* --suppressions: race warnings not reported */
+	size_t nsuppressions;
 	unsigned jobs; /* -j: runs at once (0, 1: one at a time) */
 	/* --replay-check: replays of a failing steered run in its recorded
 	 * order before the campaign goes on (replay.c; 0: none) */

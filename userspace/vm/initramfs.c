@@ -511,11 +511,41 @@ cleanup:
 	return err;
 }
 
+/* A directory is in the archive either whole (carried) or as a bare
+ * parent of something carried inside it. The walked ones are marked with a
+ * key no normalised path has (a trailing '/'), so carrying a directory
+ * whose file came first (`--carry DIR -- DIR/run.sh`) still walks it. */
+static char *walked_key(const char *path)
+{
+	return xasprintf("%s/", strcmp(path, "/") ? path : "");
+}
+
+static bool dir_walked(const struct cpio_writer *w, const char *path)
+{
+	char *key = walked_key(path);
+	bool walked = cpio_has(w, key);
+
+	free(key);
+	return walked;
+}
+
+void carry_exclude(struct cpio_writer *w, const char *path)
+{
+	char *key = walked_key(path);
+
+	cpio_mark(w, path);
+	cpio_mark(w, key);
+	free(key);
+}
+
 static int carry_dir_entries(struct cpio_writer *w, const char *path, int depth)
 {
 	struct dirent **ents = NULL;
+	char *key = walked_key(path);
 	int n, i, err = 0;
 
+	cpio_mark(w, key);
+	free(key);
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
 		cs_err("cannot read directory %s: %s", path, strerror(errno));
@@ -623,8 +653,13 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 		cs_err("cannot carry %s: too many levels of symbolic links", path);
 		return -ELOOP;
 	}
-	if (cpio_has(w, path))
-		return 0;
+	if (cpio_has(w, path)) {
+		/* Already there: only a directory met as a parent may still
+		 * have its contents to bring. */
+		if (shallow || dir_walked(w, path) || lstat(path, &st) || !S_ISDIR(st.st_mode))
+			return 0;
+		return carry_dir_entries(w, path, depth);
+	}
 	err = carry_parents(w, path, depth, shallow);
 	if (err)
 		return err < 0 ? err : 0;

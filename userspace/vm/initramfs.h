@@ -74,6 +74,10 @@ int carry_path(struct cpio_writer *w, const char *path);
  * symlinks as on the host). */
 int carry_skeleton(struct cpio_writer *w, const char *path);
 
+/* Mark PATH as present and never to be walked into by a later carry (the
+ * base archive's directories, the runner's own temporary directory). */
+void carry_exclude(struct cpio_writer *w, const char *path);
+
 /* Lexically normalise an absolute path (collapse //, ., ..). malloc'd. */
 char *path_normalize(const char *path);
 

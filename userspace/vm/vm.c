@@ -146,7 +146,11 @@ static bool elf_has_pvh_entry(const char *path)
 
 char *vm_kernel_path(void)
 {
-	char *dir = xasprintf("%s/kernel/current", cs_cache_dir());
+	/* CONCSCHED_VM_KERNEL: another cached kernel (tools/vm-kernel.sh
+	 * NAME: trixie-backports), as for `make test-kernels`. */
+	const char *name = getenv("CONCSCHED_VM_KERNEL");
+	char *dir = xasprintf("%s/kernel/%s", cs_cache_dir(),
+			      name && *name && !strchr(name, '/') ? name : "current");
 	char *p = xasprintf("%s/vmlinux", dir);
 
 	/* The uncompressed vmlinux (tools/gen-vmlinux.sh extracts it) boots
@@ -158,7 +162,7 @@ char *vm_kernel_path(void)
 	p = xasprintf("%s/vmlinuz", dir);
 	if (access(p, R_OK) == 0)
 		goto out;
-	cs_err("no VM kernel cached in %s/kernel (run: sudo make deps)", cs_cache_dir());
+	cs_err("no VM kernel cached in %s (run: sudo make deps)", dir);
 	free(p);
 	p = NULL;
 out:
@@ -546,11 +550,12 @@ static int build_initrd(struct vm_ctx *c)
 		return err;
 	}
 	cpio_init(&w, f);
+	/* The base archive's directories are the guest's own (/proc, /tmp...). */
 	for (i = 0; i < ARRAY_SIZE(base_dirs); i++)
-		cpio_mark(&w, base_dirs[i]);
+		carry_exclude(&w, base_dirs[i]);
 	/* `--carry /tmp` must not pull in the archive being written. */
 	tmp = path_normalize(c->tmpdir);
-	cpio_mark(&w, tmp);
+	carry_exclude(&w, tmp);
 	free(tmp);
 	err = 0;
 	/* Same top-level shape as the host (merged /usr symlinks included), so
