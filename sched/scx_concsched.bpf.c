@@ -768,7 +768,7 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 	cs_check_all_parked(t, 0);
 }
 
-/* STYLE.md compat: the kfunc where it exists (7.x warns about the direct
+/* docs/STYLE.md compat: the kfunc where it exists (7.x warns about the direct
  * write), the field on older kernels. */
 static __always_inline void cs_set_slice(struct task_struct *p, __u64 slice)
 {

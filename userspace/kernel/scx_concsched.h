@@ -5,7 +5,7 @@
  * kicks, park / release / delay / yield threads, serial mode, priorities,
  * read its notes and counters, and unload it printing the exit info.
  *
- * Lifecycle (STYLE.md, Linux's tools/sched_ext): scx_concsched_open() checks the kernel,
+ * Lifecycle (docs/STYLE.md, Linux's tools/sched_ext): scx_concsched_open() checks the kernel,
  * loads and registers the scheduler; the caller shares maps into its probe
  * objects before loading them (scx_concsched_share_maps), then attaches a kick
  * to each loaded program that calls cs_sched_point (scx_concsched_attach_kick).
