@@ -9,7 +9,7 @@
  * consumer is still adding batches, and its unlocked load and store of
  * blocks_out must straddle the other's locked update for a batch to be
  * lost (main then exits 1). Natively the two updates are a few nanoseconds
- * each, a batch apart (64 blocks, tens of microseconds): a plain run
+ * each, a batch apart (8 blocks, tens of microseconds): a plain run
  * practically always exits 0. A pause of the finishing consumer between
  * its load and its store while the other flushes opens the window.
  * clean_pipeline_ledger is the same program with the lock.
