@@ -4,11 +4,14 @@
  * critical sections of one thread, with stdio calls inside the window.
  *
  * The reporter looks its session up in the session table under
- * table_lock and charges it, unlocks, prints a progress line (printf and
- * fflush: stdio takes its own internal lock, which no pthread probe sees),
+ * table_lock and charges it, unlocks, prints two progress lines (printf and
+ * fputs: stdio takes its own internal lock, which no pthread probe sees),
  * then locks again and charges the session once more through the pointer
  * it kept, without looking it up again and with no reference holding the
- * session alive. The closer unpublishes the session under table_lock,
+ * session alive. stdout is fully buffered (set up by main), so the window
+ * has no system call: a write(2) there, whose return is where the kernel
+ * preempts a thread for a newly woken one, let the closer in natively in 36
+ * of 100 plain runs in the VM. The closer unpublishes the session under table_lock,
  * poisons it and frees it. A closer that runs inside the reporter's window
  * (after the first section, before the second) frees the session under
  * the reporter's feet: the second section reads the poison and asserts.
@@ -22,7 +25,10 @@
  *
  * main creates the closer only once the reporter is running (the
  * reporter_running flag), so that a reporter the kernel happens to start
- * late does not run side by side with the closer: plain runs stay apart.
+ * late does not run side by side with the closer, and the closer computes
+ * a digest (CLOSE_WORK iterations, no call) before it takes table_lock:
+ * plain runs stay apart (without the digest, 1 of 1000 host runs failed
+ * under load).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -30,8 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define LIVE   0x5e55105eL
-#define POISON 0xdeadbeefL
+#define LIVE	   0x5e55105eL
+#define CLOSE_WORK (1UL << 22) /* iterations of the closer's digest */
+#define POISON	   0xdeadbeefL
 
 struct session {
 	long reserved[2];    /* free() writes its tcache links here */
@@ -69,17 +76,24 @@ static void *reporter(void *arg)
 	if (!s)
 		return arg;
 	printf("report: session %s charged\n", s->name);
-	fflush(stdout);
+	fputs("report: charging again\n", stdout);
 	pthread_mutex_lock(&table_lock);
 	charge(s, 5); /* s may have been freed since the first section */
 	pthread_mutex_unlock(&table_lock);
 	return arg;
 }
 
+/* The closer's own work before it closes: a digest of its close record. */
+static volatile unsigned long close_digest;
+
 static void *closer(void *arg)
 {
 	struct session *s;
+	unsigned long digest = 0;
 
+	for (unsigned long i = 0; i < CLOSE_WORK; i++)
+		digest = digest * 31 + i;
+	close_digest = digest;
 	pthread_mutex_lock(&table_lock);
 	s = table[0];
 	table[0] = NULL;
@@ -101,7 +115,10 @@ int main(void)
 	s->magic = LIVE;
 	snprintf(s->name, sizeof(s->name), "alpha");
 	table[0] = s;
-	printf("sessions: %d\n", 1); /* stdout's buffer is set up here, not in the window */
+	/* stdout's buffer is set up here, not in the window, and is written
+	 * out at the exit only (a buffer far larger than the output) */
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	printf("sessions: %d\n", 1);
 	if (pthread_create(&r, NULL, reporter, NULL))
 		return 2;
 	while (!__atomic_load_n(&reporter_running, __ATOMIC_ACQUIRE))
