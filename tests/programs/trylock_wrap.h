@@ -43,6 +43,21 @@ static void tl_unlock(struct trylock *l)
 	pthread_mutex_unlock(&l->mutex);
 }
 
+/* A worker's own work before its sections: a digest of its batch, longer
+ * for later workers (PREPARE_WORK iterations per id, no call), so that the
+ * second worker's sections come long after the first's in a plain run. */
+#define PREPARE_WORK (1UL << 20)
+static volatile unsigned long batch_digest[WORKERS];
+
+static void prepare_batch(long id)
+{
+	unsigned long digest = 0;
+
+	for (unsigned long i = 0; i < id * PREPARE_WORK; i++)
+		digest = digest * 31 + i;
+	batch_digest[id] = digest;
+}
+
 /* Set by the first worker when it starts; main creates the second after. */
 static int first_running; /* __atomic */
 
@@ -51,6 +66,7 @@ static void *worker(void *arg)
 	long id = (long)arg;
 
 	__atomic_store_n(&first_running, 1, __ATOMIC_RELEASE);
+	prepare_batch(id);
 	for (int r = 0; r < ROUNDS; r++) {
 		tl_lock(&table_lock);
 		inside++;
