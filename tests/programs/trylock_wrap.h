@@ -46,7 +46,7 @@ static void tl_unlock(struct trylock *l)
 /* A worker's own work before its sections: a digest of its batch, longer
  * for later workers (PREPARE_WORK iterations per id, no call), so that the
  * second worker's sections come long after the first's in a plain run. */
-#define PREPARE_WORK (1UL << 20)
+#define PREPARE_WORK (1UL << 23)
 static volatile unsigned long batch_digest[WORKERS];
 
 static void prepare_batch(long id)
