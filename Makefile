@@ -109,6 +109,13 @@ $(BUILD)/tests/unit/%.t: tests/unit/%.c $(LIB_OBJS) tests/tap.h tests/tap_taskse
 $(BUILD)/tests/programs/%: tests/programs/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@
+# Programs made of a shared body (tests/programs/*.h) and a few defines.
+$(patsubst %,$(BUILD)/tests/programs/%,race_one_of_10 race_one_of_20 race_one_of_100): \
+	tests/programs/race_one_of_n.h
+$(BUILD)/tests/programs/race_trylock_wrap $(BUILD)/tests/programs/clean_trylock_wrap: \
+	tests/programs/trylock_wrap.h
+$(BUILD)/tests/programs/race_pipeline_ledger $(BUILD)/tests/programs/clean_pipeline_ledger: \
+	tests/programs/pipeline_ledger.h
 $(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@
@@ -207,7 +214,7 @@ uninstall:
 clean:
 	rm -rf $(BUILD)
 
-FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*/*.c userspace/*/*.h tests/*.h tests/unit/*.c tests/programs/*.c tests/programs/lib/*.c examples/*.c tools/bench/*.c)
+FMT_SRCS = $(wildcard bpf/*.h probes/*.c sched/*.c userspace/*/*.c userspace/*/*.h tests/*.h tests/unit/*.c tests/programs/*.c tests/programs/*.h tests/programs/lib/*.c examples/*.c tools/bench/*.c)
 format:
 	clang-format -i $(FMT_SRCS)
 format-check:
