@@ -385,11 +385,15 @@ static unsigned feed_access(struct hb *h, const struct cov_event *ev)
 		uint64_t hi = addr ? ((g << 3) + 8 < addr + size ? (g << 3) + 8 : addr + size) : 8;
 		uint8_t mask = addr ? (uint8_t)(((1u << (hi - lo)) - 1) << (lo & 7)) : 0xff;
 		struct hb_cell *c = cell_get(h, g, gen);
-		/* A lock-prefixed RMW (split plain ones arrive as R, W). */
+		/* A lock-prefixed RMW (split plain ones arrive as R, W). It is
+		 * not judged against the location's earlier accesses: a relaxed
+		 * atomic load compiles to the same mov as a plain one, so an
+		 * earlier "plain" load of it may be atomic too (tcp_table's
+		 * find_free), and whether that load came before the first RMW
+		 * of the run is timing. */
 		bool locked = ev->op == CS_OP_RW;
 
 		if (locked && !c->atomic) {
-			cell_access(h, c, ev->thread, mask, ev, &acc, &fresh);
 			c->atomic = true;
 			c->n = 0;
 		}
