@@ -33,6 +33,4 @@ void onerun_cleanup(struct onerun *r);
 /* A captured stream's last RUN_OUTPUT_MAX bytes (malloc'd, NUL-ended). */
 char *read_capture(int fd, size_t *len);
 
-void run_session_close(struct run_session *s);
-
 #endif
