@@ -4,13 +4,9 @@
  * (how often a failure reproduced), a decision log set later, and the
  * strategy's note.
  */
+
 #include "results/store.h"
-
-#include <stdlib.h>
-#include <string.h>
-
 #include "results/store_db.h"
-#include "lib/util.h"
 
 int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
 		     const char *order)

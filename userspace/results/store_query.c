@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "results/store_db.h"
-#include "lib/util.h"
 
 /* Query helper: prepare, bind an optional metric as ?1. */
 static sqlite3_stmt *prepare_metric_query(struct store *s, const char *sql, const char *metric)

@@ -14,7 +14,6 @@
 
 #include "results/store_db.h"
 #include "results/stream.h"
-#include "lib/util.h"
 
 int store_replicate(struct store *s, store_repl_fn fn, void *arg)
 {

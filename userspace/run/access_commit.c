@@ -5,24 +5,15 @@
  * warnings become warnings (named by their variables, sites and locksets,
  * minus the suppressed), and the campaign's end prints its summary.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/access.h"
 #include "run/access_state.h"
-#include "run/run_sites.h"
-#include "kernel/access_probes.h"
 #include "lib/json.h"
-#include "coverage/map_patterns.h"
-#include "coverage/metrics.h"
 #include "coverage/races.h"
-#include "kernel/site_finder.h"
 #include "results/store.h"
-#include "kernel/symbolize.h"
-#include "lib/suppress.h"
-#include "lib/util.h"
 
 /* "name (file:line)" of a store site for warnings. */
 static void site_text(struct store *st, int64_t id, char *buf, size_t len)

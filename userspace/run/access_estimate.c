@@ -5,24 +5,13 @@
  * the MAP domain estimate stored as the campaign's "map" requirements, and
  * what an exploration run (a run probing every candidate) adds.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "run/access.h"
 #include "run/access_state.h"
-#include "run/run_sites.h"
-#include "kernel/access_probes.h"
-#include "lib/json.h"
 #include "coverage/map_patterns.h"
-#include "coverage/metrics.h"
-#include "coverage/races.h"
-#include "kernel/site_finder.h"
 #include "results/store.h"
-#include "kernel/symbolize.h"
-#include "lib/suppress.h"
-#include "lib/util.h"
 
 /* Did two threads execute this access site (estimation)? */
 static bool site_multi(const struct access_campaign *ac, uint32_t site)

@@ -10,17 +10,7 @@
 
 #include "run/access.h"
 #include "run/access_state.h"
-#include "run/run_sites.h"
-#include "kernel/access_probes.h"
 #include "lib/json.h"
-#include "coverage/map_patterns.h"
-#include "coverage/metrics.h"
-#include "coverage/races.h"
-#include "kernel/site_finder.h"
-#include "results/store.h"
-#include "kernel/symbolize.h"
-#include "lib/suppress.h"
-#include "lib/util.h"
 
 /* The array "key" inside the JSON object text obj (flat arrays only). */
 static int json_sub_array(const char *obj, const char *key, char ***out, size_t *n)

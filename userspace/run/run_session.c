@@ -4,38 +4,12 @@
  * under, shared with the links of other sessions, closed after the run or
  * the campaign; and the bounded read of the run's events.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-#include <bpf/libbpf.h>
 
 #include "run/run_session.h"
 
-#include "results/oracle.h"
-#include "run/run_sites.h"
-#include "coverage/cov_event.h"
-#include "coverage/syncov.h"
-#include "coverage/thread_model.h"
-#include "kernel/launcher.h"
-#include "kernel/policy.h"
-#include "kernel/sync.h"
 #include "kernel/scx_concsched.h"
-#include "kernel/symbolize.h"
-#include "lib/declog.h"
-#include "lib/util.h"
 
-#include "access.skel.h"
 #include "sync.skel.h"
 
 int run_session_consume(struct onerun *r)
