@@ -7,6 +7,7 @@
  */
 #include "results/report.h"
 #include "results/schedule.h"
+#include "strategies/declog_summary.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -198,10 +199,7 @@ void report_write_text(const struct report *r, FILE *f)
 	}
 	for (i = 0; i < r->nlog; i++)
 		fprintf(f, "%s%s\n", i ? "           " : "search:    ", r->log[i]);
-	if (r->has_rules)
-		fprintf(f, "releases:  rule 1 %llu, rule 2 %llu, rule 3 %llu, random %llu\n",
-			(unsigned long long)r->rules[1], (unsigned long long)r->rules[2],
-			(unsigned long long)r->rules[3], (unsigned long long)r->rules[4]);
+	declog_summary_text(r->logsum, f);
 	fprintf(f, "failures:  %zu\n", r->nfailures);
 	for (i = 0; i < r->nfailures; i++) {
 		const struct report_failure *x = &r->failures[i];

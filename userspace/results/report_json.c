@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strategies/declog_summary.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -172,16 +173,7 @@ void report_write_json(const struct report *r, FILE *f)
 	for (i = 0; i < r->nmetrics; i++)
 		json_metric(r, &r->metrics[i], &j);
 	json_arr_end(&j);
-	if (r->has_rules) {
-		json_obj_begin(&j, "releases");
-		json_kv_uint(&j, "rule1", r->rules[1]);
-		json_kv_uint(&j, "rule2", r->rules[2]);
-		json_kv_uint(&j, "rule3", r->rules[3]);
-		json_kv_uint(&j, "random", r->rules[4]);
-		json_obj_end(&j);
-	} else {
-		json_kv_null(&j, "releases");
-	}
+	declog_summary_json(r->logsum, &j);
 	json_arr_begin(&j, "search");
 	for (i = 0; i < r->nlog; i++)
 		json_kv_str(&j, NULL, r->log[i]);

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "strategies/declog_summary.h"
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -157,11 +158,10 @@ static int64_t count_covered_estimated(struct store *s, const char *metric)
 	return n;
 }
 
-/* Release rules from every run's decision log (strategies that log
- * DECLOG_RELEASE with the rule in arg: tsa, tsa-h). */
-static void count_rules(struct report *r)
+/* Every run's decision log, summed by the strategy (declog_summary.h). */
+static void sum_declogs(struct report *r)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < r->nruns; i++) {
 		void *blob = NULL;
@@ -176,13 +176,7 @@ static void count_rules(struct report *r)
 			free(err);
 			continue;
 		}
-		for (k = 0; k < dl.n; k++) {
-			if (dl.entries[k].action != DECLOG_RELEASE || dl.entries[k].arg < 1 ||
-			    dl.entries[k].arg > 4)
-				continue;
-			r->rules[dl.entries[k].arg]++;
-			r->has_rules = true;
-		}
+		declog_summary_add(r->logsum, &dl);
 		declog_free(&dl);
 		free(blob);
 		free(out);
@@ -341,8 +335,9 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 	find_overlaps(r);
 	if (!r->c.config_json || json_get_int(r->c.config_json, "jobs", &r->jobs))
 		r->jobs = 1;
-	if (r->c.strategy && !strncmp(r->c.strategy, "tsa", 3))
-		count_rules(r);
+	r->logsum = declog_summary_new(r->c.strategy);
+	if (r->logsum)
+		sum_declogs(r);
 	err = store_metrics(s, &names, &n);
 	if (err)
 		goto fail;
@@ -378,6 +373,7 @@ void report_free(struct report *r)
 	free(r->dir);
 	store_runs_free(r->runs, r->nruns);
 	free(r->beside);
+	declog_summary_free(r->logsum);
 	for (i = 0; i < r->nmetrics; i++) {
 		free(r->metrics[i].name);
 		free(r->metrics[i].pts);

@@ -28,6 +28,7 @@ struct report_options {
 	bool replay_vm;
 };
 
+struct declog_summary;
 struct report;
 
 /* Load everything a report shows. 0 or -errno. */
@@ -90,9 +91,8 @@ struct report {
 	} * beside;
 	size_t noverlapped; /* runs that ran beside another */
 	int64_t jobs;	    /* the campaign's -j */
-	/* How the runs' logged releases were chosen (tsa: enum tsa_rule). */
-	uint64_t rules[5];
-	bool has_rules;
+	/* The strategy's summary of the runs' decision logs, NULL: none. */
+	struct declog_summary *logsum;
 	struct report_metric *metrics;
 	size_t nmetrics;
 	struct report_failure *failures;
