@@ -504,6 +504,15 @@ cleanup:
 	return err;
 }
 
+int store_open_best(const char *dir, struct store **s)
+{
+	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
+	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
+
+	free(db);
+	return store_open(dir, !rw, s);
+}
+
 /* Campaigns of older versions have no where_ran column: their VM
  * campaigns carry the guest's hostname (tools/vm-init.sh). */
 #define VM_GUEST_HOSTNAME "concsched-vm"
