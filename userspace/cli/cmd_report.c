@@ -68,7 +68,7 @@ static int write_html_file(const struct report *r, const char *path)
 		cs_err("cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	report_write_html(r, f);
+	report_html_write(r, f);
 	if (ferror(f) | fclose(f)) {
 		cs_err("cannot write %s: %s", path, strerror(errno));
 		return -EIO;
@@ -214,7 +214,7 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	if (tasks) {
-		if (report_write_tasks(s, tasks, json, stdout)) {
+		if (report_tasks_write(s, tasks, json, stdout)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -239,7 +239,7 @@ int cmd_report(int argc, char **argv)
 		printf("junit:     %s\n", ci.junit);
 	if (ci.sarif && !json)
 		printf("sarif:     %s\n", ci.sarif);
-	ret = report_failure_count(r) ? 1 : 0;
+	ret = report_model_failure_count(r) ? 1 : 0;
 cleanup:
 	report_free(r);
 	store_close(s);

@@ -253,7 +253,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	if (o->time_s > 0)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: booting the sched_ext VM for the campaign (%s)\n",
-		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
+		vm_host_kvm_usable() ? "KVM" : "TCG emulation: slower");
 	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
 	if ((ret == 0 || ret == 1) && !o->json) {
 		char q[PATH_MAX];

@@ -216,7 +216,7 @@ void report_write_text(const struct report *r, FILE *f)
 		}
 		if (x->detail && strstr(x->detail, "confirmed: "))
 			fprintf(f, "    %s\n", strstr(x->detail, "confirmed: "));
-		b = report_beside_of(r, x->run);
+		b = report_model_beside_of(r, x->run);
 		if (b && b->n) {
 			fprintf(f, "    beside: run%s ", b->n == 1 ? "" : "s");
 			report_text_beside(b, f);

@@ -25,14 +25,14 @@
 
 void report_write_text(const struct report *r, FILE *f);
 void report_write_json(const struct report *r, FILE *f);
-void report_write_html(const struct report *r, FILE *f);
+void report_html_write(const struct report *r, FILE *f);
 
 /* A task key with every store site reference "@N" replaced by
  * "function (file:line)" (or "object+0xoff"); malloc'd. */
 /* Every covered task of metric with its sites resolved, as text or JSON
  * (concsched report --tasks). -ENOENT for a metric the campaign lacks. */
-int report_write_tasks(struct store *s, const char *metric, bool json, FILE *f);
-char *report_task_text(struct store *s, const char *key);
+int report_tasks_write(struct store *s, const char *metric, bool json, FILE *f);
+char *report_tasks_key_text(struct store *s, const char *key);
 
 /* "sudo concsched replay 'DIR' --run N" into buf, with this concsched as
  * the user types it (cs_self_command: "sudo " only for a user who is not

@@ -150,7 +150,7 @@ static void html_failures(const struct report *r, FILE *f)
 		}
 		if (x->nsites)
 			html_sites(x->sites, x->nsites, f);
-		b = report_beside_of(r, x->run);
+		b = report_model_beside_of(r, x->run);
 		if (b && b->n) {
 			fprintf(f, "<p>Beside run%s ", b->n == 1 ? "" : "s");
 			report_text_beside(b, f);
@@ -221,7 +221,7 @@ static void html_warnings(const struct report *r, FILE *f)
 	}
 }
 
-void report_write_html(const struct report *r, FILE *f)
+void report_html_write(const struct report *r, FILE *f)
 {
 	char when[64];
 	size_t i;

@@ -29,7 +29,7 @@ static int collect_note(int64_t run, const char *json, void *arg)
 	return 0;
 }
 
-size_t report_failure_count(const struct report *r)
+size_t report_model_failure_count(const struct report *r)
 {
 	return r->nfailures;
 }
@@ -288,7 +288,7 @@ static void find_overlaps(struct report *r)
 	free(sp);
 }
 
-const struct run_beside *report_beside_of(const struct report *r, int64_t run)
+const struct run_beside *report_model_beside_of(const struct report *r, int64_t run)
 {
 	size_t i;
 
@@ -298,9 +298,9 @@ const struct run_beside *report_beside_of(const struct report *r, int64_t run)
 	return NULL;
 }
 
-size_t report_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max)
+size_t report_model_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max)
 {
-	const struct run_beside *b = report_beside_of(r, run);
+	const struct run_beside *b = report_model_beside_of(r, run);
 	size_t i;
 
 	if (!b)

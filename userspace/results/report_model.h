@@ -108,12 +108,12 @@ struct report {
 };
 
 /* Number of failures recorded (exit status 1 of `report` and `run`). */
-size_t report_failure_count(const struct report *r);
+size_t report_model_failure_count(const struct report *r);
 /* -j N: the runs whose targets ran at the same time as run's, at most max
  * of them into out (in the order of their start); returns how many there
  * are (0 for an unknown run). */
-size_t report_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max);
+size_t report_model_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max);
 /* Run's entry of r->beside, NULL for an unknown run. */
-const struct run_beside *report_beside_of(const struct report *r, int64_t run);
+const struct run_beside *report_model_beside_of(const struct report *r, int64_t run);
 
 #endif

@@ -64,7 +64,7 @@ static void tasks_site_text(struct store *s, int64_t id, bool named, char **out,
 }
 
 /* A task key with every store site reference "@N" replaced by the site. */
-char *report_task_text(struct store *s, const char *key)
+char *report_tasks_key_text(struct store *s, const char *key)
 {
 	size_t cap = strlen(key) + 64, n = 0;
 	char *out = xcalloc(1, cap), *end;
@@ -102,7 +102,7 @@ char *report_task_text(struct store *s, const char *key)
 static int tasks_one(const struct store_task *t, void *arg)
 {
 	struct tasks_ctx *x = arg;
-	char *text = report_task_text(x->s, t->key);
+	char *text = report_tasks_key_text(x->s, t->key);
 
 	if (x->j) {
 		json_obj_begin(x->j, NULL);
@@ -120,7 +120,7 @@ static int tasks_one(const struct store_task *t, void *arg)
 	return 0;
 }
 
-int report_write_tasks(struct store *s, const char *metric, bool json, FILE *f)
+int report_tasks_write(struct store *s, const char *metric, bool json, FILE *f)
 {
 	struct tasks_ctx x = { .s = s, .f = f };
 	struct json j;

@@ -58,7 +58,7 @@ bool sched_ext_supported(void)
 	return access("/sys/kernel/sched_ext/state", R_OK) == 0;
 }
 
-const char *kernel_release(void)
+static const char *kernel_release(void)
 {
 	static struct utsname u;
 

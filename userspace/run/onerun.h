@@ -18,7 +18,6 @@ extern volatile sig_atomic_t run_stop;
 void run_on_signal(int sig);
 
 bool sched_ext_supported(void);
-const char *kernel_release(void);
 /* Root, and sched_ext when the campaign steers; one line on stderr if not. */
 int check_environment(const struct campaign *c);
 

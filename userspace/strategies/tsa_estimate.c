@@ -13,12 +13,12 @@
 
 /* ---- thread model ------------------------------------------------------- */
 
-void tsa_model_init(struct tsa_model *m)
+void tsa_estimate_model_init(struct tsa_model *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void tsa_model_free(struct tsa_model *m)
+void tsa_estimate_model_free(struct tsa_model *m)
 {
 	for (uint32_t t = 0; t < m->nthreads; t++) {
 		struct tsa_thread_model *tm = &m->threads[t];
@@ -31,7 +31,7 @@ void tsa_model_free(struct tsa_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int tsa_model_add_thread(struct tsa_model *m, int32_t creator, uint32_t create_pos)
+int tsa_estimate_model_add_thread(struct tsa_model *m, int32_t creator, uint32_t create_pos)
 {
 	struct tsa_thread_model *tm;
 
@@ -67,8 +67,8 @@ static uint32_t lockset_normalize(uint64_t *ls, uint32_t n)
 	return out;
 }
 
-int tsa_model_add_lock(struct tsa_model *m, uint32_t t, uint32_t site, uint64_t lock,
-		       const uint64_t *lockset, uint32_t nlockset)
+int tsa_estimate_model_add_lock(struct tsa_model *m, uint32_t t, uint32_t site, uint64_t lock,
+				const uint64_t *lockset, uint32_t nlockset)
 {
 	struct tsa_thread_model *tm;
 	struct tsa_lock_action *a;

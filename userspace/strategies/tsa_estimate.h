@@ -39,15 +39,15 @@ struct tsa_model {
 	uint32_t nthreads, cap;
 };
 
-void tsa_model_init(struct tsa_model *m);
-void tsa_model_free(struct tsa_model *m);
+void tsa_estimate_model_init(struct tsa_model *m);
+void tsa_estimate_model_free(struct tsa_model *m);
 /* Add a thread; returns its index (>= 0) or -EINVAL for a bad creator.
  * create_pos is the creator's number of lock actions so far. */
-int tsa_model_add_thread(struct tsa_model *m, int32_t creator, uint32_t create_pos);
+int tsa_estimate_model_add_thread(struct tsa_model *m, int32_t creator, uint32_t create_pos);
 /* Append a lock action to thread t. The lockset is copied, sorted and
  * deduplicated. 0 or -EINVAL. */
-int tsa_model_add_lock(struct tsa_model *m, uint32_t t, uint32_t site, uint64_t lock,
-		       const uint64_t *lockset, uint32_t nlockset);
+int tsa_estimate_model_add_lock(struct tsa_model *m, uint32_t t, uint32_t site, uint64_t lock,
+				const uint64_t *lockset, uint32_t nlockset);
 
 struct tsa_estimate_stats {
 	uint64_t lock_actions; /* lock actions in the model               */

@@ -784,7 +784,7 @@ static int vm_prepare(struct vm_ctx *c)
 	char cwd[PATH_MAX];
 	char *qemu;
 
-	c->kernel = vm_kernel_path();
+	c->kernel = vm_host_kernel_path();
 	if (!c->kernel)
 		return -ENOENT;
 	qemu = cs_find_in_path(QEMU_BIN);
@@ -936,7 +936,7 @@ int vm_run(const struct vm_opts *o, struct vm_result *r)
 		err = -EINTR;
 		goto cleanup;
 	}
-	snprintf(r->accel, sizeof(r->accel), "%s", vm_kvm_usable() ? "kvm" : "tcg");
+	snprintf(r->accel, sizeof(r->accel), "%s", vm_host_kvm_usable() ? "kvm" : "tcg");
 	qargv = qemu_argv(&c, r->accel);
 	err = spawn_qemu(&c, qargv);
 	if (err) {

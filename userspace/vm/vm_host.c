@@ -41,7 +41,7 @@ static bool cpu_has_hw_virt(void)
 	return found;
 }
 
-bool vm_kvm_usable(void)
+bool vm_host_kvm_usable(void)
 {
 	const char *force = getenv("CONCSCHED_VM_ACCEL");
 	int kvm, vm;
@@ -100,7 +100,7 @@ static bool elf_has_pvh_entry(const char *path)
 	return found;
 }
 
-char *vm_kernel_path(void)
+char *vm_host_kernel_path(void)
 {
 	/* CONCSCHED_VM_KERNEL: another cached kernel (tools/vm-kernel.sh
 	 * NAME: trixie-backports), as for `make test-kernels`. */

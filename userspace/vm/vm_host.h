@@ -10,10 +10,10 @@
 
 /* KVM really works: the CPU has VMX/SVM, /dev/kvm opens, API version 12,
  * KVM_CREATE_VM succeeds. $CONCSCHED_VM_ACCEL=kvm|tcg overrides. */
-bool vm_kvm_usable(void);
+bool vm_host_kvm_usable(void);
 
 /* The cached VM kernel to boot: its vmlinux when it has a PVH entry note
  * (faster), else its vmlinuz; NULL with a "run: sudo make deps" line. */
-char *vm_kernel_path(void);
+char *vm_host_kernel_path(void);
 
 #endif
