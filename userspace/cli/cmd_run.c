@@ -427,8 +427,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_SLICE:
 			if (parse_u64(optarg, &v) || v < RUN_SLICE_MIN_US || v > RUN_SLICE_MAX_US) {
-				cs_err("--slice-us %s: a time slice in microseconds, %u to %u", optarg,
-				       RUN_SLICE_MIN_US, RUN_SLICE_MAX_US);
+				cs_err("--slice-us %s: a time slice in microseconds, %u to %u",
+				       optarg, RUN_SLICE_MIN_US, RUN_SLICE_MAX_US);
 				return -EINVAL;
 			}
 			o->sched_slice_us = (unsigned)v;

@@ -45,13 +45,13 @@ struct json;
 #define RUN_MAX_THREADS	    4096
 /* --slice-us: the scheduler's default, and the bounds (the longest stays
  * well under the 5 s stall timeout a queued thread may wait) */
-#define RUN_SLICE_DFL_US 5000u
-#define RUN_SLICE_MIN_US 100u
-#define RUN_SLICE_MAX_US 2000000u
-#define RUN_MAX_DELAYS	    4096
-#define STEER_DEFAULT_CAP   500	 /* steered hits per access site and run ... */
-#define STEER_SAMPLE	    64	 /* ... then 1 in this many */
-#define PROBE_DEFAULT_CAP   2000 /* probed hits per access site and run */
+#define RUN_SLICE_DFL_US  5000u
+#define RUN_SLICE_MIN_US  100u
+#define RUN_SLICE_MAX_US  2000000u
+#define RUN_MAX_DELAYS	  4096
+#define STEER_DEFAULT_CAP 500  /* steered hits per access site and run ... */
+#define STEER_SAMPLE	  64   /* ... then 1 in this many */
+#define PROBE_DEFAULT_CAP 2000 /* probed hits per access site and run */
 
 struct run_opts {
 	const char *strategy;
