@@ -117,6 +117,19 @@ print(n)' "$1" "$2" "$CS_TEST_TAG"
 # polls it).
 bpf_held_any() { [ "$(bpf_held "$@")" -gt 0 ]; }
 
+# runs_ended DIR: how many runs DIR's campaign has stored as ended, 0 until
+# its database is there. Read-only: sqlite3 on a missing path creates an
+# empty file, which the campaign then refuses as "not a campaign database"
+# (a loaded machine's 45-run-jobs: the poll came before the campaign).
+runs_ended() {
+	[ -s "$1/campaign.db" ] || { echo 0; return; }
+	sqlite3 -readonly "$1/campaign.db" "SELECT count(*) FROM runs WHERE outcome != 'running'" \
+		2>/dev/null || echo 0
+}
+# runs_below DIR N: true while DIR's campaign has fewer than N ended runs
+# (gone_within polls it).
+runs_below() { [ "$(runs_ended "$1")" -lt "$2" ]; }
+
 # campaign_mixed DIR SEED RUN-ARGS...: a campaign that holds both a failing
 # and a passing run, for checks about what is done with them (replay,
 # minimize, schedules), never about how often a bug shows. Runs

@@ -134,11 +134,7 @@ pid=$!
 # The kill comes once runs are committed (not after a fixed sleep), and the
 # links go when the kernel has released the dead process's files: polled,
 # within a limit that grows with the machine's speed (tests/lib.sh).
-deadline=$(($(date +%s) + $(scaled 60)))
-while [ "$(date +%s)" -lt "$deadline" ] &&
-	[ "$(sqlite3 "$T/killed/campaign.db" 'SELECT count(*) FROM runs WHERE outcome != "running"' 2>/dev/null || echo 0)" -lt 3 ]; do
-	sleep 0.2
-done
+gone_within "$(scaled 60)" runs_below "$T/killed" 3
 kill -9 $pid
 wait $pid 2>/dev/null
 "$CS" report "$T/killed" --json >"$T/killed.json" 2>/dev/null

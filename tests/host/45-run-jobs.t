@@ -123,7 +123,7 @@ for j in 1 2; do
 	"$CS" run -s none -n 1000 -j $j -o "$T/int$j" -- /bin/sleep 0.777 >/dev/null 2>&1 &
 	sh=$!
 	# The signal comes once a run is stored (not after a fixed sleep).
-	gone_within "$(scaled 30)" sh -c "[ \"\$(sqlite3 '$T/int$j/campaign.db' \"SELECT count(*) FROM runs WHERE outcome != 'running'\" 2>/dev/null || echo 0)\" -lt 1 ]"
+	gone_within "$(scaled 30)" runs_below "$T/int$j" 1
 	# $! may be the shell that forked concsched: signal concsched itself.
 	cs=$(pgrep -f -n -- "-o $T/int$j -- /bin/sleep")
 	kill -INT "${cs:-$sh}"

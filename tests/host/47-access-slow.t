@@ -21,14 +21,16 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
-# 4096 cells, 80 rounds: 1.3 million accesses in the threads.
+# 4096 cells, 80 rounds: 1.3 million accesses in the threads. How many the
+# probes see in the 2 s is the machine's speed (about 200,000 idle, 88,960
+# under load on 2026-11-28): the check asks for thousands, not a number.
 "$CS" run -s none --access --probe-cap 0 -n 2 --run-timeout 2 -o "$T/a" -- "$P" 4096 80 >/dev/null 2>"$T/a.err"
 is "$?" 0 "stencil under --access past a 2 s run timeout: exit 0, no failure"
 "$CS" report "$T/a" --json >"$T/a.json"
 is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass', 'pass']" \
 	"both runs pass"
 like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
-	"^slow under the access probes: past the 2 s run timeout with its accesses probed \([1-9][0-9]{5,} seen\); ended [0-9.]+ s after the probes stopped$" \
+	"^slow under the access probes: past the 2 s run timeout with its accesses probed \([1-9][0-9]{3,} seen\); ended [0-9.]+ s after the probes stopped$" \
 	"the run says it was slow under the access probes, with the accesses seen until then"
 like "$(cat "$T/a.err")" "run 1: slow under the access probes.*\(not a failure\)" \
 	"and is printed as not a failure"
