@@ -171,6 +171,7 @@ static int make_strategy(struct run_opts *o)
 		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
 		return -EINVAL;
 	}
+	o->access_asked = o->access;
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!o->access || o->serial != CS_SERIAL_OFF)) {
