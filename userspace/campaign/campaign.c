@@ -793,21 +793,51 @@ static int64_t sc_count_tasks(void *ctx, const char *metric)
 	return store_count_tasks(c->st, metric);
 }
 
-static int count_warning(const struct store_warning *w, void *arg)
-{
-	int64_t *n = arg;
+/* Distinct race and lock-order warnings (the store keeps one row per run
+ * that saw one): their (kind, variable, sites) hashed, sorted, counted. */
+struct warning_keys {
+	uint64_t *h;
+	size_t n;
+};
 
-	if (!strcmp(w->kind, "race") || !strcmp(w->kind, "lock-order"))
-		(*n)++;
+static int warning_key(const struct store_warning *w, void *arg)
+{
+	struct warning_keys *k = arg;
+	uint64_t h;
+
+	if (strcmp(w->kind, "race") && strcmp(w->kind, "lock-order"))
+		return 0;
+	h = fnv1a64(w->kind, strlen(w->kind), FNV1A64_INIT);
+	if (w->variable)
+		h = fnv1a64(w->variable, strlen(w->variable), h);
+	h = fnv1a64(w->sites, w->nsites * sizeof(*w->sites), h);
+	if (k->n % 64 == 0)
+		k->h = xrealloc(k->h, (k->n + 64) * sizeof(*k->h));
+	k->h[k->n++] = h;
 	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static int64_t sc_count_warnings(void *ctx)
 {
 	struct campaign *c = ctx;
+	struct warning_keys k = { 0 };
 	int64_t n = 0;
+	size_t i;
 
-	return store_for_each_warning(c->st, count_warning, &n) ? 0 : n;
+	if (!store_for_each_warning(c->st, warning_key, &k)) {
+		qsort(k.h, k.n, sizeof(*k.h), cmp_u64);
+		for (i = 0; i < k.n; i++)
+			n += !i || k.h[i] != k.h[i - 1];
+	}
+	free(k.h);
+	return n;
 }
 
 static bool campaign_done(struct campaign *c)

@@ -37,6 +37,7 @@ struct report_site {
 struct report_failure {
 	int64_t run;
 	char *kind, *summary, *detail;
+	char *arm; /* the sub-strategy that ran it (a portfolio's "arm"), or NULL */
 	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;
@@ -209,6 +210,20 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The arm of a portfolio's run (its configuration's "arm"), or NULL. */
+static char *failure_arm(struct store *st, int64_t run)
+{
+	struct store_run sr = { 0 };
+	char *arm = NULL;
+
+	if (store_load_run(st, run, &sr))
+		return NULL;
+	if (sr.strategy_config_json)
+		arm = json_get_string(sr.strategy_config_json, "arm");
+	store_run_clear(&sr);
+	return arm;
+}
+
 static int collect_failure(const struct store_failure *f, void *arg)
 {
 	struct report *r = arg;
@@ -222,6 +237,7 @@ static int collect_failure(const struct store_failure *f, void *arg)
 	rf->detail = dup_or_null(f->detail);
 	rf->nsites = f->nsites;
 	rf->sites = sites_load(r->store, f->sites, f->nsites);
+	rf->arm = failure_arm(r->store, f->run);
 	if (store_replayed(r->store, f->run, &rf->replays, &rf->reproduced))
 		rf->replays = rf->reproduced = 0;
 	return 0;
@@ -520,6 +536,7 @@ void report_free(struct report *r)
 	for (i = 0; i < r->nfailures; i++) {
 		free(r->failures[i].kind);
 		free(r->failures[i].summary);
+		free(r->failures[i].arm);
 		free(r->failures[i].detail);
 		sites_free(r->failures[i].sites, r->failures[i].nsites);
 	}
@@ -682,6 +699,9 @@ void report_write_text(const struct report *r, FILE *f)
 		else
 			fprintf(f, "  run %lld: %s: %s\n", (long long)x->run, x->kind ?: "?",
 				x->summary ?: "");
+		if (x->arm)
+			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
+				x->arm);
 		if (x->nsites) {
 			fprintf(f, "    sites:  ");
 			text_sites(x->sites, x->nsites, f);
@@ -915,6 +935,8 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "kind", x->kind);
 		json_kv_str(&j, "summary", x->summary);
 		json_kv_str(&j, "detail", x->detail);
+		if (x->arm)
+			json_kv_str(&j, "arm", x->arm);
 		json_sites(&j, x->sites, x->nsites);
 		json_kv_str(&j, "replay", replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		if (x->replays) {
@@ -1071,6 +1093,11 @@ static void html_failures(const struct report *r, FILE *f)
 		fprintf(f, "</h3>\n<p>");
 		cs_html_escape(f, x->summary);
 		fprintf(f, "</p>\n");
+		if (x->arm) {
+			fprintf(f, "<p>arm: ");
+			cs_html_escape(f, x->arm);
+			fprintf(f, " (the portfolio's sub-strategy that ran it)</p>\n");
+		}
 		if (x->detail && *x->detail) {
 			fprintf(f, "<pre>");
 			cs_html_escape(f, x->detail);
