@@ -228,18 +228,28 @@ static void test_access_decision(void)
 
 	c.contended_vars = 2;
 	c.est_accesses = PF_ACCESS_MAX;
-	on = strat_portfolio_access_affordable(&c, &why);
+	on = strat_portfolio_access_affordable(&c, 0, &why);
 	tap_ok(on, "100,000 accesses and a contended variable: access on (%s)", why);
 	c.est_accesses = PF_ACCESS_MAX + 1;
-	on = strat_portfolio_access_affordable(&c, &why);
+	on = strat_portfolio_access_affordable(&c, 0, &why);
 	tap_ok(!on && strstr(why, "more than 100000"), "100,001 accesses: off (%s)", why);
 	c.est_accesses = 40;
 	c.contended_vars = 0;
-	on = strat_portfolio_access_affordable(&c, &why);
+	on = strat_portfolio_access_affordable(&c, 0, &why);
 	tap_ok(!on && strstr(why, "no variable"), "no variable a write may race on: off (%s)", why);
+	c.contended_vars = 1;
+	c.est_access_ns = 2100000000ULL; /* 2.1 s probed against 0.1 s without */
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(!on && strstr(why, "20 times"), "a probed run 21 times the plain one: off (%s)",
+	       why);
+	on = strat_portfolio_access_affordable(&c, 110000000ULL, &why);
+	tap_ok(on, "19 times: on (%s)", why);
+	c.est_access_ns = 900000000ULL; /* 0.9 s: fixed costs */
+	on = strat_portfolio_access_affordable(&c, 10000000ULL, &why);
+	tap_ok(on, "90 times but under 1 s: on (%s)", why);
 	c.access_asked = true;
 	c.est_accesses = 5000000;
-	tap_ok(strat_portfolio_access_affordable(&c, &why),
+	tap_ok(strat_portfolio_access_affordable(&c, 0, &why),
 	       "--access given: on whatever the count");
 
 	camp_begin(&k, 1, false, 3, 500);
@@ -490,7 +500,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(42);
+	tap_plan(45);
 	test_registry();
 	test_access_decision();
 	test_warmup();

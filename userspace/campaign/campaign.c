@@ -708,8 +708,10 @@ static int access_estimate(struct campaign *c)
 		struct onerun r;
 
 		err = run_observe_access(c, &r);
-		if (!err)
+		if (!err) {
 			access_estimation_add(c, &r);
+			c->sc.est_access_ns += (r.t1 - r.t0) / runs;
+		}
 		onerun_cleanup(&r);
 		if (err)
 			cs_err("--access: the estimation run failed: %s", strerror(-err));
@@ -734,6 +736,7 @@ static int campaign_estimate(struct campaign *c)
 		if (!err) {
 			obs.tm = &r.tm;
 			obs.res = &r.res;
+			obs.duration_ns = r.t1 - r.t0;
 			err = strategy_estimate(s, &c->sc, &obs);
 		}
 		onerun_cleanup(&r);

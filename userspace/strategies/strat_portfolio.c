@@ -29,8 +29,9 @@
  *
  * Access probing: the portfolio implies --access (its estimation run
  * measures the accesses per run); at campaign_begin it stays on when the
- * estimation run made at most PF_ACCESS_MAX probed accesses and found a
- * variable a write may race on, else the portfolio turns it off
+ * estimation run found a variable a write may race on, made at most
+ * PF_ACCESS_MAX probed accesses and took at most PF_ACCESS_SLOWDOWN times
+ * pct's observed run (no access probes), else the portfolio turns it off
  * (strat_campaign.access_off, one line on stderr) and runs the
  * synchronization arms only. --access given by the user keeps it on.
  *
@@ -213,13 +214,16 @@ static int pf_estimate(struct strategy *s, struct strat_campaign *c,
 	size_t i;
 	int err = 0;
 
+	pf->plain_ns = (pf->plain_ns * pf->observed + obs->duration_ns) / (pf->observed + 1);
+	pf->observed++;
 	for (i = 0; i < PF_NARMS && !err; i++)
 		if (strategy_has(pf->arm[i].s, STRAT_F_ESTIMATE))
 			err = strategy_estimate(pf->arm[i].s, c, obs);
 	return err;
 }
 
-bool strat_portfolio_access_affordable(const struct strat_campaign *c, const char **why)
+bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t plain_ns,
+				       const char **why)
 {
 	if (c->access_asked) {
 		*why = "asked for (--access)";
@@ -231,6 +235,12 @@ bool strat_portfolio_access_affordable(const struct strat_campaign *c, const cha
 	}
 	if (c->est_accesses > PF_ACCESS_MAX) {
 		*why = "the estimation run made more than " PF_ACCESS_MAX_TEXT " probed accesses";
+		return false;
+	}
+	if (plain_ns && c->est_access_ns > PF_ACCESS_SMALL_NS &&
+	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns) {
+		*why = "the estimation run with its accesses probed took more than 20 times the "
+		       "run without";
 		return false;
 	}
 	*why = "affordable";
@@ -266,7 +276,7 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	size_t i;
 	int err = 0;
 
-	pf->access = strat_portfolio_access_affordable(c, &why);
+	pf->access = strat_portfolio_access_affordable(c, pf->plain_ns, &why);
 	c->access_off = !pf->access;
 	cs_rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
 	for (i = 0; i < PF_NARMS; i++)
@@ -274,9 +284,10 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	if (!c->quiet && !pf->access)
 		fprintf(stderr,
 			"concsched: portfolio: access probing off: %s (%" PRIu64
-			" accesses, %zu such variables); the arms steer synchronization points "
-			"only (--access keeps it on)\n",
-			why, c->est_accesses, c->contended_vars);
+			" accesses, %zu contended variables, %.2f s against %.2f s); the arms "
+			"steer synchronization points only (--access keeps it on)\n",
+			why, c->est_accesses, c->contended_vars, c->est_access_ns / 1e9,
+			pf->plain_ns / 1e9);
 	for (i = 0; i < PF_NARMS && !err; i++) {
 		struct pf_arm *a = &pf->arm[i];
 		struct pf_view v;

@@ -180,11 +180,13 @@ struct strat_campaign {
 	uint64_t seed;
 	bool quiet; /* no summaries on stderr (--json) */
 	unsigned estimate_runs;
-	size_t contended_vars; /* --access: variables a write may race on */
-	uint64_t est_accesses; /* --access: probed accesses per estimation run
-				* (every candidate site: an upper bound of the
-				* shared ones), 0 without --access */
-	uint64_t nruns;	       /* runs so far */
+	size_t contended_vars;	/* --access: variables a write may race on */
+	uint64_t est_accesses;	/* --access: probed accesses per estimation run
+				 * (every candidate site: an upper bound of the
+				 * shared ones), 0 without --access */
+	uint64_t est_access_ns; /* --access: an estimation run's time (every
+				 * candidate probed), 0 without --access */
+	uint64_t nruns;		/* runs so far */
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);
@@ -212,6 +214,7 @@ struct strat_campaign {
 struct strat_observation {
 	const struct thread_model *tm;
 	const struct site_resolver *res;
+	uint64_t duration_ns; /* its time (no access probes) */
 };
 
 struct strategy;
