@@ -268,6 +268,32 @@ static void count_known(struct portfolio *pf, struct strat_campaign *c)
 	pf->warnings = c->count_warnings ? c->count_warnings(c->ctx) : 0;
 }
 
+/* Each arm in the campaign: its campaign_begin (quiet: the portfolio
+ * says one line for all) or its campaign_end. */
+static int arms_campaign(struct portfolio *pf, struct strat_campaign *c, bool begin)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PF_NARMS && !err; i++) {
+		struct pf_arm *a = &pf->arm[i];
+		struct pf_view v;
+		struct strat_campaign ac;
+
+		if (!a->on)
+			continue;
+		ac = arm_view(a, c, &v);
+		if (begin) {
+			ac.quiet = true;
+			err = strategy_campaign_begin(a->s, &ac);
+		} else {
+			strategy_campaign_end(a->s, &ac);
+		}
+		free(v.note);
+	}
+	return err;
+}
+
 static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 {
 	struct portfolio *pf = s->priv;
@@ -288,18 +314,7 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 			"steer synchronization points only (--access keeps it on)\n",
 			why, c->est_accesses, c->contended_vars, c->est_access_ns / 1e9,
 			pf->plain_ns / 1e9);
-	for (i = 0; i < PF_NARMS && !err; i++) {
-		struct pf_arm *a = &pf->arm[i];
-		struct pf_view v;
-		struct strat_campaign ac;
-
-		if (!a->on)
-			continue;
-		ac = arm_view(a, c, &v);
-		ac.quiet = true; /* one line for all of them, below */
-		err = strategy_campaign_begin(a->s, &ac);
-		free(v.note);
-	}
+	err = arms_campaign(pf, c, true);
 	count_known(pf, c);
 	arm_names(pf, names, sizeof(names));
 	if (!c->quiet)
@@ -315,17 +330,7 @@ static void pf_campaign_end(struct strategy *s, struct strat_campaign *c)
 	struct portfolio *pf = s->priv;
 	size_t i;
 
-	for (i = 0; i < PF_NARMS; i++) {
-		struct pf_arm *a = &pf->arm[i];
-		struct pf_view v;
-		struct strat_campaign ac;
-
-		if (!a->on)
-			continue;
-		ac = arm_view(a, c, &v);
-		strategy_campaign_end(a->s, &ac);
-		free(v.note);
-	}
+	arms_campaign(pf, c, false);
 	if (c->quiet || !pf->ended)
 		return;
 	for (i = 0; i < PF_NARMS; i++) {
