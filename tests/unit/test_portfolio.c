@@ -263,8 +263,8 @@ static void test_access_decision(void)
 /* The warm-up, in pf_arms[] order, and each arm's run as the loop sees it. */
 static void test_warmup(void)
 {
-	static const char *const order[] = { "random", "pct:3", "random --access", "pct:3 --access",
-					     "fpair" };
+	static const char *const order[] = { "pct:3 --access", "random --access", "fpair", "random",
+					     "pct:3" };
 	struct camp k;
 	struct frun f;
 	size_t i;
@@ -281,8 +281,8 @@ static void test_warmup(void)
 		}
 		free(arm);
 	}
-	tap_ok(in_order, "with access: the warm-up runs random, pct:3, random --access, "
-			 "pct:3 --access, fpair, once each");
+	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, fpair, "
+			 "random, pct:3, once each");
 	camp_end(&k);
 
 	camp_begin(&k, 7, false, 0, 100);
@@ -303,24 +303,27 @@ static void test_warmup(void)
 	/* Each arm's flags and serial mode, per run. */
 	camp_begin(&k, 7, false, 1, 100);
 	run_begin(&k, &f, 11, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
+	       "run 1 (pct:3 --access): access points, serial by priorities");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 12, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 2 (random --access): access points too, in parallel");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 13, true);
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 14, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
 		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 1 (random): synchronization points only, in parallel");
+	       "run 4 (random): synchronization points only, in parallel");
 	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 12, true);
+	run_begin(&k, &f, 15, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && strat_run_has(&f.r, STRAT_F_SERIAL) &&
 		       f.r.sched_serial == CS_SERIAL_PRIO,
-	       "run 2 (pct:3): serial by priorities, no access points");
-	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 13, true);
-	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       !strat_run_has(&f.r, STRAT_F_SERIAL),
-	       "run 3 (random --access): access points too");
-	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 14, true);
-	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.sched_serial == CS_SERIAL_PRIO,
-	       "run 4 (pct:3 --access): access points, serial by priorities");
+	       "run 5 (pct:3): serial by priorities, no access points");
 	run_end(&k, &f, 100000000, false);
 	camp_end(&k);
 }

@@ -56,7 +56,7 @@ rc=$?
 is "$rc" 0 "a correct program (a locked counter), -j 2: exit 0"
 [ "$rc" = 0 ] || diag "$(tail -5 "$T/c.err")"
 is "$(q "$T/c" "SELECT count(*), sum(outcome != 'pass') FROM runs")" "10|0" "... 10 runs, none fails"
-like "$(cat "$T/c.err")" "portfolio: arms random, pct:3, random --access, pct:3 --access, fpair" \
+like "$(cat "$T/c.err")" "portfolio: arms pct:3 --access, random --access, fpair, random, pct:3" \
 	"access probing on: five arms"
 is "$(q "$T/c" "SELECT count(DISTINCT json_extract(strategy_config, '\$.arm')) FROM runs")" 5 \
 	"the warm-up ran each arm (the five begun first; -j 2 ends them in any order)"
