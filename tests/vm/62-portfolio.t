@@ -8,13 +8,16 @@
 # the failure line and the report name the arm that found it, and the
 # failing run replays with that arm's ops. On a correct program (a locked
 # counter) the warm-up runs each arm once in order, with access probing on
-# (few accesses), two runs at once (-j 2) work, and nothing fails.
+# (few accesses), two runs at once (-j 2) work, and nothing fails. On
+# selflock (no variable two threads share) access probing goes off: only
+# random and pct:3 run, no run probes an access, and its deadlock is
+# found (each run is one: the first fails).
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/race_split_cs
-[ -x "$P" ] && [ -x "$PROGS/counter" ] || skip_all "build first: make"
+[ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 13
+plan 17
 T=$(mktemp -d /tmp/cs-portfolio-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -62,3 +65,11 @@ is "$(q "$T/c" "SELECT count(DISTINCT json_extract(strategy_config, '\$.arm')) F
 	"the warm-up ran each arm (the five begun first; -j 2 ends them in any order)"
 is "$(q "$T/c" "SELECT count(*) FROM runs WHERE json_extract(strategy_config, '\$.arm') LIKE 'pct:3%' AND json_extract(strategy_config, '\$.serial') != 'prio'")" 0 \
 	"every pct run ran serial by priorities (its arm's mode, per run)"
+
+"$CS" run --vm -s portfolio -n 2 --seed 1 -o "$T/s" -- "$PROGS/selflock" >/dev/null 2>"$T/s.err"
+is "$?" 1 "selflock: exit 1 (its deadlock), not a crash"
+like "$(cat "$T/s.err")" "portfolio: access probing off: the estimation run found no variable a write may race on" \
+	"no shared variable: access probing off, in one line"
+like "$(cat "$T/s.err")" "portfolio: arms random, pct:3;" "... only the synchronization arms"
+is "$(q "$T/s" "SELECT outcome, json_extract(strategy_config, '\$.arm'), json_extract(strategy_config, '\$.access') IS NULL FROM runs")" \
+	"deadlock|random|1" "... run 1 is random's, probes no access, and finds the deadlock"

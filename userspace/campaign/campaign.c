@@ -982,7 +982,9 @@ int campaign_run(struct run_opts *o)
 	}
 	if (c.sc.access_off && !c.sc.access_asked && c.acc) {
 		/* The strategy found access probing too dear (it said why):
-		 * the test runs probe no access. */
+		 * the test runs probe no access. The session's access probes
+		 * were loaded over the campaign's site set: they go first. */
+		run_session_close(&c.sess);
 		access_campaign_end(&c);
 		o->access = false;
 	}
