@@ -145,8 +145,9 @@ $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # Every test gets a timeout (tools/run-test); the VM tests need root and
-# the VM kernel that `make deps` caches. TESTS= narrows the set.
-PROVE ?= prove
+# the VM kernel that `make deps` caches. TESTS= narrows the set; --timer
+# prints each file's wall time (what docs/testing.md's time table reads).
+PROVE ?= prove --timer
 # Unit and host tests run one at a time (host tests attach probes to the
 # same libraries); VM tests VM_JOBS at a time: each VM's TCG emulation runs
 # on one host core.

@@ -5,10 +5,11 @@
 # upward call (objects built with cc), a stray file, an unknown folder, a
 # kernel -> vm include, a file name two folders hold, a comment naming a
 # path that does not exist and a strategy callback called outside
-# strategies/ is rejected with one line per problem.
+# strategies/ is rejected with one line per problem; --prefixes lists and
+# counts the exports off their file's name.
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 27
+plan 30
 
 CL=$ROOT/tools/check-layout
 T=$(mktemp -d)
@@ -97,4 +98,14 @@ like "$err" "userspace/lib/x\.c:2: a comment names docs/gone\.md, which does not
 like "$err" "Makefile:2: a comment names tools/nothing-here, which does not exist" "a Makefile comment's missing path is reported"
 like "$err" "userspace/coverage/c\.c:2: a strategy's ops called directly" "a strategy callback called outside strategies/ is reported"
 is "$(wc -l <"$T/err")" 4 "exactly those four problems"
+
+# --prefixes: an object's exports off its file's name, listed and counted.
+P=$T/prefixes
+mkdir -p "$P/userspace/lib" "$P/build/obj/lib"
+printf 'int p_one(void) { return 1; }\nint other(void) { return 2; }\n' >"$P/userspace/lib/p.c"
+${CC:-cc} -c "$P/userspace/lib/p.c" -o "$P/build/obj/lib/p.o" || diag "cc p.c failed"
+out=$("$CL" --root "$P" --prefixes); rc=$?
+is $rc 0 "--prefixes: exit 0"
+like "$out" "^lib/p: 1 of 2 exports off the prefix p_: other$" "--prefixes names the export off its file's prefix"
+like "$out" "^check-layout: 1 of 2 exported symbols in 1 objects off their file's prefix$" "--prefixes counts them"
 done_testing

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 44
+plan 46
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -46,6 +46,14 @@ is "$("$CS" report "$T/mf" --json | python3 -c 'import json, sys; d = json.load(
 "$CS" run -s none -n 2 --max-failures 0 -o "$T/mf0" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
 like "$?:$(cat "$T/err")" '^2:.*--max-failures 0: a number of failing runs, at least 1' \
 	"--max-failures 0: exit 2, one line"
+
+# --- --slice-us: recorded with the campaign (replay reads it), bounded ------
+"$CS" run -s none -n 1 --slice-us 2000000 -o "$T/sl" -- "$PROGS/fig2" >/dev/null 2>&1
+is "$("$CS" report "$T/sl" --json | python3 -c 'import json, sys; print(json.loads(json.load(sys.stdin)["campaign"]["config"])["slice_us"])')" \
+	2000000 "--slice-us 2000000 is recorded in the campaign's configuration"
+"$CS" run -s none -n 1 --slice-us 50 -o "$T/sl50" -- "$PROGS/fig2" >/dev/null 2>"$T/err"
+like "$?:$(cat "$T/err")" '^2:concsched: --slice-us 50: a time slice in microseconds, 100 to 2000000$' \
+	"--slice-us 50: exit 2, one line with the bounds"
 
 # --- failures: exit code, --expect-exit, signal, --check -------------------
 "$CS" run -s none -n 3 -o "$T/false" -- /bin/false 2>"$T/err"

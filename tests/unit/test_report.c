@@ -169,17 +169,17 @@ static void test_reports(const char *dir)
 	tap_is_int(store_open(dir, true, &s), 0, "open read-only");
 	tap_is_int(report_load(s, &ro, &r), 0, "report loads");
 	{
-		char *t = report_task_text(s, "@1>@2:3");
+		char *t = report_tasks_key_text(s, "@1>@2:3");
 
 		tap_is_str(t, "transfer (bank.c:42)>audit (bank.c:77):3",
 			   "task text: site references resolved");
 		free(t);
-		t = report_task_text(s, "p3 v@999 f@1 @2 x@ 7");
+		t = report_tasks_key_text(s, "p3 v@999 f@1 @2 x@ 7");
 		tap_is_str(t, "p3 v=@999 f=transfer audit (bank.c:77) x@ 7",
 			   "task text: named refs, unknown site and bare '@'");
 		free(t);
 	}
-	tap_is_int(report_failure_count(r), 1, "one failure");
+	tap_is_int(report_model_failure_count(r), 1, "one failure");
 
 	text = render(r, report_write_text);
 	snprintf(want, sizeof(want), "replay: sudo concsched replay %s --run 30", dir);
@@ -211,7 +211,7 @@ static void test_reports(const char *dir)
 	       "json: failure sites");
 	tap_is_int(count(json, "\"run\": "), 40 + 1, "json: run list and failure");
 
-	html = render(r, report_write_html);
+	html = render(r, report_html_write);
 	tap_is_int(count(html, "<svg"), 2, "html: one <svg> per metric");
 	tap_is_int(count(html, "</svg>"), 2, "html: svgs closed");
 	tap_ok(strstr(html, "saturated at run 9</text>") != NULL,
@@ -298,7 +298,7 @@ static void test_overlaps(const char *dir)
 	for (i = 0; i < 6; i++) {
 		static const char *const want[] = { "2", "1", "4", "3 5", "4", "" };
 		int64_t b[8];
-		size_t n = report_run_beside(r, (int64_t)i + 1, b, 8), k, len = 0;
+		size_t n = report_model_run_beside(r, (int64_t)i + 1, b, 8), k, len = 0;
 		char got[64] = "";
 
 		for (k = 0; k < n && k < 8; k++)

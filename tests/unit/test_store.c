@@ -414,7 +414,7 @@ static void test_merge(void)
 		struct report *r = NULL;
 
 		report_load(c, &ro, &r);
-		tap_ok(r && report_failure_count(r) == 1, "merged failure kept with its run");
+		tap_ok(r && report_model_failure_count(r) == 1, "merged failure kept with its run");
 		report_free(r);
 	}
 	store_close(a);

@@ -58,14 +58,14 @@ static void figure2_model(struct tsa_model *m)
 {
 	int main_t, a, b;
 
-	tsa_model_init(m);
-	main_t = tsa_model_add_thread(m, -1, 0);
-	a = tsa_model_add_thread(m, main_t, 0);
-	b = tsa_model_add_thread(m, main_t, 0);
-	tsa_model_add_lock(m, a, S2A, LOCK_M, NULL, 0);
-	tsa_model_add_lock(m, a, S4A, LOCK_M, NULL, 0);
-	tsa_model_add_lock(m, b, S2B, LOCK_M, NULL, 0);
-	tsa_model_add_lock(m, b, S4B, LOCK_M, NULL, 0);
+	tsa_estimate_model_init(m);
+	main_t = tsa_estimate_model_add_thread(m, -1, 0);
+	a = tsa_estimate_model_add_thread(m, main_t, 0);
+	b = tsa_estimate_model_add_thread(m, main_t, 0);
+	tsa_estimate_model_add_lock(m, a, S2A, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(m, a, S4A, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(m, b, S2B, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(m, b, S4B, LOCK_M, NULL, 0);
 }
 
 static void test_figure2_estimate(void)
@@ -92,7 +92,7 @@ static void test_figure2_estimate(void)
 	tap_ok(!tsa_pairset_get(&r, S4A, S2A) && !tsa_pairset_get(&r, S4B, S2B),
 	       "figure 2: <4a,2a> and <4b,2b> violate AC1");
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 }
 
 static struct tsa_pairset estimate_of(struct tsa_model *m)
@@ -111,12 +111,12 @@ static void test_ac1(void)
 	struct tsa_pairset r;
 	int t;
 
-	tsa_model_init(&m);
-	t = tsa_model_add_thread(&m, -1, 0);
-	tsa_model_add_lock(&m, t, 1, LOCK_M, NULL, 0);
-	tsa_model_add_lock(&m, t, 2, LOCK_M, NULL, 0);
-	tsa_model_add_lock(&m, t, 9, 0x2000, NULL, 0); /* other lock between */
-	tsa_model_add_lock(&m, t, 3, LOCK_M, NULL, 0);
+	tsa_estimate_model_init(&m);
+	t = tsa_estimate_model_add_thread(&m, -1, 0);
+	tsa_estimate_model_add_lock(&m, t, 1, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(&m, t, 2, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(&m, t, 9, 0x2000, NULL, 0); /* other lock between */
+	tsa_estimate_model_add_lock(&m, t, 3, LOCK_M, NULL, 0);
 	r = estimate_of(&m);
 	tap_ok(tsa_pairset_get(&r, 1, 2) && tsa_pairset_get(&r, 2, 3),
 	       "AC1 accepts <1,2> and <2,3> (q = next(p), other locks between do not count)");
@@ -125,7 +125,7 @@ static void test_ac1(void)
 	       "AC1 rejects <1,3> (not next), <2,1> (backwards), <2,9> (other lock)");
 	tap_is_int(r.count, 2, "AC1: a single thread yields only its 2 consecutive pairs");
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 }
 
 /*
@@ -142,16 +142,16 @@ static void ac23_model(struct tsa_model *m, bool release_between)
 	const uint64_t L = 0x3000, held[] = { L };
 	int a, b;
 
-	tsa_model_init(m);
-	a = tsa_model_add_thread(m, -1, 0);
-	b = tsa_model_add_thread(m, a, 0);
-	tsa_model_add_lock(m, a, 0xa0, L, NULL, 0);
-	tsa_model_add_lock(m, a, 0xa1, LOCK_M, held, 1);
+	tsa_estimate_model_init(m);
+	a = tsa_estimate_model_add_thread(m, -1, 0);
+	b = tsa_estimate_model_add_thread(m, a, 0);
+	tsa_estimate_model_add_lock(m, a, 0xa0, L, NULL, 0);
+	tsa_estimate_model_add_lock(m, a, 0xa1, LOCK_M, held, 1);
 	if (release_between) /* unlock L; unlock m; lock L again (a3) */
-		tsa_model_add_lock(m, a, 0xa3, L, NULL, 0);
-	tsa_model_add_lock(m, a, 0xa2, LOCK_M, held, 1);
-	tsa_model_add_lock(m, b, 0xb0, L, NULL, 0);
-	tsa_model_add_lock(m, b, 0xb1, LOCK_M, held, 1);
+		tsa_estimate_model_add_lock(m, a, 0xa3, L, NULL, 0);
+	tsa_estimate_model_add_lock(m, a, 0xa2, LOCK_M, held, 1);
+	tsa_estimate_model_add_lock(m, b, 0xb0, L, NULL, 0);
+	tsa_estimate_model_add_lock(m, b, 0xb1, LOCK_M, held, 1);
 }
 
 static void test_ac2_ac3(void)
@@ -171,7 +171,7 @@ static void test_ac2_ac3(void)
 	       "AC2 and AC3 each rejected one candidate (got %llu, %llu)",
 	       (unsigned long long)st.rejected_ac2, (unsigned long long)st.rejected_ac3);
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 
 	/* Same program but A drops and re-takes L between a1 and a2: L no
 	 * longer guards them *continuously*, so both pairs become feasible. */
@@ -180,7 +180,7 @@ static void test_ac2_ac3(void)
 	tap_ok(tsa_pairset_get(&r, 0xa1, 0xb1) && tsa_pairset_get(&r, 0xb1, 0xa2),
 	       "lockset(p,next(p)) is continuous: re-taking L in between accepts <a1,b1>, <b1,a2>");
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 }
 
 /*
@@ -194,14 +194,14 @@ static void test_ac4(void)
 	struct tsa_pairset r;
 	int mt, t, u;
 
-	tsa_model_init(&m);
-	mt = tsa_model_add_thread(&m, -1, 0);
-	tsa_model_add_lock(&m, mt, 0x50, LOCK_M, NULL, 0);
-	t = tsa_model_add_thread(&m, mt, 1);
-	tsa_model_add_lock(&m, mt, 0x51, LOCK_M, NULL, 0);
-	tsa_model_add_lock(&m, t, 0x70, LOCK_M, NULL, 0);
-	u = tsa_model_add_thread(&m, t, 1);
-	tsa_model_add_lock(&m, u, 0x80, LOCK_M, NULL, 0);
+	tsa_estimate_model_init(&m);
+	mt = tsa_estimate_model_add_thread(&m, -1, 0);
+	tsa_estimate_model_add_lock(&m, mt, 0x50, LOCK_M, NULL, 0);
+	t = tsa_estimate_model_add_thread(&m, mt, 1);
+	tsa_estimate_model_add_lock(&m, mt, 0x51, LOCK_M, NULL, 0);
+	tsa_estimate_model_add_lock(&m, t, 0x70, LOCK_M, NULL, 0);
+	u = tsa_estimate_model_add_thread(&m, t, 1);
+	tsa_estimate_model_add_lock(&m, u, 0x80, LOCK_M, NULL, 0);
 	tsa_pairset_init(&r);
 	tsa_estimate(&m, &r, &st);
 	tap_ok(!tsa_pairset_get(&r, 0x70, 0x50), "AC4 rejects <t0,s0>: s0 ≺ t0 (created after s0)");
@@ -213,7 +213,7 @@ static void test_ac4(void)
 	       "AC4 accepts <u0,s1> and <t0,u0>");
 	tap_is_int(st.rejected_ac4, 3, "AC4 rejected exactly 3 candidates");
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 }
 
 /* Many identical iterations collapse into classes; the result equals the
@@ -225,15 +225,15 @@ static void test_classes(void)
 	struct tsa_pairset r;
 	int mt, a, b;
 
-	tsa_model_init(&m);
-	mt = tsa_model_add_thread(&m, -1, 0);
-	a = tsa_model_add_thread(&m, mt, 0);
-	b = tsa_model_add_thread(&m, mt, 0);
+	tsa_estimate_model_init(&m);
+	mt = tsa_estimate_model_add_thread(&m, -1, 0);
+	a = tsa_estimate_model_add_thread(&m, mt, 0);
+	b = tsa_estimate_model_add_thread(&m, mt, 0);
 	for (int i = 0; i < 5000; i++) {
-		tsa_model_add_lock(&m, a, S2A, LOCK_M, NULL, 0);
-		tsa_model_add_lock(&m, a, S4A, LOCK_M, NULL, 0);
-		tsa_model_add_lock(&m, b, S2B, LOCK_M, NULL, 0);
-		tsa_model_add_lock(&m, b, S4B, LOCK_M, NULL, 0);
+		tsa_estimate_model_add_lock(&m, a, S2A, LOCK_M, NULL, 0);
+		tsa_estimate_model_add_lock(&m, a, S4A, LOCK_M, NULL, 0);
+		tsa_estimate_model_add_lock(&m, b, S2B, LOCK_M, NULL, 0);
+		tsa_estimate_model_add_lock(&m, b, S4B, LOCK_M, NULL, 0);
 	}
 	tsa_pairset_init(&r);
 	tsa_estimate(&m, &r, &st);
@@ -243,7 +243,7 @@ static void test_classes(void)
 	tap_ok(st.classes <= 16, "20000 lock actions collapse into %llu classes",
 	       (unsigned long long)st.classes);
 	tsa_pairset_free(&r);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 }
 
 /* ---- Algorithm 1, replayed the way the paper narrates it --------------- */
@@ -321,7 +321,7 @@ static struct tsa_pairset figure2_requirements(void)
 
 	figure2_model(&m);
 	r = estimate_of(&m);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 	return r;
 }
 

@@ -3,18 +3,21 @@
 # timeout: 1500
 # The clean corpus (tests/programs/clean_*: correct programs with owner
 # checks, trylock assertions, condvar hand-offs, spin-waits, barriers,
-# many threads, recursive and reader-writer locks) under every registered
-# strategy in one VM boot: no failure at all (issue 13). Runs that were only
-# slow under steering are counted, not failures. make test keeps a fast
-# slice (CLEAN_RUNS=3 runs per program and strategy); CLEAN_RUNS=30 is the
-# study recorded in docs/run.md. map skips clean_manythreads (32 threads x
+# many threads, recursive and reader-writer locks) under the steering
+# strategies in one VM boot: no failure at all (issue 13). Runs that were
+# only slow under steering are counted, not failures. make test keeps a fast
+# slice: 3 runs per program under one strategy of each kind (random noise,
+# tsa, pct, map); the study recorded in docs/run.md is CLEAN_RUNS=30 with
+# CLEAN_STRATEGIES="none random rnd-s10:0.2 tsa tsa-h pct map" (the slice
+# dropped none, rnd-s10:0.2 and tsa-h on 2026-11-28: the test was the
+# longest of make test, 15-34 min under load, and those three are a
+# variant of another in the slice). map skips clean_manythreads (32 threads x
 # thousands of steered accesses: minutes per run under TCG, issue 12's
 # cost bound).
 # Knobs for the study (defaults are the make test slice):
 #   CLEAN_RUNS=N             runs per program and strategy (default 3)
 #   CLEAN_PROGS="p ..."      programs (default every tests/programs/clean_*)
-#   CLEAN_STRATEGIES="s ..." strategies (default none random rnd-s10:0.2
-#                            tsa tsa-h pct map)
+#   CLEAN_STRATEGIES="s ..." strategies (default random tsa pct map)
 #   CLEAN_VM_TIMEOUT=SEC     the boot's vm -t limit (default 1450)
 # tools/run-test kills the test after the "# timeout:" below; a longer
 # study sets TEST_TIMEOUT (seconds) above CLEAN_VM_TIMEOUT, e.g.
@@ -29,7 +32,7 @@ for p in $progs; do
 	[ -x "$PROGS/$p" ] || { echo "Bail out! CLEAN_PROGS: no program $PROGS/$p"; exit 1; }
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-strategies=${CLEAN_STRATEGIES:-"none random rnd-s10:0.2 tsa tsa-h pct map"}
+strategies=${CLEAN_STRATEGIES:-"random tsa pct map"}
 RUNS=${CLEAN_RUNS:-3}
 VM_TIMEOUT=${CLEAN_VM_TIMEOUT:-$(scaled 1450)}
 n=0

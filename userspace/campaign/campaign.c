@@ -169,6 +169,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_obj_begin(j, NULL);
 	json_kv_str(j, "strategy", o->strategy);
 	json_kv_str(j, "serial", serial_mode_name(o->serial));
+	json_kv_uint(j, "slice_us", o->sched_slice_us ? o->sched_slice_us : RUN_SLICE_DFL_US);
 	json_kv_uint(j, "runs", o->runs);
 	json_kv_dbl(j, "time_s", o->time_s);
 	json_kv_dbl(j, "run_timeout_s", o->run_timeout_s);

@@ -90,7 +90,7 @@ void doctor_probe(struct doctor_report *r)
 	}
 	free(kpath);
 	r->qemu = system("command -v qemu-system-x86_64 >/dev/null 2>&1") == 0;
-	r->kvm = vm_kvm_usable();
+	r->kvm = vm_host_kvm_usable();
 	r->libbpf_ok = r->libbpf_major > 1 || (r->libbpf_major == 1 && r->libbpf_minor >= 4);
 	r->native_ok = r->sched_ext && r->btf && r->uprobes && r->privileged && r->libbpf_ok;
 	r->observe_ok = r->btf && r->uprobes && r->privileged && r->libbpf_ok;

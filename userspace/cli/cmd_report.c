@@ -11,7 +11,8 @@
 #include "results/schedule.h"
 #include "results/store.h"
 #include "cli/commands.h"
-#include "cli/cmd_report_ci.h"
+#include "experiment/exp_ci.h"
+#include "results/report_ci_write.h"
 #include "lib/util.h"
 
 static void report_usage(FILE *f)
@@ -67,7 +68,7 @@ static int write_html_file(const struct report *r, const char *path)
 		cs_err("cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
-	report_write_html(r, f);
+	report_html_write(r, f);
 	if (ferror(f) | fclose(f)) {
 		cs_err("cannot write %s: %s", path, strerror(errno));
 		return -EIO;
@@ -192,7 +193,7 @@ int cmd_report(int argc, char **argv)
 		       "--junit or --sarif");
 		return EXIT_USAGE;
 	}
-	if (report_ci_is_experiment(ro.dir)) {
+	if (exp_ci_is_experiment(ro.dir)) {
 		if (!ci.junit && !ci.sarif) {
 			cs_err("%s is an experiment: concsched experiment report %s (or report "
 			       "--junit/--sarif FILE)",
@@ -204,16 +205,16 @@ int cmd_report(int argc, char **argv)
 			       "only");
 			return EXIT_USAGE;
 		}
-		return report_ci_experiment(ro.dir, &ci, ro.replay_vm);
+		return exp_ci_write(ro.dir, &ci, ro.replay_vm);
 	}
-	if (report_ci_open(ro.dir, &s))
+	if (store_open_best(ro.dir, &s))
 		return EXIT_USAGE;
 	if (sched_run) {
 		ret = write_schedule(s, ro.dir, (int64_t)sched_run, json);
 		goto cleanup;
 	}
 	if (tasks) {
-		if (report_write_tasks(s, tasks, json, stdout)) {
+		if (report_tasks_write(s, tasks, json, stdout)) {
 			ret = EXIT_USAGE;
 			goto cleanup;
 		}
@@ -226,7 +227,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (html && write_html_file(r, html))
 		goto cleanup;
-	if ((ci.junit || ci.sarif) && report_ci_campaign(ro.dir, s, r, &ci))
+	if ((ci.junit || ci.sarif) && report_ci_write_campaign(ro.dir, s, r, &ci))
 		goto cleanup;
 	if (json)
 		report_write_json(r, stdout);
@@ -238,7 +239,7 @@ int cmd_report(int argc, char **argv)
 		printf("junit:     %s\n", ci.junit);
 	if (ci.sarif && !json)
 		printf("sarif:     %s\n", ci.sarif);
-	ret = report_failure_count(r) ? 1 : 0;
+	ret = report_model_failure_count(r) ? 1 : 0;
 cleanup:
 	report_free(r);
 	store_close(s);

@@ -116,6 +116,10 @@ static void usage(FILE *f)
 		"                        time; at each point where all are parked the oldest\n"
 		"                        (fifo) or a seeded random one (random) goes on (not\n"
 		"                        with tsa, map, pct: they pick who runs)\n"
+		"      --slice-us N      the target threads' time slice (default 5000, at most\n"
+		"                        2000000); a serial run's thread also yields the CPU\n"
+		"                        when its slice ends, so a long one makes the serial\n"
+		"                        schedule depend on the synchronization points only\n"
 		"      --keep-going      do not stop at the first failure\n"
 		"      --max-failures K  stop once K runs have failed (implies --keep-going;\n"
 		"                        default 1, --keep-going alone: no limit)\n"
@@ -264,7 +268,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	if (o->time_s > 0)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: booting the sched_ext VM for the campaign (%s)\n",
-		vm_kvm_usable() ? "KVM" : "TCG emulation: slower");
+		vm_host_kvm_usable() ? "KVM" : "TCG emulation: slower");
 	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
 	if ((ret == 0 || ret == 1) && !o->json) {
 		char q[PATH_MAX];
@@ -337,7 +341,8 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_STEER_CAP,
 		O_PROBE_CAP,
 		O_REPLAY_CHECK,
-		O_MAX_FAILURES
+		O_MAX_FAILURES,
+		O_SLICE
 	};
 	static const struct option opts[] = {
 		{ "strategy", required_argument, NULL, 's' },
@@ -346,6 +351,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "run-timeout", required_argument, NULL, O_RUN_TIMEOUT },
 		{ "seed", required_argument, NULL, O_SEED },
 		{ "serial", required_argument, NULL, O_SERIAL },
+		{ "slice-us", required_argument, NULL, O_SLICE },
 		{ "keep-going", no_argument, NULL, O_KEEP },
 		{ "max-failures", required_argument, NULL, O_MAX_FAILURES },
 		{ "no-follow-forks", no_argument, NULL, O_NO_FOLLOW },
@@ -429,6 +435,14 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_KEEP:
 			o->keep_going = true;
+			break;
+		case O_SLICE:
+			if (parse_u64(optarg, &v) || v < RUN_SLICE_MIN_US || v > RUN_SLICE_MAX_US) {
+				cs_err("--slice-us %s: a time slice in microseconds, %u to %u",
+				       optarg, RUN_SLICE_MIN_US, RUN_SLICE_MAX_US);
+				return -EINVAL;
+			}
+			o->sched_slice_us = (unsigned)v;
 			break;
 		case O_MAX_FAILURES:
 			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {

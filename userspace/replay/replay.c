@@ -171,6 +171,7 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	size_t blob_len = 0, i;
 	char *out = NULL, *err_text = NULL, q[PATH_MAX];
 	double rt_s = 0;
+	int64_t slice_us;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -239,6 +240,12 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	 * descheduled TCG vCPU) breaks the recorded order: wait longer. */
 	p->o.sched_watchdog_ms = REPLAY_WATCHDOG_MS;
 	p->o.sched_timeout_ms = 2 * REPLAY_WATCHDOG_MS;
+	/* The campaign's time slices (--slice-us): a serial run's thread
+	 * yields at its slice's end too (campaigns before slice_us was
+	 * recorded ran on the default). */
+	if (p->camp.config_json && !json_get_int(p->camp.config_json, "slice_us", &slice_us) &&
+	    slice_us >= RUN_SLICE_MIN_US && slice_us <= RUN_SLICE_MAX_US)
+		p->o.sched_slice_us = (unsigned)slice_us;
 	/* The processes the run followed (campaigns before follow_forks
 	 * existed followed none). */
 	p->o.no_follow_forks =

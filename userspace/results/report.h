@@ -17,49 +17,40 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "results/report_model.h"
 #include "results/saturation.h"
 #include "results/store.h"
 
 #define REPORT_JSON_SCHEMA "concsched-report/1"
 
-struct report_options {
-	/* The campaign directory as the user names it: used verbatim (shell
-	 * quoted) in replay commands. */
-	const char *dir;
-	/* Saturation rule; NULL = the campaign's own (--saturation given to
-	 * run), else the default 50 runs / 0.1. */
-	const struct sat_config *sat;
-	/* Replay commands get --vm: the machine that will replay has no
-	 * sched_ext (cmd_report: this one; run --vm: the host). */
-	bool replay_vm;
-};
-
-struct report;
-
-/* Load everything a report shows. 0 or -errno. */
-int report_load(struct store *s, const struct report_options *opt, struct report **out);
-void report_free(struct report *r);
-/* Number of failures recorded (exit status 1 of `report` and `run`). */
-size_t report_failure_count(const struct report *r);
-/* -j N: the runs whose targets ran at the same time as run's, at most max
- * of them into out (in the order of their start); returns how many there
- * are (0 for an unknown run). */
-size_t report_run_beside(const struct report *r, int64_t run, int64_t *out, size_t max);
-
 void report_write_text(const struct report *r, FILE *f);
 void report_write_json(const struct report *r, FILE *f);
-void report_write_html(const struct report *r, FILE *f);
+void report_html_write(const struct report *r, FILE *f);
 
 /* A task key with every store site reference "@N" replaced by
  * "function (file:line)" (or "object+0xoff"); malloc'd. */
 /* Every covered task of metric with its sites resolved, as text or JSON
  * (concsched report --tasks). -ENOENT for a metric the campaign lacks. */
-int report_write_tasks(struct store *s, const char *metric, bool json, FILE *f);
-char *report_task_text(struct store *s, const char *key);
+int report_tasks_write(struct store *s, const char *metric, bool json, FILE *f);
+char *report_tasks_key_text(struct store *s, const char *key);
 
 /* "sudo concsched replay 'DIR' --run N" into buf, with this concsched as
  * the user types it (cs_self_command: "sudo " only for a user who is not
  * root, the binary's path when PATH finds another concsched or none). */
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len);
+
+/* Shared by the renderers (report.c: text; report_json.c, report_html.c). */
+/* "native", "VM", or "?" for a campaign's where_ran. */
+const char *report_where_text(const char *where);
+/* report_replay_command for run of r, with --vm when r's replays need it. */
+const char *report_replay_cmd(const struct report *r, long run, char *buf, size_t len);
+/* "3, 4 and 2 more": the runs beside one (-j N). */
+void report_text_beside(const struct run_beside *b, FILE *f);
+/* The run at which metric m saturated, -1 not (yet). */
+long report_metric_sat_run(const struct report_metric *m);
+/* The unit of r's saturation window: "run" or "s". */
+const char *report_sat_unit(const struct report *r);
+/* "2026-11-28 01:42:21 UTC" from ns since the epoch. */
+void report_format_time(int64_t ns, char *buf, size_t len);
 
 #endif

@@ -8,11 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-/* The session extension (replication, store_replicate): Debian's libsqlite3
- * is built with it; the header declares it only when asked. */
-#define SQLITE_ENABLE_SESSION
-#define SQLITE_ENABLE_PREUPDATE_HOOK
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -20,52 +15,12 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "results/store_db.h"
 #include "results/stream.h"
 #include "lib/util.h"
 
 /* 'CSCH': tells our databases from any other SQLite file. */
 #define STORE_APPLICATION_ID 0x43534348
-
-enum store_stmt_id {
-	ST_SITE_INSERT,
-	ST_SITE_LOOKUP,
-	ST_SITE_GET,
-	ST_TASK_INSERT,
-	ST_TASK_LOOKUP,
-	ST_HITS_ADD,
-	ST_REQ_INSERT,
-	ST_FAIL_INSERT,
-	ST_FAIL_SITE,
-	ST_WARN_INSERT,
-	ST_WARN_SITE,
-	ST_COUNT
-};
-
-struct store {
-	sqlite3 *db;
-	char *dir;
-	char *uuid; /* campaign uuid: origin of this store's own task hits */
-	int64_t run;
-	sqlite3_stmt *stmts[ST_COUNT];
-	char *site_object, *site_function, *site_file; /* store_get_site */
-	/* store_replicate: where committed changes go, and the session
-	 * recording what changed since the last record sent */
-	store_repl_fn repl;
-	void *repl_arg;
-	sqlite3_session *sess;
-};
-
-/* The campaigns merged into this one; campaigns of older versions lack
- * it until a merge writes into them. */
-#define STORE_INPUTS_DDL                                                                           \
-	"CREATE TABLE IF NOT EXISTS inputs(id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE,"     \
-	" dir TEXT, strategy TEXT, seed INTEGER, host TEXT, where_ran TEXT, kernel TEXT,"          \
-	" version TEXT)"
-
-/* What a strategy notes about a run once it has ended (strat_campaign.note):
- * a JSON object per run, e.g. a GA's fitness and generation summaries. */
-#define STORE_NOTES_DDL                                                                            \
-	"CREATE TABLE IF NOT EXISTS strategy_notes(run INTEGER PRIMARY KEY, note TEXT NOT NULL)"
 
 /* A site is an address in a mapped object, as a call site (a return
  * address: named by the call's line) or as an instruction (an access:
@@ -153,42 +108,6 @@ int64_t store_current_run(const struct store *s)
 	return s->run;
 }
 
-/* SQLite result code -> -errno, so callers see one error convention. */
-static int sql_errno(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_OK:
-	case SQLITE_DONE:
-	case SQLITE_ROW:
-		return 0;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_READONLY:
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -EACCES;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_CANTOPEN:
-		return -ENOENT;
-	case SQLITE_NOTADB:
-	case SQLITE_CORRUPT:
-		return -ENOMSG;
-	case SQLITE_CONSTRAINT:
-		return -EEXIST;
-	default:
-		return -EIO;
-	}
-}
-
-static int exec_sql(struct store *s, const char *sql)
-{
-	return sql_errno(sqlite3_exec(s->db, sql, NULL, NULL, NULL));
-}
-
 static sqlite3_stmt *stmt_get(struct store *s, enum store_stmt_id id)
 {
 	if (!s->stmts[id] && sqlite3_prepare_v2(s->db, stmt_sql[id], -1, &s->stmts[id], NULL))
@@ -196,34 +115,6 @@ static sqlite3_stmt *stmt_get(struct store *s, enum store_stmt_id id)
 	sqlite3_reset(s->stmts[id]);
 	sqlite3_clear_bindings(s->stmts[id]);
 	return s->stmts[id];
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static char *col_strdup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *v = sqlite3_column_text(st, i);
-
-	return v ? xstrdup((const char *)v) : NULL;
-}
-
-static const char *col_text(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-/* Runs one prepared statement to completion; returns 0 or -errno. */
-static int step_done(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_errno(rc);
 }
 
 static int make_uuid(char out[37])
@@ -260,15 +151,13 @@ static void store_free(struct store *s)
 	free(s);
 }
 
-static void repl_flush(struct store *s);
-
 void store_close(struct store *s)
 {
 	if (!s)
 		return;
 	if (s->run)
 		store_abort_run(s);
-	repl_flush(s);
+	store_db_flush(s);
 	if (s->repl)
 		s->repl(STREAM_END, NULL, 0, s->repl_arg);
 	store_free(s);
@@ -300,30 +189,6 @@ static int configure_connection(struct store *s, bool read_only)
 	/* WAL + NORMAL: a commit is durable against a process crash (SIGKILL)
 	 * and the database stays consistent across power loss. */
 	return exec_sql(s, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
-}
-
-/* When root runs a campaign through sudo, the results belong to the user.
- * The directory changes hands only when store_create made it: `-o /tmp`
- * must not give /tmp away. */
-static void hand_to_sudo_user(const char *dir, bool made_dir, const char *db)
-{
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	uint64_t uid, gid;
-	char *p;
-
-	if (geteuid() != 0 || !u || !g || parse_u64(u, &uid) || parse_u64(g, &gid))
-		return;
-	if ((made_dir && chown(dir, uid, gid)) || chown(db, uid, gid))
-		cs_warn("cannot give %s to uid %llu: %s", dir, (unsigned long long)uid,
-			strerror(errno));
-	p = xasprintf("%s-wal", db);
-	if (chown(p, uid, gid) && errno != ENOENT)
-		cs_debug("chown %s: %s", p, strerror(errno));
-	free(p);
-	p = xasprintf("%s-shm", db);
-	if (chown(p, uid, gid) && errno != ENOENT)
-		cs_debug("chown %s: %s", p, strerror(errno));
-	free(p);
 }
 
 static int insert_campaign(struct store *s, const struct store_campaign *c, const char *uuid)
@@ -361,11 +226,6 @@ static int insert_campaign(struct store *s, const struct store_campaign *c, cons
 	sqlite3_finalize(st);
 	return err;
 }
-
-#define STORE_REPLAYS_DDL                                                                          \
-	"CREATE TABLE IF NOT EXISTS replays(run INTEGER NOT NULL, at_ns INTEGER NOT NULL,"         \
-	" times INTEGER NOT NULL, reproduced INTEGER NOT NULL, mode TEXT,"                         \
-	" PRIMARY KEY(run, at_ns)) WITHOUT ROWID"
 
 static int create_schema(struct store *s, const struct store_campaign *info, const char *uuid)
 {
@@ -438,7 +298,7 @@ int store_create(const char *dir, const struct store_campaign *info, struct stor
 		cs_err("cannot create campaign database %s: %s", db, store_errmsg(s));
 		goto cleanup;
 	}
-	hand_to_sudo_user(dir, made_dir, db);
+	store_db_hand_to_sudo_user(dir, made_dir, db);
 	*out = s;
 	s = NULL;
 cleanup:
@@ -644,6 +504,15 @@ cleanup:
 	return err;
 }
 
+int store_open_best(const char *dir, struct store **s)
+{
+	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
+	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
+
+	free(db);
+	return store_open(dir, !rw, s);
+}
+
 /* Campaigns of older versions have no where_ran column: their VM
  * campaigns carry the guest's hostname (tools/vm-init.sh). */
 #define VM_GUEST_HOSTNAME "concsched-vm"
@@ -719,7 +588,7 @@ int store_begin_run(struct store *s, const struct store_run_info *ri, int64_t *r
 	err = make_uuid(uuid);
 	if (err)
 		return err;
-	repl_flush(s); /* what changed outside a run goes first */
+	store_db_flush(s); /* what changed outside a run goes first */
 	err = exec_sql(s, "BEGIN IMMEDIATE");
 	if (err)
 		return err;
@@ -752,14 +621,6 @@ fail:
 	s->run = 0;
 	exec_sql(s, "ROLLBACK");
 	return err;
-}
-
-static void bind_blob_or_null(sqlite3_stmt *st, int i, const void *p, size_t len)
-{
-	if (p)
-		sqlite3_bind_blob64(st, i, p, len, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 int store_end_run(struct store *s, const struct store_run_result *res)
@@ -796,11 +657,9 @@ int store_end_run(struct store *s, const struct store_run_result *res)
 		return err;
 	}
 	s->run = 0;
-	repl_flush(s);
+	store_db_flush(s);
 	return 0;
 }
-
-static int repl_session_new(struct store *s);
 
 void store_abort_run(struct store *s)
 {
@@ -810,7 +669,7 @@ void store_abort_run(struct store *s)
 	s->run = 0;
 	/* The session held only this run's changes (flushed at its begin):
 	 * start afresh rather than trust what it kept of a rollback. */
-	if (s->repl && repl_session_new(s))
+	if (s->repl && store_db_session_new(s))
 		s->repl = NULL;
 }
 
@@ -1011,754 +870,4 @@ int store_record_warning(struct store *s, const char *kind, const char *variable
 	if (err)
 		return err;
 	return insert_site_list(s, ST_WARN_SITE, sqlite3_last_insert_rowid(s->db), sites, nsites);
-}
-
-/* Query helper: prepare, bind an optional metric as ?1. */
-static sqlite3_stmt *prepare_metric_query(struct store *s, const char *sql, const char *metric)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
-		return NULL;
-	bind_text(st, 1, metric);
-	return st;
-}
-
-int store_for_each_task(struct store *s, const char *metric, store_task_fn fn, void *arg)
-{
-	sqlite3_stmt *st;
-	struct store_task t;
-	int rc, ret = 0;
-
-	st = prepare_metric_query(s,
-				  "SELECT metric, key, first_run, hits FROM task_totals"
-				  " WHERE ?1 IS NULL OR metric = ?1 ORDER BY metric, id",
-				  metric);
-	if (!st)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		t.metric = col_text(st, 0);
-		t.key = col_text(st, 1);
-		t.first_run = sqlite3_column_int64(st, 2);
-		t.hits = (uint64_t)sqlite3_column_int64(st, 3);
-		ret = fn(&t, arg);
-		if (ret)
-			break;
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_errno(rc);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int store_for_each_requirement(struct store *s, const char *metric, store_requirement_fn fn,
-			       void *arg)
-{
-	struct store_requirement r;
-	sqlite3_stmt *st;
-	int rc, ret = 0;
-
-	st = prepare_metric_query(s,
-				  "SELECT metric, key, source, run FROM requirements"
-				  " WHERE ?1 IS NULL OR metric = ?1 ORDER BY metric, key",
-				  metric);
-	if (!st)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		r.metric = col_text(st, 0);
-		r.key = col_text(st, 1);
-		r.source = col_text(st, 2);
-		r.run = sqlite3_column_int64(st, 3);
-		ret = fn(&r, arg);
-		if (ret)
-			break;
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_errno(rc);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* Site ids of a failure or warning, in recorded order (malloc'd). */
-static int load_site_list(struct store *s, const char *sql, int64_t owner, int64_t **out, size_t *n)
-{
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, owner);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 4;
-			*out = xrealloc(*out, cap * sizeof(**out));
-		}
-		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
-int store_for_each_failure(struct store *s, store_failure_fn fn, void *arg)
-{
-	struct store_failure f;
-	sqlite3_stmt *st = NULL;
-	int64_t *sites;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT f.id, f.run, f.kind, f.summary, f.detail FROM failures f"
-			       " JOIN runs r ON r.idx = f.run ORDER BY f.run, f.id",
-			       -1, &st, NULL))
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		f.id = sqlite3_column_int64(st, 0);
-		f.run = sqlite3_column_int64(st, 1);
-		f.kind = col_text(st, 2);
-		f.summary = col_text(st, 3);
-		f.detail = col_text(st, 4);
-		load_site_list(s, "SELECT site FROM failure_sites WHERE failure = ?1 ORDER BY pos",
-			       f.id, &sites, &f.nsites);
-		f.sites = sites;
-		ret = fn(&f, arg);
-		free(sites);
-		if (ret)
-			break;
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_errno(rc);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int store_for_each_warning(struct store *s, store_warning_fn fn, void *arg)
-{
-	struct store_warning w;
-	sqlite3_stmt *st = NULL;
-	int64_t *sites, id;
-	int rc, ret = 0;
-
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT w.id, w.run, w.kind, w.variable, w.threads, w.locks"
-			       " FROM warnings w JOIN runs r ON r.idx = w.run ORDER BY w.run, w.id",
-			       -1, &st, NULL))
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		id = sqlite3_column_int64(st, 0);
-		w.run = sqlite3_column_int64(st, 1);
-		w.kind = col_text(st, 2);
-		w.variable = col_text(st, 3);
-		w.threads = col_text(st, 4);
-		w.locks = col_text(st, 5);
-		load_site_list(s, "SELECT site FROM warning_sites WHERE warning = ?1 ORDER BY pos",
-			       id, &sites, &w.nsites);
-		w.sites = sites;
-		ret = fn(&w, arg);
-		free(sites);
-		if (ret)
-			break;
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = sql_errno(rc);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int64_t count_query(struct store *s, const char *sql, const char *metric)
-{
-	sqlite3_stmt *st = prepare_metric_query(s, sql, metric);
-	int64_t n = -EIO;
-
-	if (!st)
-		return -EIO;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-int64_t store_count_tasks(struct store *s, const char *metric)
-{
-	return count_query(s, "SELECT count(*) FROM tasks WHERE ?1 IS NULL OR metric = ?1", metric);
-}
-
-int64_t store_count_requirements(struct store *s, const char *metric)
-{
-	return count_query(s, "SELECT count(*) FROM requirements WHERE ?1 IS NULL OR metric = ?1",
-			   metric);
-}
-
-#define RUN_COLUMNS                                                                                \
-	"idx, uuid, seed, strategy_config, outcome, summary, exit_status, signal, started_ns,"     \
-	" duration_ns, origin_campaign, origin_run, origin_host"
-
-static void run_from_row(sqlite3_stmt *st, struct store_run *r)
-{
-	r->index = sqlite3_column_int64(st, 0);
-	r->uuid = col_strdup(st, 1);
-	r->seed = (uint64_t)sqlite3_column_int64(st, 2);
-	r->strategy_config_json = col_strdup(st, 3);
-	r->outcome = col_strdup(st, 4);
-	r->summary = col_strdup(st, 5);
-	r->exit_status = sqlite3_column_int(st, 6);
-	r->signal = sqlite3_column_int(st, 7);
-	r->started_ns = sqlite3_column_int64(st, 8);
-	r->duration_ns = sqlite3_column_int64(st, 9);
-	r->origin_campaign = col_strdup(st, 10);
-	r->origin_run = sqlite3_column_int64(st, 11);
-	r->origin_host = col_strdup(st, 12);
-}
-
-void store_run_clear(struct store_run *r)
-{
-	free(r->uuid);
-	free(r->strategy_config_json);
-	free(r->outcome);
-	free(r->summary);
-	free(r->origin_campaign);
-	free(r->origin_host);
-	memset(r, 0, sizeof(*r));
-}
-
-/* Committed runs only: the run in flight (this connection's open
- * transaction) still says 'running'. */
-int store_load_runs(struct store *s, struct store_run **runs, size_t *n)
-{
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-	int rc;
-
-	*runs = NULL;
-	*n = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT " RUN_COLUMNS " FROM runs WHERE outcome != 'running'"
-			       " ORDER BY idx",
-			       -1, &st, NULL))
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*runs = xrealloc(*runs, cap * sizeof(**runs));
-		}
-		run_from_row(st, &(*runs)[(*n)++]);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_errno(rc);
-}
-
-void store_runs_free(struct store_run *runs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		store_run_clear(&runs[i]);
-	free(runs);
-}
-
-int store_load_run(struct store *s, int64_t index, struct store_run *out)
-{
-	sqlite3_stmt *st = NULL;
-	int err = -ENOENT;
-
-	memset(out, 0, sizeof(*out));
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT " RUN_COLUMNS " FROM runs WHERE idx = ?1"
-			       " AND outcome != 'running'",
-			       -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, index);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		run_from_row(st, out);
-		err = 0;
-	}
-	sqlite3_finalize(st);
-	return err;
-}
-
-static void *col_blob_dup(sqlite3_stmt *st, int i, size_t *len, bool nul)
-{
-	const void *p = sqlite3_column_blob(st, i);
-	size_t n = (size_t)sqlite3_column_bytes(st, i);
-	char *c;
-
-	if (len)
-		*len = 0;
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
-		return NULL;
-	c = xcalloc(1, n + (nul ? 1 : 0));
-	if (n)
-		memcpy(c, p, n);
-	if (len)
-		*len = n;
-	return c;
-}
-
-int store_load_run_blobs(struct store *s, int64_t index, void **declog, size_t *declog_len,
-			 char **out, char **err_out)
-{
-	sqlite3_stmt *st = NULL;
-	int err = -ENOENT;
-
-	if (declog)
-		*declog = NULL;
-	if (declog_len)
-		*declog_len = 0;
-	if (out)
-		*out = NULL;
-	if (err_out)
-		*err_out = NULL;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT declog, stdout, stderr FROM runs WHERE idx = ?1"
-			       " AND outcome != 'running'",
-			       -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, index);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (declog)
-			*declog = col_blob_dup(st, 0, declog_len, false);
-		if (out)
-			*out = col_blob_dup(st, 1, NULL, true);
-		if (err_out)
-			*err_out = col_blob_dup(st, 2, NULL, true);
-		err = 0;
-	}
-	sqlite3_finalize(st);
-	return err;
-}
-
-int store_metrics(struct store *s, char ***names, size_t *n)
-{
-	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
-
-	*names = NULL;
-	*n = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT metric FROM tasks UNION SELECT metric FROM requirements"
-			       " ORDER BY 1",
-			       -1, &st, NULL))
-		return -EIO;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			*names = xrealloc(*names, cap * sizeof(**names));
-		}
-		(*names)[(*n)++] = col_strdup(st, 0);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
-void store_strings_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-int store_coverage_series(struct store *s, const char *metric, struct store_series_point **pts,
-			  size_t *n)
-{
-	sqlite3_stmt *st = NULL;
-	double total = 0;
-	size_t cap = 0;
-	int rc;
-
-	*pts = NULL;
-	*n = 0;
-	/* Time is measured from the earliest start: after a merge, runs of
-	 * another machine may have started before this campaign's first. */
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT r.idx, r.started_ns + r.duration_ns -"
-			       " (SELECT min(started_ns) FROM runs WHERE outcome != 'running'),"
-			       " coalesce(n.c, 0) FROM runs r LEFT JOIN"
-			       " (SELECT first_run, count(*) AS c FROM tasks WHERE metric = ?1"
-			       "  GROUP BY first_run) n ON n.first_run = r.idx"
-			       " WHERE r.outcome != 'running' ORDER BY r.idx",
-			       -1, &st, NULL))
-		return -EIO;
-	bind_text(st, 1, metric);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_series_point *p;
-
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*pts = xrealloc(*pts, cap * sizeof(**pts));
-		}
-		p = &(*pts)[(*n)++];
-		p->run = sqlite3_column_int64(st, 0);
-		p->t_s = (double)sqlite3_column_int64(st, 1) / 1e9;
-		p->new_tasks = (uint64_t)sqlite3_column_int64(st, 2);
-		total += (double)p->new_tasks;
-		p->covered = total;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_errno(rc);
-}
-
-int store_add_input(struct store *s, const struct store_campaign *c, const char *dir)
-{
-	sqlite3_stmt *st = NULL;
-	int err = exec_sql(s, STORE_INPUTS_DDL);
-
-	if (err)
-		return err;
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT OR IGNORE INTO inputs(uuid, dir, strategy, seed, host,"
-			       " where_ran, kernel, version) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
-			       -1, &st, NULL))
-		return -EIO;
-	bind_text(st, 1, c->uuid);
-	bind_text(st, 2, dir);
-	bind_text(st, 3, c->strategy);
-	sqlite3_bind_int64(st, 4, (int64_t)c->seed);
-	bind_text(st, 5, c->host);
-	bind_text(st, 6, c->where);
-	bind_text(st, 7, c->kernel);
-	bind_text(st, 8, c->version);
-	err = step_done(st);
-	sqlite3_finalize(st);
-	return err;
-}
-
-int store_list_inputs(struct store *s, struct store_input **inputs, size_t *n)
-{
-	sqlite3_stmt *st = NULL;
-	struct store_input *v = NULL;
-	size_t k = 0;
-	int rc;
-
-	*inputs = NULL;
-	*n = 0;
-	/* No table: a campaign of an older version that was never merged into. */
-	if (sqlite3_prepare_v2(
-		    s->db,
-		    "SELECT i.uuid, i.dir, i.strategy, i.seed, i.host, i.where_ran, i.kernel,"
-		    " i.version, (SELECT count(*) FROM runs r WHERE r.outcome != 'running'"
-		    " AND coalesce(r.origin_campaign, (SELECT uuid FROM campaign LIMIT 1))"
-		    " = i.uuid) FROM inputs i ORDER BY i.id",
-		    -1, &st, NULL))
-		return 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (k + 1) * sizeof(*v));
-		v[k].uuid = col_strdup(st, 0);
-		v[k].dir = col_strdup(st, 1);
-		v[k].strategy = col_strdup(st, 2);
-		v[k].seed = (uint64_t)sqlite3_column_int64(st, 3);
-		v[k].host = col_strdup(st, 4);
-		v[k].where = col_strdup(st, 5);
-		v[k].kernel = col_strdup(st, 6);
-		v[k].version = col_strdup(st, 7);
-		v[k].runs = sqlite3_column_int64(st, 8);
-		k++;
-	}
-	sqlite3_finalize(st);
-	*inputs = v;
-	*n = k;
-	return rc == SQLITE_DONE ? 0 : sql_errno(rc);
-}
-
-void store_inputs_free(struct store_input *inputs, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(inputs[i].uuid);
-		free(inputs[i].dir);
-		free(inputs[i].strategy);
-		free(inputs[i].host);
-		free(inputs[i].where);
-		free(inputs[i].kernel);
-		free(inputs[i].version);
-	}
-	free(inputs);
-}
-
-/* Replication (store_replicate, results/stream.h). */
-
-static int repl_session_new(struct store *s)
-{
-	int rc;
-
-	if (s->sess)
-		sqlite3session_delete(s->sess);
-	s->sess = NULL;
-	rc = sqlite3session_create(s->db, "main", &s->sess);
-	if (rc == SQLITE_OK)
-		rc = sqlite3session_attach(s->sess, NULL);
-	if (rc != SQLITE_OK) {
-		cs_warn("campaign %s: cannot record changes to stream them: %s", s->dir,
-			sqlite3_errstr(rc));
-		return sql_errno(rc) ?: -EIO;
-	}
-	return 0;
-}
-
-static void repl_stop(struct store *s, const char *what, int err)
-{
-	cs_warn("campaign %s: streaming stopped (%s: %s); the campaign stays whole where it "
-		"is written",
-		s->dir, what, strerror(-err));
-	s->repl = NULL;
-	if (s->sess)
-		sqlite3session_delete(s->sess);
-	s->sess = NULL;
-}
-
-/* Send what committed since the last record, and record afresh. */
-static void repl_flush(struct store *s)
-{
-	void *cs = NULL;
-	int n = 0, rc, err;
-
-	if (!s->repl || !s->sess || sqlite3session_isempty(s->sess))
-		return;
-	rc = sqlite3session_changeset(s->sess, &n, &cs);
-	if (rc != SQLITE_OK) {
-		repl_stop(s, "changeset", sql_errno(rc) ?: -EIO);
-		return;
-	}
-	err = s->repl(STREAM_CHANGESET, cs, (size_t)n, s->repl_arg);
-	sqlite3_free(cs);
-	if (err)
-		repl_stop(s, "send", err);
-	else if (repl_session_new(s))
-		s->repl = NULL;
-}
-
-int store_replicate(struct store *s, store_repl_fn fn, void *arg)
-{
-	sqlite3_int64 n = 0;
-	unsigned char *db;
-	int err;
-
-	if (s->run)
-		return -EBUSY;
-	db = sqlite3_serialize(s->db, "main", &n, 0);
-	if (!db)
-		return -ENOMEM;
-	err = fn(STREAM_SNAPSHOT, db, (size_t)n, arg);
-	sqlite3_free(db);
-	if (err)
-		return err;
-	s->repl = fn;
-	s->repl_arg = arg;
-	err = repl_session_new(s);
-	if (err)
-		s->repl = NULL;
-	return err;
-}
-
-int store_replica_create(const char *dir, const void *image, size_t len, struct store **out)
-{
-	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME), *part = xasprintf("%s.part", db);
-	struct stat sb;
-	bool made_dir = stat(dir, &sb) != 0;
-	int fd = -1, err;
-
-	*out = NULL;
-	err = mkdir_p(dir, 0755);
-	if (err) {
-		cs_err("cannot create campaign directory %s: %s", dir, strerror(-err));
-		goto out;
-	}
-	if (stat(db, &sb) == 0) {
-		err = -EEXIST;
-		cs_err("%s already holds a campaign (choose another --out, or remove it)", dir);
-		goto out;
-	}
-	/* Whole or absent: written aside, synced, then renamed into place. */
-	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? -errno : write_all(fd, image, len);
-	if (!err && fsync(fd))
-		err = -errno;
-	/* Closed before SQLite opens the file: closing any descriptor of it
-	 * later would drop the POSIX locks SQLite holds on it, and a reader's
-	 * close would then take this writer's WAL away. */
-	if (fd >= 0 && close(fd) && !err)
-		err = -errno;
-	fd = -1;
-	if (err) {
-		cs_err("cannot write %s: %s", part, strerror(-err));
-		unlink(part);
-		goto out;
-	}
-	if (rename(part, db)) {
-		err = -errno;
-		cs_err("cannot create %s: %s", db, strerror(errno));
-		unlink(part);
-		goto out;
-	}
-	err = store_open(dir, false, out);
-	if (!err)
-		hand_to_sudo_user(dir, made_dir, db);
-out:
-	if (fd >= 0)
-		close(fd);
-	free(part);
-	free(db);
-	return err;
-}
-
-/* A replica only ever receives what its source committed on top of the
- * same rows: a conflict means the two differ, and the apply stops. */
-static int replica_conflict(void *arg, int why, sqlite3_changeset_iter *it)
-{
-	(void)arg;
-	(void)why;
-	(void)it;
-	return SQLITE_CHANGESET_ABORT;
-}
-
-int store_replica_apply(struct store *s, const void *changeset, size_t len)
-{
-	int rc;
-
-	if (len > INT32_MAX)
-		return -EMSGSIZE;
-	rc = sqlite3changeset_apply(s->db, (int)len, (void *)changeset, NULL, replica_conflict,
-				    NULL);
-	if (rc != SQLITE_OK) {
-		cs_err("campaign %s: cannot apply what the VM committed: %s", s->dir,
-		       sqlite3_errstr(rc));
-		return sql_errno(rc) ?: -EIO;
-	}
-	return 0;
-}
-
-int64_t store_count_runs(struct store *s)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t n = -EIO;
-
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM runs", -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
-int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
-		     const char *order)
-{
-	sqlite3_stmt *st = NULL;
-	int err = exec_sql(s, STORE_REPLAYS_DDL);
-
-	if (err)
-		return err;
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT OR REPLACE INTO replays(run, at_ns, times, reproduced, mode)"
-			       " VALUES(?1, ?2, ?3, ?4, ?5)",
-			       -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_int64(st, 2, (int64_t)now_realtime_ns());
-	sqlite3_bind_int64(st, 3, (int64_t)times);
-	sqlite3_bind_int64(st, 4, (int64_t)reproduced);
-	bind_text(st, 5, order);
-	err = step_done(st);
-	sqlite3_finalize(st);
-	return err;
-}
-
-int store_set_declog(struct store *s, int64_t run, const void *blob, size_t len)
-{
-	sqlite3_stmt *st = NULL;
-	int err;
-
-	if (sqlite3_prepare_v2(s->db, "UPDATE runs SET declog = ?1 WHERE idx = ?2", -1, &st, NULL))
-		return -EIO;
-	bind_blob_or_null(st, 1, blob, len);
-	sqlite3_bind_int64(st, 2, run);
-	err = step_done(st);
-	sqlite3_finalize(st);
-	if (!err && sqlite3_changes(s->db) != 1)
-		err = -ENOENT;
-	return err;
-}
-
-int store_replayed(struct store *s, int64_t run, uint64_t *times, uint64_t *reproduced)
-{
-	sqlite3_stmt *st = NULL;
-	int err = -ENOENT;
-
-	/* Campaigns nobody replayed have no such table. */
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT times, reproduced FROM replays WHERE run = ?1"
-			       " ORDER BY at_ns DESC LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -ENOENT;
-	sqlite3_bind_int64(st, 1, run);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		*times = (uint64_t)sqlite3_column_int64(st, 0);
-		*reproduced = (uint64_t)sqlite3_column_int64(st, 1);
-		err = 0;
-	}
-	sqlite3_finalize(st);
-	return err;
-}
-
-int64_t store_replayed_like(struct store *s, int64_t run)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t other = 0;
-
-	/* The same failure: its kind and its sites (a summary names thread
-	 * ids and addresses), or its summary when it has no site. */
-	if (sqlite3_prepare_v2(
-		    s->db,
-		    "WITH f AS (SELECT run, kind, summary, (SELECT group_concat(site) FROM"
-		    " (SELECT site FROM failure_sites WHERE failure = failures.id ORDER BY site))"
-		    " AS sites FROM failures)"
-		    " SELECT o.run FROM f me JOIN f o ON o.kind IS me.kind AND o.sites IS me.sites"
-		    " AND (me.sites IS NOT NULL OR o.summary IS me.summary) AND o.run != me.run"
-		    " JOIN replays p ON p.run = o.run AND p.reproduced > 0 AND p.reproduced = "
-		    "p.times"
-		    " WHERE me.run = ?1 ORDER BY o.run LIMIT 1",
-		    -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, run);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		other = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return other;
-}
-
-int store_add_strategy_note(struct store *s, int64_t run, const char *json)
-{
-	sqlite3_stmt *st = NULL;
-	int err = exec_sql(s, STORE_NOTES_DDL);
-
-	if (err)
-		return err;
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT OR REPLACE INTO strategy_notes(run, note) VALUES(?1, ?2)",
-			       -1, &st, NULL))
-		return -EIO;
-	sqlite3_bind_int64(st, 1, run);
-	bind_text(st, 2, json);
-	err = step_done(st);
-	sqlite3_finalize(st);
-	return err;
-}
-
-int store_strategy_notes(struct store *s, int (*fn)(int64_t run, const char *json, void *arg),
-			 void *arg)
-{
-	sqlite3_stmt *st = NULL;
-	int err = 0;
-
-	/* Campaigns from before the table have no notes. */
-	if (sqlite3_prepare_v2(s->db, "SELECT run, note FROM strategy_notes ORDER BY run", -1, &st,
-			       NULL) != SQLITE_OK)
-		return 0;
-	while (!err && sqlite3_step(st) == SQLITE_ROW)
-		err = fn(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-			 arg);
-	sqlite3_finalize(st);
-	return err;
 }

@@ -179,6 +179,10 @@ int store_create(const char *dir, const struct store_campaign *info, struct stor
  * not ours), -EPROTONOSUPPORT written by a newer concsched. read_only opens
  * without write access (report on a campaign the user cannot write). */
 int store_open(const char *dir, bool read_only, struct store **out);
+/* Open a campaign to report on: with write access when the user has it
+ * (SQLite then recovers a campaign whose writer was killed), else as it
+ * is. 0 or -errno (one line printed). */
+int store_open_best(const char *dir, struct store **s);
 /* Rolls back a run still in flight. */
 void store_close(struct store *s);
 const char *store_errmsg(struct store *s);

@@ -42,6 +42,7 @@
 #include <bpf/libbpf.h>
 
 #include "run/access.h"
+#include "run/access_state.h"
 #include "run/run_sites.h"
 #include "kernel/access_probes.h"
 #include "lib/json.h"
@@ -53,114 +54,6 @@
 #include "kernel/symbolize.h"
 #include "lib/suppress.h"
 #include "lib/util.h"
-
-/* Requirements beyond this many are counted, not stored. */
-#define ACCESS_MAX_REQUIREMENTS 20000
-
-/* A variable's identity: a store site id (see the header comment). */
-struct acc_var {
-	int64_t id;
-	bool heap;
-	bool shared;
-	char *name;    /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
-	uint64_t size; /* bytes: the symbol's, or the block's when first seen; 0 unknown */
-	bool steer;    /* map: a write may meet another access concurrently */
-	/* estimation: read and write sites */
-	uint32_t *reads, *writes;
-	uint32_t nreads, nwrites;
-};
-
-struct access_campaign {
-	struct site_set set; /* candidates (cookie i = set.sites[i]) */
-	bool *shared_site;   /* the sites later runs probe */
-	size_t nshared_sites;
-	int64_t *site_id; /* per candidate: store site id, 0 not yet */
-	int64_t *func_id; /* per candidate: store site of its function, -1 none */
-	struct acc_var *vars;
-	size_t nvars;
-	struct cov_u64map var_index; /* var id -> index in vars */
-	size_t nshared_vars;
-	size_t nsteer;		      /* shared variables map steers (acc_var.steer) */
-	struct cov_u64map race_pairs; /* site pair -> index + 1 in race_names */
-	char **race_names;	      /* a pair's variable as its first warning named it */
-	size_t nrace_names;
-	struct suppressions *supp;	/* the defaults and --suppressions */
-	uint64_t suppressed;		/* race warnings they kept out of the store */
-	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
-	char **paths;			/* campaign thread id -> creation path */
-	uint32_t npaths;
-	/* estimation */
-	unsigned est_runs;
-	uint64_t est_attach_ns;
-	size_t est_attached;
-	uint64_t est_accesses, est_dropped;
-	struct cov_event *order_events; /* first estimation run, for the site order */
-	size_t norder, caporder;
-	uint64_t domain;     /* formula (no pruning) */
-	uint64_t domain_hb;  /* after happens-before pruning */
-	size_t requirements; /* stored */
-	/* runs */
-	uint64_t attach_ns_total;
-	size_t attached_last;
-	uint64_t accesses, dropped, warnings;
-	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
-	uint64_t capped;		 /* sites past the probe cap (--probe-cap), */
-	uint64_t capped_runs;		 /* in so many runs */
-	unsigned explored, explored_new; /* exploration runs, those that found more */
-	/* replay: the filters read back from the run's JSON */
-	char **inc, **exc, **objs;
-	size_t ninc, nexc, nobjs;
-};
-
-struct heap_block {
-	uint64_t start, size, caller;
-};
-
-/* An allocation not yet told to the race detector: it is, once the
- * event stream reaches its time (hb.h: the block is a new variable from
- * then on; told at once, an older access of the block's previous life
- * still in the stream would look like one of the new block). */
-struct alloc_pending {
-	uint64_t ts, addr, size;
-};
-
-/* An access a thread is kept at: fed once the thread goes on. */
-struct acc_pending {
-	bool on;
-	bool split; /* a plain read-modify-write: R then W */
-	struct cov_event ev;
-};
-
-struct access_run {
-	struct campaign *c;
-	struct onerun *r;
-	struct access_campaign *ac;
-	bool estimate;
-	bool explore;	      /* a test run probing every candidate (explore_due) */
-	uint64_t capped_seen; /* CS_ASTAT_CAPPED when last looked at (the probe cap) */
-	struct cov_metrics *m;
-	struct cov_event_conv conv;
-	const struct cs_event *cur;
-	pid_t pid;
-	struct symbolizer *sz;
-	uint64_t refreshed_ns;
-	struct ring_buffer *alloc_rb;
-	struct heap_block *blocks; /* sorted by start */
-	size_t nblocks, capblocks;
-	struct alloc_pending *allocs; /* by time */
-	size_t nallocs, capallocs;
-	struct cov_u64map data;	     /* file-backed data address -> var id + 1 (1: none) */
-	struct cov_u64map sync_site; /* runtime call site -> store site id */
-	struct cov_u64map locks;     /* runtime lock address -> id */
-	struct cov_u64map funcs;     /* runtime call site -> function id + 1 */
-	struct cov_u64map addr_tid;  /* estimation: address -> first tid | shared bit */
-	uint64_t *bias;		     /* per object of the site set: load bias + 1, 0 unknown */
-	const char **bias_obj;
-	size_t nbias;
-	struct acc_pending *pending; /* by thread index */
-	size_t npending;
-	uint64_t accesses;
-};
 
 /* ---- campaign tables ---------------------------------------------------------------- */
 
@@ -201,14 +94,14 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 	return v;
 }
 
-static struct acc_var *var_find(const struct access_campaign *ac, uint32_t id)
+struct acc_var *access_var_find(const struct access_campaign *ac, uint32_t id)
 {
 	uint64_t *idx = cov_u64map_get(&ac->var_index, id);
 
 	return idx ? &ac->vars[*idx] : NULL;
 }
 
-static int64_t key_site(struct campaign *c, const char *object, uint64_t offset)
+int64_t access_key_site(struct campaign *c, const char *object, uint64_t offset)
 {
 	char key[PATH_MAX + 32];
 
@@ -225,7 +118,7 @@ static int64_t insn_site(struct campaign *c, const char *object, uint64_t offset
 	return run_store_insn_site(c->st, key);
 }
 
-static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
+uint32_t access_cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
 {
 	const struct mem_site *s;
 
@@ -242,7 +135,7 @@ static uint32_t cand_site(struct access_campaign *ac, struct campaign *c, uint32
 
 uint32_t access_point_site(struct campaign *c, const struct cs_event *e)
 {
-	return c && c->acc ? cand_site(c->acc, c, e->seq) : 0;
+	return c && c->acc ? access_cand_site(c->acc, c, e->seq) : 0;
 }
 
 static uint32_t cand_func(struct access_campaign *ac, struct campaign *c, uint32_t i)
@@ -254,7 +147,7 @@ static uint32_t cand_func(struct access_campaign *ac, struct campaign *c, uint32
 		return 0;
 	if (!ac->func_id[i]) {
 		s = &ac->set.sites[i];
-		id = s->function ? key_site(c, s->object, s->offset - s->func_offset) : 0;
+		id = s->function ? access_key_site(c, s->object, s->offset - s->func_offset) : 0;
 		ac->func_id[i] = id > 0 && id <= UINT32_MAX ? id : -1;
 	}
 	return ac->func_id[i] > 0 ? (uint32_t)ac->func_id[i] : 0;
@@ -310,7 +203,7 @@ static void stable_elem(const struct access_campaign *ac, const char *tok, char 
 }
 
 /* A metric key ("s12 s40 v7 t1 {l3,t2}") in store form. */
-static char *stable_key(const struct access_campaign *ac, const char *key)
+char *access_stable_key(const struct access_campaign *ac, const char *key)
 {
 	size_t cap = strlen(key) * 2 + 64, n = 0;
 	char *out = xcalloc(1, cap), *dup = xstrdup(key), *save = NULL, *tok;
@@ -343,112 +236,9 @@ static char *stable_key(const struct access_campaign *ac, const char *key)
 	return out;
 }
 
-/* "name (file:line)" of a store site for warnings. */
-static void site_text(struct store *st, int64_t id, char *buf, size_t len)
-{
-	struct store_site s;
-
-	if (store_get_site(st, id, &s)) {
-		snprintf(buf, len, "@%" PRId64, id);
-		return;
-	}
-	if (s.function && s.file)
-		snprintf(buf, len, "%s (%s:%d)", s.function,
-			 strrchr(s.file, '/') ? strrchr(s.file, '/') + 1 : s.file, s.line);
-	else if (s.function)
-		snprintf(buf, len, "%s", s.function);
-	else
-		snprintf(buf, len, "%s+0x%" PRIx64,
-			 strrchr(s.object, '/') ? strrchr(s.object, '/') + 1 : s.object, s.offset);
-}
-
-static void var_name(struct access_campaign *ac, struct store *st, uint32_t id, char *buf,
-		     size_t len)
-{
-	const struct acc_var *v = var_find(ac, id);
-
-	if (v && v->name)
-		snprintf(buf, len, "%s", v->name);
-	else
-		site_text(st, id, buf, len);
-}
-
-/* The variable of a race and the element the racing access touched, by
- * its byte offset (the element size of an array of structs is not known
- * without its type): "counter", "acc_array+0x18", "heap block allocated
- * at f+0x1d (x.c:10) +0x18". */
-static void race_var_text(struct access_campaign *ac, struct store *st, uint32_t id,
-			  const struct race_access *a, char *buf, size_t len)
-{
-	const struct acc_var *v = var_find(ac, id);
-	size_t n;
-
-	var_name(ac, st, id, buf, len);
-	n = strlen(buf);
-	if (v && a->var_off && n + 24 < len)
-		snprintf(buf + n, len - n, "%s+0x%x", v->heap ? " " : "", a->var_off);
-}
-
-/* One warning per pair of sites in a campaign: later runs name the
- * variable as the first warning did, so the report counts them as one. */
-static const char *race_pair_text(struct access_campaign *ac, uint32_t s1, uint32_t s2,
-				  const char *text)
-{
-	bool created;
-	uint64_t *slot = cov_u64map_put(&ac->race_pairs, (uint64_t)s1 << 32 | s2, 0, &created);
-
-	if (created) {
-		ac->race_names =
-			xrealloc(ac->race_names, (ac->nrace_names + 1) * sizeof(*ac->race_names));
-		ac->race_names[ac->nrace_names++] = xstrdup(text);
-		*slot = ac->nrace_names;
-	}
-	return ac->race_names[*slot - 1];
-}
-
-/* Does a suppression (the defaults, --suppressions) match either site? */
-static bool race_suppressed(struct access_campaign *ac, struct store *st, int64_t s1, int64_t s2)
-{
-	struct store_site a = { 0 }, b = { 0 };
-	struct suppress_frame fa = { 0 };
-	const char *by = NULL;
-
-	/* store_get_site's strings last until its next call: a's are copied. */
-	if (!ac->supp || store_get_site(st, s1, &a))
-		return false;
-	fa.function = a.function ? xstrdup(a.function) : NULL;
-	fa.file = a.file ? xstrdup(a.file) : NULL;
-	fa.object = a.object ? xstrdup(a.object) : NULL;
-	if (!store_get_site(st, s2, &b))
-		by = suppress_race(ac->supp, &fa,
-				   &(struct suppress_frame){ b.function, b.file, b.object });
-	free((char *)fa.function);
-	free((char *)fa.file);
-	free((char *)fa.object);
-	if (!by)
-		return false;
-	cs_debug("race between @%" PRId64 " and @%" PRId64 " suppressed by %s", s1, s2, by);
-	ac->suppressed++;
-	return true;
-}
-
-static void lockset_text(struct store *st, const struct cov_lockset *ls, char *buf, size_t len)
-{
-	size_t off = 0;
-	char name[512];
-
-	off += snprintf(buf + off, len - off, "{");
-	for (uint32_t i = 0; i < ls->n && off < len; i++) {
-		site_text(st, ls->id[i], name, sizeof(name));
-		off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", name);
-	}
-	if (off < len)
-		snprintf(buf + off, len - off, "}");
-}
-
 /* ---- the site set and the probes ----------------------------------------------------------- */
 
-static int collect_sites(struct campaign *c, struct access_campaign *ac)
+int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 {
 	const struct run_opts *o = c->o;
 	size_t i;
@@ -722,7 +512,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 		*off = (uint32_t)(addr - b->start);
 		if (!resolve_addr(ar, b->caller, &ss))
 			return 0;
-		id = key_site(ar->c, ss.object, ss.offset);
+		id = access_key_site(ar->c, ss.object, ss.offset);
 		/* Name the call (the line of the return address - 1). */
 		if (ss.vaddr) {
 			const char *obj = ss.object;
@@ -733,8 +523,8 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 		heap = true;
 	} else {
 		if (resolve_addr(ar, addr, &ss) && !ss.is_func)
-			id = key_site(ar->c, ss.object,
-				      ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
+			id = access_key_site(ar->c, ss.object,
+					     ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
 		if (id > 0 && ss.symbol)
 			*off = (uint32_t)ss.sym_offset;
 		*cov_u64map_put(&ar->data, addr, 0, NULL) =
@@ -742,7 +532,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 	}
 	if (id <= 0 || id > UINT32_MAX)
 		return 0;
-	if (slot && !var_find(ar->ac, (uint32_t)id))
+	if (slot && !access_var_find(ar->ac, (uint32_t)id))
 		resolve_addr(ar, addr, &ss);
 	v = var_get(ar->ac, id, heap, &ss);
 	if (!ar->estimate && !ar->explore && !v->shared)
@@ -794,7 +584,7 @@ static uint32_t cb_func(void *ctx, uint64_t addr)
 	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
 	    s.object[0] == '/' && s.offset && !sym_resolve_offset(s.object, s.offset - 1, &ss) &&
 	    ss.symbol && ss.is_func)
-		id = key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
+		id = access_key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
 	*cov_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
@@ -835,7 +625,7 @@ static void order_add(struct access_campaign *ac, const struct cov_event *ev)
 	ac->order_events[ac->norder++] = *ev;
 }
 
-static void add_site(uint32_t **v, uint32_t *n, uint32_t site)
+void access_add_site(uint32_t **v, uint32_t *n, uint32_t site)
 {
 	for (uint32_t i = 0; i < *n; i++)
 		if ((*v)[i] == site)
@@ -844,19 +634,11 @@ static void add_site(uint32_t **v, uint32_t *n, uint32_t site)
 	(*v)[(*n)++] = site;
 }
 
-/* Did two threads execute this access site (estimation)? */
-static bool site_multi(const struct access_campaign *ac, uint32_t site)
-{
-	const uint64_t *slot = cov_u64map_get(&ac->site_threads, site);
-
-	return slot && (*slot >> 32);
-}
-
 /* Estimation: who touched what. */
 static void estimate_access(struct access_run *ar, const struct cs_event *e,
 			    const struct cov_event *ev)
 {
-	struct acc_var *v = var_find(ar->ac, ev->obj);
+	struct acc_var *v = access_var_find(ar->ac, ev->obj);
 	bool created;
 	uint64_t *slot;
 
@@ -866,9 +648,9 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 	if (!created && (*slot & 0xffffffffULL) != ev->thread)
 		*slot |= 1ULL << 32;
 	if (cov_op_reads(ev->op))
-		add_site(&v->reads, &v->nreads, ev->site);
+		access_add_site(&v->reads, &v->nreads, ev->site);
 	if (cov_op_writes(ev->op))
-		add_site(&v->writes, &v->nwrites, ev->site);
+		access_add_site(&v->writes, &v->nwrites, ev->site);
 	/* An address touched by two threads makes its variable shared. */
 	slot = cov_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
 	if (!created && (*slot & 0xffffffffULL) != e->tid)
@@ -880,7 +662,7 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 /* Does the map engine steer accesses to var? (Access events only.) */
 static bool steerable(const struct access_campaign *ac, uint32_t var)
 {
-	const struct acc_var *v = var_find(ac, var);
+	const struct acc_var *v = access_var_find(ac, var);
 
 	return v && v->steer;
 }
@@ -932,7 +714,7 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct stra
 	ev->op = e->op;
 	ev->flags = e->flags & ~CS_EV_PARKED;
 	ev->thread = t->cid;
-	ev->site = cand_site(ac, ar->c, e->seq);
+	ev->site = access_cand_site(ac, ar->c, e->seq);
 	ev->func = cand_func(ac, ar->c, e->seq);
 	if (!ev->site)
 		return false;
@@ -945,108 +727,6 @@ static bool access_event(struct onerun *r, const struct cs_event *e, struct stra
 
 /* ---- campaign: estimation ----------------------------------------------------------------------
  */
-
-static bool precedes(void *order, uint32_t s, uint32_t t)
-{
-	return map_site_order_precedes(order, s, t);
-}
-
-static void estimate_domain(struct campaign *c, struct access_campaign *ac)
-{
-	struct map_var_sites *vs = xcalloc(ac->nvars ? ac->nvars : 1, sizeof(*vs));
-	struct map_site_order *order = NULL;
-	struct cov_taskset keys;
-	size_t n = 0, i;
-
-	for (i = 0; i < ac->nvars; i++) {
-		const struct acc_var *v = &ac->vars[i];
-
-		if (!v->shared)
-			continue;
-		vs[n++] = (struct map_var_sites){ .var = (uint32_t)v->id,
-						  .reads = v->reads,
-						  .nreads = v->nreads,
-						  .writes = v->writes,
-						  .nwrites = v->nwrites };
-	}
-	ac->domain = map_domain_formula(vs, n);
-	if (ac->norder)
-		order = map_site_order_build(ac->order_events, ac->norder);
-	/* Every pattern has a write step and one of another thread: a
-	 * variable whose writes are all ordered (program order, create,
-	 * join) with all its other accesses can complete none. */
-	for (i = 0; i < ac->nvars; i++) {
-		struct acc_var *v = &ac->vars[i];
-
-		for (uint32_t w = 0; v->shared && !v->steer && w < v->nwrites; w++) {
-			for (uint32_t q = 0; !v->steer && q < v->nreads + v->nwrites; q++) {
-				uint32_t o = q < v->nreads ? v->reads[q] : v->writes[q - v->nreads];
-
-				if (o == v->writes[w]) /* two threads at one site */
-					v->steer = site_multi(ac, o);
-				else
-					v->steer =
-						!order ||
-						(!map_site_order_precedes(order, v->writes[w], o) &&
-						 !map_site_order_precedes(order, o, v->writes[w]));
-			}
-		}
-		ac->nsteer += v->steer;
-		if (v->shared)
-			cs_debug("map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
-				 v->name, v->id, v->nreads, v->nwrites,
-				 v->steer ? ", steered" : "");
-	}
-	cov_taskset_init(&keys);
-	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
-		ac->domain_hb = map_domain_estimate(vs, n, order ? precedes : NULL, order, &keys);
-		if (keys.count <= ACCESS_MAX_REQUIREMENTS)
-			for (i = 0; i < keys.count; i++) {
-				char *k = stable_key(ac, keys.keys[i]);
-
-				if (store_add_requirement(c->st, "map", k, "map-estimate") == 0)
-					ac->requirements++;
-				free(k);
-			}
-	} else {
-		ac->domain_hb = ac->domain;
-	}
-	cov_taskset_free(&keys);
-	map_site_order_free(order);
-	free(vs);
-}
-
-/* Sites whose operand names a global statically (rip-relative: the
- * address is in the instruction) join the variable's sites even when the
- * estimation runs did not execute them: a branch they skipped. */
-static void static_sites(struct campaign *c, struct access_campaign *ac)
-{
-	size_t i;
-
-	for (i = 0; i < ac->set.n; i++) {
-		const struct mem_site *s = &ac->set.sites[i];
-		uint64_t ea = s->vaddr - (s->offset - s->probe_offset) + (uint64_t)s->decode.disp;
-		struct sym_site ss;
-		struct acc_var *v;
-		int64_t id;
-		uint32_t site;
-
-		if (!(s->decode.flags & CS_ACC_RIP) || sym_resolve_vaddr(s->object, ea, &ss) ||
-		    !ss.object || !ss.symbol || ss.is_func)
-			continue;
-		id = key_site(c, ss.object, ss.offset - ss.sym_offset);
-		v = id > 0 && id <= UINT32_MAX ? var_find(ac, (uint32_t)id) : NULL;
-		if (!v || !v->shared)
-			continue;
-		site = cand_site(ac, c, (uint32_t)i);
-		if (!site)
-			continue;
-		if (s->decode.flags & CS_ACC_READ)
-			add_site(&v->reads, &v->nreads, site);
-		if (s->decode.flags & CS_ACC_WRITE)
-			add_site(&v->writes, &v->nwrites, site);
-	}
-}
 
 static int load_suppressions(struct campaign *c, struct access_campaign *ac)
 {
@@ -1076,7 +756,7 @@ int access_campaign_begin(struct campaign *c)
 	err = load_suppressions(c, ac);
 	if (err)
 		return err;
-	err = collect_sites(c, ac);
+	err = access_collect_sites(c, ac);
 	if (err)
 		return err;
 	ac->site_id = xcalloc(ac->set.n, sizeof(*ac->site_id));
@@ -1104,154 +784,6 @@ void access_estimation_add(struct campaign *c, struct onerun *r)
 	ac->est_runs++;
 }
 
-/* The sites that touch a shared variable join the probed set (and never
- * leave it); how many joined. */
-static size_t mark_shared_sites(struct access_campaign *ac)
-{
-	size_t i, j, added = 0;
-
-	ac->nshared_vars = 0;
-	for (j = 0; j < ac->nvars; j++)
-		ac->nshared_vars += ac->vars[j].shared;
-	for (i = 0; i < ac->set.n; i++) {
-		uint32_t id = ac->site_id[i] > 0 ? (uint32_t)ac->site_id[i] : 0;
-
-		if (ac->shared_site[i])
-			continue;
-		for (j = 0; id && j < ac->nvars && !ac->shared_site[i]; j++) {
-			const struct acc_var *v = &ac->vars[j];
-
-			if (!v->shared)
-				continue;
-			for (uint32_t q = 0; q < v->nreads && !ac->shared_site[i]; q++)
-				ac->shared_site[i] = v->reads[q] == id;
-			for (uint32_t q = 0; q < v->nwrites && !ac->shared_site[i]; q++)
-				ac->shared_site[i] = v->writes[q] == id;
-		}
-		added += ac->shared_site[i];
-	}
-	ac->nshared_sites += added;
-	return added;
-}
-
-/* Every estimation run has ended: the shared variables, the sites later
- * runs probe, the MAP domain. */
-void access_campaign_estimated(struct campaign *c)
-{
-	struct access_campaign *ac = c->acc;
-
-	static_sites(c, ac);
-	mark_shared_sites(ac);
-	estimate_domain(c, ac);
-	if (!c->o->json || c->tty) {
-		fprintf(stderr,
-			"concsched: access: %zu candidate sites, %zu attached in %.1f ms; %" PRIu64
-			" accesses in %u estimation run%s (%" PRIu64
-			" dropped); %zu shared variable%s, "
-			"%zu site%s on them (probed from now on)\n",
-			ac->set.n, ac->est_attached, ac->est_attach_ns / 1e6 / ac->est_runs,
-			ac->est_accesses, ac->est_runs, ac->est_runs == 1 ? "" : "s",
-			ac->est_dropped, ac->nshared_vars, ac->nshared_vars == 1 ? "" : "s",
-			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s");
-		fprintf(stderr,
-			"concsched: map: domain estimate %" PRIu64 " (%" PRIu64
-			" after happens-before pruning), %zu stored as requirements\n",
-			ac->domain, ac->domain_hb, ac->requirements);
-	}
-	if (!ac->nshared_sites)
-		cs_warn("--access: no shared variable found: the runs probe no access%s until an "
-			"exploration run (every candidate probed, runs 4, 8, ... 32, then every "
-			"%u) finds one",
-			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
-			ACCESS_EXPLORE_LATER);
-	c->sc.contended_vars = ac->nsteer;
-	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
-}
-
-/* " (N race warnings suppressed)", or "" */
-static const char *suppressed_text(const struct access_campaign *ac)
-{
-	static char buf[64];
-
-	if (!ac->suppressed)
-		return "";
-	snprintf(buf, sizeof(buf), " (%" PRIu64 " race warning%s suppressed)", ac->suppressed,
-		 ac->suppressed == 1 ? "" : "s");
-	return buf;
-}
-
-void access_campaign_end(struct campaign *c)
-{
-	struct access_campaign *ac = c->acc;
-	size_t i;
-
-	if (!ac)
-		return;
-	if (ac->nshared_sites && (!c->o->json || c->tty) && c->nruns)
-		fprintf(stderr,
-			"concsched: access: %zu sites attached per run (%.2f ms on average), "
-			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
-			" race/lock-order warnings%s\n",
-			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
-			ac->accesses, ac->dropped, ac->warnings, suppressed_text(ac));
-	if (ac->explored && (!c->o->json || c->tty))
-		fprintf(stderr,
-			"concsched: access: %u exploration run%s (every candidate probed), %u "
-			"found more shared variables; %zu shared variables, %zu sites probed at "
-			"the end\n",
-			ac->explored, ac->explored == 1 ? "" : "s", ac->explored_new,
-			ac->nshared_vars, ac->nshared_sites);
-	if (ac->unsteered && (!c->o->json || c->tty))
-		fprintf(stderr,
-			"concsched: access: %" PRIu64
-			" hits went on unsteered past the steering cap "
-			"(%" PRIu64 " per site and run, then 1 in %u; --steer-cap; the report's "
-			"unsteered warnings name the sites)\n",
-			ac->unsteered, c->o->steer_cap, STEER_SAMPLE);
-	if (ac->capped && (!c->o->json || c->tty))
-		fprintf(stderr,
-			"concsched: access: sites went past the probe cap %" PRIu64
-			" time%s in %" PRIu64 " run%s (%" PRIu64
-			" hits probed per thread, site and run, later ones not seen; a site's "
-			"uprobe goes once it is closed; --probe-cap; the report's unprobed "
-			"warnings name the sites)\n",
-			ac->capped, ac->capped == 1 ? "" : "s", ac->capped_runs,
-			ac->capped_runs == 1 ? "" : "s", c->o->probe_cap);
-	for (i = 0; i < ac->nvars; i++) {
-		free(ac->vars[i].reads);
-		free(ac->vars[i].writes);
-		free(ac->vars[i].name);
-	}
-	free(ac->vars);
-	cov_u64map_free(&ac->var_index);
-	cov_u64map_free(&ac->site_threads);
-	cov_u64map_free(&ac->race_pairs);
-	suppress_free(ac->supp);
-	for (i = 0; i < ac->nrace_names; i++)
-		free(ac->race_names[i]);
-	free(ac->race_names);
-	for (i = 0; i < ac->npaths; i++)
-		free(ac->paths[i]);
-	free(ac->paths);
-	free(ac->order_events);
-	free(ac->site_id);
-	free(ac->func_id);
-	free(ac->shared_site);
-	site_set_free(&ac->set);
-	for (i = 0; i < ac->ninc; i++)
-		free(ac->inc[i]);
-	for (i = 0; i < ac->nexc; i++)
-		free(ac->exc[i]);
-	for (i = 0; i < ac->nobjs; i++)
-		free(ac->objs[i]);
-	free(ac->inc);
-	free(ac->exc);
-	free(ac->objs);
-	free(ac);
-	c->acc = NULL;
-	c->sess.aset = NULL;
-}
-
 /* ---- runs
  * ------------------------------------------------------------------------------------------ */
 
@@ -1276,27 +808,6 @@ static bool explore_due(const struct campaign *c)
 		return false;
 	return n <= ACCESS_EXPLORE_FIRST ? n % ACCESS_EXPLORE_EARLY == 0
 					 : n % ACCESS_EXPLORE_LATER == 0;
-}
-
-/* An exploration run has ended (in its transaction): what it found shared
- * is probed from now on. */
-static void explored(struct campaign *c, struct access_campaign *ac)
-{
-	size_t vars = ac->nshared_vars, added;
-
-	static_sites(c, ac);
-	added = mark_shared_sites(ac);
-	ac->explored++;
-	if (!added)
-		return;
-	ac->explored_new++;
-	if (!c->o->json || c->tty)
-		fprintf(stderr,
-			"concsched: access: exploration run %" PRId64
-			" (every candidate probed) found %zu more shared variable%s, %zu more "
-			"site%s on them (probed from now on)\n",
-			c->nruns, ac->nshared_vars - vars, ac->nshared_vars - vars == 1 ? "" : "s",
-			added, added == 1 ? "" : "s");
 }
 
 /* Estimation (estimate) or test run: per-run state, the site mask. */
@@ -1479,267 +990,4 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	    strat_run_has(&r->sr, STRAT_F_ACCESS_POINTS))
 		return;
 	feed_access(ar, &ev, split);
-}
-
-/* The sites whose hits went past the steering cap in this run: an
- * "unsteered" warning each, so the report says what was not steered. */
-static void unsteered_sites(struct campaign *c, struct onerun *r, struct access_campaign *ac)
-{
-	uint64_t cap = c->o->steer_cap, n = access_probes_stat(&r->sess->ap, CS_ASTAT_UNSTEERED);
-	char what[160];
-	size_t i;
-
-	if (!n || !cap || !r->steer)
-		return;
-	ac->unsteered += n;
-	snprintf(what, sizeof(what),
-		 "hits past the steering cap (%" PRIu64 " steered per run, then 1 in %u)", cap,
-		 STEER_SAMPLE);
-	for (i = 0; i < ac->set.n; i++) {
-		int64_t site;
-
-		if (!ac->shared_site[i] || access_probes_site_hits(&r->sess->ap, i) <= cap)
-			continue;
-		site = cand_site(ac, c, (uint32_t)i);
-		store_record_warning(c->st, "unsteered", what, site ? &site : NULL, site ? 1 : 0,
-				     NULL, NULL);
-	}
-}
-
-/* The sites where a thread went past the probe cap in this run: an
- * "unprobed" warning each, so the report says what was not seen. */
-static void unprobed_sites(struct campaign *c, struct onerun *r, struct access_campaign *ac)
-{
-	uint64_t cap = r->sess->probe_cap, n = 0;
-	char what[200];
-	size_t i;
-
-	if (!cap || !access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED))
-		return;
-	snprintf(what, sizeof(what),
-		 "hits past the probe cap (%" PRIu64
-		 " probed per thread and run; then its uprobe is taken away): not seen, not "
-		 "steered",
-		 cap);
-	for (i = 0; i < ac->set.n; i++) {
-		int64_t site;
-
-		if (access_probes_site_cap(&r->sess->ap, i) == ACCESS_CAP_NONE)
-			continue;
-		n++;
-		site = cand_site(ac, c, (uint32_t)i);
-		store_record_warning(c->st, "unprobed", what, site ? &site : NULL, site ? 1 : 0,
-				     NULL, NULL);
-	}
-	cs_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed; %" PRIu64
-		 " hits past it trapped before their uprobes went",
-		 n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED),
-		 access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED));
-	ac->capped += n;
-	ac->capped_runs += n > 0;
-}
-
-/* Store the run's tasks and warnings (inside the run's transaction). */
-void access_run_commit(struct campaign *c, struct onerun *r)
-{
-	struct access_run *ar = r->acc;
-	struct access_campaign *ac;
-	struct race_detector *rd;
-	const struct cov_taskset *dl;
-	size_t i, m;
-
-	if (!ar)
-		return;
-	ac = ar->ac;
-	ac->accesses += ar->accesses;
-	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
-	unsteered_sites(c, r, ac);
-	unprobed_sites(c, r, ac);
-	ac->attach_ns_total += r->sess->ap.attach_ns;
-	ac->attached_last = r->sess->ap.attached;
-	for (m = 0; m < COV__COUNT; m++) {
-		const struct cov_taskset *ts;
-
-		/* The sync probes' own "sync" metric is stored already. */
-		if (m == COV_SYNC)
-			continue;
-		ts = cov_metrics_tasks(ar->m, (enum cov_metric)m);
-		for (i = 0; i < ts->count; i++) {
-			char *k = stable_key(ac, ts->keys[i]);
-
-			store_cover_task(c->st, cov_metric_name((enum cov_metric)m), k,
-					 ts->hits[i]);
-			free(k);
-		}
-	}
-	rd = cov_metrics_races(ar->m);
-	for (i = 0; i < race_warning_count(rd); i++) {
-		const struct race_warning *w = race_warning_get(rd, i);
-		/* The pair in site order: one warning whichever came first. */
-		bool swap = w->second.site < w->first.site;
-		const struct race_access *a = swap ? &w->second : &w->first;
-		const struct race_access *b = swap ? &w->first : &w->second;
-		int64_t sites[2] = { a->site, b->site };
-		char var[600], threads[256], l1[512], l2[512], locks[1100];
-
-		if (race_suppressed(ac, c->st, a->site, b->site))
-			continue;
-		race_var_text(ac, c->st, w->var, &w->second, var, sizeof(var));
-		snprintf(threads, sizeof(threads), "%s %s, %s %s",
-			 a->thread < ac->npaths ? ac->paths[a->thread] : "?",
-			 cov_op_writes(a->op) ? "writes" : "reads",
-			 b->thread < ac->npaths ? ac->paths[b->thread] : "?",
-			 cov_op_writes(b->op) ? "writes" : "reads");
-		lockset_text(c->st, &a->held, l1, sizeof(l1));
-		lockset_text(c->st, &b->held, l2, sizeof(l2));
-		snprintf(locks, sizeof(locks), "%s, %s", l1, l2);
-		store_record_warning(c->st, "race", race_pair_text(ac, a->site, b->site, var),
-				     sites, 2, threads, locks);
-		ac->warnings++;
-	}
-	dl = cov_metrics_deadlocks(ar->m);
-	for (i = 0; i < dl->count; i++) {
-		unsigned a, b;
-		char n1[512], n2[512], locks[1100];
-
-		if (sscanf(dl->keys[i], "deadlock l%u l%u", &a, &b) != 2)
-			continue;
-		site_text(c->st, a, n1, sizeof(n1));
-		site_text(c->st, b, n2, sizeof(n2));
-		snprintf(locks, sizeof(locks), "%s, %s (taken in both orders)", n1, n2);
-		store_record_warning(c->st, "lock-order", n1, NULL, 0, NULL, locks);
-		ac->warnings++;
-	}
-	if (ar->explore)
-		explored(c, ac);
-}
-
-void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings)
-{
-	const struct access_run *ar = r->acc;
-
-	*wgoldilock_sc = 0;
-	*warnings = 0;
-	if (!ar || ar->estimate)
-		return;
-	*wgoldilock_sc = (double)cov_metrics_wgoldilock(ar->m);
-	*warnings =
-		race_warning_count(cov_metrics_races(ar->m)) + cov_metrics_deadlocks(ar->m)->count;
-}
-
-/* The run's access configuration, for its strategy JSON (replay). */
-void access_run_config_json(const struct campaign *c, const struct onerun *r, struct json *j)
-{
-	const struct run_opts *o = c->o;
-	const struct access_campaign *ac = c->acc;
-	char *mask;
-	size_t i;
-
-	if (!ac)
-		return;
-	json_obj_begin(j, "access");
-	json_arr_begin(j, "include");
-	for (i = 0; i < o->sites.ninclude; i++)
-		json_kv_str(j, NULL, o->sites.include[i]);
-	json_arr_end(j);
-	json_arr_begin(j, "exclude");
-	for (i = 0; i < o->sites.nexclude; i++)
-		json_kv_str(j, NULL, o->sites.exclude[i]);
-	json_arr_end(j);
-	json_arr_begin(j, "objects");
-	for (i = 0; i < o->nsite_objects; i++)
-		json_kv_str(j, NULL, o->site_objects[i]);
-	json_arr_end(j);
-	json_kv_uint(j, "candidates", ac->set.n);
-	json_kv_uint(j, "steer_cap", o->steer_cap);
-	json_kv_uint(j, "probe_cap", o->probe_cap);
-	if (r->acc && r->acc->explore)
-		json_kv_bool(j, "explore", true);
-	mask = access_mask_format(r->acc && r->acc->explore ? NULL : ac->shared_site, ac->set.n);
-	json_kv_str(j, "sites", mask);
-	free(mask);
-	json_obj_end(j);
-}
-
-/* The array "key" inside the JSON object text obj (flat arrays only). */
-static int json_sub_array(const char *obj, const char *key, char ***out, size_t *n)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(obj, pat);
-	if (!p) {
-		*out = NULL;
-		*n = 0;
-		return 0;
-	}
-	return json_parse_string_array(p + strlen(pat), out, n);
-}
-
-int access_replay_setup(struct campaign *c, const char *cfg)
-{
-	const char *obj = cfg ? strstr(cfg, "\"access\":") : NULL;
-	struct access_campaign *ac;
-	struct run_opts *o = c->o;
-	char *sites = NULL;
-	int64_t cand = -1, cap = 0;
-	int err;
-
-	if (!obj)
-		return 0;
-	obj = strchr(obj, '{');
-	if (!obj)
-		return -EINVAL;
-	ac = xcalloc(1, sizeof(*ac));
-	c->acc = ac;
-	cov_u64map_init(&ac->var_index);
-	if (json_sub_array(obj, "include", &ac->inc, &ac->ninc) ||
-	    json_sub_array(obj, "exclude", &ac->exc, &ac->nexc) ||
-	    json_sub_array(obj, "objects", &ac->objs, &ac->nobjs) ||
-	    json_get_int(obj, "candidates", &cand) || !(sites = json_get_string(obj, "sites"))) {
-		cs_err("the run's access configuration is unreadable");
-		return -EINVAL;
-	}
-	o->sites.include = (const char **)ac->inc;
-	o->sites.ninclude = ac->ninc;
-	o->sites.exclude = (const char **)ac->exc;
-	o->sites.nexclude = ac->nexc;
-	o->site_objects = (const char **)ac->objs;
-	o->nsite_objects = ac->nobjs;
-	o->access = true;
-	/* The run's steering cap (runs from before it had none). */
-	o->steer_cap = json_get_int(obj, "steer_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
-	/* And its probe cap (runs from before it had none). */
-	o->probe_cap = json_get_int(obj, "probe_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
-	err = collect_sites(c, ac);
-	if (!err && (int64_t)ac->set.n != cand) {
-		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
-		       ": cannot probe the same sites (the program changed, or this concsched "
-		       "finds sites otherwise than the one that made the run)",
-		       ac->set.n, cand);
-		err = -ESTALE;
-	}
-	if (!err) {
-		ac->site_id = xcalloc(ac->set.n, sizeof(*ac->site_id));
-		ac->shared_site = xcalloc(ac->set.n, sizeof(*ac->shared_site));
-		err = access_mask_parse(sites, ac->shared_site, ac->set.n);
-		if (err)
-			cs_err("the run's access site list is unreadable");
-	}
-	free(sites);
-	if (err)
-		return err;
-	for (size_t i = 0; i < ac->set.n; i++)
-		ac->nshared_sites += ac->shared_site[i];
-	c->sess.aset = &ac->set;
-	c->sess.aprog = c->ti.path;
-	c->sess.steer_cap = o->steer_cap;
-	c->sess.probe_cap = o->probe_cap;
-	return 0;
-}
-
-const bool *access_replay_mask(const struct campaign *c)
-{
-	return c->acc ? c->acc->shared_site : NULL;
 }

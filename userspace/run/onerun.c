@@ -29,7 +29,9 @@
 #include "run/access.h"
 #include "run/onerun.h"
 #include "results/oracle.h"
+#include "run/run_session.h"
 #include "run/run_sites.h"
+#include "run/run_timeout.h"
 #include "coverage/cov_event.h"
 #include "coverage/syncov.h"
 #include "coverage/thread_model.h"
@@ -56,7 +58,7 @@ bool sched_ext_supported(void)
 	return access("/sys/kernel/sched_ext/state", R_OK) == 0;
 }
 
-const char *kernel_release(void)
+static const char *kernel_release(void)
 {
 	static struct utsname u;
 
@@ -410,14 +412,12 @@ static void svc_release(struct strat_run *sr, struct strat_thread *t, int64_t ar
 	strat_host_release(&r->host, t, arg);
 }
 
-static int run_consume(struct onerun *r);
-
 static void svc_drain(struct strat_run *sr)
 {
 	struct onerun *r = sr->ctx;
 
 	if (r->rb)
-		run_consume(r);
+		run_session_consume(r);
 }
 
 static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
@@ -601,33 +601,6 @@ static int session_event(void *ctx, void *data, size_t len)
 	return err;
 }
 
-/*
- * A read of the run's events while its target runs. ring_buffer__consume
- * reads until the buffer is empty; a target whose probes produce events
- * faster than the controller handles them (millions of accesses, a slow
- * TCG guest: the buffer stays full and drops) would keep it reading until
- * the target ends, past the run timeout, the deadlock watch and steering.
- * So the loop's reads stop after RUN_CONSUME_NS and the loop goes on; the
- * rest is read on its next pass. Reads after the target's end drain all.
- */
-#define RUN_CONSUME_NS (50 * 1000 * 1000ULL)
-
-static int run_consume(struct onerun *r)
-{
-	struct run_session *s = r->sess;
-	int err;
-
-	s->consume_until = now_ns() + RUN_CONSUME_NS;
-	s->consume_n = 0;
-	err = ring_buffer__consume(r->rb);
-	s->consume_until = 0;
-	if (err == -EAGAIN) {
-		r->consume_cut++;
-		err = 0;
-	}
-	return err;
-}
-
 /* The session's event ring buffer, and the epoll set a run waits on. */
 static int session_ring(struct run_session *s, struct sync_probes *sp)
 {
@@ -684,104 +657,6 @@ static void run_wait(struct onerun *r, int ms)
 	epoll_wait(r->sess->ep, evs, ARRAY_SIZE(evs), ms);
 }
 
-/* The deadlock report at a timeout: who holds what, who waits where. */
-static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
-			       char *buf, size_t len)
-{
-	struct site_ref s;
-	struct sym_site ss;
-	char key[PATH_MAX + 32];
-
-	site_resolve(&r->res, t->tgid, t->gen, addr, &s);
-	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
-	return buf;
-}
-
-/* "first (0x4040a0)" for a lock in a global, else its address. */
-static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64_t lock, char *buf,
-			     size_t len)
-{
-	struct site_ref s;
-	struct sym_site ss;
-	char key[PATH_MAX + 32], text[1024];
-
-	site_resolve(&r->res, t->tgid, t->gen, lock, &s);
-	if (s.object) {
-		syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, text, sizeof(text));
-		if (ss.symbol && !ss.is_func) {
-			if (ss.sym_offset)
-				snprintf(buf, len, "%s+%" PRIu64 " (0x%" PRIx64 ")", ss.symbol,
-					 ss.sym_offset, lock);
-			else
-				snprintf(buf, len, "%s (0x%" PRIx64 ")", ss.symbol, lock);
-			return buf;
-		}
-	}
-	snprintf(buf, len, "0x%" PRIx64, lock);
-	return buf;
-}
-
-static void analyze_deadlock(struct onerun *r)
-{
-	struct dl_thread *dt;
-	struct dl_held *held;
-	char(*names)[64], (*texts)[512];
-	size_t i, j, n = r->tm.nthreads, nh = 0, nt = 0, blocked = 0;
-
-	if (!n)
-		return;
-	run_consume(r);
-	run_refresh_vmas(r);
-	dt = xcalloc(n, sizeof(*dt));
-	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
-	names = xcalloc(n, sizeof(*names));
-	texts = xcalloc(n * (2 * CS_LOCKSET_MAX + 2), sizeof(*texts));
-	for (i = 0; i < n; i++) {
-		const struct tm_thread *t = &r->tm.threads[i];
-		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
-		struct strat_thread *rt = run_thread_find(r, t->tid);
-
-		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
-		dt[i].name = names[i];
-		dt[i].held = &held[nh];
-		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
-			size_t a;
-
-			held[nh].lock = t->held[j];
-			held[nh].lock_name =
-				lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
-			held[nh].site = NULL;
-			for (a = t->nactions; a-- > 0;) {
-				const struct tm_action *x = &t->actions[a];
-
-				if (tm_op_is_acquire(x->op) &&
-				    tm_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
-					held[nh].site = action_site(r, t, x->site, texts[nt++],
-								    sizeof(texts[0]));
-					break;
-				}
-			}
-			nh++;
-			dt[i].nheld++;
-		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
-			dt[i].blocked = true;
-			dt[i].waits_for = last->obj;
-			dt[i].waits_name =
-				lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
-			dt[i].wait_site =
-				action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
-			blocked++;
-		}
-	}
-	if (blocked && deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
-		r->has_deadlock = true;
-	free(dt);
-	free(held);
-	free(names);
-	free(texts);
-}
-
 /* How long to wait for events: until the next delay is due, or less when
  * the strategy waits for something. */
 static int poll_ms(struct onerun *r)
@@ -791,149 +666,6 @@ static int poll_ms(struct onerun *r)
 	if (r->steer)
 		ms = strategy_poll_ms(r->strat, &r->sr, ms);
 	return ms;
-}
-
-/* The run timeout under steering: is the program stuck without us? Every
- * parked, delayed and halted thread goes on, and steering stops for the
- * rest of the run: no park, no delay, no serialization. */
-static void steering_off(struct onerun *r)
-{
-	struct cs_sched_stats ss = { 0 };
-
-	scx_concsched_stats(r->ctl, &ss);
-	/* The scheduler's counters run for the whole session: this run's. */
-	r->parks_at_timeout = ss.parks - r->parks_at_start;
-	r->watchdog_at_timeout = ss.watchdog - r->watchdog_at_start;
-	r->delays_at_timeout = ss.delays + r->host.injected;
-	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
-	scx_concsched_quiesce(r->ctl);
-	strat_host_stop(&r->host);
-	r->steer = false;
-	r->graced = true;
-	r->steer_stopped = true;
-	cs_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
-		 " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
-		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
-		 r->watchdog_at_timeout, r->grace_s);
-}
-
-/* The run timeout with the access probes on: they are detached (the next
- * run attaches them again), so what is left of the run runs unprobed. */
-static void probes_off(struct onerun *r)
-{
-	uint64_t t0 = now_ns();
-	int err;
-
-	r->accesses_at_timeout = access_probes_stat(&r->sess->ap, CS_ASTAT_EVENTS);
-	err = access_probes_stop(&r->sess->ap);
-
-	r->probes_stopped = true;
-	r->graced = true;
-	if (err)
-		cs_warn("cannot stop the access probes at the run timeout: %s", strerror(-err));
-	cs_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
-		 " accesses; detached in %.3g ms); %.3g s of grace at least",
-		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
-		 (now_ns() - t0) / 1e6, r->grace_s);
-}
-
-/*
- * A deadlock need not wait for the run timeout. Threads blocked in blocking
- * lock requests (lock, rdlock, wrlock; never a trylock or a timed lock),
- * each holding the lock the one before it waits for, can never go on: no
- * thread outside the cycle can unlock what they hold. The check is the
- * timeout's (analyze_deadlock), only sooner, and as careful:
- *  - the cycle must stay as it is (no event from its threads) for
- *    DL_SETTLE_NS under steering; then every thread is let go and steering
- *    stops, as at the timeout (a thread of the cycle we kept goes on into
- *    its lock request and blocks for real);
- *  - then it must stay for DL_CONFIRM_NS more without steering;
- *  - lost events (sequence gaps) or a truncated thread model stop the check:
- *    the last action seen might not be the last one.
- * A cycle that breaks up (it was not one) resets the watch, and the run
- * goes on unsteered as after the timeout's release. Checked every
- * DL_CHECK_NS. Returns true when the run is a confirmed deadlock.
- */
-#define DL_CHECK_NS   (200 * 1000 * 1000ULL)
-#define DL_SETTLE_NS  (500 * 1000 * 1000ULL)
-#define DL_CONFIRM_NS (2000 * 1000 * 1000ULL)
-
-static uint64_t lock_cycle_sig(struct onerun *r)
-{
-	const struct thread_model *m = &r->tm;
-	size_t n = m->nthreads, i, j, k, len, nh = 0;
-	struct dl_thread *dt;
-	struct dl_held *held;
-	size_t *cyc;
-	uint64_t sig = FNV1A64_INIT;
-
-	if (!n || m->truncated || m->seq_gaps)
-		return 0;
-	dt = xcalloc(n, sizeof(*dt));
-	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
-	cyc = xcalloc(n, sizeof(*cyc));
-	for (i = 0; i < n; i++) {
-		const struct tm_thread *t = &m->threads[i];
-		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
-
-		dt[i].held = &held[nh];
-		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
-			held[nh++].lock = t->held[j];
-			dt[i].nheld++;
-		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
-			dt[i].blocked = true;
-			dt[i].waits_for = last->obj;
-		}
-	}
-	len = deadlock_analyze(dt, n, cyc, NULL, 0);
-	for (k = 0; k < len; k++) {
-		const struct tm_thread *t = &m->threads[cyc[k]];
-		uint64_t w[2] = { t->tid, t->nevents };
-
-		sig = fnv1a64(w, sizeof(w), sig);
-	}
-	free(dt);
-	free(held);
-	free(cyc);
-	return len ? sig | 1 : 0;
-}
-
-enum dl_watch { DL_NONE, DL_STEERING_OFF, DL_CONFIRMED };
-
-static enum dl_watch lock_cycle_watch(struct onerun *r, uint64_t now)
-{
-	uint64_t sig;
-
-	if (now < r->dl_next_ns)
-		return DL_NONE;
-	r->dl_next_ns = now + DL_CHECK_NS;
-	run_consume(r);
-	sig = lock_cycle_sig(r);
-	if (!sig || sig != r->dl_sig) {
-		r->dl_sig = sig;
-		r->dl_first_ns = r->dl_since_ns = now;
-		return DL_NONE;
-	}
-	if (r->steer) {
-		if (now - r->dl_since_ns < DL_SETTLE_NS)
-			return DL_NONE;
-		cs_debug("run: a lock cycle for %.3g s under steering: every thread goes on",
-			 (now - r->dl_since_ns) / 1e9);
-		steering_off(r);
-		r->dl_since_ns = now;
-		return DL_STEERING_OFF;
-	}
-	if (now - r->dl_since_ns < DL_CONFIRM_NS)
-		return DL_NONE;
-	analyze_deadlock(r);
-	if (!r->has_deadlock)
-		return DL_NONE;
-	r->dl_confirm_s = (now - r->dl_since_ns) / 1e9;
-	r->dl_found_s = (r->dl_first_ns - r->t0) / 1e9;
-	if (r->dl_found_s <= 0)
-		r->dl_found_s = 1e-9;
-	return DL_CONFIRMED;
 }
 
 static int run_loop(struct onerun *r)
@@ -995,9 +727,9 @@ static int run_loop(struct onerun *r)
 
 			if (!r->graced && r->grace_s > 0 && (r->steer || probed)) {
 				if (r->steer)
-					steering_off(r);
+					run_timeout_steering_off(r);
 				if (probed)
-					probes_off(r);
+					run_timeout_probes_off(r);
 				serial = false;
 				grace_t0 = now_ns();
 				deadline = grace_t0 + (uint64_t)(r->grace_s * 1e9);
@@ -1011,13 +743,13 @@ static int run_loop(struct onerun *r)
 		else
 			run_wait(r, poll_ms(r));
 		/* Most events come without a wakeup (the probe batches them). */
-		err = run_consume(r);
+		err = run_session_consume(r);
 		if (err < 0 && err != -EINTR) {
 			cs_err("reading events: %s", strerror(-err));
 			break;
 		}
 		ACCESS_HOOK(r, access_hook_tick(r));
-		switch (lock_cycle_watch(r, now_ns())) {
+		switch (run_timeout_lock_cycle_watch(r, now_ns())) {
 		case DL_STEERING_OFF: { /* as at the timeout: a grace period at least,
 					 * and the time to confirm the cycle */
 			uint64_t g = (uint64_t)(r->grace_s * 1e9);
@@ -1050,13 +782,13 @@ static int run_loop(struct onerun *r)
 		}
 	}
 	watch_exit(r, false);
-	run_consume(r); /* its target may still run: a hang */
+	run_session_consume(r); /* its target may still run: a hang */
 	if (r->graced)
 		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
 	if (r->graced && !r->timed_out && r->l.reaped && !run_stop)
 		r->slow = true;
 	if (r->timed_out && !r->dl_found_s)
-		analyze_deadlock(r);
+		run_timeout_analyze_deadlock(r);
 	if (!r->l.reaped)
 		launch_kill(&r->l);
 	r->t1 = now_ns();
@@ -1095,183 +827,6 @@ static int run_loop(struct onerun *r)
 }
 
 /* ---- one run ------------------------------------------------------------------------------ */
-
-static int share_maps(struct bpf_object *obj, void *arg)
-{
-	return scx_concsched_share_maps(arg, obj);
-}
-
-void run_session_close(struct run_session *s)
-{
-	const struct site_set *aset = s->aset;
-	const char *aprog = s->aprog;
-	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
-	bool sched_target = s->sched_target;
-
-	if (s->ctl)
-		scx_concsched_quiesce(s->ctl);
-	cgroup_destroy(&s->cg);
-	site_resolver_free(&s->paths);
-	if (s->rb) { /* ep came with it */
-		ring_buffer__free(s->rb);
-		close(s->ep);
-	}
-	if (s->ap_open)
-		access_probes_close(&s->ap);
-	if (s->sp_open)
-		sync_probes_close(&s->sp);
-	policy_free(s->pol);
-	scx_concsched_close(s->ctl);
-	memset(s, 0, sizeof(*s));
-	s->aset = aset;
-	s->aprog = aprog;
-	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
-	s->probe_cap = probe_cap;
-	s->sched_target = sched_target; /* closed: not to be loaded again */
-}
-
-/* The scheduler goes: what was loaded with its maps shared goes too. */
-static void session_unshare(struct run_session *s)
-{
-	if (s->ap_open) { /* loaded without the scheduler's maps */
-		access_probes_close(&s->ap);
-		s->ap_open = false;
-	}
-	if (s->sp_open) {
-		if (s->rb) { /* on sp's map */
-			ring_buffer__free(s->rb);
-			close(s->ep);
-			s->rb = NULL;
-		}
-		sync_probes_close(&s->sp);
-		s->sp_open = false;
-	}
-}
-
-int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_serial_mode serial,
-		      uint64_t seed)
-{
-	struct scx_concsched_opts so = { 0 };
-	int err;
-
-	if (s->ctl)
-		return 0;
-	so.serial = serial;
-	so.seed = seed;
-	so.watchdog_ms = o->sched_watchdog_ms;
-	so.timeout_ms = o->sched_timeout_ms;
-	err = scx_concsched_open(&s->ctl, &so);
-	if (err)
-		return err;
-	s->pol = policy_new_sched(s->ctl);
-	session_unshare(s);
-	return 0;
-}
-
-int run_session_target(struct run_session *w, struct run_session *owner)
-{
-	int err;
-
-	if (!owner->ctl)
-		return -EINVAL;
-	err = scx_concsched_target_open(owner->ctl, &w->ctl);
-	if (err)
-		return err;
-	w->pol = policy_new_sched(w->ctl);
-	w->sched_target = true;
-	session_unshare(w);
-	return 0;
-}
-
-static int share_maps_ap(struct bpf_object *obj, void *arg)
-{
-	struct run_session *s = arg;
-
-	return s->ctl ? scx_concsched_share_maps(s->ctl, obj) : 0;
-}
-
-/* The access probe object, loaded once with the whole candidate table,
- * writing into the sync probes' ring buffer. */
-static int session_access(struct run_session *s)
-{
-	struct access_probes_opts ao = { .run_events = true };
-	char *alloc;
-	int err;
-
-	if (s->ap_open || !s->aset)
-		return 0;
-	alloc = access_alloc_object(s->aprog);
-	ao.alloc_object = alloc;
-	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
-	ao.steer_cap = s->steer_cap;
-	ao.steer_sample = STEER_SAMPLE;
-	ao.probe_cap = s->probe_cap;
-	ao.before_load = share_maps_ap;
-	ao.before_load_arg = s;
-	err = access_probes_load(&s->ap, s->aset, &ao);
-	free(alloc);
-	if (err)
-		return err;
-	s->ap_open = true;
-	s->dontfork = false;
-	s->ap_kicked = false;
-	return 0;
-}
-
-/* The scheduler and the probe object stay loaded for the whole campaign
- * (loading them costs ~1.5 s per run under TCG); each run gets fresh maps,
- * its own uprobe links and its own site policy. */
-static int session_prepare(struct run_session *s, struct onerun *r)
-{
-	struct sync_probe_opts po = { .scope = CS_SCOPE_TRACKED,
-				      .follow_forks = !r->o->no_follow_forks };
-	int err;
-
-	if (s->ctl && scx_concsched_exited(s->ctl)) {
-		/* The kernel ejected it (printed): start over, unless it is
-		 * the campaign's, shared with the other -j workers. */
-		scx_concsched_print_exit(s->ctl, stderr);
-		if (s->sched_target) {
-			cs_err("the kernel ended the scheduler that the -j runs share: the "
-			       "campaign "
-			       "stops (its runs so far are stored)");
-			return -ECANCELED;
-		}
-		run_session_close(s);
-	}
-	if (s->sched_target && !s->ctl)
-		return -ECANCELED;
-	if ((r->steer || s->want_sched) && !s->ctl) {
-		r->tm_sched = now_ns();
-		err = run_session_sched(s, r->o, r->sr.sched_serial, r->seed);
-		r->tm_sched = now_ns() - r->tm_sched;
-		if (err)
-			return err;
-	}
-	if (s->ctl)
-		scx_concsched_reset(s->ctl);
-	if (s->ap_open)
-		access_probes_reset(&s->ap);
-	if (s->sp_open) {
-		err = sync_probes_reset(&s->sp);
-		return err ? err : session_access(s);
-	}
-	if (s->ctl) {
-		po.before_load = share_maps;
-		po.before_load_arg = s->ctl;
-		po.commit = true;
-	}
-	r->tm_probes = now_ns();
-	err = sync_probes_open(&s->sp, &po);
-	if (!err) {
-		s->sp_open = true;
-		s->dontfork = false;
-		s->kicked = false;
-		err = session_access(s);
-	}
-	r->tm_probes = now_ns() - r->tm_probes;
-	return err;
-}
 
 static int capture_fd(const char *name)
 {
@@ -1333,7 +888,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
 	r->nseen = 0;
 	r->nknown = 0;
-	err = session_prepare(r->sess, r);
+	err = run_session_prepare(r->sess, r);
 	if (err)
 		return err;
 	r->sp = &r->sess->sp;

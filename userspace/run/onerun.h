@@ -18,7 +18,6 @@ extern volatile sig_atomic_t run_stop;
 void run_on_signal(int sig);
 
 bool sched_ext_supported(void);
-const char *kernel_release(void);
 /* Root, and sched_ext when the campaign steers; one line on stderr if not. */
 int check_environment(const struct campaign *c);
 
@@ -32,7 +31,5 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
 void onerun_cleanup(struct onerun *r);
 /* A captured stream's last RUN_OUTPUT_MAX bytes (malloc'd, NUL-ended). */
 char *read_capture(int fd, size_t *len);
-
-void run_session_close(struct run_session *s);
 
 #endif

@@ -43,10 +43,15 @@ struct json;
 #define RUN_TIMEOUT_FACTOR  20.0       /* ... times the slowest clean run */
 #define RUN_OUTPUT_MAX	    (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	    4096
-#define RUN_MAX_DELAYS	    4096
-#define STEER_DEFAULT_CAP   500	 /* steered hits per access site and run ... */
-#define STEER_SAMPLE	    64	 /* ... then 1 in this many */
-#define PROBE_DEFAULT_CAP   2000 /* probed hits per access site and run */
+/* --slice-us: the scheduler's default, and the bounds (the longest stays
+ * well under the 5 s stall timeout a queued thread may wait) */
+#define RUN_SLICE_DFL_US  5000u
+#define RUN_SLICE_MIN_US  100u
+#define RUN_SLICE_MAX_US  2000000u
+#define RUN_MAX_DELAYS	  4096
+#define STEER_DEFAULT_CAP 500  /* steered hits per access site and run ... */
+#define STEER_SAMPLE	  64   /* ... then 1 in this many */
+#define PROBE_DEFAULT_CAP 2000 /* probed hits per access site and run */
 
 struct run_opts {
 	const char *strategy;
@@ -58,6 +63,9 @@ struct run_opts {
 	 * defaults, 1 s and 5 s); a replay waits longer before it lets a
 	 * parked thread go on its own (replay.c) */
 	unsigned sched_watchdog_ms, sched_timeout_ms;
+	/* --slice-us: the target threads' time slice (0: the scheduler's
+	 * 5000 us); recorded, so a replay runs on the same slices */
+	unsigned sched_slice_us;
 	uint64_t seed;
 	bool seed_set;
 	bool run_timeout_set; /* --run-timeout given: no adaptive timeout */

@@ -30,7 +30,7 @@ static int model_from_run(const struct thread_model *tm, const struct site_resol
 		const struct tm_thread *t = &tm->threads[i];
 		int32_t creator = t->creator >= 0 && (size_t)t->creator < i ? t->creator : -1;
 
-		err = tsa_model_add_thread(m, creator, creator >= 0 ? t->create_pos : 0);
+		err = tsa_estimate_model_add_thread(m, creator, creator >= 0 ? t->create_pos : 0);
 		if (err < 0)
 			return err;
 		for (a = 0; a < t->nactions; a++) {
@@ -47,7 +47,7 @@ static int model_from_run(const struct thread_model *tm, const struct site_resol
 			for (j = 0; j < x->nlockset && j < CS_LOCKSET_MAX; j++)
 				if (x->lockset[j] != lock)
 					set[n++] = x->lockset[j];
-			err = tsa_model_add_lock(m, (uint32_t)i, site, lock, set, n);
+			err = tsa_estimate_model_add_lock(m, (uint32_t)i, site, lock, set, n);
 			if (err)
 				return err;
 		}
@@ -74,11 +74,11 @@ int tsa_estimate_run(const struct thread_model *tm, const struct site_resolver *
 	struct tsa_model m;
 	int err;
 
-	tsa_model_init(&m);
+	tsa_estimate_model_init(&m);
 	err = model_from_run(tm, res, site_of, ctx, &m);
 	if (!err)
 		err = tsa_estimate(&m, out, &one);
 	stats_add(st, &one);
-	tsa_model_free(&m);
+	tsa_estimate_model_free(&m);
 	return err;
 }

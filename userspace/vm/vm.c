@@ -17,21 +17,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <limits.h>
-#include <linux/kvm.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include "vm/initramfs.h"
+#include "vm/vm_base.h"
 #include "lib/util.h"
 #include "vm/vm.h"
 
@@ -43,278 +37,11 @@
  * kills qemu, and after the command ended for /out and poweroff. */
 #define VM_GRACE_S	  30
 #define VM_LOG_TAIL_LINES 25
-/* Bump when the base archive layout changes: it is part of the cache key. */
-#define VM_BASE_FORMAT 1
-
-/* Guest paths the base archive provides (per-run archives skip them). */
-static const char *const base_dirs[] = {
-	"/.concsched", "/.concsched/run", "/dev", "/proc", "/sys", "/tmp",
-	"/etc",	       "/root",		  "/run", "/out",  "/usr",
-};
-static const char etc_passwd[] = "root:x:0:0:root:/root:/bin/sh\n";
-static const char etc_group[] = "root:x:0:\n";
 
 /* Guest PATH, as vm-init.sh sets it. */
 static const char *const guest_path_dirs[] = {
 	"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
 };
-
-/* Hardware-assisted KVM needs VMX or SVM. Without them /dev/kvm can still
- * be a paravirtual KVM (kvm-pvm on this kind of cloud VM): KVM_CREATE_VM
- * succeeds, SeaBIOS runs, and then the stock kernel dies in its
- * decompressor with an emulation failure. So both must hold. */
-static bool cpu_has_hw_virt(void)
-{
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[8192];
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *tok, *save = NULL;
-
-		if (strncmp(line, "flags", 5))
-			continue;
-		for (tok = strtok_r(line, " \t\n", &save); tok && !found;
-		     tok = strtok_r(NULL, " \t\n", &save))
-			found = !strcmp(tok, "vmx") || !strcmp(tok, "svm");
-		break;
-	}
-	fclose(f);
-	return found;
-}
-
-bool vm_kvm_usable(void)
-{
-	const char *force = getenv("CONCSCHED_VM_ACCEL");
-	int kvm, vm;
-
-	if (force && *force)
-		return !strcmp(force, "kvm");
-	if (!cpu_has_hw_virt())
-		return false;
-	kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (kvm < 0)
-		return false;
-	if (ioctl(kvm, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
-		close(kvm);
-		return false;
-	}
-	vm = ioctl(kvm, KVM_CREATE_VM, 0);
-	if (vm >= 0)
-		close(vm);
-	close(kvm);
-	return vm >= 0;
-}
-
-/* Xen's PHYS32_ENTRY note (include/xen/interface/elfnote.h): qemu boots an
- * uncompressed vmlinux carrying it through the PVH entry point. */
-#define XEN_ELFNOTE_PHYS32_ENTRY 18
-
-static bool elf_has_pvh_entry(const char *path)
-{
-	Elf_Scn *scn = NULL;
-	bool found = false;
-	Elf *e;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (e && !found && (scn = elf_nextscn(e, scn))) {
-		Elf_Data *data;
-		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && !found &&
-		       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0)
-			found = nh.n_type == XEN_ELFNOTE_PHYS32_ENTRY && nh.n_namesz == 4 &&
-				!memcmp((char *)data->d_buf + name_off, "Xen", 4);
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return found;
-}
-
-char *vm_kernel_path(void)
-{
-	/* CONCSCHED_VM_KERNEL: another cached kernel (tools/vm-kernel.sh
-	 * NAME: trixie-backports), as for `make test-kernels`. */
-	const char *name = getenv("CONCSCHED_VM_KERNEL");
-	char *dir = xasprintf("%s/kernel/%s", cs_cache_dir(),
-			      name && *name && !strchr(name, '/') ? name : "current");
-	char *p = xasprintf("%s/vmlinux", dir);
-
-	/* The uncompressed vmlinux (tools/gen-vmlinux.sh extracts it) boots
-	 * through PVH, skipping firmware work and the bzImage's in-guest
-	 * decompression: about 1 s less per boot under TCG (docs/vm.md). */
-	if (elf_has_pvh_entry(p))
-		goto out;
-	free(p);
-	p = xasprintf("%s/vmlinuz", dir);
-	if (access(p, R_OK) == 0)
-		goto out;
-	cs_err("no VM kernel cached in %s (run: sudo make deps)", dir);
-	free(p);
-	p = NULL;
-out:
-	free(dir);
-	return p;
-}
-
-static char *find_static_busybox(void)
-{
-	static const char *const cands[] = { "/bin/busybox", "/usr/bin/busybox",
-					     "/usr/lib/initramfs-tools/bin/busybox" };
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cands); i++) {
-		struct elf_deps d;
-		bool ok;
-
-		if (elf_deps_read(cands[i], &d))
-			continue;
-		ok = d.is_elf && d.is_static;
-		elf_deps_free(&d);
-		if (ok)
-			return xstrdup(cands[i]);
-	}
-	cs_err("no static busybox found (run: sudo make deps, it installs busybox-static)");
-	return NULL;
-}
-
-static int file_fnv(const char *path, uint64_t *h)
-{
-	size_t len;
-	char *data = read_file(path, &len);
-
-	if (!data)
-		return -errno;
-	*h = fnv1a64(data, len, *h);
-	free(data);
-	return 0;
-}
-
-struct vm_base {
-	char *cpio;	   /* cached base archive */
-	char *applets;	   /* cached `busybox --list` output */
-	char *applet_list; /* its contents */
-};
-
-static void vm_base_free(struct vm_base *b)
-{
-	free(b->cpio);
-	free(b->applets);
-	free(b->applet_list);
-}
-
-static int base_write(const char *path, const char *busybox, const char *init)
-{
-	struct cpio_writer w;
-	size_t i;
-	FILE *f;
-	int err;
-
-	f = fopen(path, "we");
-	if (!f)
-		return -errno;
-	cpio_init(&w, f);
-	err = 0;
-	for (i = 0; i < ARRAY_SIZE(base_dirs) && !err; i++)
-		err = cpio_add_dir(&w, base_dirs[i], 0755);
-	/* The kernel opens /dev/console for /init before devtmpfs exists. */
-	err = err ?: cpio_add_chardev(&w, "/dev/console", 0600, 5, 1);
-	err = err ?: cpio_add_file(&w, "/.concsched/busybox", 0755, busybox);
-	err = err ?: cpio_add_file(&w, "/init", 0755, init);
-	err = err ?: cpio_add_data(&w, "/etc/passwd", 0644, etc_passwd, strlen(etc_passwd));
-	err = err ?: cpio_add_data(&w, "/etc/group", 0644, etc_group, strlen(etc_group));
-	err = err ?: cpio_finish(&w);
-	cpio_free(&w);
-	if (fclose(f) && !err)
-		err = -errno;
-	return err;
-}
-
-static int applets_write(const char *path, const char *busybox)
-{
-	char *cmd = xasprintf("'%s' --list > '%s'", busybox, path);
-	int rc = system(cmd);
-
-	free(cmd);
-	return rc == 0 ? 0 : -EIO;
-}
-
-/* The base archive changes only with busybox or vm-init.sh, so it is built
- * once per content and shared by every run (and user of the cache). */
-static int vm_base_get(struct vm_base *b)
-{
-	char *busybox = NULL, *init = NULL, *dir = NULL, *tmp = NULL;
-	uint64_t h = fnv1a64("vm-base", 7, FNV1A64_INIT) + VM_BASE_FORMAT;
-	int err = -ENOENT;
-
-	memset(b, 0, sizeof(*b));
-	busybox = find_static_busybox();
-	if (!busybox)
-		goto cleanup;
-	init = cs_find_helper("vm-init.sh");
-	if (!init) {
-		cs_err("vm-init.sh not found next to concsched (tools/ or lib/concsched/; "
-		       "set CONCSCHED_LIBDIR)");
-		goto cleanup;
-	}
-	if ((err = file_fnv(busybox, &h)) || (err = file_fnv(init, &h))) {
-		cs_err("cannot read %s or %s: %s", busybox, init, strerror(-err));
-		goto cleanup;
-	}
-	dir = xasprintf("%s/vm", cs_cache_dir());
-	err = mkdir_p(dir, 0755);
-	if (err) {
-		cs_err("cannot create %s: %s", dir, strerror(-err));
-		goto cleanup;
-	}
-	b->cpio = xasprintf("%s/base-%016llx.cpio", dir, (unsigned long long)h);
-	b->applets = xasprintf("%s/applets-%016llx.txt", dir, (unsigned long long)h);
-	tmp = xasprintf("%s.%d.tmp", b->cpio, getpid());
-	if (access(b->cpio, R_OK)) {
-		err = base_write(tmp, busybox, init);
-		if (!err && rename(tmp, b->cpio))
-			err = -errno;
-		if (err) {
-			unlink(tmp);
-			cs_err("cannot write the VM base initramfs %s: %s", b->cpio,
-			       strerror(-err));
-			goto cleanup;
-		}
-	}
-	free(tmp);
-	tmp = xasprintf("%s.%d.tmp", b->applets, getpid());
-	if (access(b->applets, R_OK)) {
-		err = applets_write(tmp, busybox);
-		if (!err && rename(tmp, b->applets))
-			err = -errno;
-		if (err) {
-			unlink(tmp);
-			cs_err("cannot list the applets of %s", busybox);
-			goto cleanup;
-		}
-	}
-	b->applet_list = read_file(b->applets, NULL);
-	err = b->applet_list ? 0 : -errno;
-cleanup:
-	free(busybox);
-	free(init);
-	free(dir);
-	free(tmp);
-	return err;
-}
 
 static bool is_applet(const struct vm_base *b, const char *name)
 {
@@ -551,8 +278,8 @@ static int build_initrd(struct vm_ctx *c)
 	}
 	cpio_init(&w, f);
 	/* The base archive's directories are the guest's own (/proc, /tmp...). */
-	for (i = 0; i < ARRAY_SIZE(base_dirs); i++)
-		carry_exclude(&w, base_dirs[i]);
+	for (i = 0; i < vm_base_ndirs; i++)
+		carry_exclude(&w, vm_base_dirs[i]);
 	/* `--carry /tmp` must not pull in the archive being written. */
 	tmp = path_normalize(c->tmpdir);
 	carry_exclude(&w, tmp);
@@ -1057,7 +784,7 @@ static int vm_prepare(struct vm_ctx *c)
 	char cwd[PATH_MAX];
 	char *qemu;
 
-	c->kernel = vm_kernel_path();
+	c->kernel = vm_host_kernel_path();
 	if (!c->kernel)
 		return -ENOENT;
 	qemu = cs_find_in_path(QEMU_BIN);
@@ -1209,7 +936,7 @@ int vm_run(const struct vm_opts *o, struct vm_result *r)
 		err = -EINTR;
 		goto cleanup;
 	}
-	snprintf(r->accel, sizeof(r->accel), "%s", vm_kvm_usable() ? "kvm" : "tcg");
+	snprintf(r->accel, sizeof(r->accel), "%s", vm_host_kvm_usable() ? "kvm" : "tcg");
 	qargv = qemu_argv(&c, r->accel);
 	err = spawn_qemu(&c, qargv);
 	if (err) {

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "vm/vm_host.h"
+
 /* Where the guest's output directory lives (exported as CONCSCHED_OUT). */
 #define VM_GUEST_OUT "/out"
 /* cmd_vm's status when the guest enforced --timeout (like timeout(1)). */
@@ -78,13 +80,5 @@ struct vm_result {
  * line already printed. qemu never outlives
  * this call (nor the calling thread: PR_SET_PDEATHSIG). */
 int vm_run(const struct vm_opts *o, struct vm_result *r);
-
-/* KVM really works: the CPU has VMX/SVM, /dev/kvm opens, API version 12,
- * KVM_CREATE_VM succeeds. $CONCSCHED_VM_ACCEL=kvm|tcg overrides. */
-bool vm_kvm_usable(void);
-
-/* The cached VM kernel to boot: its vmlinux when it has a PVH entry note
- * (faster), else its vmlinuz; NULL with a "run: sudo make deps" line. */
-char *vm_kernel_path(void);
 
 #endif

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* `concsched report DIR --junit FILE --sarif FILE` (report_ci.h). */
-#include "cli/cmd_report_ci.h"
+/*
+ * The CI files of an experiment directory (exp_ci.h): one suite, one SARIF
+ * run, per cell (DIR/cells/NAME).
+ */
+#include "experiment/exp_ci.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -8,21 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "results/report_junit.h"
-#include "results/report_sarif.h"
 #include "experiment/exp_index.h"
+#include "results/report_ci.h"
+#include "results/store.h"
 #include "lib/util.h"
 
-int report_ci_open(const char *dir, struct store **s)
-{
-	char *db = xasprintf("%s/%s", dir, STORE_DB_NAME);
-	bool rw = access(dir, W_OK) == 0 && access(db, W_OK) == 0;
-
-	free(db);
-	return store_open(dir, !rw, s);
-}
-
-bool report_ci_is_experiment(const char *dir)
+bool exp_ci_is_experiment(const char *dir)
 {
 	char *exp = xasprintf("%s/%s", dir, EXP_DB_NAME),
 	     *camp = xasprintf("%s/%s", dir, STORE_DB_NAME);
@@ -31,50 +25,6 @@ bool report_ci_is_experiment(const char *dir)
 	free(exp);
 	free(camp);
 	return yes;
-}
-
-static int write_ci_file(const char *path, const struct report_ci_suite *suites, size_t n,
-			 bool sarif)
-{
-	FILE *f = fopen(path, "w");
-	int err = 0;
-
-	if (!f) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (sarif)
-		err = report_write_sarif(suites, n, f);
-	else
-		report_write_junit(suites, n, f);
-	if (ferror(f) | fclose(f) || err) {
-		cs_err("cannot write %s: %s", path, strerror(errno ? errno : EIO));
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-static int write_ci_files(const struct report_ci_suite *suites, size_t n,
-			  const struct report_ci_files *out)
-{
-	if (out->junit && write_ci_file(out->junit, suites, n, false))
-		return EXIT_USAGE;
-	if (out->sarif && write_ci_file(out->sarif, suites, n, true))
-		return EXIT_USAGE;
-	return 0;
-}
-
-int report_ci_campaign(const char *dir, struct store *s, const struct report *r,
-		       const struct report_ci_files *out)
-{
-	struct report_ci_suite suite = { .name = dir, .store = s, .model = report_ci_model(r) };
-	int ret;
-
-	if (!suite.model)
-		return EXIT_USAGE;
-	ret = write_ci_files(&suite, 1, out);
-	json_decref(suite.model);
-	return ret;
 }
 
 /* Cell NAME of the experiment in DIR as a suite; 0, or -errno when the cell
@@ -112,7 +62,7 @@ static int has_campaign(const struct dirent *d)
 	return d->d_name[0] != '.';
 }
 
-int report_ci_experiment(const char *dir, const struct report_ci_files *out, bool replay_vm)
+int exp_ci_write(const char *dir, const struct report_ci_files *out, bool replay_vm)
 {
 	char *cells = xasprintf("%s/cells", dir);
 	struct report_ci_suite *suites;
@@ -133,7 +83,7 @@ int report_ci_experiment(const char *dir, const struct report_ci_files *out, boo
 		free(ents[k]);
 	}
 	free(ents);
-	ret = write_ci_files(suites, n, out);
+	ret = report_ci_write(suites, n, out);
 	if (!ret) {
 		if (out->junit)
 			printf("junit:     %s (%zu cells)\n", out->junit, n);

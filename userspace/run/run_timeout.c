@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A run that does not end by itself (run_timeout.h): steering and the
+ * access probes off at the run timeout, the deadlock report, and the watch
+ * that finds a lock cycle before the timeout.
+ */
+#include <inttypes.h>
+
+#include "run/run_timeout.h"
+#include "run/run_session.h"
+
+#include "results/oracle.h"
+#include "run/run_sites.h"
+#include "kernel/scx_concsched.h"
+
+#include "sync.skel.h"
+
+/* The deadlock report at a timeout: who holds what, who waits where. */
+static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
+			       char *buf, size_t len)
+{
+	struct site_ref s;
+	struct sym_site ss;
+	char key[PATH_MAX + 32];
+
+	site_resolve(&r->res, t->tgid, t->gen, addr, &s);
+	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	return buf;
+}
+
+/* "first (0x4040a0)" for a lock in a global, else its address. */
+static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64_t lock, char *buf,
+			     size_t len)
+{
+	struct site_ref s;
+	struct sym_site ss;
+	char key[PATH_MAX + 32], text[1024];
+
+	site_resolve(&r->res, t->tgid, t->gen, lock, &s);
+	if (s.object) {
+		syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, text, sizeof(text));
+		if (ss.symbol && !ss.is_func) {
+			if (ss.sym_offset)
+				snprintf(buf, len, "%s+%" PRIu64 " (0x%" PRIx64 ")", ss.symbol,
+					 ss.sym_offset, lock);
+			else
+				snprintf(buf, len, "%s (0x%" PRIx64 ")", ss.symbol, lock);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "0x%" PRIx64, lock);
+	return buf;
+}
+
+void run_timeout_analyze_deadlock(struct onerun *r)
+{
+	struct dl_thread *dt;
+	struct dl_held *held;
+	char(*names)[64], (*texts)[512];
+	size_t i, j, n = r->tm.nthreads, nh = 0, nt = 0, blocked = 0;
+
+	if (!n)
+		return;
+	run_session_consume(r);
+	run_refresh_vmas(r);
+	dt = xcalloc(n, sizeof(*dt));
+	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
+	names = xcalloc(n, sizeof(*names));
+	texts = xcalloc(n * (2 * CS_LOCKSET_MAX + 2), sizeof(*texts));
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+		struct strat_thread *rt = run_thread_find(r, t->tid);
+
+		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
+		dt[i].name = names[i];
+		dt[i].held = &held[nh];
+		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
+			size_t a;
+
+			held[nh].lock = t->held[j];
+			held[nh].lock_name =
+				lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
+			held[nh].site = NULL;
+			for (a = t->nactions; a-- > 0;) {
+				const struct tm_action *x = &t->actions[a];
+
+				if (tm_op_is_acquire(x->op) &&
+				    tm_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
+					held[nh].site = action_site(r, t, x->site, texts[nt++],
+								    sizeof(texts[0]));
+					break;
+				}
+			}
+			nh++;
+			dt[i].nheld++;
+		}
+		if (last && !t->exited && tm_action_waits_for_good(last)) {
+			dt[i].blocked = true;
+			dt[i].waits_for = last->obj;
+			dt[i].waits_name =
+				lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
+			dt[i].wait_site =
+				action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
+			blocked++;
+		}
+	}
+	if (blocked && deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
+		r->has_deadlock = true;
+	free(dt);
+	free(held);
+	free(names);
+	free(texts);
+}
+
+/* The run timeout under steering: is the program stuck without us? Every
+ * parked, delayed and halted thread goes on, and steering stops for the
+ * rest of the run: no park, no delay, no serialization. */
+void run_timeout_steering_off(struct onerun *r)
+{
+	struct cs_sched_stats ss = { 0 };
+
+	scx_concsched_stats(r->ctl, &ss);
+	/* The scheduler's counters run for the whole session: this run's. */
+	r->parks_at_timeout = ss.parks - r->parks_at_start;
+	r->watchdog_at_timeout = ss.watchdog - r->watchdog_at_start;
+	r->delays_at_timeout = ss.delays + r->host.injected;
+	policy_serialize(r->pol, CS_SERIAL_OFF, 0);
+	scx_concsched_quiesce(r->ctl);
+	strat_host_stop(&r->host);
+	r->steer = false;
+	r->graced = true;
+	r->steer_stopped = true;
+	cs_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		 " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
+		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
+		 r->watchdog_at_timeout, r->grace_s);
+}
+
+/* The run timeout with the access probes on: they are detached (the next
+ * run attaches them again), so what is left of the run runs unprobed. */
+void run_timeout_probes_off(struct onerun *r)
+{
+	uint64_t t0 = now_ns();
+	int err;
+
+	r->accesses_at_timeout = access_probes_stat(&r->sess->ap, CS_ASTAT_EVENTS);
+	err = access_probes_stop(&r->sess->ap);
+
+	r->probes_stopped = true;
+	r->graced = true;
+	if (err)
+		cs_warn("cannot stop the access probes at the run timeout: %s", strerror(-err));
+	cs_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		 " accesses; detached in %.3g ms); %.3g s of grace at least",
+		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
+		 (now_ns() - t0) / 1e6, r->grace_s);
+}
+
+static uint64_t lock_cycle_sig(struct onerun *r)
+{
+	const struct thread_model *m = &r->tm;
+	size_t n = m->nthreads, i, j, k, len, nh = 0;
+	struct dl_thread *dt;
+	struct dl_held *held;
+	size_t *cyc;
+	uint64_t sig = FNV1A64_INIT;
+
+	if (!n || m->truncated || m->seq_gaps)
+		return 0;
+	dt = xcalloc(n, sizeof(*dt));
+	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
+	cyc = xcalloc(n, sizeof(*cyc));
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &m->threads[i];
+		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+
+		dt[i].held = &held[nh];
+		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
+			held[nh++].lock = t->held[j];
+			dt[i].nheld++;
+		}
+		if (last && !t->exited && tm_action_waits_for_good(last)) {
+			dt[i].blocked = true;
+			dt[i].waits_for = last->obj;
+		}
+	}
+	len = deadlock_analyze(dt, n, cyc, NULL, 0);
+	for (k = 0; k < len; k++) {
+		const struct tm_thread *t = &m->threads[cyc[k]];
+		uint64_t w[2] = { t->tid, t->nevents };
+
+		sig = fnv1a64(w, sizeof(w), sig);
+	}
+	free(dt);
+	free(held);
+	free(cyc);
+	return len ? sig | 1 : 0;
+}
+
+enum dl_watch run_timeout_lock_cycle_watch(struct onerun *r, uint64_t now)
+{
+	uint64_t sig;
+
+	if (now < r->dl_next_ns)
+		return DL_NONE;
+	r->dl_next_ns = now + DL_CHECK_NS;
+	run_session_consume(r);
+	sig = lock_cycle_sig(r);
+	if (!sig || sig != r->dl_sig) {
+		r->dl_sig = sig;
+		r->dl_first_ns = r->dl_since_ns = now;
+		return DL_NONE;
+	}
+	if (r->steer) {
+		if (now - r->dl_since_ns < DL_SETTLE_NS)
+			return DL_NONE;
+		cs_debug("run: a lock cycle for %.3g s under steering: every thread goes on",
+			 (now - r->dl_since_ns) / 1e9);
+		run_timeout_steering_off(r);
+		r->dl_since_ns = now;
+		return DL_STEERING_OFF;
+	}
+	if (now - r->dl_since_ns < DL_CONFIRM_NS)
+		return DL_NONE;
+	run_timeout_analyze_deadlock(r);
+	if (!r->has_deadlock)
+		return DL_NONE;
+	r->dl_confirm_s = (now - r->dl_since_ns) / 1e9;
+	r->dl_found_s = (r->dl_first_ns - r->t0) / 1e9;
+	if (r->dl_found_s <= 0)
+		r->dl_found_s = 1e-9;
+	return DL_CONFIRMED;
+}
