@@ -260,7 +260,7 @@ static void test_access_decision(void)
 	camp_end(&k);
 }
 
-/* The warm-up, in pf_arms[] order, and each arm's run as the loop sees it. */
+/* The warm-up, in strat_portfolio_arms[] order, and each arm's run as the loop sees it. */
 static void test_warmup(void)
 {
 	static const char *const order[] = { "pct:3 --access", "random --access", "fpair", "random",
@@ -412,7 +412,7 @@ static void test_ucb1(void)
 	memset(&pf, 0, sizeof(pf));
 	cs_rng_seed(&pf.rng, 1);
 	for (i = 0; i < 3; i++) {
-		pf.arm[i].spec = &pf_arms[i];
+		pf.arm[i].spec = &strat_portfolio_arms[i];
 		pf.arm[i].on = true;
 		pf.arm[i].begun = 1;
 	}
@@ -457,7 +457,7 @@ static void test_share_moves(void)
 	memset(&pf, 0, sizeof(pf));
 	cs_rng_seed(&pf.rng, 9);
 	for (i = 0; i < 2; i++) {
-		pf.arm[i].spec = &pf_arms[i];
+		pf.arm[i].spec = &strat_portfolio_arms[i];
 		pf.arm[i].on = true;
 	}
 	for (i = 0; i < 80; i++) {

@@ -14,9 +14,9 @@
  * the run's flags and serial mode (strat_run.flags, sched_serial) to the
  * arm's, which the loop reads per run.
  *
- * Choice: a warm-up runs each arm once, in the order of pf_arms[] (the
- * access arms first); then
- * UCB1 (Auer et al. 2002) over each arm's reward: a run's reward is what it
+ * Choice: a warm-up runs each arm once, in the order of
+ * strat_portfolio_arms[] (the access arms first); then UCB1 (Auer et al.
+ * 2002) over each arm's reward: a run's reward is what it
  * added per second of its run time, (new tasks of the arm's metric +
  * PF_W_WARNING x new race and lock-order warnings + PF_W_FAILURE if it
  * failed) / seconds, and an arm's value is the exponentially weighted mean
@@ -71,7 +71,7 @@ extern const struct strategy_ops strat_random_ops, strat_pct_ops, strat_fpair_op
 /* The access arms first: in docs/perf.md's corpus table they find the
  * synchronization bugs too (pcta and randoma every one of them in 5 of 5
  * seeds), and the bugs between plain accesses only they find. */
-const struct pf_arm_spec pf_arms[PF_NARMS] = {
+const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
 	{ "random --access", "random", &strat_random_ops, NULL, true, "concurpairs" },
 	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
@@ -97,12 +97,13 @@ static int pf_init(struct strategy *s, const char *opts, char *err, size_t errle
 	s->priv = pf;
 	for (i = 0; i < PF_NARMS; i++) {
 		struct pf_arm *a = &pf->arm[i];
-		int ret = strategy_make(pf_arms[i].ops, pf_arms[i].strategy, pf_arms[i].opts, &a->s,
-					err, errlen);
+		int ret =
+			strategy_make(strat_portfolio_arms[i].ops, strat_portfolio_arms[i].strategy,
+				      strat_portfolio_arms[i].opts, &a->s, err, errlen);
 
 		if (ret)
 			return ret;
-		a->spec = &pf_arms[i];
+		a->spec = &strat_portfolio_arms[i];
 		a->on = !a->spec->access; /* until campaign_begin decides */
 		jobs &= a->s->flags;
 	}

@@ -40,7 +40,7 @@ struct pf_arm_spec {
 
 #define PF_NARMS 5
 /* In warm-up order. */
-extern const struct pf_arm_spec pf_arms[PF_NARMS];
+extern const struct pf_arm_spec strat_portfolio_arms[PF_NARMS];
 
 struct pf_arm {
 	const struct pf_arm_spec *spec;
