@@ -44,9 +44,13 @@ enum cs_op {
 	CS_OP_EXIT,   /* thread exit                                */
 	CS_OP_READ,   /* memory access sites (access probes)        */
 	CS_OP_WRITE,
-	CS_OP_RW,   /* read-modify-write (lock prefix, xchg)      */
-	CS_OP_FORK, /* a tracked process forked; obj = child pid  */
-	CS_OP_EXEC, /* a tracked process exec'd (new image)       */
+	CS_OP_RW,	  /* read-modify-write (lock prefix, xchg)      */
+	CS_OP_FORK,	  /* a tracked process forked; obj = child pid  */
+	CS_OP_EXEC,	  /* a tracked process exec'd (new image)       */
+	CS_OP_ONCE_ENTER, /* pthread_once entry; arg 1: once_control said
+			   * done (the fast path: no routine to run or
+			   * wait for)                                  */
+	CS_OP_ONCE,	  /* pthread_once returned (the routine has run) */
 	CS_OP__COUNT,
 };
 
@@ -125,6 +129,7 @@ enum cs_sync_fn {
 	/* Not an entry: the success return of a function whose entry cannot
 	 * carry a uprobe (glibc's pthread_spin_lock starts lock-prefixed). */
 	CS_FN_SPIN_LOCK_ACQUIRED,
+	CS_FN_ONCE,
 	CS_FN__COUNT,
 };
 
@@ -199,6 +204,9 @@ struct cs_sync_thread {
 	__u32 overflow; /* acquisitions not recorded: lockset full         */
 	struct cs_held_lock held[CS_LOCKSET_MAX];
 	struct cs_pending pending;
+	/* pthread_once in flight, apart from `pending`: its routine may call
+	 * pthread functions. */
+	__u64 once_obj, once_site;
 	/* pthread_create in flight, apart from `pending`: libc may lock
 	 * internally inside it (static binaries) before the clone. */
 	__u64 create_site_pending, create_start_pending;

@@ -795,6 +795,23 @@ static __always_inline void enter_sem(void *ctx, struct cs_proc_key *pk, struct 
 	set_pending(t, fn, sem, 0, site, flags);
 }
 
+/* pthread_once(once_control, routine): arg 1 when once_control already
+ * says done (glibc: bit 1, __PTHREAD_ONCE_DONE; its fast path returns at
+ * once). The return (return_once) is matched through once_obj, not
+ * `pending`, which the routine's own pthread calls reuse. */
+static __always_inline void enter_once(struct cs_proc_key *pk, struct cs_sync_thread *t, __u32 tid,
+				       __u64 once, __u64 site)
+{
+	int state = 0;
+	__u64 done;
+
+	bpf_probe_read_user(&state, sizeof(state), (void *)once);
+	done = (state & 2) ? 1 : 0;
+	t->once_obj = once;
+	t->once_site = site;
+	emit(t, pk->tgid, tid, pk->gen, CS_OP_ONCE_ENTER, once, site, done, 0);
+}
+
 static __always_inline void enter_thread(void *ctx, struct cs_proc_key *pk,
 					 struct cs_sync_thread *t, __u32 tid, __u32 fn,
 					 struct pt_regs *regs, __u64 site)
@@ -929,6 +946,9 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 		lock_acquired(&pk, t, tid, obj, CS_OBJ_SPIN, site, 0);
 		emit(t, tgid, tid, pk.gen, CS_OP_SPIN_LOCK, obj, site, 0, 0);
 		return 0;
+	case CS_FN_ONCE:
+		enter_once(&pk, t, tid, obj, site);
+		return 0;
 	case CS_FN_BARRIER_WAIT: {
 		__u32 flags = cs_sched_point(tid, site, CS_OP_BARRIER, obj);
 
@@ -1017,6 +1037,11 @@ static __always_inline int sync_return(struct pt_regs *ctx)
 	struct cs_proc_key pk;
 
 	t = bpf_map_lookup_elem(&cs_sync_threads, &tid);
+	if (fn == CS_FN_ONCE && t && t->tgid == tgid && t->once_obj) {
+		emit(t, tgid, tid, t->gen, CS_OP_ONCE, t->once_obj, t->once_site, 0, 0);
+		t->once_obj = 0;
+		return 0;
+	}
 	/* No entry recorded: out of scope, or a libc-internal call. */
 	if (!t || t->tgid != tgid || t->pending.fn != fn)
 		return 0;

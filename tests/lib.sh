@@ -72,6 +72,51 @@ gone_within() {
 	return 0
 }
 
+# This test's processes carry CS_TEST_TAG in their environment (what they
+# start inherits it); another concsched on the machine (a user's campaign,
+# a parallel test, an attach left running) does not.
+export CS_TEST_TAG=${CS_TEST_TAG:-$$.$RANDOM}
+# bpf_held link|prog REGEX: how many BPF links whose type (uprobe_multi)
+# or programs whose name (access_hit) matches REGEX are held by this
+# test's processes or by no process at all (pinned, or kept by the
+# kernel: a leak). Holders come from /proc/PID/fdinfo (link_id:, prog_id:)
+# as bpftool's pids column would; objects only other processes hold are
+# not this test's and are not counted.
+bpf_held() {
+	bpftool -j "$1" show 2>/dev/null | python3 -c '
+import json, os, re, sys
+kind, pat, tag = sys.argv[1], re.compile(sys.argv[2]), b"CS_TEST_TAG=" + sys.argv[3].encode()
+key = "link_id" if kind == "link" else "prog_id"
+holders = {}
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        fds = os.listdir("/proc/%s/fdinfo" % pid)
+    except OSError:
+        continue
+    for fd in fds:
+        try:
+            info = open("/proc/%s/fdinfo/%s" % (pid, fd)).read()
+        except OSError:
+            continue
+        for m in re.finditer(r"^%s:\s*(\d+)" % key, info, re.M):
+            holders.setdefault(int(m.group(1)), set()).add(pid)
+def ours(pid):
+    try:
+        return tag in open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
+    except OSError:
+        return False
+n = 0
+for x in json.loads(sys.stdin.read() or "[]"):
+    if not pat.search(x.get("type" if kind == "link" else "name", "")):
+        continue
+    pids = holders.get(x["id"], set())
+    n += not pids or any(ours(p) for p in pids)
+print(n)' "$1" "$2" "$CS_TEST_TAG"
+}
+# bpf_held_any link|prog REGEX: true while bpf_held counts one (gone_within
+# polls it).
+bpf_held_any() { [ "$(bpf_held "$@")" -gt 0 ]; }
+
 # campaign_mixed DIR SEED RUN-ARGS...: a campaign that holds both a failing
 # and a passing run, for checks about what is done with them (replay,
 # minimize, schedules), never about how often a bug shows. Runs

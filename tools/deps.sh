@@ -37,12 +37,15 @@ fi
 # libxml2-utils (xmllint), python3-jsonschema: the JUnit and SARIF validators
 # of tests/host/62-report-ci.t; python3-yaml: tests/vm/60-ci-recipes.t reads
 # the CI recipes of docs/examples. cmake, googletest, libgtest-dev: the
-# GoogleTest/CTest project of tests/gtest.
+# GoogleTest/CTest project of tests/gtest. memcached, libmemcached-tools
+# (memcaslap), redis-server, redis-tools (redis-benchmark, redis-cli): the
+# servers of make bench-real, started by the bench on their own port.
 pkgs=(build-essential pkg-config clang llvm libelf-dev zlib1g-dev libzstd-dev
       libcapstone-dev libdw-dev libsqlite3-dev sqlite3 libjansson-dev qemu-system-x86
       busybox-static cpio zstd perl file binutils elfutils python3 bsdutils
       chromium munge slurmctld slurmd slurm-client valgrind pigz pbzip2 lbzip2 xz-utils
-      libxml2-utils python3-jsonschema python3-yaml cmake googletest libgtest-dev)
+      libxml2-utils python3-jsonschema python3-yaml cmake googletest libgtest-dev
+      memcached libmemcached-tools redis-server redis-tools)
 # npm fetches the pinned schema packages (tools/ci-schemas.sh); Debian's
 # unless the machine has one already (e.g. NodeSource's nodejs).
 command -v npm >/dev/null || pkgs+=(npm)

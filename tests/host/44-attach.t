@@ -18,7 +18,7 @@ plan 65
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
-links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
+links() { bpf_held link uprobe_multi; }
 links0=$(links)
 # Below the ephemeral range: a port a client socket of an earlier step
 # holds in TIME_WAIT cannot be bound (seen: "Address already in use").

@@ -15,13 +15,14 @@ plan 32
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
-links() { bpftool link show 2>/dev/null | grep -c uprobe_multi; }
-progs() { bpftool prog show 2>/dev/null | grep -c 'name cs_sync_'; }
+links() { bpf_held link uprobe_multi; }
+progs() { bpf_held prog '^cs_sync_'; }
 uevents() { cat /sys/kernel/debug/tracing/uprobe_events 2>/dev/null | wc -l; }
 links0=$(links) progs0=$(progs) uevents0=$(uevents)
 # attached: wait until observe's probes are in (a uprobe_multi link more
 # than before), not a fixed sleep: a loaded machine attaches slower.
-attached() { gone_within "$(scaled 30)" sh -c "[ \$(bpftool link show 2>/dev/null | grep -c uprobe_multi) -le $links0 ]"; }
+no_new_link() { [ "$(links)" -le "$links0" ]; }
+attached() { gone_within "$(scaled 30)" no_new_link; }
 
 # One line on stderr, exit status 2.
 bad() { # bad DESCRIPTION REGEX ARGS...

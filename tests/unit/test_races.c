@@ -108,7 +108,15 @@ static void hb_begin(void)
 	ev(MAIN, CS_OP_CREATE, 3, T3);
 }
 
-enum { BUF = 0x10000, Q = 0x2000, CV = 0x2040, SEM = 0x2080, RWL = 0x20c0, FLAG = 0x3000 };
+enum {
+	BUF = 0x10000,
+	Q = 0x2000,
+	CV = 0x2040,
+	SEM = 0x2080,
+	RWL = 0x20c0,
+	FLAG = 0x3000,
+	ONCE = 0x2100
+};
 
 static void hb_tests(void)
 {
@@ -155,6 +163,39 @@ static void hb_tests(void)
 	acc_at(T3, R, 123, BUF + 8, 8);
 	tap_is_int(race_warning_count(rd), 1,
 		   "sem post -> wait orders the first write; a write after the post races");
+
+	/* pthread_once: T2 runs the routine; T3 waits in the call and its
+	 * return event comes before T2's (the stream order of two returns is
+	 * timing); MAIN takes the fast path after. All read what the routine
+	 * wrote: ordered. T2's write after its return is not ordered with
+	 * T3's read. */
+	hb_begin();
+	sync_at(T2, CS_OP_ONCE_ENTER, ONCE, 0);
+	sync_at(T3, CS_OP_ONCE_ENTER, ONCE, 0);
+	acc_at(T2, W, 140, BUF, 8); /* the routine */
+	sync_at(T3, CS_OP_ONCE, ONCE, 0);
+	acc_at(T3, R, 141, BUF, 8);
+	sync_at(MAIN, CS_OP_ONCE_ENTER, ONCE, 1); /* said done: the fast path */
+	sync_at(MAIN, CS_OP_ONCE, ONCE, 0);
+	acc_at(MAIN, R, 142, BUF, 8);
+	sync_at(T2, CS_OP_ONCE, ONCE, 0);
+	acc_at(T2, R, 143, BUF, 8);
+	tap_is_int(race_warning_count(rd), 0,
+		   "pthread_once: the routine is ordered before every caller's return, even "
+		   "one whose return event comes first");
+	acc_at(T2, W, 144, BUF + 8, 8);
+	acc_at(T3, R, 145, BUF + 8, 8);
+	tap_is_int(race_warning_count(rd), 1, "... a write after the return races");
+	/* A fast-path caller's earlier write is not published by the once. */
+	hb_begin();
+	acc_at(T3, W, 146, BUF, 8);
+	sync_at(T3, CS_OP_ONCE_ENTER, ONCE, 1);
+	sync_at(T3, CS_OP_ONCE, ONCE, 0);
+	sync_at(T2, CS_OP_ONCE_ENTER, ONCE, 1);
+	sync_at(T2, CS_OP_ONCE, ONCE, 0);
+	acc_at(T2, R, 147, BUF, 8);
+	tap_is_int(race_warning_count(rd), 1,
+		   "pthread_once: two fast-path callers are not ordered with each other");
 
 	/* rwlock: readers are not ordered with each other, a writer is
 	 * ordered after the readers before it. */
@@ -240,7 +281,7 @@ int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(31);
+	tap_plan(34);
 	rd = race_detector_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */

@@ -219,7 +219,8 @@ static void check_self_libc(void)
 	symbolizer_resolve(sz, (uintptr_t)&pthread_mutex_lock, &site);
 	tap_ok(site.object && !strncmp(base(site.object), "libc.so", 7),
 	       "self: pthread_mutex_lock is in libc (%s)", site.object);
-	tap_is_str(site.symbol, "pthread_mutex_lock", "self: libc symbol from .dynsym");
+	tap_is_str(site.symbol, "pthread_mutex_lock",
+		   "self: libc symbol (.dynsym, or .symtab of libc6-dbg)");
 	libc = symbolizer_find_object(sz, "libc.so");
 	if (libc)
 		sym_lookup_function(libc, "pthread_mutex_lock", &off, NULL);
@@ -237,6 +238,108 @@ static void check_self_libc(void)
 	symbolizer_free(sz);
 }
 
+/* Where separate debug files are looked for (gdb's order). 6 checks. */
+static void check_debug_paths(void)
+{
+	static const uint8_t id[] = { 0xab, 0xcd, 0xef, 0x01 };
+	char p[4][PATH_MAX];
+	int n;
+
+	n = sym_debug_file_paths("/usr/bin/pigz", id, sizeof(id), "pigz.debug", "/R", p, 4);
+	tap_ok(n == 4, "debug paths: build ID and 3 debuglink places (%d)", n);
+	tap_is_str(p[0], "/R/.build-id/ab/cdef01.debug", "debug paths: build-id path first");
+	tap_ok(n == 4 && !strcmp(p[1], "/usr/bin/pigz.debug") &&
+		       !strcmp(p[2], "/usr/bin/.debug/pigz.debug") &&
+		       !strcmp(p[3], "/R/usr/bin/pigz.debug"),
+	       "debug paths: next to the object, in .debug/, under the root");
+	n = sym_debug_file_paths("/a/x", NULL, 0, "x.dbg", "/usr/lib/debug", p, 4);
+	tap_ok(n == 3 && !strcmp(p[0], "/a/x.dbg") && !strcmp(p[2], "/usr/lib/debug/a/x.dbg"),
+	       "debug paths: no build ID, debuglink only (%d)", n);
+	n = sym_debug_file_paths("/a/x", id, 1, NULL, "/R", p, 4);
+	tap_ok(n == 0, "debug paths: a 1-byte build ID and no debuglink give none (%d)", n);
+	n = sym_debug_file_paths("/a/x", id, sizeof(id), "../evil", "/R", p, 2);
+	tap_ok(n == 1, "debug paths: a debuglink with a '/' is ignored (%d)", n);
+}
+
+/* SCRIPT's exit status, run by sh -c with $1 = FIXTURE, $2 = T. */
+static int sh(const char *script, const char *fixture, const char *t)
+{
+	char cmd[4 * PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "set -e; set -- '%s' '%s'; %s", fixture, t, script);
+	return system(cmd);
+}
+
+/* Does OBJECT's sym_alpha (at alpha_off) resolve to its name and line? */
+static bool resolves_alpha(const char *object, uint64_t alpha_off)
+{
+	struct sym_site site;
+
+	sym_cache_flush();
+	return sym_resolve_offset(object, alpha_off + 4, &site) == 0 && site.symbol &&
+	       !strcmp(site.symbol, "sym_alpha") && site.file &&
+	       !strcmp(base(site.file), "symfixture.c") && site.line > 0;
+}
+
+/* Stripped copies of symfixture with a separate debug file: by build ID
+ * under $CONCSCHED_DEBUG_ROOT, by .gnu_debuglink in .debug/ (build IDs
+ * equal), by debuglink without build IDs (CRC), and a debug file whose
+ * CRC is wrong, which must not be used. 7 checks. */
+static void check_debug_files(const char *dir, uint64_t alpha_off)
+{
+	char t[] = "/tmp/cs-symdebug-XXXXXX", fixture[PATH_MAX + 16], obj[PATH_MAX + 32];
+	uint64_t vaddr = 0;
+	struct sym_site site;
+	int rc;
+
+	snprintf(fixture, sizeof(fixture), "%s/symfixture", dir);
+	if (!mkdtemp(t)) {
+		tap_ok(0, "debug files: mkdtemp");
+		return;
+	}
+	rc = sh("id=$(readelf -n \"$1\" | sed -n 's/.*Build ID: //p');"
+		"mkdir -p \"$2/root/.build-id/${id%${id#??}}\" \"$2/.debug\" \"$2/empty\";"
+		"objcopy --only-keep-debug \"$1\" "
+		"\"$2/root/.build-id/${id%${id#??}}/${id#??}.debug\";"
+		"strip --strip-all \"$1\" -o \"$2/by-id\";"
+		"objcopy --only-keep-debug \"$1\" \"$2/.debug/linked.debug\";"
+		"strip --strip-debug \"$1\" -o \"$2/linked\";"
+		"objcopy --add-gnu-debuglink=\"$2/.debug/linked.debug\" \"$2/linked\";"
+		"objcopy --remove-section=.note.gnu.build-id \"$1\" \"$2/nobid\";"
+		"objcopy --only-keep-debug \"$2/nobid\" \"$2/nobid.debug\" 2>/dev/null;"
+		"strip --strip-all \"$2/nobid\";"
+		"objcopy --add-gnu-debuglink=\"$2/nobid.debug\" \"$2/nobid\";"
+		"cp \"$2/nobid.debug\" \"$2/badcrc.debug\";"
+		"objcopy --remove-section=.gnu_debuglink \"$2/nobid\" \"$2/badcrc\";"
+		"objcopy --add-gnu-debuglink=\"$2/badcrc.debug\" \"$2/badcrc\";"
+		"printf x >>\"$2/badcrc.debug\"",
+		fixture, t);
+	tap_ok(rc == 0, "debug files: stripped copies and debug files made (objcopy, strip)");
+	setenv("CONCSCHED_DEBUG_ROOT", t, 1);
+	snprintf(obj, sizeof(obj), "%s/by-id", t);
+	tap_ok(!resolves_alpha(obj, alpha_off), "debug files: a root without the build ID: none");
+	snprintf(obj, sizeof(obj), "%s/root", t);
+	setenv("CONCSCHED_DEBUG_ROOT", obj, 1);
+	snprintf(obj, sizeof(obj), "%s/by-id", t);
+	tap_ok(resolves_alpha(obj, alpha_off),
+	       "debug files: --strip-all, found by build ID under $CONCSCHED_DEBUG_ROOT");
+	tap_ok(sym_lookup_variable(obj, "sym_counter", &vaddr, NULL) == 0 && vaddr &&
+		       sym_resolve_vaddr(obj, vaddr, &site) == 0 && site.symbol &&
+		       !strcmp(site.symbol, "sym_counter"),
+	       "debug files: variables named from the debug file's .symtab");
+	snprintf(obj, sizeof(obj), "%s/linked", t);
+	tap_ok(resolves_alpha(obj, alpha_off), "debug files: --strip-debug, debuglink in .debug/");
+	snprintf(obj, sizeof(obj), "%s/nobid", t);
+	tap_ok(resolves_alpha(obj, alpha_off), "debug files: no build ID, debuglink CRC matches");
+	snprintf(obj, sizeof(obj), "%s/badcrc", t);
+	tap_ok(!resolves_alpha(obj, alpha_off), "debug files: a debug file with another CRC: none");
+	unsetenv("CONCSCHED_DEBUG_ROOT");
+	sym_cache_flush();
+	snprintf(obj, sizeof(obj), "rm -rf '%s'", t);
+	if (system(obj))
+		tap_diag("could not remove %s", t);
+}
+
 int main(void)
 {
 	static const char *const variants[NFIX] = {
@@ -250,11 +353,13 @@ int main(void)
 	struct sym_site s;
 	int i;
 
-	tap_plan(NFIX * 13 + 6 + 2);
+	tap_plan(NFIX * 13 + 6 + 2 + 6 + 7);
 	snprintf(dir, sizeof(dir), "%s/../programs", cs_self_dir());
 	for (i = 0; i < NFIX; i++)
 		check_variant(dir, variants[i], &alpha_off);
 	check_self_libc();
+	check_debug_paths();
+	check_debug_files(dir, alpha_off);
 	tap_ok(sym_resolve_offset("/nonexistent/x", 0, &s) == -ENOENT, "missing object: -ENOENT");
 	tap_ok(sym_resolve_offset("/proc/self/status", 0, &s) == -ENOEXEC, "non-ELF: -ENOEXEC");
 	sym_cache_flush();

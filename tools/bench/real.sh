@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The real-software corpus, compressors (make bench-real; issue 32 item
-# 3, the part done): pigz, pbzip2, lbzip2, xz and zstd with two threads
-# each on 2 MB of generated text (a fixed word list, seeded). For each:
-# the native time; `concsched run -s none` and `run -s none --access`
-# (one test run each, N campaigns, default 1) with their time, failures
-# and race warnings, every run checked by a round trip (--check: the
-# output decompressed must equal the input; a crash or a hang fails the
-# run too); and Helgrind on the same command (its "Possible data race"
-# contexts). Prints a markdown table (docs/races.md). Host only (strategy
-# none needs no sched_ext); the steered VM campaigns and the servers of
-# the issue (sqlite3, memcached, redis) are not here yet.
+# The real-software corpus (make bench-real; issue 32 item 3).
+# Compressors: pigz, pbzip2, lbzip2, xz and zstd with two threads each on
+# 2 MB of generated text (a fixed word list, seeded). For each: the native
+# time; `concsched run -s none` and `run -s none --access` (one test run
+# each, N campaigns, default 1) with their time, failures and race
+# warnings, every run checked by a round trip (--check: the output
+# decompressed must equal the input; a crash or a hang fails the run too);
+# and Helgrind on the same command (its "Possible data race" contexts).
+# Servers: memcached (2 worker threads) under memcaslap (Debian's name for
+# memaslap) and redis-server (--io-threads 2) under redis-benchmark, on
+# loopback: the client's throughput without attach, then with
+# `concsched attach -p PID -s none --access` for the client's run (race
+# warnings; a failure is the server crashing or not answering after, or
+# the client failing), and under Helgrind (its data-race contexts and the
+# client's throughput). Prints markdown tables (docs/perf.md). Host only
+# (strategy none needs no sched_ext); the steered VM campaigns and sqlite3
+# are not here yet.
 # Needs root (uprobes) and the packages of make deps.
 #   tools/bench/real.sh          N=3 tools/bench/real.sh
+#   PARTS=servers SECS=10 SERVERS=memcached tools/bench/real.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
 N=${N:-1}
+PARTS=${PARTS:-compressors servers}
+SECS=${SECS:-10} # each server client run, in seconds (memcaslap -t)
+SERVERS=${SERVERS:-memcached redis}
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
-for t in pigz pbzip2 lbzip2 xz zstd valgrind python3; do
+for t in pigz pbzip2 lbzip2 xz zstd valgrind python3 memcached memcaslap redis-server \
+	redis-benchmark redis-cli; do
 	command -v $t >/dev/null || { echo "real: no $t (make deps installs it)" >&2; exit 2; }
 done
 T=$(mktemp -d /tmp/cs-real-XXXXXX)
@@ -63,10 +74,118 @@ row() { # DECOMPRESS CMD...
 	done
 }
 
-echo "| command | campaign | native | run -s none: failures / warnings / time | run -s none --access: failures / race warnings / time | Helgrind: races / time |"
-echo "|---|---|---|---|---|---|"
-row "pigz -dc" pigz -p 2 -c
-row "pbzip2 -dc" pbzip2 -p2 -c
-row "lbzip2 -dc" lbzip2 -n 2 -c
-row "xz -dc" xz -T2 -c
-row "zstd -dc" zstd -T2 -c
+compressors() {
+	echo "| command | campaign | native | run -s none: failures / warnings / time | run -s none --access: failures / race warnings / time | Helgrind: races / time |"
+	echo "|---|---|---|---|---|---|"
+	row "pigz -dc" pigz -p 2 -c
+	row "pbzip2 -dc" pbzip2 -p2 -c
+	row "lbzip2 -dc" lbzip2 -n 2 -c
+	row "xz -dc" xz -T2 -c
+	row "zstd -dc" zstd -T2 -c
+}
+
+# ---- servers under attach ----------------------------------------------------
+
+PORT=${PORT:-17311}
+# The client's throughput (operations or requests per second) against
+# the server on PORT: memcaslap runs SECS seconds; redis-benchmark, which
+# has no time limit, COUNT requests of SET and GET each (its mean rps).
+client() { # memcached|redis COUNT
+	case $1 in
+	memcached)
+		timeout $((SECS * 4 + 30)) memcaslap -s 127.0.0.1:$PORT -T 2 -c 16 -t "${SECS}s" \
+			2>/dev/null | sed -n 's/.*TPS: \([0-9]*\).*/\1/p' | tail -1 ;;
+	redis)
+		timeout $((SECS * 4 + 30)) redis-benchmark -p $PORT -c 16 -t set,get -n "$2" --csv \
+			2>/dev/null | awk -F'"' '/^"(SET|GET)"/ { s += $4; n++ }
+				END { if (n == 2) printf "%.0f", s / 2 }' ;;
+	esac
+}
+alive() { # memcached|redis: does the server answer?
+	case $1 in
+	memcached) printf 'version\r\nquit\r\n' |
+		timeout 5 bash -c "cat >/dev/tcp/127.0.0.1/$PORT" 2>/dev/null ;;
+	redis) [ "$(timeout 5 redis-cli -p $PORT ping 2>/dev/null)" = PONG ] ;;
+	esac
+}
+start_server() { # memcached|redis [PREFIX...]: starts it on PORT, sets spid
+	local s=$1
+	shift
+	case $s in
+	# -c: memcached sets both descriptor limits to its connection
+	# limit, and valgrind refuses any hard limit but its own (MC_CONNS).
+	memcached) "$@" memcached -u nobody -t 2 -c "${MC_CONNS:-1024}" -l 127.0.0.1 -p $PORT \
+		-U 0 2>"$T/srv.err" & ;;
+	redis) "$@" redis-server --port $PORT --bind 127.0.0.1 --save '' --appendonly no \
+		--io-threads 2 --dir "$T" >"$T/srv.err" 2>&1 & ;;
+	esac
+	spid=$!
+	for _ in $(seq 600); do
+		alive "$s" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+stop_server() {
+	kill -TERM "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+}
+server_row() { # memcached|redis NATIVE-COUNT ATTACHED-COUNT
+	local s=$1 nat att hg fails=0 warns t0 dt rc
+	start_server "$s" || { echo "| $s | server did not start: $(tail -1 "$T/srv.err") |"; return; }
+	nat=$(client "$s" "$2")
+	# attach for the client's run, which waits until the probes are in.
+	rm -rf "$T/att"
+	t0=$(now)
+	"$CS" attach -p "$spid" -s none --access --allow-other-users --duration $((SECS * 4 + 60)) \
+		-o "$T/att" >"$T/att.out" 2>"$T/att.err" &
+	local apid=$!
+	for _ in $(seq 600); do
+		grep -q "attached to pid" "$T/att.err" && break
+		sleep 0.1
+	done
+	att=$(client "$s" "$3")
+	[ -n "$att" ] || fails=$((fails + 1))
+	kill -TERM $apid 2>/dev/null
+	wait $apid
+	rc=$?
+	dt=$(secs "$t0")
+	[ $rc -eq 1 ] && fails=$((fails + 1))
+	alive "$s" || fails=$((fails + 1))
+	warns=$("$CS" report "$T/att" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(w["kind"] == "race" for w in d["warnings"]))' || echo "error: $(tail -1 "$T/att.err")")
+	stop_server
+	# Helgrind: the server under valgrind, the same client run, then
+	# SIGTERM (both servers exit cleanly on it, valgrind prints its summary).
+	hg="-"
+	if MC_CONNS=$(valgrind -q bash -c 'ulimit -Hn') start_server "$s" \
+		env LD_LIBRARY_PATH="$T/lib" valgrind --tool=helgrind --log-file="$T/hg"; then
+		local hrate
+		hrate=$(client "$s" "$3")
+		stop_server
+		sleep 1
+		hg="$(grep -c 'Possible data race' "$T/hg") / ${hrate:-client failed} ops/s"
+	else
+		stop_server
+		hg="did not start: $(tail -1 "$T/srv.err")"
+	fi
+	echo "| $s | ${nat:-client failed} ops/s | ${att:-client failed} ops/s | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", a / b; else print "-" }') | $fails | $warns | $dt s | $hg |"
+}
+
+servers() {
+	echo "| server | client native | client under attach --access | cost ratio | failures | race warnings | attach time | Helgrind: races / client |"
+	echo "|---|---|---|---|---|---|---|---|"
+	local s
+	for s in $SERVERS; do
+		case $s in
+		memcached) server_row memcached 0 0 ;;
+		redis) server_row redis 20000 500 ;;
+		esac
+	done
+}
+
+for part in $PARTS; do
+	$part
+done

@@ -365,7 +365,7 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 	if (!cov_op_is_access(ev->op) && ev->op != CS_OP_CREATE && ev->op != CS_OP_JOIN &&
 	    ev->op != CS_OP_START && ev->op != CS_OP_EXIT)
 		out->addr = ev->obj;
-	if (ev->op == CS_OP_COND_WAIT || ev->op == CS_OP_COND_WAKE)
+	if (ev->op == CS_OP_COND_WAIT || ev->op == CS_OP_COND_WAKE || ev->op == CS_OP_ONCE_ENTER)
 		out->addr2 = ev->arg;
 
 	/* lockset(p) is the set held when p starts: record, then update. */

@@ -40,7 +40,8 @@ struct cov_event {
 	/* Raw addresses for the happens-before detector (hb.h), 0 unknown:
 	 * accesses: the effective address; sync ops: the object's; */
 	uint64_t addr;
-	uint64_t addr2;	  /* COND_WAIT / COND_WAKE: the mutex's address   */
+	uint64_t addr2;	  /* COND_WAIT / COND_WAKE: the mutex's address;
+			   * ONCE_ENTER: 1 if once_control said done      */
 	uint32_t size;	  /* accesses: bytes accessed (0: unknown)        */
 	uint32_t var_off; /* accesses: byte offset of addr in the variable */
 };

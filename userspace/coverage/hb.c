@@ -48,6 +48,9 @@ struct hb_thread {
 	/* rwlocks held for reading (keys) */
 	uint64_t *readers;
 	uint32_t nreaders;
+	/* inside pthread_once(key) and not on its fast path: it may be the
+	 * caller running the routine; 0 none */
+	uint64_t once;
 };
 
 struct hb_block {
@@ -405,6 +408,25 @@ static unsigned feed_access(struct hb *h, const struct cov_event *ev)
 	return fresh;
 }
 
+/* ---- pthread_once -------------------------------------------------------------------------- */
+
+/* Thread t returns from pthread_once(key): the routine has run, and its
+ * accesses (by whichever caller ran it) are all in the stream already:
+ * they came before once_control said done, which came before this
+ * return. That caller's own return event may still be on its way, so
+ * every caller still inside the call (not on the fast path) releases into
+ * the once object now, t too; then t acquires it. A caller that waited
+ * releases too: its accesses before the call are ordered before every
+ * later return (over-ordering, never a false warning). */
+static void once_return(struct hb *h, uint32_t t, uint64_t key)
+{
+	for (uint32_t i = 0; i < h->nthreads; i++)
+		if (h->threads[i].once == key)
+			release(h, i, key);
+	acquire(h, t, key);
+	thread_get(h, t)->once = 0;
+}
+
 /* ---- events -------------------------------------------------------------------------------- */
 
 static void feed_sync(struct hb *h, const struct cov_event *ev)
@@ -451,6 +473,12 @@ static void feed_sync(struct hb *h, const struct cov_event *ev)
 		break;
 	case CS_OP_BARRIER:
 		barrier_enter(h, ev->thread, key);
+		break;
+	case CS_OP_ONCE_ENTER:
+		th->once = ev->addr2 ? 0 : key;
+		break;
+	case CS_OP_ONCE:
+		once_return(h, ev->thread, key);
 		break;
 	case CS_OP_CREATE:
 		child = thread_get(h, ev->obj);

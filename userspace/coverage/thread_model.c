@@ -37,6 +37,8 @@ static const char *const op_names[CS_OP__COUNT] = {
 	[CS_OP_RW] = "rw",
 	[CS_OP_FORK] = "fork",
 	[CS_OP_EXEC] = "exec",
+	[CS_OP_ONCE_ENTER] = "once_enter",
+	[CS_OP_ONCE] = "once",
 };
 
 const char *tm_op_name(unsigned op)

@@ -11,6 +11,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -20,7 +21,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "lib/util.h"
 
@@ -48,10 +51,15 @@ struct sym_object {
 	int fd;
 	Elf *elf;
 	Dwarf *dwarf;
+	int debug_fd; /* the separate debug file, when one is used */
+	Elf *debug_elf;
+	char *debug_path;
 	struct sym_segment *segs;
 	size_t nsegs;
 	struct sym_entry *syms;
 	size_t nsyms;
+	char **names; /* unversioned copies of "name@VERSION" symbols */
+	size_t nnames;
 };
 
 struct sym_cache_slot {
@@ -126,7 +134,23 @@ static uint8_t sym_rank(const char *name, int bind)
 	return r;
 }
 
-static void sym_load_table(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, Elf_Data *versym)
+/* "name@@VERSION" (the default version) or "name@VERSION" (hidden: *hidden
+ * set) as in a .symtab of a shared library (a separate debug file's
+ * among them): NAME, copied into o. */
+static const char *sym_unversioned(struct sym_object *o, const char *versioned, bool *hidden)
+{
+	size_t len = (size_t)(strchr(versioned, '@') - versioned);
+	char *name = xcalloc(1, len + 1);
+
+	*hidden = versioned[len + 1] != '@';
+	memcpy(name, versioned, len);
+	o->names = xrealloc(o->names, (o->nnames + 1) * sizeof(*o->names));
+	o->names[o->nnames++] = name;
+	return name;
+}
+
+static void sym_load_table(struct sym_object *o, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
+			   Elf_Data *versym)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n, i;
@@ -140,6 +164,7 @@ static void sym_load_table(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, El
 		const char *name;
 		int type;
 		struct sym_entry *e;
+		bool hidden = false;
 
 		if (!gelf_getsym(data, i, &s))
 			continue;
@@ -147,9 +172,11 @@ static void sym_load_table(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, El
 		if (type != STT_FUNC && type != STT_OBJECT && type != STT_GNU_IFUNC &&
 		    type != STT_TLS)
 			continue;
-		name = elf_strptr(o->elf, sh->sh_link, s.st_name);
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
+		if (strchr(name, '@'))
+			name = sym_unversioned(o, name, &hidden);
 		e = &o->syms[o->nsyms++];
 		*e = (struct sym_entry){
 			.addr = s.st_value,
@@ -158,6 +185,7 @@ static void sym_load_table(struct sym_object *o, Elf_Scn *scn, GElf_Shdr *sh, El
 			.is_func = type != STT_OBJECT && type != STT_TLS,
 			.rank = sym_rank(name, GELF_ST_BIND(s.st_info)),
 			.defined = s.st_shndx != SHN_UNDEF && type != STT_TLS,
+			.hidden = hidden,
 		};
 		if (versym) {
 			GElf_Versym v;
@@ -197,13 +225,15 @@ static void sym_set_spans(struct sym_object *o)
 	}
 }
 
-static void sym_load_symbols(struct sym_object *o)
+/* The symbols of ELF: its .symtab, else its .dynsym. Returns whether it
+ * had a .symtab. */
+static bool sym_load_symbols(struct sym_object *o, Elf *elf)
 {
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr symtab_sh, dynsym_sh;
 	Elf_Data *versym = NULL;
 
-	while ((scn = elf_nextscn(o->elf, scn))) {
+	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
@@ -221,20 +251,176 @@ static void sym_load_symbols(struct sym_object *o)
 	/* .symtab is a superset of .dynsym when present; stripped objects
 	 * keep only .dynsym (exported functions). */
 	if (symtab)
-		sym_load_table(o, symtab, &symtab_sh, NULL);
+		sym_load_table(o, elf, symtab, &symtab_sh, NULL);
 	else if (dynsym)
-		sym_load_table(o, dynsym, &dynsym_sh, versym);
+		sym_load_table(o, elf, dynsym, &dynsym_sh, versym);
 	if (o->nsyms)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), sym_entry_cmp);
 	sym_set_spans(o);
+	return symtab != NULL;
+}
+
+/* ---- separate debug files ----------------------------------------------- */
+
+static const char *sym_debug_root(void)
+{
+	const char *root = getenv("CONCSCHED_DEBUG_ROOT");
+
+	return root && *root ? root : "/usr/lib/debug";
+}
+
+int sym_debug_file_paths(const char *object, const uint8_t *build_id, size_t id_len,
+			 const char *debuglink, const char *root, char paths[][PATH_MAX], int max)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(object, '/');
+	int n = 0, len, i;
+	size_t k;
+
+	if (build_id && id_len >= 2 && n < max) {
+		len = snprintf(paths[n], PATH_MAX, "%s/.build-id/%02x/", root, build_id[0]);
+		for (k = 1; k < id_len && len + 3 < PATH_MAX; k++)
+			len += snprintf(paths[n] + len, PATH_MAX - (size_t)len, "%02x",
+					build_id[k]);
+		if (len + 7 < PATH_MAX) {
+			snprintf(paths[n] + len, PATH_MAX - (size_t)len, ".debug");
+			n++;
+		}
+	}
+	if (!debuglink || !*debuglink || strchr(debuglink, '/'))
+		return n;
+	/* The object's directory, "" for "/x"; "." for a bare name. */
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - object), object);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	for (i = 0; i < 3 && n < max; i++) {
+		if (i == 0)
+			len = snprintf(paths[n], PATH_MAX, "%s/%s", dir, debuglink);
+		else if (i == 1)
+			len = snprintf(paths[n], PATH_MAX, "%s/.debug/%s", dir, debuglink);
+		else if (dir[0] == '/' || !dir[0])
+			len = snprintf(paths[n], PATH_MAX, "%s%s/%s", root, dir, debuglink);
+		else
+			continue; /* a relative object has no place under the root */
+		if (len > 0 && len < PATH_MAX)
+			n++;
+	}
+	return n;
+}
+
+/* CRC-32 of the whole file, as .gnu_debuglink records it (zlib's). */
+static int sym_file_crc(int fd, uint32_t *crc)
+{
+	unsigned char buf[65536];
+	uLong c = crc32(0L, Z_NULL, 0);
+	ssize_t r;
+
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		c = crc32(c, buf, (uInt)r);
+	if (r < 0)
+		return -errno;
+	*crc = (uint32_t)c;
+	return 0;
+}
+
+/* Is the file at fd (opened as elf) the debug file of o? Its build ID
+ * must equal the object's when both have one; otherwise, for a debuglink
+ * candidate, its CRC must be the link's (gdb's rules). */
+static bool sym_debug_file_matches(struct sym_object *o, Elf *elf, int fd, bool by_link,
+				   GElf_Word link_crc)
+{
+	const void *id = NULL, *dbg_id = NULL;
+	ssize_t n = dwelf_elf_gnu_build_id(o->elf, &id);
+	ssize_t dn = dwelf_elf_gnu_build_id(elf, &dbg_id);
+	uint32_t crc = 0;
+
+	if (n > 0 && dn > 0)
+		return n == dn && !memcmp(id, dbg_id, (size_t)n);
+	if (!by_link)
+		return false;
+	return sym_file_crc(fd, &crc) == 0 && crc == link_crc;
+}
+
+/* Open candidate PATH as o's separate debug file: 0, or -errno. */
+static int sym_debug_open(struct sym_object *o, const char *path, bool by_link, GElf_Word crc)
+{
+	struct stat self, st;
+	Elf *elf;
+	int fd;
+
+	if (stat(path, &st) ||
+	    (fstat(o->fd, &self) == 0 && self.st_dev == st.st_dev && self.st_ino == st.st_ino))
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    !sym_debug_file_matches(o, elf, fd, by_link, crc)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return -ENOENT;
+	}
+	o->debug_fd = fd;
+	o->debug_elf = elf;
+	o->debug_path = xstrdup(path);
+	return 0;
+}
+
+/* Find o's separate debug file (sym_debug_file_paths' order), if any. */
+static int sym_debug_find(struct sym_object *o)
+{
+	char paths[4][PATH_MAX];
+	const void *id = NULL;
+	ssize_t id_len = dwelf_elf_gnu_build_id(o->elf, &id);
+	GElf_Word crc = 0;
+	const char *link = dwelf_elf_gnu_debuglink(o->elf, &crc);
+	int n, i;
+
+	n = sym_debug_file_paths(o->path, id_len > 0 ? id : NULL, id_len > 0 ? (size_t)id_len : 0,
+				 link, sym_debug_root(), paths, 4);
+	/* paths[0] is the build-id path when the object has a build ID. */
+	for (i = 0; i < n; i++)
+		if (!sym_debug_open(o, paths[i], !(i == 0 && id_len >= 2), crc))
+			return 0;
+	return -ENOENT;
+}
+
+/* Symbols and DWARF the object lacks, from its separate debug file. */
+static void sym_load_debug_file(struct sym_object *o, bool has_symtab)
+{
+	if (sym_debug_find(o))
+		return;
+	if (!has_symtab) {
+		size_t had = o->nsyms;
+		struct sym_entry *old = o->syms;
+
+		o->syms = NULL;
+		o->nsyms = 0;
+		if (sym_load_symbols(o, o->debug_elf)) {
+			free(old);
+		} else {
+			free(o->syms);
+			o->syms = old;
+			o->nsyms = had;
+		}
+	}
+	if (!o->dwarf)
+		o->dwarf = dwarf_begin_elf(o->debug_elf, DWARF_C_READ, NULL);
 }
 
 static struct sym_object *sym_object_parse(const char *path)
 {
 	struct sym_object *o = xcalloc(1, sizeof(*o));
 	GElf_Ehdr eh;
+	bool has_symtab;
 
 	o->path = xstrdup(path);
+	o->debug_fd = -1;
 	o->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (o->fd < 0) {
 		o->err = -errno;
@@ -249,9 +435,11 @@ static struct sym_object *sym_object_parse(const char *path)
 	o->err = sym_load_segments(o);
 	if (o->err)
 		return o;
-	sym_load_symbols(o);
+	has_symtab = sym_load_symbols(o, o->elf);
 	/* NULL when the object has no DWARF (stripped, distro libraries). */
 	o->dwarf = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+	if (!o->dwarf || !has_symtab)
+		sym_load_debug_file(o, has_symtab);
 	return o;
 }
 
@@ -265,6 +453,14 @@ static void sym_object_free(struct sym_object *o)
 		elf_end(o->elf);
 	if (o->fd >= 0)
 		close(o->fd);
+	if (o->debug_elf)
+		elf_end(o->debug_elf);
+	if (o->debug_fd >= 0)
+		close(o->debug_fd);
+	free(o->debug_path);
+	while (o->nnames)
+		free(o->names[--o->nnames]);
+	free(o->names);
 	free(o->segs);
 	free(o->syms);
 	free(o->path);

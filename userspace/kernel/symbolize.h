@@ -21,6 +21,11 @@
  *
  * Works for PIE, non-PIE, shared objects, static and stripped binaries
  * (stripped: object+offset, plus the function from .dynsym if it has one).
+ * An object without .symtab or without DWARF takes them from its separate
+ * debug file when one is installed, found as gdb finds it: by build ID
+ * under the debug root ($CONCSCHED_DEBUG_ROOT, default /usr/lib/debug),
+ * then by .gnu_debuglink next to the object, in its .debug/ and under the
+ * debug root (sym_debug_file_paths).
  * Parsed objects are cached process-wide by path (sym_cache_flush() drops
  * them). Strings in struct sym_site point into that cache: they stay valid
  * until sym_cache_flush(); copy them if you need them longer.
@@ -29,6 +34,7 @@
 #ifndef CONCSCHED_SYMBOLIZE_H
 #define CONCSCHED_SYMBOLIZE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +99,16 @@ int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, u
 /* File offset <-> ELF virtual address via PT_LOAD. 0 or -ENOENT. */
 int sym_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr);
 int sym_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset);
+/* Where a separate debug file of OBJECT may be, in the order gdb tries
+ * them: ROOT/.build-id/NN/REST.debug for a BUILD_ID of ID_LEN >= 2 bytes
+ * (NN its first byte in hex, REST the others), then for a DEBUGLINK name
+ * (.gnu_debuglink; NULL: none) DIR/DEBUGLINK, DIR/.debug/DEBUGLINK and
+ * ROOT/DIR/DEBUGLINK, DIR being OBJECT's directory. Fills up to MAX paths;
+ * returns how many. A candidate found by build ID must carry the same
+ * build ID; one found by debuglink the same build ID, or without one the
+ * link's CRC-32. */
+int sym_debug_file_paths(const char *object, const uint8_t *build_id, size_t id_len,
+			 const char *debuglink, const char *root, char paths[][PATH_MAX], int max);
 /* Drop every cached object (frees the strings sym_site points to). */
 void sym_cache_flush(void);
 

@@ -53,7 +53,8 @@
 
 #include "sync.skel.h"
 
-#define ATTACH_SCAN_NS	  (200 * 1000 * 1000ULL) /* new processes, threads, exits */
+#define ATTACH_SCAN_NS	  (200 * 1000 * 1000ULL)  /* new processes, threads, exits */
+#define ATTACH_DRAIN_NS	  (1000 * 1000 * 1000ULL) /* reading what is left after the window */
 #define ATTACH_MAX_DELAYS 1024
 #define ATTACH_HALT_US	  20000 /* a halt: a delay this long (no all-parked wait) */
 #define CHECK_TIMEOUT_NS  (30 * 1000000000ULL)
@@ -112,6 +113,11 @@ struct attach {
 	struct strat_host host; /* the strategy's thread table, verdicts, delays */
 	/* the window */
 	uint64_t t0, t1, next_scan, next_epoch, epochs;
+	/* the window's end (0: none), the end of reading what is left after
+	 * it (0: not yet), and events read since the last look at them from
+	 * inside the ring buffer's callback */
+	uint64_t deadline, drain_deadline;
+	uint32_t events_unchecked;
 	uint64_t points, apoints;
 	enum attach_end end;
 	char end_text[256];
@@ -337,16 +343,29 @@ static uint32_t svc_site_id(struct strat_run *sr, const struct cs_event *e)
 	return 0; /* no store: sites are known by address */
 }
 
-static int on_event(void *ctx, void *data, size_t len)
+/* A target whose threads make events faster than the controller reads
+ * them (memcached's under --access) keeps one ring_buffer__poll() or
+ * __consume() reading for good: every 1024 events, a signal or the end of
+ * --duration stops it in the window, ATTACH_DRAIN_NS after it ends. */
+static bool window_overdue(struct attach *a)
 {
-	struct attach *a = ctx;
+	if (++a->events_unchecked < 1024)
+		return false;
+	a->events_unchecked = 0;
+	if (a->end != END_NONE)
+		return a->drain_deadline && now_ns() >= a->drain_deadline;
+	return attach_stop || (a->deadline && now_ns() >= a->deadline);
+}
+
+static void handle_event(struct attach *a, void *data, size_t len)
+{
 	const struct cs_event *e = data;
 	const struct cov_event *acc = NULL;
 	struct attach_proc *p;
 	bool park, split = false;
 
 	if (len < sizeof(*e))
-		return 0;
+		return;
 	p = proc_find(a, (pid_t)e->pid);
 	if (!p && a->o->pid == 0 && a->end == END_NONE && proc_take(a, (pid_t)e->pid) == 0)
 		p = proc_find(a, (pid_t)e->pid);
@@ -373,7 +392,15 @@ static int on_event(void *ctx, void *data, size_t len)
 		else
 			release(a, e->tid);
 	}
-	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct attach *a = ctx;
+
+	handle_event(a, data, len);
+	/* back to attach_loop, which ends the window */
+	return window_overdue(a) ? -EINTR : 0;
 }
 
 static void epoch_begin(struct attach *a)
@@ -617,6 +644,7 @@ static void attach_loop(struct attach *a)
 {
 	uint64_t deadline = a->o->duration_s > 0 ? a->t0 + (uint64_t)(a->o->duration_s * 1e9) : 0;
 
+	a->deadline = deadline;
 	a->next_check = a->t0 + (uint64_t)(a->o->check_every_s * 1e9);
 	scan(a);
 	while (a->end == END_NONE) {
@@ -680,6 +708,7 @@ static void attach_detach(struct attach *a)
 	procsel_restore(&a->ps, SCHED_EXT);
 	attach_access_detach(a->acc);
 	if (a->sp_open) {
+		a->drain_deadline = now_ns() + ATTACH_DRAIN_NS;
 		if (a->rb)
 			ring_buffer__consume(a->rb);
 		sync_probes_stats(&a->sp, a->stats);
