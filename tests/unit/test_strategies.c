@@ -225,7 +225,7 @@ static void test_registry(void)
 	struct strategy *s;
 	char err[200] = "";
 
-	tap_is_int(strategy_list(&all), 9, "nine strategies are registered");
+	tap_is_int(strategy_list(&all), 10, "ten strategies are registered");
 	tap_is_str(strategy_lookup("none")->name, "none", "none by name");
 	tap_is_str(strategy_lookup("tsa")->name, "tsa", "tsa by name");
 	tap_is_str(strategy_lookup("tsa-h")->name, "tsa-h", "tsa-h is not tsa");

@@ -55,7 +55,7 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 	json_obj_begin(&m.j, NULL);
 	json_kv_str(&m.j, "strategy", o->strategy);
 	strategy_config_json(s, &r->sr, &m.j);
-	json_kv_str(&m.j, "serial", serial_mode_name(s->sched_serial));
+	json_kv_str(&m.j, "serial", serial_mode_name(r->sr.sched_serial));
 	json_kv_uint(&m.j, "seed", r->seed);
 	/* the timeout this run had (adaptive): its replays get the same */
 	json_kv_dbl(&m.j, "run_timeout_s", r->timeout_s);
@@ -223,6 +223,8 @@ static void progress(struct campaign *c, bool final)
 			PROGRESS_ADD(line, n, "  %s saturation: %zu/%.0f runs", o->metric, c->npts,
 				     o->sat.window);
 		PROGRESS_ADD(line, n, "  failures %zu", c->failures);
+		if (c->last_arm[0])
+			PROGRESS_ADD(line, n, "  arm %s", c->last_arm);
 		if (o->runs && c->nruns)
 			eta = el / (double)c->nruns * (double)(o->runs - (uint64_t)c->nruns);
 		if (o->time_s > 0 && (eta < 0 || o->time_s - el < eta))
@@ -382,7 +384,11 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 		c->failures++;
 		if (c->tty)
 			progress(c, true);
-		fprintf(stderr, "concsched: run %" PRId64 ": %s\n", index, v.summary);
+		if (c->last_arm[0]) /* a portfolio's: the sub-strategy that found it */
+			fprintf(stderr, "concsched: run %" PRId64 ": %s (arm %s)\n", index,
+				v.summary, c->last_arm);
+		else
+			fprintf(stderr, "concsched: run %" PRId64 ": %s\n", index, v.summary);
 		return 1;
 	}
 	return 0;
@@ -455,6 +461,16 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	return cfg;
 }
 
+/* The sub-strategy a wrapper ran this run with (its configuration's
+ * "arm", e.g. the portfolio's), for the progress and failure lines. */
+static void run_arm(struct campaign *c, const char *cfg)
+{
+	char *arm = json_get_string(cfg, "arm");
+
+	snprintf(c->last_arm, sizeof(c->last_arm), "%s", arm ? arm : "");
+	free(arm);
+}
+
 /* A run's end: into the store, to the strategy, the oracles' verdict.
  * err: onerun_do's. Returns 1 for a failure, 0, or a negative errno. */
 static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
@@ -480,6 +496,7 @@ static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
 		return -EIO;
 	}
 	c->nruns = index;
+	run_arm(c, cfg);
 	err = commit_run(c, r, index);
 	run_ended(c, r, err >= 0, err == 1);
 	onerun_cleanup(r);
@@ -692,8 +709,10 @@ static int access_estimate(struct campaign *c)
 		struct onerun r;
 
 		err = run_observe_access(c, &r);
-		if (!err)
+		if (!err) {
 			access_estimation_add(c, &r);
+			c->sc.est_access_ns += (r.t1 - r.t0) / runs;
+		}
 		onerun_cleanup(&r);
 		if (err)
 			cs_err("--access: the estimation run failed: %s", strerror(-err));
@@ -718,6 +737,7 @@ static int campaign_estimate(struct campaign *c)
 		if (!err) {
 			obs.tm = &r.tm;
 			obs.res = &r.res;
+			obs.duration_ns = r.t1 - r.t0;
 			err = strategy_estimate(s, &c->sc, &obs);
 		}
 		onerun_cleanup(&r);
@@ -768,6 +788,60 @@ static int sc_for_each_task(void *ctx, const char *metric, int (*fn)(const char 
 	struct task_walk w = { fn, arg };
 
 	return store_for_each_task(c->st, metric, task_walk_one, &w);
+}
+
+static int64_t sc_count_tasks(void *ctx, const char *metric)
+{
+	struct campaign *c = ctx;
+
+	return store_count_tasks(c->st, metric);
+}
+
+/* Distinct race and lock-order warnings (the store keeps one row per run
+ * that saw one): their (kind, variable, sites) hashed, sorted, counted. */
+struct warning_keys {
+	uint64_t *h;
+	size_t n;
+};
+
+static int warning_key(const struct store_warning *w, void *arg)
+{
+	struct warning_keys *k = arg;
+	uint64_t h;
+
+	if (strcmp(w->kind, "race") && strcmp(w->kind, "lock-order"))
+		return 0;
+	h = fnv1a64(w->kind, strlen(w->kind), FNV1A64_INIT);
+	if (w->variable)
+		h = fnv1a64(w->variable, strlen(w->variable), h);
+	h = fnv1a64(w->sites, w->nsites * sizeof(*w->sites), h);
+	if (k->n % 64 == 0)
+		k->h = xrealloc(k->h, (k->n + 64) * sizeof(*k->h));
+	k->h[k->n++] = h;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t sc_count_warnings(void *ctx)
+{
+	struct campaign *c = ctx;
+	struct warning_keys k = { 0 };
+	int64_t n = 0;
+	size_t i;
+
+	if (!store_for_each_warning(c->st, warning_key, &k)) {
+		qsort(k.h, k.n, sizeof(*k.h), cmp_u64);
+		for (i = 0; i < k.n; i++)
+			n += !i || k.h[i] != k.h[i - 1];
+	}
+	free(k.h);
+	return n;
 }
 
 static bool campaign_done(struct campaign *c)
@@ -892,6 +966,9 @@ int campaign_run(struct run_opts *o)
 	c.sc.add_requirement = sc_add_requirement;
 	c.sc.note = sc_note;
 	c.sc.for_each_task = sc_for_each_task;
+	c.sc.count_tasks = sc_count_tasks;
+	c.sc.count_warnings = sc_count_warnings;
+	c.sc.access_asked = o->access_asked || c.metric == SYNCOV__COUNT;
 	if (o->access && access_estimate(&c)) {
 		ret = EXIT_USAGE;
 		goto out;
@@ -903,6 +980,14 @@ int campaign_run(struct run_opts *o)
 	if (strategy_campaign_begin(o->strat, &c.sc)) {
 		ret = EXIT_USAGE;
 		goto out;
+	}
+	if (c.sc.access_off && !c.sc.access_asked && c.acc) {
+		/* The strategy found access probing too dear (it said why):
+		 * the test runs probe no access. The session's access probes
+		 * were loaded over the campaign's site set: they go first. */
+		run_session_close(&c.sess);
+		access_campaign_end(&c);
+		o->access = false;
 	}
 	c.t0 = now_ns();
 	c.nstarted = c.nruns;

@@ -38,9 +38,9 @@ static void usage(FILE *f)
 		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
-		"  -s, --strategy NAME   random (default) | tsa | tsa-h | map | pct[:DEPTH] |\n"
-		"                        ga[:RUNS[,POP]] | fpair | rnd-y:P | rnd-s10:P |\n"
-		"                        rnd-s100:P | a noise\n"
+		"  -s, --strategy NAME   random (default) | portfolio | tsa | tsa-h | map |\n"
+		"                        pct[:DEPTH] | ga[:RUNS[,POP]] | fpair | rnd-y:P |\n"
+		"                        rnd-s10:P | rnd-s100:P | a noise\n"
 		"                        configuration (docs/strategies.md) | none (no\n"
 		"                        steering, any kernel; not native reruns: the probes\n"
 		"                        alone change the timing, so compare against native\n"
@@ -57,7 +57,16 @@ static void usage(FILE *f)
 		"                        runs each; implies --access. fpair: seed 002's\n"
 		"                        function pairs: hold a thread inside one function of\n"
 		"                        a pair until another is inside the other, then\n"
-		"                        interleave their accesses; implies --access\n"
+		"                        interleave their accesses; implies --access.\n"
+		"                        portfolio: each run one of pct:3 --access, random\n"
+		"                        --access, fpair (when the estimation run found a\n"
+		"                        variable to race on, made at most 100,000 probed\n"
+		"                        accesses and took at most 20x the run without),\n"
+		"                        random and pct:3: a warm-up run each in that\n"
+		"                        order, then a bandit (UCB1) on what a run adds per\n"
+		"                        second (new tasks, warnings, failures); the\n"
+		"                        progress line, failures and report name the arm.\n"
+		"                        To run one strategy alone, name it instead\n"
 		"      --estimate-runs K tsa, pct, --access: observed runs before the campaign\n"
 		"                        that estimate the SP requirements / the number of\n"
 		"                        steps / find shared variables (1)\n"
@@ -90,8 +99,8 @@ static void usage(FILE *f)
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
 		"                        (1-%d, default 1; steered: at most 7, each run's\n"
 		"                        target steered as if alone; random, noise, pct,\n"
-		"                        tsa, map, ga, fpair, --serial); the report\n"
-		"                        says which runs overlapped\n"
+		"                        tsa, map, ga, fpair, portfolio, --serial); the\n"
+		"                        report says which runs overlapped\n"
 		"      --time SEC        stop after SEC seconds\n"
 		"      --run-timeout SEC past SEC under steering every thread is let go and\n"
 		"                        steering stops (with --access the access probes\n"
@@ -152,6 +161,7 @@ static void usage(FILE *f)
 		"                        # PCT with a step at each shared load and store too\n"
 		"  sudo concsched run -s ga:2,8 -n 64 -o camp -- ./mytest  # 4 GA generations\n"
 		"  sudo concsched run -s fpair -n 100 -o camp -- ./mytest  # function pairs\n"
+		"  sudo concsched run -s portfolio -n 200 -o camp -- ./mytest  # all of them\n"
 		"  sudo concsched run -s 'sharedVar-all@300/sleep:200' --access -n 100 -- "
 		"./mytest\n"
 		"  sudo concsched run -s none -n 20 --access --sites-include 'worker*' -- "
@@ -175,6 +185,7 @@ static int make_strategy(struct run_opts *o)
 		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
 		return -EINVAL;
 	}
+	o->access_asked = o->access;
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!o->access || o->serial != CS_SERIAL_OFF)) {

@@ -346,6 +346,19 @@ char *json_get_string(const char *obj, const char *key)
 	return v && *v == '"' ? json_parse_string(&v) : NULL;
 }
 
+int json_get_bool(const char *obj, const char *key, bool *out)
+{
+	const char *v = find_value(obj, key);
+
+	if (v && !strncmp(v, "true", 4))
+		*out = true;
+	else if (v && !strncmp(v, "false", 5))
+		*out = false;
+	else
+		return -ENOENT;
+	return 0;
+}
+
 int json_get_int(const char *obj, const char *key, int64_t *out)
 {
 	const char *v = find_value(obj, key);

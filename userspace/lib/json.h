@@ -63,5 +63,7 @@ int json_parse_string_array(const char *s, char ***out, size_t *n);
 char *json_get_string(const char *obj, const char *key);
 /* Integer value of a top-level key; -ENOENT if absent or not a number. */
 int json_get_int(const char *obj, const char *key, int64_t *out);
+/* The boolean value of key: 0, or -ENOENT (missing, or not true/false). */
+int json_get_bool(const char *obj, const char *key, bool *out);
 
 #endif

@@ -142,6 +142,29 @@ void replayer_close(struct replayer *p)
 
 #define REPLAY_WATCHDOG_MS 5000
 
+/* The ops the run was made by: a run of a wrapper that picks a
+ * sub-strategy per run (the portfolio) names it in its configuration
+ * ("arm_strategy", and "arm_access": whether it steered at accesses),
+ * and replay re-makes it with that one's flags and replay mode; else the
+ * campaign's strategy. */
+static const struct strategy_ops *replayer_ops(struct replayer *p)
+{
+	const char *cfg = p->sr.strategy_config_json ? p->sr.strategy_config_json : "{}";
+	char *arm = json_get_string(cfg, "arm_strategy");
+	const struct strategy_ops *ops = strategy_lookup(arm ? arm : p->camp.strategy);
+	bool access = true;
+
+	if (!arm || !ops) {
+		free(arm);
+		return ops;
+	}
+	free(arm);
+	p->arm_ops = *ops;
+	if (!json_get_bool(cfg, "arm_access", &access) && !access)
+		p->arm_ops.flags &= ~(unsigned)(STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS);
+	return &p->arm_ops;
+}
+
 int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 {
 	void *blob = NULL;
@@ -165,7 +188,7 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 		       cs_self_command(false), cs_shell_quote(ro->dir, q, sizeof(q)));
 		return -ENOENT;
 	}
-	p->ops = strategy_lookup(p->camp.strategy);
+	p->ops = replayer_ops(p);
 	if (!p->ops) {
 		cs_err("campaign %s: unknown strategy %s", ro->dir, p->camp.strategy);
 		return -EINVAL;

@@ -30,6 +30,8 @@ struct replayer {
 	struct store_campaign camp;
 	struct store_run sr;
 	const struct strategy_ops *ops; /* the recorded strategy */
+	/* a portfolio run's sub-strategy, its flags as the run had them */
+	struct strategy_ops arm_ops;
 	struct run_opts o;
 	struct campaign c;
 	struct declog dl; /* the run's log */

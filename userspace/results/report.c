@@ -209,6 +209,9 @@ void report_write_text(const struct report *r, FILE *f)
 		else
 			fprintf(f, "  run %lld: %s: %s\n", (long long)x->run, x->kind ?: "?",
 				x->summary ?: "");
+		if (x->arm)
+			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
+				x->arm);
 		if (x->nsites) {
 			fprintf(f, "    sites:  ");
 			text_sites(x->sites, x->nsites, f);

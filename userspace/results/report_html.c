@@ -143,6 +143,11 @@ static void html_failures(const struct report *r, FILE *f)
 		fprintf(f, "</h3>\n<p>");
 		cs_html_escape(f, x->summary);
 		fprintf(f, "</p>\n");
+		if (x->arm) {
+			fprintf(f, "<p>arm: ");
+			cs_html_escape(f, x->arm);
+			fprintf(f, " (the portfolio's sub-strategy that ran it)</p>\n");
+		}
 		if (x->detail && *x->detail) {
 			fprintf(f, "<pre>");
 			cs_html_escape(f, x->detail);

@@ -187,6 +187,8 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "kind", x->kind);
 		json_kv_str(&j, "summary", x->summary);
 		json_kv_str(&j, "detail", x->detail);
+		if (x->arm)
+			json_kv_str(&j, "arm", x->arm);
 		json_sites(&j, x->sites, x->nsites);
 		json_kv_str(&j, "replay", report_replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		if (x->replays) {

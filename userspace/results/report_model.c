@@ -86,6 +86,20 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The arm of a portfolio's run (its configuration's "arm"), or NULL. */
+static char *failure_arm(struct store *st, int64_t run)
+{
+	struct store_run sr = { 0 };
+	char *arm = NULL;
+
+	if (store_load_run(st, run, &sr))
+		return NULL;
+	if (sr.strategy_config_json)
+		arm = json_get_string(sr.strategy_config_json, "arm");
+	store_run_clear(&sr);
+	return arm;
+}
+
 static int collect_failure(const struct store_failure *f, void *arg)
 {
 	struct report *r = arg;
@@ -99,6 +113,7 @@ static int collect_failure(const struct store_failure *f, void *arg)
 	rf->detail = dup_or_null(f->detail);
 	rf->nsites = f->nsites;
 	rf->sites = sites_load(r->store, f->sites, f->nsites);
+	rf->arm = failure_arm(r->store, f->run);
 	if (store_replayed(r->store, f->run, &rf->replays, &rf->reproduced))
 		rf->replays = rf->reproduced = 0;
 	return 0;
@@ -382,6 +397,7 @@ void report_free(struct report *r)
 	for (i = 0; i < r->nfailures; i++) {
 		free(r->failures[i].kind);
 		free(r->failures[i].summary);
+		free(r->failures[i].arm);
 		free(r->failures[i].detail);
 		sites_free(r->failures[i].sites, r->failures[i].nsites);
 	}

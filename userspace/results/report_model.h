@@ -45,6 +45,7 @@ struct report_site {
 struct report_failure {
 	int64_t run;
 	char *kind, *summary, *detail;
+	char *arm; /* the sub-strategy that ran it (a portfolio's "arm"), or NULL */
 	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;

@@ -987,7 +987,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 		estimate_access(ar, e, &ev);
 	/* A parked access is a decision point: fed when it goes on. */
 	if ((e->flags & CS_EV_PARKED) && r->steer && !ar->estimate &&
-	    strategy_has(r->strat, STRAT_F_ACCESS_POINTS))
+	    strat_run_has(&r->sr, STRAT_F_ACCESS_POINTS))
 		return;
 	feed_access(ar, &ev, split);
 }

@@ -491,6 +491,8 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->sr.access_points =
 		strat && strategy_has(strat, STRAT_F_ACCESS_POINTS) && (c->o->access || c->acc);
 	r->sr.serial = c->o->serial;
+	r->sr.flags = strat ? strat->flags : 0;
+	r->sr.sched_serial = strat ? strat->sched_serial : CS_SERIAL_OFF;
 	r->sr.log = &r->log;
 	r->sr.ctx = r;
 	r->sr.release = svc_release;
@@ -670,7 +672,7 @@ static int run_loop(struct onerun *r)
 {
 	/* Serial mode waits on the scheduler's notes (the decisions happen
 	 * there), the others on events and delays. */
-	bool serial = r->steer && strategy_has(r->strat, STRAT_F_SERIAL);
+	bool serial = r->steer && strat_run_has(&r->sr, STRAT_F_SERIAL);
 	bool steered = r->steer;
 	struct ring_buffer *rb;
 	uint64_t deadline, grace_t0 = 0;
@@ -969,16 +971,16 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		}
 		/* Every decision point the strategy asks for parks; it
 		 * decides and the loop releases (on_parked). */
-		if (strategy_has(r->strat, STRAT_F_ACCESS_POINTS) && r->access_on)
+		if (strat_run_has(&r->sr, STRAT_F_ACCESS_POINTS) && r->access_on)
 			for (i = 0; i < ARRAY_SIZE(access_ops) && !err; i++)
 				err = policy_park_site(r->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0,
 						       0);
-		if (strategy_has(r->strat, STRAT_F_SYNC_POINTS))
+		if (strat_run_has(&r->sr, STRAT_F_SYNC_POINTS))
 			for (i = 0; i < ARRAY_SIZE(park_ops) && !err; i++)
 				err = policy_park_site(r->pol, CS_SITE_OP_KEY(park_ops[i]), 0, 0,
 						       0);
 		if (!err)
-			err = policy_serialize(r->pol, r->strat->sched_serial, r->seed);
+			err = policy_serialize(r->pol, r->sr.sched_serial, r->seed);
 		if (!err)
 			err = scx_concsched_set_active(r->ctl, true);
 		if (err) {

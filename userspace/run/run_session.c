@@ -176,8 +176,7 @@ int run_session_prepare(struct run_session *s, struct onerun *r)
 		return -ECANCELED;
 	if ((r->steer || s->want_sched) && !s->ctl) {
 		r->tm_sched = now_ns();
-		err = run_session_sched(s, r->o, r->strat ? r->strat->sched_serial : CS_SERIAL_OFF,
-					r->seed);
+		err = run_session_sched(s, r->o, r->sr.sched_serial, r->seed);
 		r->tm_sched = now_ns() - r->tm_sched;
 		if (err)
 			return err;

@@ -86,6 +86,7 @@ struct run_opts {
 	unsigned vm_cpus;
 	unsigned estimate_runs;	  /* estimating strategies, --access: observed runs */
 	bool access;		  /* memory-access sites (--access, or the strategy needs them) */
+	bool access_asked;	  /* --access given: the strategy may not turn it off */
 	struct site_filter sites; /* --sites-include / --sites-exclude */
 	uint64_t steer_cap;	  /* --steer-cap: steered hits per access site and
 				   * run, then 1 in STEER_SAMPLE (0: no cap) */
@@ -276,6 +277,7 @@ struct campaign {
 	double slowest_clean_s; /* the adaptive run timeout's measure */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */
+	char last_arm[64];	/* the sub-strategy of the last run ("arm"), or "" */
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */
 	struct access_campaign *acc; /* --access, map */

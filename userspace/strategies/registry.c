@@ -22,6 +22,7 @@
 	X(strat_pct_ops)                                                                           \
 	X(strat_ga_ops)                                                                            \
 	X(strat_fpair_ops)                                                                         \
+	X(strat_portfolio_ops)                                                                     \
 	X(strat_noise_ops)
 
 #define DECLARE(ops) extern const struct strategy_ops ops;
@@ -60,9 +61,7 @@ const struct strategy_ops *strategy_lookup(const char *spec)
 int strategy_new(const char *spec, struct strategy **out, char *err, size_t errlen)
 {
 	const struct strategy_ops *ops = strategy_lookup(spec);
-	struct strategy *s;
 	const char *opts = NULL;
-	int ret = 0;
 
 	*out = NULL;
 	if (!ops) {
@@ -73,31 +72,5 @@ int strategy_new(const char *spec, struct strategy **out, char *err, size_t errl
 		opts = spec;
 	else if (spec[strlen(ops->name)] == ':')
 		opts = spec + strlen(ops->name) + 1;
-	s = xcalloc(1, sizeof(*s));
-	s->ops = ops;
-	s->spec = xstrdup(spec);
-	s->flags = ops->flags;
-	s->replay = ops->replay;
-	if (ops->init)
-		ret = ops->init(s, opts, err, errlen);
-	else if (opts) {
-		snprintf(err, errlen, "%s takes no options", ops->name);
-		ret = -EINVAL;
-	}
-	if (ret) {
-		strategy_free(s);
-		return ret;
-	}
-	*out = s;
-	return 0;
-}
-
-void strategy_free(struct strategy *s)
-{
-	if (!s)
-		return;
-	if (s->ops->destroy)
-		s->ops->destroy(s);
-	free(s->spec);
-	free(s);
+	return strategy_make(ops, spec, opts, out, err, errlen);
 }

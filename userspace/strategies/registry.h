@@ -21,6 +21,5 @@ size_t strategy_list(const struct strategy_ops *const **out);
 /* A strategy from a --strategy string: 0, or -EINVAL with a one-line
  * reason in err. */
 int strategy_new(const char *spec, struct strategy **out, char *err, size_t errlen);
-void strategy_free(struct strategy *s);
 
 #endif

@@ -139,8 +139,16 @@ struct strat_run {
 	struct strat_thread *threads; /* the loop's table (index = order seen) */
 	size_t nthreads;
 	bool access_points; /* probed accesses are decision points this run */
-	void *priv;	    /* the strategy's per-run state */
-	void *ctx;	    /* the loop's */
+	/* This run's flags and serial mode: the strategy's (onerun_init),
+	 * unless a wrapper's run_begin narrows them to the sub-strategy that
+	 * runs (portfolio). The loop reads these per run, not s->flags. */
+	unsigned flags;
+	enum cs_serial_mode sched_serial;
+	void *priv; /* the strategy's per-run state */
+	void *wrap; /* a wrapper's per-run state (portfolio): priv stays the
+		     * sub-strategy's, so a callback the sub-strategy makes the
+		     * loop run (drain) finds both */
+	void *ctx;  /* the loop's */
 	/* Let a kept thread go: logs DECLOG_RELEASE(arg) at its last point;
 	 * an access it was kept at counts as executed from now on. */
 	void (*release)(struct strat_run *r, struct strat_thread *t, int64_t arg);
@@ -172,11 +180,13 @@ struct strat_campaign {
 	uint64_t seed;
 	bool quiet; /* no summaries on stderr (--json) */
 	unsigned estimate_runs;
-	size_t contended_vars; /* --access: variables a write may race on */
-	uint64_t est_accesses; /* --access: probed accesses per estimation run
-				* (every candidate site: an upper bound of the
-				* shared ones), 0 without --access */
-	uint64_t nruns;	       /* runs so far */
+	size_t contended_vars;	/* --access: variables a write may race on */
+	uint64_t est_accesses;	/* --access: probed accesses per estimation run
+				 * (every candidate site: an upper bound of the
+				 * shared ones), 0 without --access */
+	uint64_t est_access_ns; /* --access: an estimation run's time (every
+				 * candidate probed), 0 without --access */
+	uint64_t nruns;		/* runs so far */
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);
@@ -188,12 +198,23 @@ struct strat_campaign {
 	/* Each covered task key of metric, so far. */
 	int (*for_each_task)(void *ctx, const char *metric, int (*fn)(const char *key, void *arg),
 			     void *arg);
+	/* Covered tasks of metric, and distinct race and lock-order
+	 * warnings, so far (NULL in a loop without a store). */
+	int64_t (*count_tasks)(void *ctx, const char *metric);
+	int64_t (*count_warnings)(void *ctx);
+	/* Access probing: asked for by the user (--access, a metric of
+	 * accesses), so it stays on; else a strategy that implies it
+	 * (STRAT_F_ACCESS) may turn it off in campaign_begin (access_off):
+	 * the loop then probes no access in the test runs. */
+	bool access_asked;
+	bool access_off;
 };
 
 /* One observed (unsteered) run, for estimate(). */
 struct strat_observation {
 	const struct thread_model *tm;
 	const struct site_resolver *res;
+	uint64_t duration_ns; /* its time (no access probes) */
 };
 
 struct strategy;
@@ -252,6 +273,20 @@ struct strategy {
 static inline bool strategy_has(const struct strategy *s, unsigned flag)
 {
 	return (s->flags & flag) != 0;
+}
+
+/* An instance of ops from spec (its options opts, NULL for none): 0, or
+ * -EINVAL with a one-line reason in err (strategy.c). The registry's
+ * strategy_new finds ops by name; a wrapper that holds strategies of its
+ * own (the portfolio) makes them from their ops. */
+int strategy_make(const struct strategy_ops *ops, const char *spec, const char *opts,
+		  struct strategy **out, char *err, size_t errlen);
+void strategy_free(struct strategy *s);
+
+/* A flag of the run in flight (strat_run.flags). */
+static inline bool strat_run_has(const struct strat_run *r, unsigned flag)
+{
+	return (r->flags & flag) != 0;
 }
 
 /* The name it was registered under (--strategy before any ':'). */

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The portfolio strategy (strategies/strat_portfolio.c) through the
+ * contract, on the fake policy backend: its flags, the access decision from
+ * given estimates, the warm-up order, the per-run flags and serial mode of
+ * each arm, forwarding to the arm that runs, the run's configuration and
+ * note, the reward from given counts, UCB1's choice after given rewards
+ * (hand-computed), an arm that stops adding losing its share, and the
+ * same choices from the same seed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/policy.h"
+#include "lib/declog.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "strategies/registry.h"
+#include "strategies/strat_portfolio.h"
+#include "strategies/strategy.h"
+#include "tap.h"
+
+/* ---- a minimal loop: one campaign, its runs one after the other ---------------------- */
+
+static int64_t fake_tasks[3]; /* sp, concurpairs, fpair: what count_tasks says */
+static int64_t fake_warnings;
+static char *notes[64];
+static size_t nnotes;
+
+static int64_t metric_slot(const char *metric)
+{
+	return !strcmp(metric, "sp") ? 0 : !strcmp(metric, "concurpairs") ? 1 : 2;
+}
+
+static int64_t fc_count_tasks(void *ctx, const char *metric)
+{
+	return fake_tasks[metric_slot(metric)];
+}
+
+static int64_t fc_count_warnings(void *ctx)
+{
+	return fake_warnings;
+}
+
+static int fc_note(void *ctx, const char *json)
+{
+	if (nnotes < ARRAY_SIZE(notes))
+		notes[nnotes++] = xstrdup(json);
+	return 0;
+}
+
+static int fc_tasks(void *ctx, const char *metric, int (*fn)(const char *, void *), void *arg)
+{
+	return 0;
+}
+
+static void notes_free(void)
+{
+	while (nnotes)
+		free(notes[--nnotes]);
+}
+
+static void fr_release(struct strat_run *r, struct strat_thread *t, int64_t arg)
+{
+	declog_add(r->log, t->id, 0, t->points ? t->points - 1 : 0, DECLOG_RELEASE, arg);
+	policy_release(r->pol, t->tid);
+}
+
+static void fr_drain(struct strat_run *r)
+{
+}
+
+static uint32_t fr_site_id(struct strat_run *r, const struct cs_event *e)
+{
+	return (uint32_t)(e->site & 0xffff);
+}
+
+struct camp {
+	struct strategy *s;
+	struct strat_campaign c;
+};
+
+struct frun {
+	struct strat_run r;
+	struct declog log;
+	struct strat_thread th[4];
+};
+
+static void camp_begin(struct camp *k, uint64_t seed, bool asked, size_t contended,
+		       uint64_t accesses)
+{
+	char err[200] = "";
+
+	memset(k, 0, sizeof(*k));
+	if (strategy_new("portfolio", &k->s, err, sizeof(err)))
+		tap_diag("portfolio: %s", err);
+	k->c.seed = seed;
+	k->c.quiet = true;
+	k->c.access_asked = asked;
+	k->c.contended_vars = contended;
+	k->c.est_accesses = accesses;
+	k->c.note = fc_note;
+	k->c.for_each_task = fc_tasks;
+	k->c.count_tasks = fc_count_tasks;
+	k->c.count_warnings = fc_count_warnings;
+	strategy_campaign_begin(k->s, &k->c);
+}
+
+static void camp_end(struct camp *k)
+{
+	strategy_campaign_end(k->s, &k->c);
+	strategy_free(k->s);
+	notes_free();
+	memset(fake_tasks, 0, sizeof(fake_tasks));
+	fake_warnings = 0;
+}
+
+/* A run of two threads; access_points: the loop would probe accesses. */
+static void run_begin(struct camp *k, struct frun *f, uint64_t seed, bool access_points)
+{
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	declog_init(&f->log, seed, NULL);
+	f->r.seed = seed;
+	f->r.pol = policy_new_fake();
+	f->r.log = &f->log;
+	f->r.threads = f->th;
+	f->r.release = fr_release;
+	f->r.drain = fr_drain;
+	f->r.site_id = fr_site_id;
+	f->r.flags = k->s->flags;
+	f->r.sched_serial = k->s->sched_serial;
+	f->r.access_points = access_points;
+	strategy_run_begin(k->s, &f->r);
+	for (i = 0; i < 2; i++) {
+		struct strat_thread *t = &f->th[f->r.nthreads++];
+
+		t->tid = 100 + (uint32_t)i;
+		snprintf(t->path, sizeof(t->path), i ? "0.1" : "0");
+		t->id = fnv1a64(t->path, strlen(t->path), FNV1A64_INIT);
+		policy_fake_thread(f->r.pol, t->tid);
+		strategy_thread_start(k->s, &f->r, t);
+	}
+}
+
+static void run_end(struct camp *k, struct frun *f, uint64_t ns, bool failed)
+{
+	struct strat_outcome o = { .ran = true, .failed = failed, .duration_ns = ns };
+
+	k->c.nruns++;
+	strategy_run_end(k->s, &f->r, &k->c, &o);
+	policy_free(f->r.pol);
+	declog_free(&f->log);
+}
+
+static char *run_config(struct camp *k, struct frun *f)
+{
+	struct json_mem m;
+
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	strategy_config_json(k->s, &f->r, &m.j);
+	json_obj_end(&m.j);
+	return json_mem_close(&m);
+}
+
+/* The arm the next run gets (a whole run, nothing added). */
+static char *next_arm(struct camp *k, bool access_points)
+{
+	struct frun f;
+	char *cfg, *arm;
+
+	run_begin(k, &f, 1, access_points);
+	cfg = run_config(k, &f);
+	arm = json_get_string(cfg, "arm");
+	free(cfg);
+	run_end(k, &f, 100000000, false);
+	return arm;
+}
+
+/* Thread i reaches a synchronization point (a lock request). */
+static struct strat_decision sync_point(struct camp *k, struct frun *f, size_t i)
+{
+	struct strat_decision d = { .v = STRAT_PROCEED };
+	struct cs_event e = { .op = CS_OP_LOCK, .tid = f->th[i].tid, .site = 0x10, .obj = 0x99 };
+	struct strat_point p = { .t = &f->th[i], .k = f->th[i].points++, .e = &e };
+
+	strategy_event(k->s, &f->r, &e, p.t);
+	strategy_point(k->s, &f->r, &p, &d);
+	return d;
+}
+
+/* ---- tests ------------------------------------------------------------------------- */
+
+static void test_registry(void)
+{
+	const struct strategy_ops *ops = strategy_lookup("portfolio");
+	struct strategy *s = NULL;
+	char err[200] = "";
+
+	tap_is_str(ops ? ops->name : "", "portfolio", "portfolio by name");
+	tap_ok(ops && (ops->flags & STRAT_F_ACCESS) && (ops->flags & STRAT_F_ESTIMATE),
+	       "it implies --access (its estimation measures the accesses) and asks for pct's "
+	       "estimation runs");
+	tap_ok(ops && (ops->flags & STRAT_F_PICKS),
+	       "its pct and fpair arms pick: --serial refused");
+	tap_ok(!strategy_new("portfolio", &s, err, sizeof(err)) && (s->flags & STRAT_F_JOBS),
+	       "every arm keeps its per-run state per run: runs at once (-j)");
+	tap_is_int(s ? (int)s->sched_serial : -1, CS_SERIAL_OFF,
+		   "no serial mode of its own: each run gets its arm's");
+	strategy_free(s);
+	tap_ok(strategy_new("portfolio:x", &s, err, sizeof(err)) == -EINVAL && !s &&
+		       strstr(err, "no options"),
+	       "portfolio:x is refused (%s)", err);
+}
+
+static void test_access_decision(void)
+{
+	struct strat_campaign c = { 0 };
+	const char *why = "";
+	struct camp k;
+
+	bool on;
+
+	c.contended_vars = 2;
+	c.est_accesses = PF_ACCESS_MAX;
+	on = strat_portfolio_access_affordable(&c, 0, &why);
+	tap_ok(on, "100,000 accesses and a contended variable: access on (%s)", why);
+	c.est_accesses = PF_ACCESS_MAX + 1;
+	on = strat_portfolio_access_affordable(&c, 0, &why);
+	tap_ok(!on && strstr(why, "more than 100000"), "100,001 accesses: off (%s)", why);
+	c.est_accesses = 40;
+	c.contended_vars = 0;
+	on = strat_portfolio_access_affordable(&c, 0, &why);
+	tap_ok(!on && strstr(why, "no variable"), "no variable a write may race on: off (%s)", why);
+	c.contended_vars = 1;
+	c.est_access_ns = 2100000000ULL; /* 2.1 s probed against 0.1 s without */
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(!on && strstr(why, "20 times"), "a probed run 21 times the plain one: off (%s)",
+	       why);
+	on = strat_portfolio_access_affordable(&c, 110000000ULL, &why);
+	tap_ok(on, "19 times: on (%s)", why);
+	c.est_access_ns = 900000000ULL; /* 0.9 s: fixed costs */
+	on = strat_portfolio_access_affordable(&c, 10000000ULL, &why);
+	tap_ok(on, "90 times but under 1 s: on (%s)", why);
+	c.access_asked = true;
+	c.est_accesses = 5000000;
+	tap_ok(strat_portfolio_access_affordable(&c, 0, &why),
+	       "--access given: on whatever the count");
+
+	camp_begin(&k, 1, false, 3, 500);
+	tap_ok(!k.c.access_off, "campaign_begin with 500 accesses, 3 contended: access stays on");
+	camp_end(&k);
+	camp_begin(&k, 1, false, 3, 2000000);
+	tap_ok(k.c.access_off, "with 2,000,000 accesses: the loop is told to turn it off");
+	camp_end(&k);
+}
+
+/* The warm-up, in strat_portfolio_arms[] order, and each arm's run as the loop sees it. */
+static void test_warmup(void)
+{
+	static const char *const order[] = { "pct:3 --access", "random --access", "fpair", "random",
+					     "pct:3" };
+	struct camp k;
+	struct frun f;
+	size_t i;
+	bool in_order = true;
+
+	camp_begin(&k, 7, false, 1, 100);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		char *arm = next_arm(&k, true);
+
+		if (!arm || strcmp(arm, order[i])) {
+			tap_diag("warm-up run %zu: %s, expected %s", i + 1, arm ? arm : "-",
+				 order[i]);
+			in_order = false;
+		}
+		free(arm);
+	}
+	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, fpair, "
+			 "random, pct:3, once each");
+	camp_end(&k);
+
+	camp_begin(&k, 7, false, 0, 100);
+	{
+		char *a1 = next_arm(&k, false), *a2 = next_arm(&k, false),
+		     *a3 = next_arm(&k, false);
+
+		tap_ok(a1 && a2 && a3 && !strcmp(a1, "random") && !strcmp(a2, "pct:3") &&
+			       (!strcmp(a3, "random") || !strcmp(a3, "pct:3")),
+		       "access off: random, pct:3, then only those two (third run: %s)",
+		       a3 ? a3 : "-");
+		free(a1);
+		free(a2);
+		free(a3);
+	}
+	camp_end(&k);
+
+	/* Each arm's flags and serial mode, per run. */
+	camp_begin(&k, 7, false, 1, 100);
+	run_begin(&k, &f, 11, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
+	       "run 1 (pct:3 --access): access points, serial by priorities");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 12, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 2 (random --access): access points too, in parallel");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 13, true);
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 14, true);
+	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
+		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 4 (random): synchronization points only, in parallel");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 15, true);
+	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && strat_run_has(&f.r, STRAT_F_SERIAL) &&
+		       f.r.sched_serial == CS_SERIAL_PRIO,
+	       "run 5 (pct:3): serial by priorities, no access points");
+	run_end(&k, &f, 100000000, false);
+	camp_end(&k);
+}
+
+/* Every callback of a run goes to its arm: pct keeps every thread at its
+ * point and releases one when all are parked; random never keeps one. */
+static void test_forwarding(void)
+{
+	struct camp k;
+	struct frun f;
+	struct policy_note n = { .ts_ns = now_ns() + 1000000000ULL };
+	bool never_parked = true;
+	size_t i;
+	char *cfg;
+
+	camp_begin(&k, 3, false, 0, 0);
+	run_begin(&k, &f, 21, false); /* random */
+	for (i = 0; i < 20; i++)
+		never_parked &= sync_point(&k, &f, i % 2).v != STRAT_PARK;
+	tap_ok(never_parked, "random's run: no point is kept (noise decides)");
+	cfg = run_config(&k, &f);
+	tap_ok(strstr(cfg, "\"arm\":\"random\"") && strstr(cfg, "\"arm_strategy\":\"random\"") &&
+		       strstr(cfg, "\"arm_access\":false") && strstr(cfg, "\"noise\":"),
+	       "its configuration: arm, arm_strategy, arm_access and random's noise (%s)", cfg);
+	free(cfg);
+	run_end(&k, &f, 100000000, false);
+
+	run_begin(&k, &f, 22, false); /* pct:3 */
+	tap_is_int(sync_point(&k, &f, 0).v, STRAT_PARK, "pct:3's run: thread 0 is kept");
+	tap_is_int(sync_point(&k, &f, 1).v, STRAT_PARK, "... and thread 1");
+	strategy_all_parked(k.s, &f.r, &n);
+	tap_ok(f.log.n == 1 && f.log.entries[0].action == DECLOG_RELEASE,
+	       "all parked: pct releases one of them (logged)");
+	cfg = run_config(&k, &f);
+	tap_ok(strstr(cfg, "\"arm\":\"pct:3\"") && strstr(cfg, "\"arm_strategy\":\"pct:3\"") &&
+		       strstr(cfg, "\"pct\":{\"depth\":3"),
+	       "its configuration: the arm and pct's own keys (%s)", cfg);
+	free(cfg);
+	run_end(&k, &f, 100000000, false);
+	camp_end(&k);
+}
+
+/* A run's reward from the campaign's counts, and its note. */
+static void test_reward_and_note(void)
+{
+	struct camp k;
+	struct frun f;
+	char *arm, *summary;
+	int64_t tasks = -1, warnings = -1;
+
+	fake_tasks[0] = 10; /* before the first run: 10 sp tasks, 2 warnings */
+	fake_warnings = 2;
+	camp_begin(&k, 5, false, 0, 0);
+	run_begin(&k, &f, 31, false); /* random */
+	fake_tasks[0] = 14;
+	fake_warnings = 3;
+	run_end(&k, &f, 500000000, true); /* 0.5 s, failed */
+	arm = nnotes ? json_get_string(notes[0], "arm") : NULL;
+	summary = nnotes ? json_get_string(notes[0], "summary") : NULL;
+	json_get_int(nnotes ? notes[0] : "{}", "tasks", &tasks);
+	json_get_int(nnotes ? notes[0] : "{}", "warnings", &warnings);
+	tap_ok(nnotes == 1 && arm && !strcmp(arm, "random"), "the run's note names its arm");
+	tap_ok(tasks == 4 && warnings == 1, "... 4 new sp tasks, 1 new warning (%lld, %lld)",
+	       (long long)tasks, (long long)warnings);
+	tap_ok(nnotes && strstr(notes[0], "\"reward\":2028"),
+	       "... reward (4 + 10 x 1 + 1000) / 0.5 s = 2028 (%s)", nnotes ? notes[0] : "-");
+	tap_ok(summary && strstr(summary, "random found a failure"),
+	       "... and a summary: which arm found the failure (%s)", summary ? summary : "-");
+	free(arm);
+	free(summary);
+	run_begin(&k, &f, 32, false); /* pct:3: the warm-up's last */
+	run_end(&k, &f, 500000000, false);
+	summary = nnotes > 1 ? json_get_string(notes[1], "summary") : NULL;
+	tap_ok(summary && strstr(summary, "warm-up done"), "the warm-up's last run says so (%s)",
+	       summary ? summary : "-");
+	free(summary);
+	camp_end(&k);
+}
+
+/* UCB1 on given values, hand-computed. */
+static void test_ucb1(void)
+{
+	struct portfolio pf;
+	size_t i;
+
+	memset(&pf, 0, sizeof(pf));
+	cs_rng_seed(&pf.rng, 1);
+	for (i = 0; i < 3; i++) {
+		pf.arm[i].spec = &strat_portfolio_arms[i];
+		pf.arm[i].on = true;
+		pf.arm[i].begun = 1;
+	}
+	pf.arm[0].ended = 2;
+	pf.arm[0].value = 4;
+	pf.arm[1].ended = 1;
+	pf.arm[1].value = 1;
+	pf.arm[2].ended = 1;
+	pf.arm[2].value = 0;
+	pf.best = 8;
+	/* n = 4: 4/8 + sqrt(2 ln 4 / 2) = 1.677410; 1/8 + sqrt(2 ln 4) = 1.790109;
+	 * 0 + sqrt(2 ln 4) = 1.665109 */
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 4), 1.677410, 1e-6,
+		   "arm 0 (2 runs, value 4 of best 8): index 1.677410");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 4), 1.790109, 1e-6,
+		   "arm 1 (1 run, value 1): index 1.790109");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[2], 4), 1.665109, 1e-6,
+		   "arm 2 (1 run, value 0): index 1.665109");
+	tap_is_int(strat_portfolio_choose(&pf), 1, "the largest index runs: arm 1");
+	pf.arm[1].inflight = 1; /* it runs: n = 5, n_1 = 2 */
+	/* 0.5 + sqrt(ln 5) = 1.768636; 0.125 + sqrt(ln 5) = 1.393636;
+	 * sqrt(2 ln 5) = 1.794123 */
+	tap_is_int(strat_portfolio_choose(&pf), 2,
+		   "with arm 1 in flight (n = 5): arm 2, sqrt(2 ln 5) = 1.794 beats 1.769");
+	pf.arm[1].inflight = 0;
+	strat_portfolio_reward(&pf, &pf.arm[1], 11);
+	tap_is_dbl(pf.arm[1].value, 4.0, 1e-12, "a reward of 11 moves value 1 to 1 + 0.3 x 10 = 4");
+	tap_is_dbl(pf.best, 11.0, 1e-12, "... and the best reward to 11");
+	tap_is_int(pf.arm[1].ended, 2, "... 2 runs of arm 1 ended");
+	pf.arm[2].begun = 0;
+	tap_is_int(strat_portfolio_choose(&pf), 2, "an arm not begun yet runs first (warm-up)");
+}
+
+/* Two arms: A adds 10/s for its first 5 runs, then nothing; B 2/s always.
+ * Once A stops, B takes most runs. */
+static void test_share_moves(void)
+{
+	struct portfolio pf;
+	size_t i, late_b = 0;
+	unsigned a_runs = 0;
+
+	memset(&pf, 0, sizeof(pf));
+	cs_rng_seed(&pf.rng, 9);
+	for (i = 0; i < 2; i++) {
+		pf.arm[i].spec = &strat_portfolio_arms[i];
+		pf.arm[i].on = true;
+	}
+	for (i = 0; i < 80; i++) {
+		size_t a = strat_portfolio_choose(&pf);
+		double x = a == 1 ? 2.0 : a_runs < 5 ? 10.0 : 0.0;
+
+		pf.arm[a].begun++;
+		a_runs += a == 0;
+		strat_portfolio_reward(&pf, &pf.arm[a], x);
+		late_b += i >= 60 && a == 1;
+	}
+	tap_ok(late_b >= 15, "runs 61-80: B (still adding) gets %zu of 20, A (stopped) the rest",
+	       late_b);
+}
+
+static void choices(uint64_t seed, char *buf, size_t len)
+{
+	struct camp k;
+	size_t i, n = 0;
+
+	camp_begin(&k, seed, false, 0, 0);
+	for (i = 0; i < 24 && n + 2 < len; i++) {
+		char *arm = next_arm(&k, false);
+
+		buf[n++] = arm && !strcmp(arm, "random") ? 'r' : 'p';
+		free(arm);
+	}
+	buf[n] = 0;
+	camp_end(&k);
+}
+
+static void test_seed(void)
+{
+	char a[32], b[32], c[32];
+
+	choices(42, a, sizeof(a));
+	choices(42, b, sizeof(b));
+	choices(43, c, sizeof(c));
+	tap_is_str(a, b, "the same campaign seed, the same rewards: the same arms (%s)", a);
+	tap_ok(strcmp(a, c) != 0, "another seed breaks the ties otherwise (%s)", c);
+	tap_ok(!strncmp(a, "rp", 2) && !strncmp(c, "rp", 2), "both warm up random, then pct:3");
+}
+
+int main(void)
+{
+	tap_plan(45);
+	test_registry();
+	test_access_decision();
+	test_warmup();
+	test_forwarding();
+	test_reward_and_note();
+	test_ucb1();
+	test_share_moves();
+	test_seed();
+	return tap_done();
+}

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Strategy portfolio (issue 30): the campaign's runs shared among several
+ * strategies (the arms), adaptively. docs/strategies.md "portfolio".
+ *
+ * The arms are strategy instances made through the registry: `random` and
+ * `pct:3` at synchronization points, and, when access probing is on,
+ * `random` and `pct:3` at memory accesses too and `fpair` (the strategies
+ * that found the bugs between plain accesses: docs/perf.md's corpus table,
+ * issue 30's 18 programs). Each run is one arm's: run_begin picks it and
+ * every callback of that run goes to it; its per-run state stays in
+ * r->priv, ours in r->wrap, so a callback the arm makes the loop run from
+ * inside another (r->drain) reaches the same arm. run_begin also narrows
+ * the run's flags and serial mode (strat_run.flags, sched_serial) to the
+ * arm's, which the loop reads per run.
+ *
+ * Choice: a warm-up runs each arm once, in the order of
+ * strat_portfolio_arms[] (the access arms first); then UCB1 (Auer et al.
+ * 2002) over each arm's reward: a run's reward is what it
+ * added per second of its run time, (new tasks of the arm's metric +
+ * PF_W_WARNING x new race and lock-order warnings + PF_W_FAILURE if it
+ * failed) / seconds, and an arm's value is the exponentially weighted mean
+ * of its rewards (weight PF_ALPHA on the newest), so an arm that stops
+ * adding loses its share within a few of its runs. The index of arm a is
+ * value_a / best + sqrt(2 ln n / n_a): best is the largest reward of one
+ * run so far (rewards scaled to [0, 1]), n_a the arm's runs ended or in
+ * flight, n their sum; the largest index runs, ties drawn with the
+ * campaign seed's generator. Rewards depend on timing, so only the
+ * warm-up and the choices from given rewards are deterministic.
+ *
+ * Access probing: the portfolio implies --access (its estimation run
+ * measures the accesses per run); at campaign_begin it stays on when the
+ * estimation run found a variable a write may race on, made at most
+ * PF_ACCESS_MAX probed accesses and took at most PF_ACCESS_SLOWDOWN times
+ * pct's observed run (no access probes), else the portfolio turns it off
+ * (strat_campaign.access_off, one line on stderr) and runs the
+ * synchronization arms only. --access given by the user keeps it on.
+ *
+ * Each run's configuration names its arm ("arm", "arm_strategy",
+ * "arm_access") beside the arm's own keys, so replay and minimize re-make
+ * it with the arm's ops (replay/replay.c); each run's note has the arm,
+ * its reward and the arm's own note, and a "summary" line on the runs that
+ * end the warm-up, fail, or complete PF_SUMMARY_EVERY runs.
+ *
+ * Runs at once (-j N): every arm keeps its per-run state per run
+ * (STRAT_F_JOBS), and the portfolio's counts change only in run_begin and
+ * run_end, which the loop calls under the campaign's lock.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "lib/rng.h"
+#include "lib/util.h"
+#include "strategies/strat_portfolio.h"
+#include "strategies/strategy.h"
+
+/* Reward weights: a new warning is worth 10 tasks, a failure 1000. */
+#define PF_W_WARNING	 10.0
+#define PF_W_FAILURE	 1000.0
+#define PF_ALPHA	 0.3  /* weight of an arm's newest reward in its value */
+#define PF_MIN_SECONDS	 0.01 /* a run's time, at least (no division by ~0) */
+#define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
+
+extern const struct strategy_ops strat_random_ops, strat_pct_ops, strat_fpair_ops;
+
+/* The access arms first: in docs/perf.md's corpus table they find the
+ * synchronization bugs too (pcta and randoma every one of them in 5 of 5
+ * seeds), and the bugs between plain accesses only they find. */
+const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
+	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
+	{ "random --access", "random", &strat_random_ops, NULL, true, "concurpairs" },
+	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
+	{ "random", "random", &strat_random_ops, NULL, false, "sp" },
+	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp" },
+};
+
+struct pf_run {
+	size_t arm;
+};
+
+static int pf_init(struct strategy *s, const char *opts, char *err, size_t errlen)
+{
+	struct portfolio *pf;
+	unsigned jobs = STRAT_F_JOBS;
+	size_t i;
+
+	if (opts) {
+		snprintf(err, errlen, "portfolio takes no options (its arms: docs/strategies.md)");
+		return -EINVAL;
+	}
+	pf = xcalloc(1, sizeof(*pf));
+	s->priv = pf;
+	for (i = 0; i < PF_NARMS; i++) {
+		struct pf_arm *a = &pf->arm[i];
+		int ret =
+			strategy_make(strat_portfolio_arms[i].ops, strat_portfolio_arms[i].strategy,
+				      strat_portfolio_arms[i].opts, &a->s, err, errlen);
+
+		if (ret)
+			return ret;
+		a->spec = &strat_portfolio_arms[i];
+		a->on = !a->spec->access; /* until campaign_begin decides */
+		jobs &= a->s->flags;
+	}
+	s->flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+		   STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS | jobs;
+	s->sched_serial = CS_SERIAL_OFF; /* each run gets its arm's */
+	return 0;
+}
+
+static void pf_destroy(struct strategy *s)
+{
+	struct portfolio *pf = s->priv;
+	size_t i;
+
+	if (!pf)
+		return;
+	for (i = 0; i < PF_NARMS; i++)
+		strategy_free(pf->arm[i].s);
+	free(pf);
+	s->priv = NULL;
+}
+
+static struct pf_arm *run_arm(struct strategy *s, struct strat_run *r)
+{
+	struct portfolio *pf = s->priv;
+	struct pf_run *pr = r->wrap;
+
+	return &pf->arm[pr->arm];
+}
+
+/* ---- the arms' view of the campaign: their notes captured ------------------------------ */
+
+/* The campaign an arm sees: the loop's, but its note comes to us. */
+struct pf_view {
+	struct strat_campaign *c;
+	char *note;
+};
+
+static int64_t view_site_of(void *ctx, const char *key)
+{
+	struct pf_view *v = ctx;
+
+	return v->c->site_of(v->c->ctx, key);
+}
+
+static int view_add_requirement(void *ctx, const char *metric, const char *key, const char *source)
+{
+	struct pf_view *v = ctx;
+
+	return v->c->add_requirement(v->c->ctx, metric, key, source);
+}
+
+static int view_note(void *ctx, const char *json)
+{
+	struct pf_view *v = ctx;
+
+	free(v->note);
+	v->note = xstrdup(json);
+	return 0;
+}
+
+static int view_for_each_task(void *ctx, const char *metric, int (*fn)(const char *key, void *arg),
+			      void *arg)
+{
+	struct pf_view *v = ctx;
+
+	return v->c->for_each_task(v->c->ctx, metric, fn, arg);
+}
+
+static int64_t view_count_tasks(void *ctx, const char *metric)
+{
+	struct pf_view *v = ctx;
+
+	return v->c->count_tasks ? v->c->count_tasks(v->c->ctx, metric) : 0;
+}
+
+static int64_t view_count_warnings(void *ctx)
+{
+	struct pf_view *v = ctx;
+
+	return v->c->count_warnings ? v->c->count_warnings(v->c->ctx) : 0;
+}
+
+/* The campaign as arm a sees it: a synchronization arm sees no accesses
+ * (pct's first k leaves the estimation's accesses out). */
+static struct strat_campaign arm_view(const struct pf_arm *a, struct strat_campaign *c,
+				      struct pf_view *v)
+{
+	struct strat_campaign ac = *c;
+
+	v->c = c;
+	v->note = NULL;
+	ac.ctx = v;
+	ac.site_of = c->site_of ? view_site_of : NULL;
+	ac.add_requirement = c->add_requirement ? view_add_requirement : NULL;
+	ac.note = view_note;
+	ac.for_each_task = c->for_each_task ? view_for_each_task : NULL;
+	ac.count_tasks = view_count_tasks;
+	ac.count_warnings = view_count_warnings;
+	if (!a->spec->access) {
+		ac.est_accesses = 0;
+		ac.contended_vars = 0;
+	}
+	return ac;
+}
+
+/* ---- campaign ------------------------------------------------------------------------ */
+
+static int pf_estimate(struct strategy *s, struct strat_campaign *c,
+		       const struct strat_observation *obs)
+{
+	struct portfolio *pf = s->priv;
+	size_t i;
+	int err = 0;
+
+	pf->plain_ns = (pf->plain_ns * pf->observed + obs->duration_ns) / (pf->observed + 1);
+	pf->observed++;
+	for (i = 0; i < PF_NARMS && !err; i++)
+		if (strategy_has(pf->arm[i].s, STRAT_F_ESTIMATE))
+			err = strategy_estimate(pf->arm[i].s, c, obs);
+	return err;
+}
+
+bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t plain_ns,
+				       const char **why)
+{
+	if (c->access_asked) {
+		*why = "asked for (--access)";
+		return true;
+	}
+	if (!c->contended_vars) {
+		*why = "the estimation run found no variable a write may race on";
+		return false;
+	}
+	if (c->est_accesses > PF_ACCESS_MAX) {
+		*why = "the estimation run made more than " PF_ACCESS_MAX_TEXT " probed accesses";
+		return false;
+	}
+	if (plain_ns && c->est_access_ns > PF_ACCESS_SMALL_NS &&
+	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns) {
+		*why = "the estimation run with its accesses probed took more than 20 times the "
+		       "run without";
+		return false;
+	}
+	*why = "affordable";
+	return true;
+}
+
+static void arm_names(const struct portfolio *pf, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      pf->arm[i].spec->name);
+}
+
+static void count_known(struct portfolio *pf, struct strat_campaign *c)
+{
+	size_t i;
+
+	for (i = 0; i < PF_NARMS; i++)
+		pf->arm[i].count =
+			c->count_tasks ? c->count_tasks(c->ctx, pf->arm[i].spec->metric) : 0;
+	pf->warnings = c->count_warnings ? c->count_warnings(c->ctx) : 0;
+}
+
+/* Each arm in the campaign: its campaign_begin (quiet: the portfolio
+ * says one line for all) or its campaign_end. */
+static int arms_campaign(struct portfolio *pf, struct strat_campaign *c, bool begin)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < PF_NARMS && !err; i++) {
+		struct pf_arm *a = &pf->arm[i];
+		struct pf_view v;
+		struct strat_campaign ac;
+
+		if (!a->on)
+			continue;
+		ac = arm_view(a, c, &v);
+		if (begin) {
+			ac.quiet = true;
+			err = strategy_campaign_begin(a->s, &ac);
+		} else {
+			strategy_campaign_end(a->s, &ac);
+		}
+		free(v.note);
+	}
+	return err;
+}
+
+static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
+{
+	struct portfolio *pf = s->priv;
+	const char *why;
+	char names[160];
+	size_t i;
+	int err = 0;
+
+	pf->access = strat_portfolio_access_affordable(c, pf->plain_ns, &why);
+	c->access_off = !pf->access;
+	cs_rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
+	for (i = 0; i < PF_NARMS; i++)
+		pf->arm[i].on = !pf->arm[i].spec->access || pf->access;
+	if (!c->quiet && !pf->access)
+		fprintf(stderr,
+			"concsched: portfolio: access probing off: %s (%" PRIu64
+			" accesses, %zu contended variables, %.2f s against %.2f s); the arms "
+			"steer synchronization points only (--access keeps it on)\n",
+			why, c->est_accesses, c->contended_vars, c->est_access_ns / 1e9,
+			pf->plain_ns / 1e9);
+	err = arms_campaign(pf, c, true);
+	count_known(pf, c);
+	arm_names(pf, names, sizeof(names));
+	if (!c->quiet)
+		fprintf(stderr,
+			"concsched: portfolio: arms %s; a warm-up run each, then UCB1 on new "
+			"tasks, warnings and failures per second\n",
+			names);
+	return err;
+}
+
+static void pf_campaign_end(struct strategy *s, struct strat_campaign *c)
+{
+	struct portfolio *pf = s->priv;
+	size_t i;
+
+	arms_campaign(pf, c, false);
+	if (c->quiet || !pf->ended)
+		return;
+	for (i = 0; i < PF_NARMS; i++) {
+		const struct pf_arm *a = &pf->arm[i];
+
+		if (!a->on)
+			continue;
+		fprintf(stderr,
+			"concsched: portfolio: %-15s %4" PRIu64 " runs, %7.1f s, %" PRIu64
+			" new %s tasks, %" PRIu64 " new warnings, %" PRIu64
+			" failures; value %.3g/s\n",
+			a->spec->name, a->ended, a->seconds, a->tasks, a->spec->metric, a->warnings,
+			a->failures, a->value);
+	}
+}
+
+/* ---- choice ---------------------------------------------------------------------------- */
+
+/* The UCB1 index of arm a among n runs (ended or in flight). */
+double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a, uint64_t n)
+{
+	uint64_t na = a->ended + a->inflight;
+	double v = pf->best > 0 ? a->value / pf->best : 0;
+
+	if (!na)
+		return INFINITY;
+	return v + sqrt(2.0 * log((double)(n > 1 ? n : 1)) / (double)na);
+}
+
+size_t strat_portfolio_choose(struct portfolio *pf)
+{
+	size_t i, k = 0, ntie = 0, tie[PF_NARMS];
+	double best = -INFINITY;
+	uint64_t n = 0;
+
+	/* Warm-up: each arm once, in order. */
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on && !pf->arm[i].begun)
+			return i;
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on)
+			n += pf->arm[i].ended + pf->arm[i].inflight;
+	for (i = 0; i < PF_NARMS; i++) {
+		double x;
+
+		if (!pf->arm[i].on)
+			continue;
+		x = strat_portfolio_index(pf, &pf->arm[i], n);
+		if (x > best + 1e-12) {
+			best = x;
+			ntie = 0;
+		}
+		if (x > best - 1e-12)
+			tie[ntie++] = i;
+	}
+	if (ntie > 1)
+		k = (size_t)cs_rng_below(&pf->rng, ntie);
+	return tie[k];
+}
+
+/* ---- runs ---------------------------------------------------------------------------- */
+
+static void pf_run_begin(struct strategy *s, struct strat_run *r)
+{
+	struct portfolio *pf = s->priv;
+	struct pf_run *pr = xcalloc(1, sizeof(*pr));
+	struct pf_arm *a;
+
+	pr->arm = strat_portfolio_choose(pf);
+	a = &pf->arm[pr->arm];
+	a->begun++;
+	a->inflight++;
+	pf->begun++;
+	r->wrap = pr;
+	/* The loop steers this run as the arm's own run. */
+	r->flags = a->s->flags;
+	r->sched_serial = a->s->sched_serial;
+	if (!a->spec->access) {
+		r->flags &= ~(unsigned)STRAT_F_ACCESS_POINTS;
+		r->access_points = false;
+	}
+	strategy_run_begin(a->s, r);
+}
+
+static void pf_config(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	struct pf_arm *a = run_arm(s, r);
+
+	json_kv_str(j, "arm", a->spec->name);
+	json_kv_str(j, "arm_strategy", a->spec->strategy);
+	json_kv_bool(j, "arm_access", a->spec->access);
+	strategy_config_json(a->s, r, j);
+}
+
+/* What the run added (the campaign's counts against the last run's end),
+ * per second: its reward. */
+static double run_reward(struct portfolio *pf, struct pf_arm *a, struct strat_campaign *c,
+			 const struct strat_outcome *o, int64_t *tasks, int64_t *warnings)
+{
+	int64_t before = a->count, w = pf->warnings;
+	double secs = o->duration_ns / 1e9;
+
+	count_known(pf, c);
+	*tasks = a->count > before ? a->count - before : 0;
+	*warnings = pf->warnings > w ? pf->warnings - w : 0;
+	if (secs < PF_MIN_SECONDS)
+		secs = PF_MIN_SECONDS;
+	a->seconds += secs;
+	return ((double)*tasks + PF_W_WARNING * (double)*warnings +
+		(o->failed ? PF_W_FAILURE : 0)) /
+	       secs;
+}
+
+void strat_portfolio_reward(struct portfolio *pf, struct pf_arm *a, double x)
+{
+	a->value = a->ended ? a->value + PF_ALPHA * (x - a->value) : x;
+	a->ended++;
+	pf->ended++;
+	if (x > pf->best)
+		pf->best = x;
+}
+
+/* The allocation so far: "random 4, pct:3 3 (value 1.2/s, 0.4/s)". */
+static void shares(const struct portfolio *pf, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < PF_NARMS && n < len; i++)
+		if (pf->arm[i].on)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %" PRIu64 " (%.3g/s)",
+					      n ? ", " : "", pf->arm[i].spec->name,
+					      pf->arm[i].ended, pf->arm[i].value);
+}
+
+static size_t arms_on(const struct portfolio *pf)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < PF_NARMS; i++)
+		n += pf->arm[i].on;
+	return n;
+}
+
+/* The run's summary line, or "" when it has none. */
+static void run_summary(const struct portfolio *pf, const struct pf_arm *a,
+			struct strat_campaign *c, const struct strat_outcome *o, char *buf,
+			size_t len)
+{
+	char sh[400];
+
+	buf[0] = 0;
+	shares(pf, sh, sizeof(sh));
+	if (o->failed)
+		snprintf(buf, len, "portfolio run %" PRIu64 ": %s found a failure; runs so far %s",
+			 c->nruns, a->spec->name, sh);
+	else if (pf->ended == arms_on(pf))
+		snprintf(buf, len, "portfolio run %" PRIu64 ": warm-up done: %s", c->nruns, sh);
+	else if (pf->ended % PF_SUMMARY_EVERY == 0)
+		snprintf(buf, len, "portfolio run %" PRIu64 ": %s", c->nruns, sh);
+}
+
+static void note_run(struct portfolio *pf, struct pf_arm *a, struct strat_campaign *c,
+		     const struct strat_outcome *o, double x, int64_t tasks, int64_t warnings,
+		     const char *arm_note)
+{
+	struct json_mem m;
+	char summary[600];
+	char *text;
+
+	if (!c->note)
+		return;
+	run_summary(pf, a, c, o, summary, sizeof(summary));
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_str(&m.j, "arm", a->spec->name);
+	json_kv_dbl(&m.j, "reward", x);
+	json_kv_int(&m.j, "tasks", tasks);
+	json_kv_int(&m.j, "warnings", warnings);
+	json_kv_dbl(&m.j, "value", a->value);
+	if (arm_note)
+		json_kv_str(&m.j, "arm_note", arm_note);
+	if (summary[0])
+		json_kv_str(&m.j, "summary", summary);
+	json_obj_end(&m.j);
+	text = json_mem_close(&m);
+	c->note(c->ctx, text);
+	free(text);
+}
+
+static void pf_run_end(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
+		       const struct strat_outcome *o)
+{
+	struct portfolio *pf = s->priv;
+	struct pf_run *pr = r->wrap;
+	struct pf_arm *a;
+	struct pf_view v;
+	struct strat_campaign ac;
+	int64_t tasks, warnings;
+	double x;
+
+	if (!pr)
+		return;
+	a = &pf->arm[pr->arm];
+	ac = arm_view(a, c, &v);
+	strategy_run_end(a->s, r, &ac, o);
+	a->inflight--;
+	if (o->ran) {
+		x = run_reward(pf, a, c, o, &tasks, &warnings);
+		a->tasks += (uint64_t)tasks;
+		a->warnings += (uint64_t)warnings;
+		a->failures += o->failed;
+		strat_portfolio_reward(pf, a, x);
+		note_run(pf, a, c, o, x, tasks, warnings, v.note);
+	}
+	free(v.note);
+	free(pr);
+	r->wrap = NULL;
+}
+
+/* ---- the run's callbacks: the arm's ---------------------------------------------------- */
+
+static void pf_thread_start(struct strategy *s, struct strat_run *r, struct strat_thread *t)
+{
+	strategy_thread_start(run_arm(s, r)->s, r, t);
+}
+
+static void pf_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
+		     struct strat_thread *t)
+{
+	strategy_event(run_arm(s, r)->s, r, e, t);
+}
+
+static void pf_executed(struct strategy *s, struct strat_run *r, const struct cov_event *ev)
+{
+	strategy_executed(run_arm(s, r)->s, r, ev);
+}
+
+static void pf_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
+		     struct strat_decision *d)
+{
+	strategy_point(run_arm(s, r)->s, r, p, d);
+}
+
+static void pf_all_parked(struct strategy *s, struct strat_run *r, const struct policy_note *n)
+{
+	strategy_all_parked(run_arm(s, r)->s, r, n);
+}
+
+static void pf_tick(struct strategy *s, struct strat_run *r)
+{
+	strategy_tick(run_arm(s, r)->s, r);
+}
+
+static int pf_poll_ms(struct strategy *s, struct strat_run *r, int ms)
+{
+	return strategy_poll_ms(run_arm(s, r)->s, r, ms);
+}
+
+const struct strategy_ops strat_portfolio_ops = {
+	.name = "portfolio",
+	.summary = "the runs shared among random, pct:3 and (when access probing is affordable) "
+		   "random --access, pct:3 --access and fpair: a warm-up run each, then a "
+		   "bandit on what each run adds per second",
+	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
+		 STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
+	.replay = STRAT_REPLAY_ORDER,
+	.init = pf_init,
+	.destroy = pf_destroy,
+	.estimate = pf_estimate,
+	.campaign_begin = pf_campaign_begin,
+	.campaign_end = pf_campaign_end,
+	.run_begin = pf_run_begin,
+	.config_json = pf_config,
+	.run_end = pf_run_end,
+	.thread_start = pf_thread_start,
+	.event = pf_event,
+	.executed = pf_executed,
+	.point = pf_point,
+	.all_parked = pf_all_parked,
+	.tick = pf_tick,
+	.poll_ms = pf_poll_ms,
+};

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Strategy portfolio (strat_portfolio.c): its arms and the bandit's state,
+ * exported for the unit tests.
+ */
+#ifndef CONCSCHED_STRAT_PORTFOLIO_H
+#define CONCSCHED_STRAT_PORTFOLIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/rng.h"
+#include "strategies/strategy.h"
+
+/* Access probing stays on while the estimation run (every candidate site
+ * probed) made at most PF_ACCESS_MAX probed accesses and took at most
+ * PF_ACCESS_SLOWDOWN times the observed run without access probes (or
+ * less than PF_ACCESS_SMALL_NS: fixed costs). A probed hit costs 20-28 us
+ * (docs/perf.md "Access probes"): 100,000 add 2-3 s to a run on the host,
+ * about 20 times a typical corpus run in the VM; a steered --access run
+ * costs 4.0-8.4 times the VM's native run, and docs/perf.md's goal is at
+ * most 20 times. Under the default probe cap (2000 hits per thread, site
+ * and run) the count passes 100,000 only with many hot sites and threads;
+ * the time ratio catches the rest. */
+#define PF_ACCESS_MAX	   100000
+#define PF_ACCESS_MAX_TEXT "100000"
+#define PF_ACCESS_SLOWDOWN 20
+#define PF_ACCESS_SMALL_NS 1000000000ULL
+
+/* One arm: a strategy string, and whether it steers at accesses. */
+struct pf_arm_spec {
+	const char *name;		/* as the runs and the report name it */
+	const char *strategy;		/* its --strategy string */
+	const struct strategy_ops *ops; /* the registry's for that string */
+	const char *opts;		/* the options after "NAME:", or NULL */
+	bool access;			/* steers at memory accesses: only with access probing */
+	const char *metric;		/* the coverage its reward counts */
+};
+
+#define PF_NARMS 5
+/* In warm-up order. */
+extern const struct pf_arm_spec strat_portfolio_arms[PF_NARMS];
+
+struct pf_arm {
+	const struct pf_arm_spec *spec;
+	struct strategy *s;
+	bool on; /* in this campaign (the access arms only with access probing) */
+	uint64_t begun, inflight, ended, failures;
+	uint64_t tasks, warnings; /* what its runs added */
+	double seconds;		  /* its runs' time */
+	double value;		  /* exponentially weighted reward per second */
+	int64_t count;		  /* its metric's tasks at the last run's end */
+};
+
+struct portfolio {
+	struct pf_arm arm[PF_NARMS];
+	bool access; /* access probing on: the access arms run */
+	struct cs_rng rng;
+	uint64_t begun, ended;
+	double best;	   /* the largest reward of one run */
+	int64_t warnings;  /* race and lock-order warnings at the last run's end */
+	uint64_t plain_ns; /* the observed runs' mean time (no access probes) */
+	unsigned observed;
+};
+
+/* Access probing for the portfolio: true when asked for, or when the
+ * estimation found a variable to steer at, at most PF_ACCESS_MAX accesses
+ * and a probed run at most PF_ACCESS_SLOWDOWN times plain_ns (the observed
+ * run's time, 0: unknown); *why says which. */
+bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t plain_ns,
+				       const char **why);
+/* The arm of the next run: the first arm not begun yet (warm-up), else
+ * the largest UCB1 index, ties drawn from pf->rng. */
+size_t strat_portfolio_choose(struct portfolio *pf);
+/* Arm a's UCB1 index among n runs ended or in flight. */
+double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a, uint64_t n);
+/* Arm a's run ended with reward x (per second). */
+void strat_portfolio_reward(struct portfolio *pf, struct pf_arm *a, double x);
+
+#endif
