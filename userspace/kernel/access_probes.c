@@ -1144,8 +1144,11 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 		rc = 2;
 		goto cleanup;
 	}
-	sz = symbolizer_new(l.pid);
+	/* At once, while the target lives: the symbolizer may take a while
+	 * (a separate debug file to read) and a short program is gone by
+	 * then, with its maps (main's stack then passed for shared). */
 	stack_top = access_main_stack_top(l.pid);
+	sz = symbolizer_new(l.pid);
 	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	while (!done) {
 		access_probes_poll(&ap, 10);
