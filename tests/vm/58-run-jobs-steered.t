@@ -126,8 +126,10 @@ for x in r["list"]:
 
 s=$(summary random)
 like "$s" "^rc 1$" "random -j 2 on bank: a failure, exit 1"
-like "$s" "^runs [0-9]+ pass [0-9]+ beside [1-9][0-9]* failures 2 bank 2 slow 0 " \
-	"random -j 2: runs beside each other until the second failure; both are the assertion at bank.c:57"
+# The run beside the second failure ends and is stored too: it may fail
+# as well (3 failures, seen once on 2026-11-28).
+like "$s" "^runs [0-9]+ pass [0-9]+ beside [1-9][0-9]* failures ([23]) bank \1 slow 0 " \
+	"random -j 2: runs beside each other until the second failure; each is the assertion at bank.c:57"
 diag "random -j 2: $(printf '%s\n' "$s" | grep '^runs')"
 like "$s" "^replayed 1$" "random -j 2: the first failure was replayed after the runs (replayed 1/1)"
 
