@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The CLI surface: help, version, unknown commands, doctor.
+# The CLI surface: help, version, unknown commands, the strategy list, doctor.
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 12
+plan 17
 
 out=$("$CS" --help); ok $? "--help exits 0"
 like "$out" "Examples:" "--help shows examples"
@@ -12,6 +12,28 @@ like "$("$CS" --version)" "^concsched [0-9]+\.[0-9]+\.[0-9]+$" "--version prints
 like "$(cat /tmp/cs-cli-err)" "^concsched: unknown command 'no-such-command'" "one-line error names the command"
 is "$(wc -l </tmp/cs-cli-err)" 1 "the error is one line"
 "$CS" >/dev/null 2>&1; is $? 2 "no command exits 2"
+
+# run --help lists the strategies from the registry; the unknown-strategy
+# error, the man page and docs/strategies.md name each of them.
+names=$("$CS" run --help | sed -n '/^Strategies/,/^$/p' | awk '/^  [a-z]/ { sub(/\[.*/, "", $1); print $1 }')
+like "$(echo $names)" "^none random tsa tsa-h map pct ga fpair portfolio" "run --help lists the strategies"
+"$CS" run -s no-such-strategy -- /bin/true 2>/tmp/cs-cli-err; is $? 2 "an unknown strategy exits 2"
+err=$(cat /tmp/cs-cli-err)
+missing=
+for n in $names; do
+	case $err in *" $n,"* | *" $n "*) ;; *) missing="$missing $n" ;; esac
+done
+is "$missing" "" "the unknown-strategy error names every listed strategy"
+man_missing=
+doc_missing=
+man_run=$(sed -n '/^\.SS run$/,/^\.SS /p' "$ROOT/man/concsched.1")
+for n in $names; do
+	printf '%s\n' "$man_run" | grep -Eq "^\.BR? $(printf '%s' "$n" | sed 's/-/\\\\-/g')( |$)" ||
+		man_missing="$man_missing $n"
+	grep -Eq "^## .*\b$n\b" "$ROOT/docs/strategies.md" || doc_missing="$doc_missing $n"
+done
+is "$man_missing" "" "the man page's run section describes every listed strategy"
+is "$doc_missing" "" "docs/strategies.md has a section for every listed strategy"
 
 if [ "$(id -u)" = 0 ]; then
 	json=$("$CS" doctor --json); rc=$?

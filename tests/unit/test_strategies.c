@@ -219,6 +219,38 @@ static struct strategy *make(const char *spec)
 
 /* ---- registry ------------------------------------------------------------------------ */
 
+/* run --help's list: a line per registered name, 80 columns at most, the
+ * default marked, the option texts at column 24. */
+static void test_registry_list(void)
+{
+	const struct strategy_ops *const *all;
+	size_t n = strategy_list(&all), i, named = 0, longest = 0;
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	fputc('\n', f); /* each entry then starts "\n  " */
+	strategy_list_print(f, "random");
+	fclose(f);
+	tap_ok(strstr(text, "  random (default)      a random noise configuration") != NULL,
+	       "the default is marked, its text at column 24");
+	tap_ok(strstr(text, "\n  pct[:DEPTH]           PCT") != NULL, "pct by its synopsis");
+	tap_ok(strstr(text, "\n  PLACEMENT@FREQ/SEEDING\n                        one noise") !=
+		       NULL,
+	       "a synopsis too long for its column gets a line of its own");
+	for (i = 0; i < n; i++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "\n  %s", all[i]->synopsis ?: all[i]->name);
+		named += strstr(text, head) != NULL;
+	}
+	tap_is_int(named, n, "every registered strategy is listed");
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		longest = strlen(line) > longest ? strlen(line) : longest;
+	tap_ok(longest <= 80, "no line is longer than 80 columns (%zu)", longest);
+	free(text);
+}
+
 static void test_registry(void)
 {
 	const struct strategy_ops *const *all;
@@ -258,8 +290,17 @@ static void test_registry(void)
 	tap_ok(strategy_lookup("tsa")->flags & STRAT_F_ESTIMATE, "tsa asks for estimation runs");
 	tap_is_int(strategy_lookup("tsa")->replay, STRAT_REPLAY_ORDER, "tsa replays in order");
 	tap_is_int(strategy_lookup("map")->replay, STRAT_REPLAY_PACED, "map replays paced");
-	tap_ok(strategy_new("bogus", &s, err, sizeof(err)) == -EINVAL && !s && err[0],
-	       "an unknown name is refused with a reason (%s)", err);
+	tap_ok(strategy_new("bogus", &s, err, sizeof(err)) == -EINVAL && !s &&
+		       !strcmp(err, "no such strategy; one of none, random, tsa, tsa-h, map, pct, "
+				    "ga, fpair, portfolio, or a noise configuration "
+				    "PLACEMENT@FREQ/SEEDING"),
+	       "an unknown name is refused with the registry's names (%s)", err);
+	tap_ok(strategy_new("random-all@x/sleep:2", &s, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "frequency 'x'"),
+	       "a malformed noise configuration keeps the parser's reason (%s)", err);
+	tap_ok(strategy_new("rnd-q:0.3", &s, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "unknown baseline 'rnd-q'"),
+	       "so does a malformed baseline (%s)", err);
 	err[0] = 0;
 	tap_ok(strategy_new("sharedVar-all@150/sleep:2000", &s, err, sizeof(err)) == 0 &&
 		       strategy_has(s, STRAT_F_NEEDS_ACCESS) &&
@@ -300,6 +341,7 @@ static void test_registry(void)
 	tap_ok(s && !strcmp(s->spec, "rnd-y:0.3") && s->flags == s->ops->flags,
 	       "an instance keeps its string and its flags");
 	strategy_free(s);
+	test_registry_list();
 }
 
 /* ---- noise and random ------------------------------------------------------------------ */
@@ -2264,7 +2306,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(213);
+	tap_plan(220);
 	test_registry();
 	test_noise();
 	test_random();

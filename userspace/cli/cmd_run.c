@@ -38,35 +38,8 @@ static void usage(FILE *f)
 		"sanitizer/assertion output, --check) and stored with its coverage and its\n"
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
-		"  -s, --strategy NAME   random (default) | portfolio | tsa | tsa-h | map |\n"
-		"                        pct[:DEPTH] | ga[:RUNS[,POP]] | fpair | rnd-y:P |\n"
-		"                        rnd-s10:P | rnd-s100:P | a noise\n"
-		"                        configuration (docs/strategies.md) | none (no\n"
-		"                        steering, any kernel; not native reruns: the probes\n"
-		"                        alone change the timing, so compare against native\n"
-		"                        reruns). pct: one thread at a time by random\n"
-		"                        priorities with DEPTH-1 priority change points\n"
-		"                        (DEPTH 1-%d, default 3); a step is a\n"
-		"                        synchronization point. With --access, pct's steps,\n"
-		"                        random and noise configurations act at the probed\n"
-		"                        accesses to shared variables too\n"
-		"                        (placements sharedVar-all, sharedVar-one, pattern,\n"
-		"                        read-write: e.g. 'sharedVar-all@300/sleep:200')\n"
-		"                        ga: seed 004's genetic search over noise\n"
-		"                        configurations, POP (20) individuals of RUNS (5)\n"
-		"                        runs each; implies --access. fpair: seed 002's\n"
-		"                        function pairs: hold a thread inside one function of\n"
-		"                        a pair until another is inside the other, then\n"
-		"                        interleave their accesses; implies --access.\n"
-		"                        portfolio: each run one of pct:3 --access, random\n"
-		"                        --access, fpair (when the estimation run found a\n"
-		"                        variable to race on, made at most 100,000 probed\n"
-		"                        accesses and took at most 20x the run without),\n"
-		"                        random and pct:3: a warm-up run each in that\n"
-		"                        order, then a bandit (UCB1) on what a run adds per\n"
-		"                        second (new tasks, warnings, failures); the\n"
-		"                        progress line, failures and report name the arm.\n"
-		"                        To run one strategy alone, name it instead\n"
+		"  -s, --strategy NAME   the steering strategy: one of the list below (default\n"
+		"                        %s)\n"
 		"      --estimate-runs K tsa, pct, --access: observed runs before the campaign\n"
 		"                        that estimate the SP requirements / the number of\n"
 		"                        steps / find shared variables (1)\n"
@@ -144,8 +117,14 @@ static void usage(FILE *f)
 		"      --vm              run the whole campaign in the sched_ext VM (for kernels\n"
 		"                        without sched_ext; see concsched doctor)\n"
 		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
-		"  -h, --help            this text\n\n"
-		"Examples:\n"
+		"  -h, --help            this text\n\n",
+		RUN_DEFAULT_STRATEGY, STEER_SAMPLE, STEER_DEFAULT_CAP, PROBE_DEFAULT_CAP,
+		RUN_DEFAULT_CAP, RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT);
+	fprintf(f, "Strategies (-s NAME; with --access, pct's steps, random and noise\n"
+		   "configurations act at the probed accesses to shared variables too):\n");
+	strategy_list_print(f, RUN_DEFAULT_STRATEGY);
+	fprintf(f,
+		"\nExamples:\n"
 		"  sudo concsched run -- ./mytest                  # random noise until "
 		"saturation\n"
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
@@ -170,9 +149,7 @@ static void usage(FILE *f)
 		"  concsched report camp --html camp.html\n"
 		"  sudo concsched replay camp --run 17\n\n"
 		"Exit status: 0 no failure, 1 a failure was found, 2 usage or environment error,\n"
-		"130 interrupted.\n",
-		PCT_MAX_DEPTH, STEER_SAMPLE, STEER_DEFAULT_CAP, PROBE_DEFAULT_CAP, RUN_DEFAULT_CAP,
-		RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT);
+		"130 interrupted.\n");
 }
 
 /* The strategy string through the registry; --serial wraps it. */
@@ -380,7 +357,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	uint64_t v;
 	int c, err;
 
-	o->strategy = "random";
+	o->strategy = RUN_DEFAULT_STRATEGY;
 	o->metric = "sp";
 	o->run_timeout_s = RUN_DEFAULT_TIMEOUT;
 	o->steer_cap = STEER_DEFAULT_CAP;

@@ -8,6 +8,7 @@
 #define CONCSCHED_REGISTRY_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "strategies/strategy.h"
 
@@ -17,9 +18,12 @@
 const struct strategy_ops *strategy_lookup(const char *spec);
 /* Every registered ops, in registry order. */
 size_t strategy_list(const struct strategy_ops *const **out);
+/* The registry as `run --help` shows it: a line per strategy, its synopsis
+ * and its summary wrapped to 80 columns, dflt marked "(default)". */
+void strategy_list_print(FILE *f, const char *dflt);
 
 /* A strategy from a --strategy string: 0, or -EINVAL with a one-line
- * reason in err. */
+ * reason in err; a name that nothing takes gets the registry's names. */
 int strategy_new(const char *spec, struct strategy **out, char *err, size_t errlen);
 
 #endif

@@ -478,7 +478,8 @@ static int fpair_poll_ms(struct strategy *s, struct strat_run *r, int ms)
 const struct strategy_ops strat_fpair_ops = {
 	.name = "fpair",
 	.summary = "seed 002's bug-driven function pairs: hold a thread inside one function of "
-		   "the target pair until another is inside the other, then interleave",
+		   "the target pair until another is inside the other, then interleave their "
+		   "accesses; implies --access",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_PACED,

@@ -357,8 +357,10 @@ static void ga_strat_point(struct strategy *s, struct strat_run *r, const struct
 
 const struct strategy_ops strat_ga_ops = {
 	.name = "ga",
-	.summary = "seed 004's genetic search over noise configurations: RUNS runs per "
-		   "individual, fitness (WGoldiLockSC + 1000 warnings + 10000 failures) / ms",
+	.synopsis = "ga[:RUNS[,POP]]",
+	.summary = "seed 004's genetic search over noise configurations: POP (20) individuals "
+		   "of RUNS (5) runs each, fitness (WGoldiLockSC + 1000 warnings + 10000 "
+		   "failures) / ms; implies --access",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,

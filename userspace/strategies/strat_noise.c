@@ -303,14 +303,17 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 
 const struct strategy_ops strat_none_ops = {
 	.name = "none",
-	.summary = "reruns under the probes, no steering (the probes alone change timing)",
+	.summary = "no steering, on any kernel: reruns under the probes, which alone change the "
+		   "timing (compare against native reruns)",
 	.flags = 0,
 	.replay = STRAT_REPLAY_DECISIONS,
 };
 
 const struct strategy_ops strat_random_ops = {
 	.name = "random",
-	.summary = "a random noise configuration per run (seed 004's blind default)",
+	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
+		   "yields at synchronization points, and with --access at probed accesses to "
+		   "shared variables",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
@@ -323,8 +326,11 @@ const struct strategy_ops strat_random_ops = {
 
 const struct strategy_ops strat_noise_ops = {
 	.name = "noise",
-	.summary = "a noise configuration: PLACEMENT@FREQ/SEEDING, rnd-y:P, rnd-s10:P, "
-		   "rnd-s100:P",
+	.synopsis = "PLACEMENT@FREQ/SEEDING",
+	.summary = "one noise configuration for every run (docs/strategies.md), e.g. "
+		   "'sharedVar-all@300/sleep:200'; placements random-all, sharedVar-all, "
+		   "sharedVar-one, read-write, pattern, coverage (all but random-all act at probed "
+		   "accesses: add --access); or a baseline rnd-y:P, rnd-s10:P, rnd-s100:P",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ANY_NAME |
 		 STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,

@@ -428,11 +428,17 @@ static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
 	pct_step(&pr->eng);
 }
 
+#define TEXT_(x) #x
+#define TEXT(x)	 TEXT_(x) /* a macro's value in a string */
+
 const struct strategy_ops strat_pct_ops = {
 	.name = "pct",
+	.synopsis = "pct[:DEPTH]",
 	.summary = "PCT (Burckhardt et al.): one thread at a time by random priorities, DEPTH-1 "
-		   "change points; a step is a synchronization point (with --access: and an "
-		   "access to a shared variable)",
+		   "priority change points (DEPTH 1-" TEXT(
+			   PCT_MAX_DEPTH) ", default 3); a step is a "
+					  "synchronization point (with --access: and an access to "
+					  "a shared variable)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
 		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,

@@ -597,9 +597,12 @@ static int pf_poll_ms(struct strategy *s, struct strat_run *r, int ms)
 
 const struct strategy_ops strat_portfolio_ops = {
 	.name = "portfolio",
-	.summary = "the runs shared among random, pct:3 and (when access probing is affordable) "
-		   "random --access, pct:3 --access and fpair: a warm-up run each, then a "
-		   "bandit on what each run adds per second",
+	.summary = "each run one of pct:3 --access, random --access, fpair (these three when "
+		   "the estimation run found a variable to race on, made at most 100,000 probed "
+		   "accesses and took at most 20x the run without), random and pct:3: a warm-up "
+		   "run each in that order, then a bandit (UCB1) on what a run adds per second "
+		   "(new tasks, warnings, failures); the progress line, failures and report name "
+		   "the arm",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,

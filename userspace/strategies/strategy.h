@@ -221,8 +221,11 @@ struct strategy;
 
 struct strategy_ops {
 	const char *name; /* as given to --strategy (before any ':') */
-	const char *summary;
-	unsigned flags; /* enum strat_flags */
+	/* What --strategy takes, as `run --help` lists it ("pct[:DEPTH]");
+	 * NULL: the name alone. */
+	const char *synopsis;
+	const char *summary; /* one sentence for `run --help` */
+	unsigned flags;	     /* enum strat_flags */
 	enum strat_replay replay;
 
 	/* Parse the options after "NAME:" (or the whole string for
