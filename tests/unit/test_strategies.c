@@ -2126,6 +2126,10 @@ static void test_fpair(void)
 	fl_end(&fl);
 	tap_ok(fl_nnotes == 1 && strstr(fl_notes[0], "\"f\":10,\"g\":10,\"met\":true"),
 	       "run 2's note: the target was met (%s)", fl_nnotes ? fl_notes[0] : "none");
+	tap_ok(fl_nnotes == 1 && strstr(fl_notes[0], "\"summary\":\"fpair: functions f10 and f10 "
+						     "ran concurrently, at attempt 1; pairs met "
+						     "so far: 1 ("),
+	       "... and the report's summary line: the pair's first meet");
 
 	fl_begin(&fl, s, 3, 2);
 	tap_is_str(fl_config(&fl, buf, sizeof(buf)),
@@ -2153,6 +2157,7 @@ static void test_fpair(void)
 	fl_end(&fl);
 	tap_ok(fl_nnotes == 2 && strstr(fl_notes[1], "\"f\":10,\"g\":20,\"met\":false"),
 	       "run 3's note: not met");
+	tap_ok(fl_nnotes == 2 && !strstr(fl_notes[1], "summary"), "... and no summary line");
 
 	fl_begin(&fl, s, 4, 2);
 	tap_is_str(fl_config(&fl, buf, sizeof(buf)),
@@ -2189,6 +2194,9 @@ static void test_fpair(void)
 		       "thread 0 goes on");
 	}
 	fl_end(&fl);
+	tap_ok(fl_nnotes == 3 && strstr(fl_notes[2], "f10 and f30 ran concurrently, at attempt "
+						     "1; pairs met so far: 2 ("),
+	       "run 4 met its pair: the second pair's summary line");
 	fl_keep_campaign = false;
 	fl_access = false;
 	fl_notes_free();
@@ -2306,7 +2314,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(220);
+	tap_plan(223);
 	test_registry();
 	test_noise();
 	test_random();

@@ -16,7 +16,7 @@ need_vm
 P=$PROGS/race_torn_pair
 [ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/bad_selfdeadlock" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 16
+plan 17
 T=$(mktemp -d /tmp/cs-fpair-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$T/a/campaign.db" "$1"; }
@@ -35,6 +35,11 @@ diag "targets met (both functions at once): $met of $(q "SELECT count(*) FROM st
 ok "$([ "${met:-0}" -ge 1 ]; echo $?)" "some runs ran their pair at once ($met)"
 like "$(cat "$T/a.err")" "fpair: [0-9]+ function pairs kept; 119 runs targeted a pair, $met of them ran it concurrently" \
 	"the campaign's summary counts them"
+# The report's search: lines, one per pair at its first meet (through the
+# runs' notes): as many as distinct pairs met.
+pairs=$(q "SELECT count(DISTINCT json_extract(note, '\$.f') || ' ' || json_extract(note, '\$.g')) FROM strategy_notes WHERE json_extract(note, '\$.met') = 1")
+is "$("$CS" report "$T/a" 2>/dev/null | grep -Ec '^(search: +| +)fpair: functions f[0-9]+ and f[0-9]+ ran concurrently')" "$pairs" \
+	"report: a search: line per function pair met ($pairs)"
 ok "$([ "$(q "SELECT max(json_extract(strategy_config, '\$.fpair.choices')) FROM runs")" -ge 2 ]; echo $?)" \
 	"a pair's later covered attempts make other choices (choices = its covered attempts)"
 fails=$(q "SELECT count(*) FROM failures WHERE kind = 'assertion'")

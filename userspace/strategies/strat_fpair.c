@@ -76,9 +76,10 @@ enum fp_release {
 
 struct fpair_strat {
 	struct fpair_table *t;
-	size_t kept;	   /* pairs kept at the last grouping */
-	uint64_t targeted; /* runs with a target */
-	uint64_t met;	   /* ... in which it was covered */
+	size_t kept;	    /* pairs kept at the last grouping */
+	uint64_t targeted;  /* runs with a target */
+	uint64_t met;	    /* ... in which it was covered */
+	uint64_t pairs_met; /* distinct pairs covered by their targeted runs */
 };
 
 struct fp_thread {
@@ -241,6 +242,30 @@ static void fpair_config(struct strategy *s, struct strat_run *r, struct json *j
 	json_obj_end(j);
 }
 
+/* A targeted run's count, and its note: f, g, met, and the report's
+ * "summary" line when the pair ran concurrently for the first time. */
+static void fpair_note_run(struct fpair_strat *fs, struct fpair_run *fr, struct strat_campaign *c)
+{
+	uint64_t attempts = 0, covered = 0;
+	char note[256], line[160] = "";
+
+	fpair_record(fs->t, fr->f, fr->g, fr->met);
+	fs->targeted++;
+	fs->met += fr->met;
+	if (fr->met && !fpair_counts(fs->t, fr->f, fr->g, &attempts, &covered) && covered == 1) {
+		fs->pairs_met++;
+		snprintf(line, sizeof(line),
+			 "fpair: functions f%u and f%u ran concurrently, at attempt %" PRIu64
+			 "; pairs met so far: %" PRIu64 " (%zu kept)",
+			 fr->f, fr->g, attempts - 1 /* r starts at 1 */, fs->pairs_met, fs->kept);
+	}
+	snprintf(note, sizeof(note), "{\"f\":%u,\"g\":%u,\"met\":%s%s%s%s}", fr->f, fr->g,
+		 fr->met ? "true" : "false", line[0] ? ",\"summary\":\"" : "", line,
+		 line[0] ? "\"" : "");
+	if (c->note)
+		c->note(c->ctx, note);
+}
+
 static void fpair_run_end(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
 			  const struct strat_outcome *o)
 {
@@ -254,17 +279,8 @@ static void fpair_run_end(struct strategy *s, struct strat_run *r, struct strat_
 		fpair_profile_add(fs->t, &fr->seen[i]);
 	if (fr->target)
 		fpair_fly(fs->t, fr->f, fr->g, false);
-	if (o->ran && fr->target) {
-		char note[96];
-
-		fpair_record(fs->t, fr->f, fr->g, fr->met);
-		fs->targeted++;
-		fs->met += fr->met;
-		snprintf(note, sizeof(note), "{\"f\":%u,\"g\":%u,\"met\":%s}", fr->f, fr->g,
-			 fr->met ? "true" : "false");
-		if (c->note)
-			c->note(c->ctx, note);
-	}
+	if (o->ran && fr->target)
+		fpair_note_run(fs, fr, c);
 	fs->kept = fpair_group(fs->t);
 	free(fr->seen);
 	cov_u64map_free(&fr->seen_index);
