@@ -56,7 +56,7 @@ fi
 
 # --- -s none is not the native baseline ------------------------------------
 help=$("$CS" run --help | flat)
-like "$help" "none \(no steering, any kernel; not native reruns: the probes alone change the timing" \
+like "$help" "none +no steering, any kernel; not native reruns: the probes alone change the timing" \
 	"run --help: none is not native reruns, the probes change the timing"
 like "$(man -l "$ROOT/man/concsched.1" 2>/dev/null | flat)" \
 	"none \(no steering: reruns under the probes, on any kernel; not the same as native reruns" \

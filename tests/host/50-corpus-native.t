@@ -5,7 +5,7 @@
 # (tests/programs/clean_*, bad_*, race_*). Each clean_ program is correct
 # under every interleaving: 100 runs, no failure allowed. Each bad_ (hang)
 # and race_ (assertion, exit 1) program fails only under a rare
-# interleaving that concsched has to produce: a plain rerun finds the bug
+# interleaving that concsched has to produce: a native run shows the bug
 # at most once in 500 runs (the corpus's rule); 500 runs, at most 9 failures.
 # Every run has a 2 s timeout; a timeout counts as a failure. The failure
 # counts are printed as diagnostics. CORPUS_JOBS programs run at a time

@@ -241,6 +241,54 @@ static void kept_cpu(const char *how)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+/* What launch_at_exec's callback saw: the state and image of the child. */
+struct at_exec_seen {
+	char state;
+	bool exe_is_prog;
+};
+
+static void see_at_exec(pid_t pid, void *arg)
+{
+	struct at_exec_seen *seen = arg;
+	char path[64], exe[256] = "", *buf, *rp;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	buf = read_file(path, NULL);
+	rp = buf ? strrchr(buf, ')') : NULL;
+	if (rp)
+		sscanf(rp + 2, "%c", &seen->state);
+	free(buf);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, exe, sizeof(exe) - 1);
+	seen->exe_is_prog = n > 0 && !strcmp(exe, "/usr/bin/true");
+}
+
+/* stop_at_exec: the child stands stopped in its new image until the
+ * callback returns, then runs to its end (sites --shared reads main's
+ * stack that way). */
+static void stopped_at_exec(const char *how)
+{
+	char *const argv[] = { "/usr/bin/true", NULL };
+	struct launch_opts o = opts(argv);
+	struct launch l;
+	struct at_exec_seen seen = { 0 };
+	int rc;
+
+	o.stop_at_exec = true;
+	if (launch_prepare(&o, &l) || launch_release(&l, argv[0])) {
+		tap_ok(0, "%s: stop_at_exec launch", how);
+		tap_ok(0, "%s: stop_at_exec runs on", how);
+		return;
+	}
+	rc = launch_at_exec(&l, see_at_exec, &seen);
+	tap_ok(rc == 0 && seen.state == 't' && seen.exe_is_prog,
+	       "%s: stop_at_exec: the callback sees the child stopped in its new image (%c)", how,
+	       seen.state ? seen.state : '?');
+	tap_ok(launch_wait(&l, 5000) == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 0,
+	       "%s: stop_at_exec: let go, it runs to its end (exit 0)", how);
+}
+
 static void cases(const char *how)
 {
 	char *sh_exit3[] = { "/bin/sh", "-c", "exit 3", NULL };
@@ -303,6 +351,7 @@ static void cases(const char *how)
 
 	kept_cgroup(how);
 	kept_cpu(how);
+	stopped_at_exec(how);
 }
 
 static void *cases_thread(void *arg)
@@ -315,7 +364,7 @@ int main(void)
 {
 	pthread_t th;
 
-	tap_plan(50);
+	tap_plan(54);
 	cases("main thread");
 	/* A -j worker launches from a thread of its own, with SIGINT,
 	 * SIGTERM and SIGHUP blocked (campaign.c run_worker_main). */

@@ -768,6 +768,11 @@ uint64_t access_main_stack_top(pid_t pid)
 	return top;
 }
 
+static void read_stack_top(pid_t pid, void *arg)
+{
+	*(uint64_t *)arg = access_main_stack_top(pid);
+}
+
 static bool sv_on_stack(const struct sv_thread *th, size_t nth, uint64_t stack_top, uint64_t addr)
 {
 	size_t i;
@@ -1109,7 +1114,7 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 	bool *site_shared = NULL, drop;
 	char **av = NULL;
 	size_t nv = 0, i, nshared = 0, argc = 0;
-	uint64_t deadline, stack_top;
+	uint64_t deadline, stack_top = 0;
 	int rc = EXIT_FAILURE, err, done = 0;
 
 	if (geteuid() != 0) {
@@ -1130,6 +1135,7 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 		goto cleanup;
 	}
 	lo.drop_privs = drop;
+	lo.stop_at_exec = true;
 	if (launch_prepare(&lo, &l)) {
 		rc = 2;
 		goto cleanup;
@@ -1144,10 +1150,15 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 		rc = 2;
 		goto cleanup;
 	}
-	/* At once, while the target lives: the symbolizer may take a while
-	 * (a separate debug file to read) and a short program is gone by
-	 * then, with its maps (main's stack then passed for shared). */
-	stack_top = access_main_stack_top(l.pid);
+	/* Main's stack as the exec made it, the target stopped there: a short
+	 * program would be gone, with its maps, before a later read (main's
+	 * stack locals then passed for shared). */
+	if (launch_at_exec(&l, read_stack_top, &stack_top)) {
+		cs_err("%s: could not stop it at its exec to read its stack", prog);
+		launch_kill(&l);
+		rc = 2;
+		goto cleanup;
+	}
 	sz = symbolizer_new(l.pid);
 	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	while (!done) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -26,7 +27,17 @@ struct launch_err {
 	int err;
 };
 
-enum { STEP_GATE = 1, STEP_CPUS, STEP_SCHED, STEP_GROUPS, STEP_GID, STEP_UID, STEP_CWD, STEP_EXEC };
+enum {
+	STEP_GATE = 1,
+	STEP_CPUS,
+	STEP_SCHED,
+	STEP_GROUPS,
+	STEP_GID,
+	STEP_UID,
+	STEP_CWD,
+	STEP_TRACE,
+	STEP_EXEC
+};
 
 static const char *const step_names[] = {
 	[STEP_GATE] = "wait for the controller",
@@ -36,6 +47,7 @@ static const char *const step_names[] = {
 	[STEP_GID] = "setgid",
 	[STEP_UID] = "setuid",
 	[STEP_CWD] = "chdir",
+	[STEP_TRACE] = "stop at the exec (ptrace)",
 	[STEP_EXEC] = "exec",
 };
 
@@ -131,6 +143,9 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 	if (o->cwd && chdir(o->cwd))
 		child_fail(err_wr, STEP_CWD);
 	signal(SIGPIPE, SIG_DFL);
+	/* Last: the exec then stops the child with a SIGTRAP for its parent. */
+	if (o->stop_at_exec && syscall(SYS_ptrace, PTRACE_TRACEME, 0, NULL, NULL))
+		child_fail(err_wr, STEP_TRACE);
 	execv(o->argv[0], o->argv);
 	child_fail(err_wr, STEP_EXEC);
 }
@@ -468,6 +483,28 @@ int launch_release(struct launch *l, const char *prog)
 		       strerror(e.err));
 	launch_wait(l, 0);
 	return -e.err;
+}
+
+int launch_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg)
+{
+	int status;
+	pid_t r;
+
+	do
+		r = waitpid(l->pid, &status, __WALL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (!WIFSTOPPED(status)) { /* killed before its first instruction */
+		l->reaped = true;
+		l->status = status;
+		return -ECHILD;
+	}
+	fn(l->pid, arg);
+	/* Detaching with signal 0 drops the exec's SIGTRAP. */
+	if (syscall(SYS_ptrace, PTRACE_DETACH, l->pid, NULL, NULL))
+		return -errno;
+	return 0;
 }
 
 int launch_reap(struct launch *l)

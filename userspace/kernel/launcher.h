@@ -44,6 +44,10 @@ struct launch_opts {
 	 * run left something in it, else the caller at its end with
 	 * cgroup_destroy). NULL: one per launch. */
 	struct run_cgroup *keep_cg;
+	/* Stopped (ptrace) right after its exec, before its first
+	 * instruction: the caller reads what it needs with launch_at_exec,
+	 * which then lets it go. */
+	bool stop_at_exec;
 };
 
 struct launch {
@@ -71,6 +75,10 @@ int launch_prepare(const struct launch_opts *o, struct launch *l);
 /* Open the gate. Returns 0 once the child has exec'd, or -errno of the
  * step that failed in the child (setscheduler, setuid, exec): printed. */
 int launch_release(struct launch *l, const char *prog);
+/* For a launch with stop_at_exec, after launch_release: wait for the
+ * stop at the exec, call fn(pid, arg) while the new image stands still
+ * (its maps are those of the exec), then let it run. 0 or -errno. */
+int launch_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg);
 /* Reap the child if it has exited, without waiting: 1 if it has (status in
  * l->status), 0 if not, -errno on error. */
 int launch_reap(struct launch *l);

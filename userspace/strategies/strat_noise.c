@@ -303,8 +303,8 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 
 const struct strategy_ops strat_none_ops = {
 	.name = "none",
-	.summary = "no steering, on any kernel: reruns under the probes, which alone change the "
-		   "timing (compare against native reruns)",
+	.summary = "no steering, any kernel; not native reruns: the probes alone change the "
+		   "timing, so compare strategies against native reruns",
 	.flags = 0,
 	.replay = STRAT_REPLAY_DECISIONS,
 };
