@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 46
+plan 49
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -154,5 +154,23 @@ if [ -d /sys/kernel/sched_ext ]; then
 else
 	"$CS" run -s random -n 1 -o "$T/nosched" -- "$PROGS/fig2" 2>"$T/err"
 	like "$?:$(cat "$T/err")" '^2:.*no sched_ext.*--vm' "a steering strategy without sched_ext asks for --vm"
+fi
+
+# --- the default strategy: the portfolio, random with --serial --------------
+# The strategy a campaign would run shows in the sched_ext error on a host
+# without sched_ext (the options are checked first); with sched_ext the VM
+# tests run them (40-run-vm).
+"$CS" run -s portfolio --serial random -n 1 -o "$T/pfser" -- "$PROGS/fig2" 2>"$T/err"
+like "$?:$(cat "$T/err")" '^2:concsched: --serial does not combine with --strategy portfolio \(portfolio picks who runs\)$' \
+	"-s portfolio --serial random: exit 2, one line"
+if [ -d /sys/kernel/sched_ext ]; then
+	skip "kernel has sched_ext" "without -s: the portfolio"
+	skip "kernel has sched_ext" "without -s, --serial: random"
+else
+	"$CS" run -n 1 -o "$T/dflt" -- "$PROGS/fig2" 2>"$T/err"
+	like "$?:$(cat "$T/err")" '^2:.*which --strategy portfolio needs' "without -s: the portfolio"
+	"$CS" -v run --serial random -n 1 -o "$T/dflt" -- "$PROGS/fig2" 2>"$T/err"
+	like "$?:$(tr "\n" " " <"$T/err")" '^2:.*the default portfolio does not combine with the options: strategy random.*which --strategy random needs' \
+		"without -s, --serial: random, no error of its own"
 fi
 done_testing

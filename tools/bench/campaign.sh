@@ -39,7 +39,7 @@ print(f[0]["run"] if f else "-", len(f))')
 t0=$(now); "$CS" vm -- true >/dev/null 2>&1; boot=$(dt "$t0" "$(now)")
 NV=30
 rows=""
-for s in random rnd-y:0.1 rnd-s10:0.1 serial:random tsa; do
+for s in portfolio random rnd-y:0.1 rnd-s10:0.1 serial:random tsa; do
 	opt=(-s "$s"); [ "$s" = serial:random ] && opt=(-s random --serial random)
 	t0=$(now)
 	"$CS" run --vm "${opt[@]}" -n $NV --keep-going -o "$T/$s" -- "$BANK" >/dev/null 2>&1

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"decisions in the campaign directory; a failing run can be replayed.\n\n"
 		"Options:\n"
 		"  -s, --strategy NAME   the steering strategy: one of the list below (default\n"
-		"                        %s)\n"
+		"                        %s: the runs shared among random, pct and fpair;\n"
+		"                        with --serial, which it does not combine with, %s)\n"
 		"      --estimate-runs K tsa, pct, --access: observed runs before the campaign\n"
 		"                        that estimate the SP requirements / the number of\n"
 		"                        steps / find shared variables (1)\n"
@@ -88,7 +89,8 @@ static void usage(FILE *f)
 		"      --serial MODE     off (default) | fifo | random: one target thread at a\n"
 		"                        time; at each point where all are parked the oldest\n"
 		"                        (fifo) or a seeded random one (random) goes on (not\n"
-		"                        with tsa, map, pct: they pick who runs)\n"
+		"                        with tsa, map, pct, portfolio: they pick who runs;\n"
+		"                        without -s the strategy is then %s)\n"
 		"      --slice-us N      the target threads' time slice (default 5000, at most\n"
 		"                        2000000); a serial run's thread also yields the CPU\n"
 		"                        when its slice ends, so a long one makes the serial\n"
@@ -118,15 +120,17 @@ static void usage(FILE *f)
 		"                        without sched_ext; see concsched doctor)\n"
 		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
 		"  -h, --help            this text\n\n",
-		RUN_DEFAULT_STRATEGY, STEER_SAMPLE, STEER_DEFAULT_CAP, PROBE_DEFAULT_CAP,
-		RUN_DEFAULT_CAP, RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT);
+		RUN_DEFAULT_STRATEGY, RUN_FALLBACK_STRATEGY, STEER_SAMPLE, STEER_DEFAULT_CAP,
+		PROBE_DEFAULT_CAP, RUN_DEFAULT_CAP, RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT,
+		RUN_FALLBACK_STRATEGY);
 	fprintf(f, "Strategies (-s NAME; with --access, pct's steps, random and noise\n"
 		   "configurations act at the probed accesses to shared variables too):\n");
 	strategy_list_print(f, RUN_DEFAULT_STRATEGY);
 	fprintf(f,
 		"\nExamples:\n"
-		"  sudo concsched run -- ./mytest                  # random noise until "
+		"  sudo concsched run -- ./mytest                  # the portfolio until "
 		"saturation\n"
+		"  sudo concsched run -s random -- ./mytest        # one strategy alone\n"
 		"  sudo concsched run --vm -o camp -- ./mytest      # host without sched_ext\n"
 		"  sudo concsched run -s rnd-s10:0.3 -n 200 --keep-going -o camp -- ./mytest\n"
 		"  sudo concsched run -s none -n 100 -- ./mytest    # no steering, probes only\n"
@@ -152,37 +156,71 @@ static void usage(FILE *f)
 		"130 interrupted.\n");
 }
 
-/* The strategy string through the registry; --serial wraps it. */
+/* Whether strategy s combines with the other options; the reason on
+ * stderr when report is set. */
+static bool strategy_fits(const struct run_opts *o, const struct strategy *s, bool report)
+{
+	bool access = o->access || strategy_has(s, STRAT_F_ACCESS);
+
+	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!access || o->serial != CS_SERIAL_OFF)) {
+		if (report)
+			cs_err(access ? "--strategy %s acts at memory accesses, which --serial "
+					"does not steer: drop --serial"
+				      : "--strategy %s acts at memory accesses: add --access (its "
+					"estimation runs find the shared variables to probe)",
+			       o->strategy);
+		return false;
+	}
+	if (o->serial != CS_SERIAL_OFF && strategy_has(s, STRAT_F_PICKS)) {
+		if (report)
+			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",
+			       o->strategy, strategy_name(s));
+		return false;
+	}
+	return true;
+}
+
+static int new_strategy(struct run_opts *o, struct strategy **s)
+{
+	char err[200] = "";
+
+	if (strategy_new(o->strategy, s, err, sizeof(err))) {
+		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The strategy string through the registry; --serial wraps it. Without
+ * -s, a default that does not combine with the options (the portfolio
+ * with --serial) gives way to RUN_FALLBACK_STRATEGY; an explicit -s keeps
+ * its error.
+ */
 static int make_strategy(struct run_opts *o)
 {
 	struct strategy *s;
-	char err[200] = "";
 
-	if (strategy_new(o->strategy, &s, err, sizeof(err))) {
-		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
+	if (new_strategy(o, &s))
+		return -EINVAL;
+	if (!o->strategy_set && !strategy_fits(o, s, false)) {
+		cs_debug("no --strategy, and the default %s does not combine with the "
+			 "options: strategy %s",
+			 o->strategy, RUN_FALLBACK_STRATEGY);
+		strategy_free(s);
+		o->strategy = RUN_FALLBACK_STRATEGY;
+		if (new_strategy(o, &s))
+			return -EINVAL;
+	}
+	if (!strategy_fits(o, s, true)) {
+		strategy_free(s);
 		return -EINVAL;
 	}
 	o->access_asked = o->access;
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
-	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!o->access || o->serial != CS_SERIAL_OFF)) {
-		cs_err(o->access ? "--strategy %s acts at memory accesses, which --serial does not "
-				   "steer: drop --serial"
-				 : "--strategy %s acts at memory accesses: add --access (its "
-				   "estimation runs find the shared variables to probe)",
-		       o->strategy);
-		strategy_free(s);
-		return -EINVAL;
-	}
-	if (o->serial != CS_SERIAL_OFF) {
-		if (strategy_has(s, STRAT_F_PICKS)) {
-			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",
-			       o->strategy, strategy_name(s));
-			strategy_free(s);
-			return -EINVAL;
-		}
+	if (o->serial != CS_SERIAL_OFF)
 		s = strategy_serial_wrap(s, o->serial);
-	}
 	o->strat = s;
 	return 0;
 }
@@ -371,6 +409,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		switch (c) {
 		case 's':
 			o->strategy = optarg;
+			o->strategy_set = true;
 			break;
 		case 'n':
 			if (parse_u64(optarg, &o->runs) || !o->runs) {

@@ -38,13 +38,16 @@ struct json;
 #define RUN_DEFAULT_CAP	    1000
 #define RUN_MAX_JOBS	    64 /* -j */
 #define RUN_DEFAULT_TIMEOUT 30.0
-/* --strategy when none is given (strategies/registry.c). */
-#define RUN_DEFAULT_STRATEGY "random"
-#define RUN_MAX_GRACE	     30.0	/* s of grace after the run timeout, at most */
-#define RUN_MIN_TIMEOUT	     2.0	/* the adaptive run timeout, at least */
-#define RUN_TIMEOUT_FACTOR   20.0	/* ... times the slowest clean run */
-#define RUN_OUTPUT_MAX	     (4u << 20) /* captured bytes kept per stream */
-#define RUN_MAX_THREADS	     4096
+/* --strategy when none is given (strategies/registry.c); the fallback
+ * when the default does not combine with the other options (--serial:
+ * the portfolio picks who runs itself). */
+#define RUN_DEFAULT_STRATEGY  "portfolio"
+#define RUN_FALLBACK_STRATEGY "random"
+#define RUN_MAX_GRACE	      30.0	 /* s of grace after the run timeout, at most */
+#define RUN_MIN_TIMEOUT	      2.0	 /* the adaptive run timeout, at least */
+#define RUN_TIMEOUT_FACTOR    20.0	 /* ... times the slowest clean run */
+#define RUN_OUTPUT_MAX	      (4u << 20) /* captured bytes kept per stream */
+#define RUN_MAX_THREADS	      4096
 /* --slice-us: the scheduler's default, and the bounds (the longest stays
  * well under the 5 s stall timeout a queued thread may wait) */
 #define RUN_SLICE_DFL_US  5000u
@@ -57,6 +60,7 @@ struct json;
 
 struct run_opts {
 	const char *strategy;
+	bool strategy_set;	/* -s given: no fallback from a refused default */
 	struct strategy *strat; /* the strategy (with --serial: wrapped) */
 	uint64_t runs;		/* 0: until saturation (cap RUN_DEFAULT_CAP) */
 	double time_s;
