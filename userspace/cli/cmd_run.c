@@ -216,7 +216,10 @@ static int make_strategy(struct run_opts *o)
 		strategy_free(s);
 		return -EINVAL;
 	}
-	o->access_asked = o->access;
+	/* An option of access probing asks for it as --access does (the
+	 * portfolio then keeps it on whatever the estimation run cost). */
+	o->access_asked = o->access || o->steer_cap_set || o->probe_cap_set || o->sites.ninclude ||
+			  o->sites.nexclude || o->nsite_objects || o->nsuppressions;
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (o->serial != CS_SERIAL_OFF)

@@ -92,7 +92,7 @@ struct run_opts {
 	unsigned vm_cpus;
 	unsigned estimate_runs;	  /* estimating strategies, --access: observed runs */
 	bool access;		  /* memory-access sites (--access, or the strategy needs them) */
-	bool access_asked;	  /* --access given: the strategy may not turn it off */
+	bool access_asked;	  /* --access (or an access option) given: kept on */
 	struct site_filter sites; /* --sites-include / --sites-exclude */
 	uint64_t steer_cap;	  /* --steer-cap: steered hits per access site and
 				   * run, then 1 in STEER_SAMPLE (0: no cap) */

@@ -34,7 +34,8 @@
  * PF_ACCESS_MAX probed accesses and took at most PF_ACCESS_SLOWDOWN times
  * pct's observed run (no access probes), else the portfolio turns it off
  * (strat_campaign.access_off, one line on stderr) and runs the
- * synchronization arms only. --access given by the user keeps it on.
+ * synchronization arms only. --access given by the user keeps it on
+ * (so does an option of access probing, e.g. --sites-include: cmd_run.c).
  *
  * Each run's configuration names its arm ("arm", "arm_strategy",
  * "arm_access") beside the arm's own keys, so replay and minimize re-make
