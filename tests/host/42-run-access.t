@@ -20,7 +20,11 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 metric() { jget "$1" "[m for m in d['metrics'] if m['name']=='$2'][0]['$3']"; }
 
 # --- the unprotected counter ---------------------------------------------
-"$CS" run -s none --access -n 3 -o "$T/racy" -- "$P" racy 50 >"$T/out" 2>"$T/err"
+# 1000 increments a thread: the metrics of interleavings (avio*, map,
+# concurpairs) need the two loops to overlap, and 50 increments (a few
+# hundred microseconds) ran one after the other in 2 of 6 campaigns beside
+# four busy loops (0 of 8 with 1000; docs/studies/flake-hunt-2026-11-28.md).
+"$CS" run -s none --access -n 3 -o "$T/racy" -- "$P" racy 1000 >"$T/out" 2>"$T/err"
 is "$?" 0 "racy counter: a race is a warning, not a failure (exit 0)"
 like "$(cat "$T/err")" 'access: [0-9]+ candidate sites, [0-9]+ attached in [0-9.]+ ms; [0-9]+ accesses in 1 estimation run \(0 dropped\); [0-9]+ shared variables?, [1-9][0-9]* sites? on them' \
 	"estimation: candidate, attached and shared sites, attach time"
