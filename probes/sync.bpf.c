@@ -863,13 +863,16 @@ static __always_inline void enter_proc_exit(struct cs_proc_key *pk, struct cs_sy
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	int live = BPF_CORE_READ(task, signal, live.counter);
+	struct vma_probe vp;
 	__u32 flags;
 
 	if (live <= 1)
 		return;
 	flags = cs_sched_point(tid, site, CS_OP_PROC_EXIT, pk->tgid);
-	if (flags)
-		emit(t, pk->tgid, tid, pk->gen, CS_OP_PROC_EXIT, pk->tgid, site, live - 1, flags);
+	if (!flags)
+		return;
+	vma_record(pk, site, &vp); /* the site must resolve, in libc too */
+	emit(t, pk->tgid, tid, pk->gen, CS_OP_PROC_EXIT, pk->tgid, site, live - 1, flags);
 }
 
 static __always_inline void remember_first_site(struct cs_sync_thread *t, __u64 site)
