@@ -45,7 +45,7 @@ for f in d["failures"][:1]:
 is "$?" 1 "pct on race_exit_unjoined finds the failure: exit 1"
 s=$(summary "$T/race")
 diag "race_exit_unjoined: $(echo "$s" | head -1)"
-like "$s" 'signal: killed by SIGABRT' "it is the flusher's abort"
+like "$s" 'killed by SIGABRT' "it is the flusher's abort"
 first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
 if [ -n "$first" ]; then
 	"$CS" replay "$T/race" --run "$first" --vm >"$T/rep" 2>&1
