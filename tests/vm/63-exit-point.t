@@ -20,18 +20,6 @@ command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)
 plan 10
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-summary() { # runs, failures, the first failing run, runs slow under steering
-	"$CS" report "$1" --json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-runs = d["runs"]["list"]
-bad = [r["run"] for r in runs if r["outcome"] != "pass"]
-slow = sum(1 for r in runs if r["summary"].startswith("slow under steering"))
-print("%d runs, %d failures, first %s, %d slow" % (len(runs), len(d["failures"]),
-      bad[0] if bad else "-", slow))
-for f in d["failures"][:1]:
-    print(f["summary"])'
-}
 
 # Until the first failure, at most 50 runs. pct keeps the exit below every
 # other thread, so both workers run before it, one at a time; the flusher
@@ -43,7 +31,7 @@ for f in d["failures"][:1]:
 # 0.68^50 = 4e-9 (0.51^50 = 2e-15 at the measured rate).
 "$CS" run --vm -s pct -n 50 -o "$T/race" -- "$RACE" >/dev/null 2>"$T/race.err"
 is "$?" 1 "pct on race_exit_unjoined finds the failure: exit 1"
-s=$(summary "$T/race")
+s=$(campaign_summary "$T/race")
 diag "race_exit_unjoined: $(echo "$s" | head -1)"
 like "$s" 'killed by SIGABRT' "it is the flusher's abort"
 first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
@@ -62,7 +50,7 @@ for s in pct tsa random; do
 	"$CS" run --vm -s "$s" -n 20 --keep-going --run-timeout "$(scaled 60)" -o "$T/clean-$s" \
 		-- "$CLEAN" >/dev/null 2>"$T/clean-$s.err"
 	is "$?" 0 "$s on clean_exit_unjoined: exit 0"
-	r=$(summary "$T/clean-$s")
+	r=$(campaign_summary "$T/clean-$s")
 	diag "clean_exit_unjoined, $s: $r"
 	like "$r" '^20 runs, 0 failures, first -, 0 slow' "$s: 20 runs, no failure, none slow"
 done
