@@ -45,25 +45,28 @@ else
 	for i in 1 2; do skip "no failing run" "the failing run replays"; done
 fi
 
+# never_fails PROG STRATEGY N: N runs (--keep-going), exit 0, no run
+# fails and none is slow under steering (two checks).
+never_fails() {
+	local name r
+	name=$(basename "$1")
+	"$CS" run --vm -s "$2" -n "$3" --keep-going --run-timeout "$(scaled 60)" -o "$T/$name-$2" \
+		-- "$1" >/dev/null 2>"$T/$name-$2.err"
+	is "$?" 0 "$2 on $name: exit 0"
+	r=$(campaign_summary "$T/$name-$2")
+	diag "$name, $2: $r"
+	like "$r" "^$3 runs, 0 failures, first -, 0 slow" "$2 on $name: $3 runs, no failure, none slow"
+}
+
 # The correct program: whatever a strategy does at the exit (pct: last;
 # tsa: once nothing else can be released; random: a delay or a yield), no
 # run fails, and none is slow (the exit waits for no watchdog).
 for s in pct tsa random; do
-	"$CS" run --vm -s "$s" -n 20 --keep-going --run-timeout "$(scaled 60)" -o "$T/clean-$s" \
-		-- "$CLEAN" >/dev/null 2>"$T/clean-$s.err"
-	is "$?" 0 "$s on clean_exit_unjoined: exit 0"
-	r=$(campaign_summary "$T/clean-$s")
-	diag "clean_exit_unjoined, $s: $r"
-	like "$r" '^20 runs, 0 failures, first -, 0 slow' "$s: 20 runs, no failure, none slow"
+	never_fails "$CLEAN" "$s" 20
 done
 
 # A worker that never stops: pct keeps the exit below it until the
 # scheduler's watchdog (1 s) lets the exit go; measured 1.07-1.12 s a run
 # in the VM (2026-11-28). Every run ends, passes and is not slow.
-"$CS" run --vm -s pct -n 3 --keep-going --run-timeout "$(scaled 60)" -o "$T/forever" \
-	-- "$FOREVER" >/dev/null 2>"$T/forever.err"
-is "$?" 0 "pct on exit_forever: exit 0"
-r=$(campaign_summary "$T/forever")
-diag "exit_forever, pct: $r"
-like "$r" '^3 runs, 0 failures, first -, 0 slow' "pct: 3 runs end, none slow"
+never_fails "$FOREVER" pct 3
 done_testing
