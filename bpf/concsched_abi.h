@@ -51,6 +51,11 @@ enum cs_op {
 			   * done (the fast path: no routine to run or
 			   * wait for)                                  */
 	CS_OP_ONCE,	  /* pthread_once returned (the routine has run) */
+	CS_OP_PROC_EXIT,  /* exit() entry (main's return too) while another
+			   * thread of the process lives: the end of the
+			   * process as a decision point; obj = tgid, arg =
+			   * the other live threads. Emitted only when
+			   * steered (parked or delayed) */
 	CS_OP__COUNT,
 };
 
@@ -130,6 +135,7 @@ enum cs_sync_fn {
 	 * carry a uprobe (glibc's pthread_spin_lock starts lock-prefixed). */
 	CS_FN_SPIN_LOCK_ACQUIRED,
 	CS_FN_ONCE,
+	CS_FN_PROC_EXIT, /* libc's exit(): the process ends (CS_OP_PROC_EXIT) */
 	CS_FN__COUNT,
 };
 

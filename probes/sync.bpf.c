@@ -9,8 +9,9 @@
  *    function; the BPF cookie says which function (enum cs_sync_fn). It is
  *    the decision point of the scheduler: it calls cs_sched_point() for
  *    every lock/trylock/rwlock/spin request, cond wait/signal, sem wait/post,
- *    barrier, create and join, so a thread can be parked synchronously
- *    inside this program (sched_point.bpf.h).
+ *    barrier, create and join, and for exit() while another thread of the
+ *    process lives, so a thread can be parked synchronously inside this
+ *    program (sched_point.bpf.h).
  *  - ONE uretprobe.multi program, cs_sync_return, on the functions whose
  *    outcome matters (acquisitions, try/timed results, cond_wait's mutex
  *    reacquisition, sem_wait, join).
@@ -850,6 +851,30 @@ static __always_inline void enter_thread(void *ctx, struct cs_proc_key *pk,
 	set_pending(t, fn, arg1, 0, site, flags);
 }
 
+/* exit() (main's return calls it from libc): the end of the process is a
+ * decision point while another thread of the process lives, so a strategy
+ * can hold it back and let the others run first. A process whose other
+ * threads are gone exits as before: no point, no event. The event goes out
+ * only when the point steered the thread, like a sem_wait request's; its
+ * site may lie in libc (__libc_start_call_main), so it skips the filter
+ * of libc-internal calls. */
+static __always_inline void enter_proc_exit(struct cs_proc_key *pk, struct cs_sync_thread *t,
+					    __u32 tid, __u64 site)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	int live = BPF_CORE_READ(task, signal, live.counter);
+	struct vma_probe vp;
+	__u32 flags;
+
+	if (live <= 1)
+		return;
+	flags = cs_sched_point(tid, site, CS_OP_PROC_EXIT, pk->tgid);
+	if (!flags)
+		return;
+	vma_record(pk, site, &vp); /* the site must resolve, in libc too */
+	emit(t, pk->tgid, tid, pk->gen, CS_OP_PROC_EXIT, pk->tgid, site, live - 1, flags);
+}
+
 static __always_inline void remember_first_site(struct cs_sync_thread *t, __u64 site)
 {
 	__u32 n = t->nfirst;
@@ -922,6 +947,10 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 	 * is the call site, the "site" of the action. */
 	if (bpf_probe_read_user(&site, sizeof(site), (void *)PT_REGS_SP(ctx)))
 		return 0;
+	if (fn == CS_FN_PROC_EXIT) {
+		enter_proc_exit(&pk, t, tid, site);
+		return 0;
+	}
 	if (site_is_internal(t, &pk, site)) {
 		stat_inc(CS_SSTAT_INTERNAL);
 		return 0;

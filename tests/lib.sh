@@ -160,6 +160,22 @@ print("both" if "pass" in out and len(out - {"pass"}) > 0 else "not")' 2>/dev/nu
 	return 1
 }
 
+# campaign_summary DIR: "R runs, F failures, first K, S slow" (K the first
+# run that did not pass, "-" for none; S the runs slow under steering),
+# then the first failure's summary line. Needs python3.
+campaign_summary() {
+	"$CS" report "$1" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+runs = d["runs"]["list"]
+bad = [r["run"] for r in runs if r["outcome"] != "pass"]
+slow = sum(1 for r in runs if r["summary"].startswith("slow under steering"))
+print("%d runs, %d failures, first %s, %d slow" % (len(runs), len(d["failures"]),
+      bad[0] if bad else "-", slow))
+for f in d["failures"][:1]:
+    print(f["summary"])'
+}
+
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 need_vm() {
 	need_root

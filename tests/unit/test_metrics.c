@@ -353,6 +353,9 @@ static void test_converter(void)
 	tap_ok(out.thread == 2 && out.held.n == 0, "after unlock, another thread holds nothing");
 	e.op = CS_OP_NONE;
 	tap_is_int(cov_event_from_cs(&c, &e, &out), -ENOENT, "CS_OP_NONE is rejected");
+	e.op = CS_OP_PROC_EXIT, e.obj = 4242;
+	tap_is_int(cov_event_from_cs(&c, &e, &out), -ENOENT,
+		   "CS_OP_PROC_EXIT (a decision point only) is no coverage event");
 	cov_event_conv_free(&c);
 	tap_is_int(cov_metric_parse("goldilock-sc"), COV_GOLDILOCK_SC, "metric names parse");
 }
@@ -385,7 +388,7 @@ static void test_json(void)
 
 int main(void)
 {
-	tap_plan(2 + 3 + 2 + 3 + 4 + 10 + 6 + 2);
+	tap_plan(2 + 3 + 2 + 3 + 4 + 10 + 7 + 2);
 	test_lp_concurpairs();
 	test_avio();
 	test_eraser();

@@ -207,6 +207,18 @@ static const struct declog_entry *last_entry(struct fake_loop *fl)
 	return fl->log.n ? &fl->log.entries[fl->log.n - 1] : NULL;
 }
 
+/* The thread the last logged decision released (SIZE_MAX: none). */
+static size_t released_thread(struct fake_loop *fl)
+{
+	const struct declog_entry *e = last_entry(fl);
+	size_t i;
+
+	for (i = 0; e && i < fl->r.nthreads; i++)
+		if (fl->th[i].id == e->thread)
+			return i;
+	return SIZE_MAX;
+}
+
 static struct strategy *make(const char *spec)
 {
 	struct strategy *s = NULL;
@@ -386,6 +398,28 @@ static void test_noise(void)
 	strategy_free(s);
 }
 
+/* exit() while other threads live is a synchronization point of the noise
+ * configurations like any other: rnd-y:1 yields at it, rnd-s10:1 delays. */
+static void test_noise_exit(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("rnd-y:1");
+
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_ok(d.v == STRAT_YIELD && d.arg == 1, "rnd-y:1 yields once at exit()");
+	fl_end(&fl);
+	strategy_free(s);
+	s = make("rnd-s10:1");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_ok(d.v == STRAT_DELAY && d.us <= 10000 && (int64_t)d.us == d.arg,
+	       "rnd-s10:1 delays exit() by at most 10 ms, logged as its length");
+	fl_end(&fl);
+	strategy_free(s);
+}
+
 /* random: one configuration per run, drawn from the run's seed. */
 static char *random_config(struct strategy *s, uint64_t seed)
 {
@@ -511,6 +545,39 @@ static void test_tsa(void)
 	d = fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x30, 0x4000, NULL, false);
 	tap_is_int(d.v, STRAT_PROCEED,
 		   "tsa: with nothing estimated a lock request is never paused");
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* exit() while other threads live: tsa keeps it until every other thread
+ * is parked or gone and no paused request is left, then lets it go. */
+static void test_tsa_exit(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("tsa");
+	struct cs_event e = { .op = CS_OP_EXIT };
+
+	fl_begin(&fl, s, 1, 2);
+	d = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "tsa: exit() is kept");
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x30, 0x4000, NULL, false);
+	tap_is_int(d.v, STRAT_PROCEED, "tsa: the other thread's lock request goes on");
+	tap_is_int(fl.releases, 0, "tsa: nothing released before the all-parked note");
+	fl_all_parked(&fl);
+	tap_ok(fl.releases == 1 && released_thread(&fl) == 0,
+	       "tsa: with no paused request the note lets the exit go");
+	fl_all_parked(&fl);
+	tap_is_int(fl.releases, 1, "tsa: once only");
+	fl_end(&fl);
+
+	fl_begin(&fl, s, 1, 2);
+	fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	e.tid = fl.th[0].tid;
+	e.pid = fl.th[0].tid;
+	s->ops->event(s, &fl.r, &e, &fl.th[0]);
+	fl_all_parked(&fl);
+	tap_is_int(fl.releases, 0, "tsa: an exit let go by someone else is not released again");
 	fl_end(&fl);
 	strategy_free(s);
 }
@@ -954,17 +1021,6 @@ static bool prios_match(struct fake_loop *fl, const struct pct *p)
 	return true;
 }
 
-static size_t released_thread(struct fake_loop *fl)
-{
-	const struct declog_entry *e = last_entry(fl);
-	size_t i;
-
-	for (i = 0; e && i < fl->r.nthreads; i++)
-		if (fl->th[i].id == e->thread)
-			return i;
-	return SIZE_MAX;
-}
-
 /* Depth 1, no estimate (k = 1): the engine seeded with the run's seed gives
  * thread index i its priority in order of appearance; a hand-made engine
  * with the same seed says which thread goes first. */
@@ -1283,6 +1339,52 @@ static void pct_order(uint64_t seed, uint64_t *ids, size_t n)
 		fl_all_parked(&fl);
 		ids[i] = last_entry(&fl) ? last_entry(&fl)->thread : 0;
 	}
+	fl_end(&fl);
+	strategy_free(s);
+}
+
+/* exit() while other threads live is a step whose thread yields: with
+ * pct:1 and a seed that gives thread "0" the highest priority, "0" kept at
+ * exit goes after both others, its policy priority the lowest (1). */
+static void test_pct_exit(void)
+{
+	struct fake_loop fl;
+	struct strat_decision d;
+	struct strategy *s = make("pct:1");
+	struct pct p;
+	uint64_t seed;
+	uint32_t i;
+	bool top = false;
+	size_t first, second;
+
+	for (seed = 1; seed < 100 && !top; seed++) {
+		pct_init(&p, 1, 1, seed);
+		for (i = 0; i < 3; i++)
+			pct_thread_add(&p, i);
+		top = pct_priority(&p, 0) > pct_priority(&p, 1) &&
+		      pct_priority(&p, 0) > pct_priority(&p, 2);
+		pct_free(&p);
+	}
+	seed--;
+	tap_ok(top, "seed %llu gives thread \"0\" the highest priority", (unsigned long long)seed);
+	fl_begin(&fl, s, seed, 3);
+	tap_is_int(policy_fake_prio(fl.r.pol, 100), 3, "pct: \"0\" starts on top");
+	d = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "pct: exit() waits for its turn");
+	tap_is_int(policy_fake_prio(fl.r.pol, 100), 1,
+		   "pct: the exiting thread drops to the bottom");
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	first = released_thread(&fl);
+	fl_all_parked(&fl);
+	second = released_thread(&fl);
+	tap_ok(first != 0 && second != 0 && first != second && first != SIZE_MAX &&
+		       second != SIZE_MAX,
+	       "pct: the two other threads go first (%zu, then %zu)", first, second);
+	fl_all_parked(&fl);
+	tap_ok(fl.releases == 3 && released_thread(&fl) == 0,
+	       "pct: the exit goes last, once nobody else waits");
 	fl_end(&fl);
 	strategy_free(s);
 }
@@ -2314,19 +2416,22 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(223);
+	tap_plan(237);
 	test_registry();
 	test_noise();
+	test_noise_exit();
 	test_random();
 	test_serial();
 	test_serial_random();
 	test_tsa();
+	test_tsa_exit();
 	test_map();
 	test_map_at_once();
 	test_map_at_once_coverage();
 	test_map_at_once_stress();
 	test_pct_depth1();
 	test_pct_change_point();
+	test_pct_exit();
 	test_pct_seeds();
 	test_pct_access();
 	test_pct_spin();

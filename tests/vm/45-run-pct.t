@@ -16,18 +16,6 @@ command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)
 plan 10
 T=$(mktemp -d /tmp/cs-pct-XXXXXX)
 trap 'rm -rf "$T"' EXIT
-summary() { # runs, failures, the first failing run, runs slow under steering
-	"$CS" report "$1" --json 2>/dev/null | python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-runs = d["runs"]["list"]
-bad = [r["run"] for r in runs if r["outcome"] != "pass"]
-slow = sum(1 for r in runs if r["summary"].startswith("slow under steering"))
-print("%d runs, %d failures, first %s, %d slow" % (len(runs), len(d["failures"]),
-      bad[0] if bad else "-", slow))
-for f in d["failures"][:1]:
-    print(f["summary"])'
-}
 
 # 1,600 steps a run (about 5 s under TCG): past the adaptive run timeout
 # (20x the observed run) steering would stop; keep every run steered: 60 s,
@@ -38,7 +26,7 @@ for f in d["failures"][:1]:
 is "$?" 0 "pct on clean_lockwrap: exit 0"
 like "$(cat "$T/clean.err")" 'pct: depth 3, 2 change points over k = [1-9][0-9]* steps' \
 	"the depth and the estimated k are announced"
-s=$(summary "$T/clean")
+s=$(campaign_summary "$T/clean")
 diag "clean_lockwrap: $s"
 like "$s" '^30 runs, 0 failures, first -, 0 slow' "30 runs, no failure, each steered to its end"
 
@@ -47,7 +35,7 @@ like "$s" '^30 runs, 0 failures, first -, 0 slow' "30 runs, no failure, each ste
 # a miss is below (11/12)^200 = 3e-8.
 "$CS" run --vm -s pct:2 -n 200 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/bank.err"
 is "$?" 1 "pct:2 on bank finds the failure: exit 1"
-s=$(summary "$T/bank")
+s=$(campaign_summary "$T/bank")
 diag "bank: $(echo "$s" | head -1)"
 like "$s" 'overdrawn: check-then-act race' "it is the overdrawn assertion"
 first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)

@@ -39,6 +39,7 @@ static const char *const op_names[CS_OP__COUNT] = {
 	[CS_OP_EXEC] = "exec",
 	[CS_OP_ONCE_ENTER] = "once_enter",
 	[CS_OP_ONCE] = "once",
+	[CS_OP_PROC_EXIT] = "proc_exit",
 };
 
 const char *tm_op_name(unsigned op)

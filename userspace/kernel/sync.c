@@ -62,6 +62,7 @@ const struct sync_fn_desc sync_fns[] = {
 	{ CS_FN_EXIT, "pthread_exit", false, false },
 	{ CS_FN_SPIN_LOCK_ACQUIRED, "pthread_spin_lock", false, false },
 	{ CS_FN_ONCE, "pthread_once", true, false },
+	{ CS_FN_PROC_EXIT, "exit", false, false },
 };
 const size_t sync_nfns = ARRAY_SIZE(sync_fns);
 

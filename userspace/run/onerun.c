@@ -88,9 +88,9 @@ int check_environment(const struct campaign *c)
  * emits the event that says "parked here" (pthread_create/join park at
  * entry but report only on return, so they are not steered). */
 static const uint16_t park_ops[] = {
-	CS_OP_LOCK_REQ,	    CS_OP_RDLOCK_REQ,  CS_OP_WRLOCK_REQ,
-	CS_OP_COND_WAIT,    CS_OP_COND_SIGNAL, CS_OP_COND_BROADCAST,
-	CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,    CS_OP_BARRIER,
+	CS_OP_LOCK_REQ,	   CS_OP_RDLOCK_REQ,	 CS_OP_WRLOCK_REQ,   CS_OP_COND_WAIT,
+	CS_OP_COND_SIGNAL, CS_OP_COND_BROADCAST, CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,
+	CS_OP_BARRIER,	   CS_OP_PROC_EXIT,
 };
 
 static const uint16_t access_ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };

@@ -275,8 +275,9 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	} else {
 		pt.kind = NOISE_PT_SYNC;
 		pt.site = (uint32_t)p->e->site;
-		pt.var = p->e->obj;
-		pt.shared = p->e->obj && lock_shared(nr, p->e->obj, p->e->tid);
+		/* exit()'s object is the process: nothing threads share */
+		pt.var = p->e->op == CS_OP_PROC_EXIT ? 0 : p->e->obj;
+		pt.shared = pt.var && lock_shared(nr, pt.var, p->e->tid);
 		pt.coverage_target = p->k == 0;
 	}
 	nd = noise_decide(&nr->run, &pt);

@@ -363,7 +363,11 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 
 /* Every synchronization point is a step, and with --access every access
  * to a shared variable: the thread waits for its turn. An access to a
- * variable the campaign does not follow goes on. */
+ * variable the campaign does not follow goes on. The end of the process
+ * (exit() while other threads live) is a step whose thread yields
+ * (pct_yield): it drops below every other thread, demoted ones too, so
+ * it is picked only when no other thread waits for its turn, as PCT's
+ * program ends once its threads have run. */
 static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			    struct strat_decision *d)
 {
@@ -374,6 +378,10 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 		return;
 	}
 	pr->points++;
+	if (p->e->op == CS_OP_PROC_EXIT) {
+		pct_yield(&pr->eng, thread_index(r, p->t));
+		prio_sync(pr, r);
+	}
 	if (spins(pr, thread_index(r, p->t), p))
 		pr->spin[thread_index(r, p->t)].spun = true;
 	waiting_add(pr, thread_index(r, p->t));

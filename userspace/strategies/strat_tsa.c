@@ -45,6 +45,7 @@ struct tsa_strat_run {
 	uint32_t *id;
 	size_t n;
 	uint64_t last_release_ns;
+	uint32_t exiting; /* 1 + the thread kept at exit(), 0: none */
 };
 
 static int tsa_init_common(struct strategy *s, bool hybrid, const char *opts, char *err,
@@ -236,7 +237,8 @@ static void tsa_thread(struct strategy *s, struct strat_run *r, struct strat_thr
 static void tsa_event(struct strategy *s, struct strat_run *r, const struct cs_event *e,
 		      struct strat_thread *t)
 {
-	struct tsa_engine *eng = ((struct tsa_strat_run *)r->priv)->eng;
+	struct tsa_strat_run *tr = r->priv;
+	struct tsa_engine *eng = tr->eng;
 	uint32_t ti = thread_index(r, t), site;
 
 	switch (e->op) {
@@ -261,13 +263,16 @@ static void tsa_event(struct strategy *s, struct strat_run *r, const struct cs_e
 		break;
 	case CS_OP_EXIT:
 		tsa_thread_exit(eng, ti);
+		if (tr->exiting == ti + 1)
+			tr->exiting = 0; /* let go by someone else (the watchdog) */
 		break;
 	default:
 		break;
 	}
 }
 
-/* A lock request: pause the thread when the engine says so. */
+/* A lock request: pause the thread when the engine says so. exit() while
+ * other threads live: keep it for the all-parked note. */
 static void tsa_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 		      struct strat_decision *d)
 {
@@ -276,6 +281,13 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 	enum tsa_verdict v;
 
 	d->v = STRAT_PROCEED;
+	if (p->e->op == CS_OP_PROC_EXIT) {
+		/* The end of the process waits until no other thread can
+		 * run and no paused request is left to release. */
+		tr->exiting = thread_index(r, p->t) + 1;
+		d->v = STRAT_PARK;
+		return;
+	}
 	if (!cov_op_is_lock_request(p->e->op))
 		return;
 	site = runtime_site(r, p->e);
@@ -300,7 +312,14 @@ static void tsa_all_parked(struct strategy *s, struct strat_run *r, const struct
 	if (n->ts_ns <= tr->last_release_ns)
 		return; /* from before our last release */
 	r->drain(r);
-	if (tsa_choose_release(tr->eng, &rel) || rel.thread >= r->nthreads)
+	if (tsa_choose_release(tr->eng, &rel)) {
+		if (!tr->exiting || tr->exiting > r->nthreads)
+			return;
+		rel.thread = tr->exiting - 1; /* nothing else waits: the exit */
+		rel.rule = TSA_RULE_NONE;
+		tr->exiting = 0;
+	}
+	if (rel.thread >= r->nthreads)
 		return;
 	tr->last_release_ns = now_ns();
 	r->release(r, &r->threads[rel.thread], rel.rule);
