@@ -87,16 +87,16 @@ static int run_check(const struct run_opts *o, int64_t run, int status, uid_t ui
 	lo.stdin_fd = -1;
 	lo.stdout_fd = lo.stderr_fd = STDERR_FILENO;
 	lo.cpus = cpus;
-	err = launch_prepare(&lo, &l);
+	err = launcher_prepare(&lo, &l);
 	if (!err)
-		err = launch_release(&l, "/bin/sh");
+		err = launcher_release(&l, "/bin/sh");
 	if (err) {
-		launch_kill(&l);
+		launcher_kill(&l);
 		return err;
 	}
-	w = launch_wait(&l, (unsigned)(o->run_timeout_s * 1000));
+	w = launcher_wait(&l, (unsigned)(o->run_timeout_s * 1000));
 	if (w != 1) {
-		launch_kill(&l);
+		launcher_kill(&l);
 		return 0x7f00; /* exit 127: it hung */
 	}
 	return l.status;
@@ -650,7 +650,7 @@ static int campaign_jobs(struct campaign *c)
 			return err;
 		}
 	}
-	sym_set_threaded(true);
+	symbolize_set_threaded(true);
 	have_cpus = !sched_getaffinity(0, sizeof(cpus), &cpus);
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
@@ -673,7 +673,7 @@ static int campaign_jobs(struct campaign *c)
 		else
 			run_session_close(&w[i].sess);
 	}
-	sym_set_threaded(false);
+	symbolize_set_threaded(false);
 	err = c->jobs_err;
 	free(w);
 	for (size_t k = 0; k < c->nrecheck && !run_stop; k++)
@@ -919,7 +919,7 @@ int campaign_run(struct run_opts *o)
 	err = sync_runtime_for_exec(&c.ti, &c.rt);
 	if (err)
 		return EXIT_USAGE;
-	err = launch_resolve_user(o->user, &c.uid, &c.gid, &c.drop);
+	err = launcher_resolve_user(o->user, &c.uid, &c.gid, &c.drop);
 	if (err)
 		return EXIT_USAGE;
 	o->argv[0] = c.ti.path;

@@ -137,7 +137,7 @@ int cmd_estimate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (target_inspect(o.argv[0], &c.ti) || sync_runtime_for_exec(&c.ti, &c.rt) ||
-	    launch_resolve_user(NULL, &c.uid, &c.gid, &c.drop))
+	    launcher_resolve_user(NULL, &c.uid, &c.gid, &c.drop))
 		return EXIT_USAGE;
 	o.argv[0] = c.ti.path;
 	libbpf_set_print(NULL);

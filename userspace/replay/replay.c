@@ -252,7 +252,7 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 		!p->camp.config_json || !strstr(p->camp.config_json, "\"follow_forks\":true");
 	if (target_inspect(p->o.argv[0], &p->c.ti) || check_environment(&p->c) ||
 	    sync_runtime_for_exec(&p->c.ti, &p->c.rt) ||
-	    launch_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
+	    launcher_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
 		return -EINVAL;
 	if (p->camp.binary_hash && strcmp(p->camp.binary_hash, p->c.ti.hash))
 		cs_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "

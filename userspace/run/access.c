@@ -84,7 +84,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 	memset(v, 0, sizeof(*v));
 	v->id = id;
 	v->heap = heap;
-	sym_site_format(ss, where, sizeof(where));
+	symbolize_site_format(ss, where, sizeof(where));
 	if (heap)
 		v->name = xasprintf("heap block allocated at %s", where);
 	else if (ss->symbol)
@@ -244,13 +244,13 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 	size_t i;
 	int err;
 
-	err = site_find(c->ti.path, &o->sites, &ac->set);
+	err = site_finder_find(c->ti.path, &o->sites, &ac->set);
 	if (err) {
 		cs_err("%s: cannot decode .text for access sites: %s", c->ti.path, strerror(-err));
 		return err;
 	}
 	for (i = 0; i < o->nsite_objects; i++) {
-		char *lib = site_resolve_object(c->ti.path, o->site_objects[i]);
+		char *lib = site_finder_resolve_object(c->ti.path, o->site_objects[i]);
 
 		if (!lib) {
 			cs_err("--sites-object %s: no such shared object (give a path, or a name "
@@ -258,7 +258,7 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 			       o->site_objects[i]);
 			return -ENOENT;
 		}
-		err = site_find(lib, &o->sites, &ac->set);
+		err = site_finder_find(lib, &o->sites, &ac->set);
 		free(lib);
 		if (err) {
 			cs_err("--sites-object %s: cannot decode .text: %s", o->site_objects[i],
@@ -354,7 +354,7 @@ void access_run_free(struct onerun *r)
 		return;
 	cov_metrics_free(ar->m);
 	cov_event_conv_free(&ar->conv);
-	symbolizer_free(ar->sz);
+	symbolize_free(ar->sz);
 	ring_buffer__free(ar->alloc_rb);
 	free(ar->blocks);
 	free(ar->allocs);
@@ -478,14 +478,15 @@ static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *
 	size_t i;
 
 	for (i = 0; i < ar->nbias; i++)
-		if (sym_resolve_vaddr(ar->bias_obj[i], addr - ar->bias[i], ss) == 0 && ss->object)
+		if (symbolize_resolve_vaddr(ar->bias_obj[i], addr - ar->bias[i], ss) == 0 &&
+		    ss->object)
 			return true;
 	memset(ss, 0, sizeof(*ss));
-	if (ar->sz && symbolizer_site(ar->sz, addr, ss) == 0 && ss->object) {
+	if (ar->sz && symbolize_site(ar->sz, addr, ss) == 0 && ss->object) {
 		const char *obj = ss->object;
 		uint64_t vaddr = ss->vaddr;
 
-		if (sym_resolve_vaddr(obj, vaddr, ss) == 0 && ss->object)
+		if (symbolize_resolve_vaddr(obj, vaddr, ss) == 0 && ss->object)
 			return true;
 	}
 	return false;
@@ -518,7 +519,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 			const char *obj = ss.object;
 			uint64_t va = ss.vaddr - 1;
 
-			sym_resolve_vaddr(obj, va, &ss);
+			symbolize_resolve_vaddr(obj, va, &ss);
 		}
 		heap = true;
 	} else {
@@ -582,8 +583,8 @@ static uint32_t cb_func(void *ctx, uint64_t addr)
 	if (slot)
 		return (uint32_t)(*slot - 1);
 	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
-	    s.object[0] == '/' && s.offset && !sym_resolve_offset(s.object, s.offset - 1, &ss) &&
-	    ss.symbol && ss.is_func)
+	    s.object[0] == '/' && s.offset &&
+	    !symbolize_resolve_offset(s.object, s.offset - 1, &ss) && ss.symbol && ss.is_func)
 		id = access_key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
@@ -839,7 +840,7 @@ void access_hook_launched(struct onerun *r)
 	if (!ar)
 		return;
 	ar->pid = r->l.pid;
-	ar->sz = symbolizer_new(r->l.pid);
+	ar->sz = symbolize_new(r->l.pid);
 	fd = access_probes_alloc_fd(&r->sess->ap);
 	if (fd >= 0)
 		ar->alloc_rb = ring_buffer__new(fd, on_alloc, ar, NULL);
@@ -901,7 +902,7 @@ void access_hook_tick(struct onerun *r)
 	if (now - ar->refreshed_ns < 50000000ULL)
 		return;
 	ar->refreshed_ns = now;
-	symbolizer_refresh(ar->sz);
+	symbolize_refresh(ar->sz);
 }
 
 void access_hook_thread(struct onerun *r, struct strat_thread *t)

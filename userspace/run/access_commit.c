@@ -187,7 +187,7 @@ void access_campaign_end(struct campaign *c)
 	free(ac->site_id);
 	free(ac->func_id);
 	free(ac->shared_site);
-	site_set_free(&ac->set);
+	site_finder_set_free(&ac->set);
 	for (i = 0; i < ac->ninc; i++)
 		free(ac->inc[i]);
 	for (i = 0; i < ac->nexc; i++)

@@ -106,8 +106,9 @@ static void static_sites(struct campaign *c, struct access_campaign *ac)
 		int64_t id;
 		uint32_t site;
 
-		if (!(s->decode.flags & CS_ACC_RIP) || sym_resolve_vaddr(s->object, ea, &ss) ||
-		    !ss.object || !ss.symbol || ss.is_func)
+		if (!(s->decode.flags & CS_ACC_RIP) ||
+		    symbolize_resolve_vaddr(s->object, ea, &ss) || !ss.object || !ss.symbol ||
+		    ss.is_func)
 			continue;
 		id = access_key_site(c, ss.object, ss.offset - ss.sym_offset);
 		v = id > 0 && id <= UINT32_MAX ? access_var_find(ac, (uint32_t)id) : NULL;

@@ -1007,7 +1007,7 @@ int attach_run(const struct attach_opts *o)
 	if (a.o->pid) {
 		const char *why;
 
-		if (launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
+		if (launcher_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 			goto out;
 		why = procsel_refusal(a.o->pid, a.uid, a.o->allow_other);
 		if (why) {
@@ -1021,7 +1021,7 @@ int attach_run(const struct attach_opts *o)
 		       cs_self_command(true));
 		goto out;
 	}
-	if (!a.o->pid && launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
+	if (!a.o->pid && launcher_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 		goto out;
 	if (a.o->dir && store_start(&a))
 		goto out;

@@ -145,7 +145,7 @@ static char *code_name(struct attach_access *aa, pid_t pid, uint64_t addr)
 	struct symbolizer *sz = sz_of(aa, pid);
 	struct sym_site ss = { 0 };
 
-	if (sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.object) {
+	if (sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.object) {
 		if (ss.symbol && ss.file)
 			return xasprintf("%s (%s:%d)", ss.symbol, base(ss.file), ss.line);
 		if (ss.symbol)
@@ -191,7 +191,7 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 
 	if (!created)
 		return id;
-	if (sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.symbol && !ss.is_func)
+	if (sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.symbol && !ss.is_func)
 		aa->locks.names[id] = ss.sym_offset
 					      ? xasprintf("%s+0x%" PRIx64, ss.symbol, ss.sym_offset)
 					      : xstrdup(ss.symbol);
@@ -233,7 +233,7 @@ static uint32_t var_at(struct attach_access *aa, uint64_t addr)
 
 	if (slot)
 		return (uint32_t)*slot;
-	global = sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.object && ss.symbol &&
+	global = sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.object && ss.symbol &&
 		 !ss.is_func;
 	if (global)
 		key = addr - ss.sym_offset;
@@ -271,7 +271,7 @@ static void proc_add(struct attach_access *aa, pid_t pid)
 {
 	aa->procs = xrealloc(aa->procs, (aa->nprocs + 1) * sizeof(*aa->procs));
 	aa->procs[aa->nprocs].pid = pid;
-	aa->procs[aa->nprocs++].sz = symbolizer_new(pid);
+	aa->procs[aa->nprocs++].sz = symbolize_new(pid);
 }
 
 static bool runs_exe(const struct attach_access *aa, pid_t pid)
@@ -322,7 +322,7 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 		return err;
 	}
 	aa->exe[n] = 0;
-	err = site_find(aa->exe, &f, &aa->set);
+	err = site_finder_find(aa->exe, &f, &aa->set);
 	if (err) {
 		cs_err("--access: %s: cannot list its memory-access sites: %s", aa->exe,
 		       err == -ENOEXEC ? "not an x86-64 ELF with a .text" : strerror(-err));
@@ -648,9 +648,9 @@ void attach_access_free(struct attach_access *aa)
 		return;
 	if (aa->ap_open)
 		access_probes_close(&aa->ap);
-	site_set_free(&aa->set);
+	site_finder_set_free(&aa->set);
 	for (i = 0; i < aa->nprocs; i++)
-		symbolizer_free(aa->procs[i].sz);
+		symbolize_free(aa->procs[i].sz);
 	free(aa->procs);
 	cov_event_conv_free(&aa->conv);
 	race_detector_free(aa->rd);

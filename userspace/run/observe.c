@@ -94,7 +94,7 @@ static bool observe_done(struct observe *o)
 	if (o->duration_s > 0 && now_ns() - o->t0 >= (uint64_t)(o->duration_s * 1e9))
 		return true;
 	if (o->mode == OBS_LAUNCH)
-		return launch_wait(&o->l, 1) == 1;
+		return launcher_wait(&o->l, 1) == 1;
 	if (o->mode == OBS_PID)
 		return !observe_pid_alive(o->pid);
 	return false;
@@ -112,7 +112,7 @@ static int observe_loop(struct observe *o)
 		return err;
 	}
 	if (o->launched) {
-		err = launch_release(&o->l, o->ti.path);
+		err = launcher_release(&o->l, o->ti.path);
 		if (err) {
 			ring_buffer__free(rb);
 			return err;
@@ -127,7 +127,7 @@ static int observe_loop(struct observe *o)
 	}
 	o->stopped = observe_stop || (o->mode == OBS_LAUNCH && !o->l.reaped);
 	if (o->mode == OBS_LAUNCH && !o->l.reaped)
-		launch_kill(&o->l);
+		launcher_kill(&o->l);
 	if (o->mode == OBS_LAUNCH)
 		o->exit_status = o->l.status;
 	ring_buffer__consume(rb);
@@ -172,13 +172,13 @@ static int observe_setup(struct observe *o)
 		o->argv[0] = o->ti.path;
 		lo.argv = o->argv;
 		lo.stdin_fd = lo.stdout_fd = lo.stderr_fd = -1;
-		err = launch_resolve_user(NULL, &lo.uid, &lo.gid, &lo.drop_privs);
+		err = launcher_resolve_user(NULL, &lo.uid, &lo.gid, &lo.drop_privs);
 		if (err)
 			return err;
 		/* The target's output must not mix into a report on stdout. */
 		if (!o->out_path)
 			lo.stdout_fd = STDERR_FILENO;
-		err = launch_prepare(&lo, &o->l);
+		err = launcher_prepare(&lo, &o->l);
 		if (err) {
 			cs_err("cannot start %s: %s", o->ti.path, strerror(-err));
 			return err;
@@ -439,7 +439,7 @@ int observe_run(struct observe *o)
 	ret = observe_report(o) ? EXIT_USAGE : 0;
 cleanup:
 	if (o->launched && !o->l.reaped)
-		launch_kill(&o->l);
+		launcher_kill(&o->l);
 	syncov_run_free(&o->run);
 	sync_probes_close(&o->sp);
 	tmodel_free(&o->tm);

@@ -700,7 +700,7 @@ static int run_loop(struct onerun *r)
 		r->parks_at_start = ss0.parks;
 		r->watchdog_at_start = ss0.watchdog;
 	}
-	err = launch_release(&r->l, r->ti->path);
+	err = launcher_release(&r->l, r->ti->path);
 	if (err) {
 		r->sess->cur = NULL;
 		r->rb = NULL;
@@ -714,7 +714,7 @@ static int run_loop(struct onerun *r)
 	r->t0 = now_ns();
 	deadline = r->t0 + (uint64_t)(r->timeout_s * 1e9);
 	for (;;) {
-		int w = launch_reap(&r->l);
+		int w = launcher_reap(&r->l);
 
 		if (w == 1 || w < 0)
 			break;
@@ -790,7 +790,7 @@ static int run_loop(struct onerun *r)
 	if (r->timed_out && !r->dl_found_s)
 		run_timeout_analyze_deadlock(r);
 	if (!r->l.reaped)
-		launch_kill(&r->l);
+		launcher_kill(&r->l);
 	r->t1 = now_ns();
 	if (steered) {
 		struct cs_sched_stats ss;
@@ -908,10 +908,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
 	if (!r->sess->dontfork) {
-		launch_dontfork_bpf_maps();
+		launcher_dontfork_bpf_maps();
 		r->sess->dontfork = true;
 	}
-	err = launch_prepare(&lo, &r->l);
+	err = launcher_prepare(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
 	if (err) {
@@ -996,7 +996,7 @@ void onerun_cleanup(struct onerun *r)
 	if (r->pol) /* the session's: its notes are no longer this run's */
 		policy_on_resumed(r->pol, NULL, NULL);
 	if (r->launched)
-		launch_end(&r->l);
+		launcher_end(&r->l);
 	if (r->ctl)
 		scx_concsched_quiesce(r->ctl);
 	if (r->sess && r->sess->ap_open)

@@ -133,7 +133,7 @@ static int session_access(struct run_session *s)
 
 	if (s->ap_open || !s->aset)
 		return 0;
-	alloc = access_alloc_object(s->aprog);
+	alloc = access_probes_alloc_object(s->aprog);
 	ao.alloc_object = alloc;
 	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
 	ao.steer_cap = s->steer_cap;
