@@ -152,8 +152,9 @@ static void test_null_appender(void)
 	tap_ok(lg.first_target == 1 || lg.first_target == 4 || lg.first_target == 7,
 	       "run 1: first target drawn among the R-first patterns 1, 4, 7 (p%u)",
 	       lg.first_target);
-	tap_ok(cov_taskset_has(cov, "p1 v1 s4 s9") && cov_taskset_has(cov, "p2 v1 s9 s5") &&
-		       cov_taskset_has(cov, "p4 v1 s4 s9 s5") && cov->count == 3,
+	tap_ok(cov_event_taskset_has(cov, "p1 v1 s4 s9") &&
+		       cov_event_taskset_has(cov, "p2 v1 s9 s5") &&
+		       cov_event_taskset_has(cov, "p4 v1 s4 s9 s5") && cov->count == 3,
 	       "run 1 covered p1, p2, p4 (exactly)");
 
 	/* Run 2: p1 and p4 from (v1, s4) are covered: the target is p7. */
@@ -196,7 +197,7 @@ static void test_prefer_ww(void)
 	sim_run(s, 7, ww, 3, &lg);
 	tap_is_int(lg.first_target, 3, "pattern 3 chosen as the target");
 	tap_is_str(lg.order, "1:s1 2:s3 1:s2", "write-write forced: 1:s1 2:s3 1:s2");
-	tap_ok(cov_taskset_has(map_strategy_covered(s), "p3 v1 s1 s3") &&
+	tap_ok(cov_event_taskset_has(map_strategy_covered(s), "p3 v1 s1 s3") &&
 		       map_strategy_stats(s)->targets_completed == 1,
 	       "p3 v1 s1 s3 covered, target completed");
 	map_strategy_free(s);
@@ -397,7 +398,7 @@ static void test_exec_at_once(void)
 	tap_is_int(map_exec_before_access(c, 2, 4, 1, W), MAP_PROCEED,
 		   "C: thread 2's write is p3's next step");
 	map_exec_after_access(c, &w4);
-	tap_ok(cov_taskset_has(map_strategy_covered(s), "p3 v1 s1 s4") &&
+	tap_ok(cov_event_taskset_has(map_strategy_covered(s), "p3 v1 s1 s4") &&
 		       map_exec_stats(c)->targets_completed == 1 && !map_exec_target(c)->active,
 	       "C: p3 v1 s1 s4 covered, C's target completed");
 

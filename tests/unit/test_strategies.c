@@ -1114,7 +1114,7 @@ static void pct_observe(struct strategy *s, int n)
 	struct cs_event e = { 0 };
 	int i;
 
-	tmodel_init(&tm, 0);
+	thread_model_init(&tm, 0);
 	e.pid = 100;
 	for (i = 0; i < n; i++) {
 		e.tid = 100 + (uint32_t)(i % 2);
@@ -1122,14 +1122,14 @@ static void pct_observe(struct strategy *s, int n)
 		e.site = 0x10;
 		e.op = CS_OP_LOCK;
 		e.seq = (uint32_t)(2 * (i / 2));
-		tmodel_add_event(&tm, &e);
+		thread_model_add_event(&tm, &e);
 		e.op = CS_OP_UNLOCK;
 		e.seq++;
-		tmodel_add_event(&tm, &e);
+		thread_model_add_event(&tm, &e);
 	}
 	obs.tm = &tm;
 	s->ops->estimate(s, &c, &obs);
-	tmodel_free(&tm);
+	thread_model_free(&tm);
 }
 
 /* Depth 2 over k = 2 steps (estimated): the change point demotes the
@@ -2154,7 +2154,7 @@ static struct strat_decision fp_access(struct fake_loop *fl, size_t i, uint32_t 
 
 	ev.op = write ? CS_OP_WRITE : CS_OP_READ;
 	if (lock)
-		cov_lockset_add(&ev.held, lock);
+		cov_event_lockset_add(&ev.held, lock);
 	return fl_point(fl, i, ev.op, 0x50, 0x9000 + var, &ev, true);
 }
 

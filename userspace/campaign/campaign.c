@@ -120,10 +120,10 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 			a--;
 		if (!a)
 			continue;
-		site_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
+		syncov_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
 		if (!s.object)
 			continue;
-		id = run_store_site(st, site_key(&s, key, sizeof(key)));
+		id = run_store_site(st, syncov_site_key(&s, key, sizeof(key)));
 		for (j = 0; j < n && ids[j] != id; j++)
 			;
 		if (id > 0 && j == n)
@@ -141,7 +141,7 @@ int campaign_metric_index(const char *name)
 	for (i = 0; i < ARRAY_SIZE(metric_names); i++)
 		if (!strcmp(metric_names[i], name))
 			return (int)i;
-	if (cov_metric_parse(name) >= 0)
+	if (metrics_metric_parse(name) >= 0)
 		return SYNCOV__COUNT;
 	return -1;
 }

@@ -29,12 +29,12 @@ const char *syncov_metric_name(unsigned metric)
 
 /* ---- sites ---------------------------------------------------------------- */
 
-void site_resolver_init(struct site_resolver *r)
+void syncov_resolver_init(struct site_resolver *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
-void site_resolver_free(struct site_resolver *r)
+void syncov_resolver_free(struct site_resolver *r)
 {
 	size_t i;
 
@@ -75,7 +75,7 @@ static void add_inode(struct site_resolver *r, uint32_t dev, uint64_t ino, const
 	r->ninodes++;
 }
 
-void site_resolver_add_path(struct site_resolver *r, const char *path)
+void syncov_resolver_add_path(struct site_resolver *r, const char *path)
 {
 	char real[4096];
 	struct stat st;
@@ -87,7 +87,7 @@ void site_resolver_add_path(struct site_resolver *r, const char *path)
 	add_inode(r, kernel_dev(st.st_dev), st.st_ino, realpath(path, real) ? real : path);
 }
 
-void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from)
+void syncov_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from)
 {
 	size_t i;
 
@@ -95,13 +95,13 @@ void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolve
 		add_inode(r, from->inodes[i].dev, from->inodes[i].ino, from->inodes[i].path);
 }
 
-void site_resolver_add_paths(struct site_resolver *r, const char *list)
+void syncov_resolver_add_paths(struct site_resolver *r, const char *list)
 {
 	for (; *list; list += strlen(list) + 1)
-		site_resolver_add_path(r, list);
+		syncov_resolver_add_path(r, list);
 }
 
-int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
+int syncov_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 {
 	char path[64], *buf, *line, *save = NULL, *p;
 	size_t len;
@@ -114,19 +114,19 @@ int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		p = strchr(line, '/');
 		if (p)
-			site_resolver_add_path(r, p);
+			syncov_resolver_add_path(r, p);
 	}
 	free(buf);
 	return 0;
 }
 
-void site_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told)
+void syncov_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told)
 {
 	for (; *told < r->ninodes; (*told)++)
 		sync_probes_know_file(sp, r->inodes[*told].dev, r->inodes[*told].ino);
 }
 
-void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
+void syncov_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 {
 	if (r->nvmas == r->capvmas) {
 		r->capvmas = r->capvmas ? 2 * r->capvmas : 64;
@@ -135,7 +135,7 @@ void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 	r->vmas[r->nvmas++] = *v;
 }
 
-int site_resolver_load_vmas(struct site_resolver *r, int fd)
+int syncov_resolver_load_vmas(struct site_resolver *r, int fd)
 {
 	struct cs_vma_key k;
 	struct maps_dump d;
@@ -158,14 +158,14 @@ int site_resolver_load_vmas(struct site_resolver *r, int fd)
 		sv.file = v.file;
 		memcpy(sv.name, v.name, sizeof(sv.name));
 		sv.name[sizeof(sv.name) - 1] = 0;
-		site_resolver_add_vma(r, &sv);
+		syncov_resolver_add_vma(r, &sv);
 	}
 	maps_dump_free(&d);
 	return 0;
 }
 
-int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
-		 struct site_ref *out)
+int syncov_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
+		   struct site_ref *out)
 {
 	const struct site_vma *v;
 	const char *path;
@@ -187,7 +187,7 @@ int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uin
 	return -ENOENT;
 }
 
-char *site_key(const struct site_ref *s, char *buf, size_t len)
+char *syncov_site_key(const struct site_ref *s, char *buf, size_t len)
 {
 	if (s->object)
 		snprintf(buf, len, "%s+0x%" PRIx64, s->object, s->offset);
@@ -398,7 +398,7 @@ static bool addr_internal(const struct harvest *h, uint32_t tgid, uint32_t gen, 
 
 	if (!h->static_object || !addr)
 		return false;
-	site_resolve(h->r, tgid, gen, addr, &s);
+	syncov_resolve(h->r, tgid, gen, addr, &s);
 	return syncov_static_internal(h->static_object, &s);
 }
 
@@ -409,8 +409,8 @@ static char *addr_key(const struct harvest *h, uint32_t tgid, uint32_t gen, uint
 
 	if (!addr)
 		return strcpy(buf, "none");
-	site_resolve(h->r, tgid, gen, addr, &s);
-	return site_key(&s, buf, len);
+	syncov_resolve(h->r, tgid, gen, addr, &s);
+	return syncov_site_key(&s, buf, len);
 }
 
 static int lock_entry_cmp(const void *a, const void *b)
@@ -483,11 +483,11 @@ static int harvest_locks(struct harvest *h, int fd)
 		}
 		h->locks[h->nlocks].k = k;
 		addr_key(h, k.p.tgid, k.p.gen, ls.first_site, first, sizeof(first));
-		site_resolve(h->r, k.p.tgid, k.p.gen, k.addr, &s);
+		syncov_resolve(h->r, k.p.tgid, k.p.gen, k.addr, &s);
 		if (s.object) {
 			char data[4096];
 
-			site_key(&s, data, sizeof(data));
+			syncov_site_key(&s, data, sizeof(data));
 			syncov_lock_id(data, ls.kind, first, h->locks[h->nlocks].id,
 				       sizeof(h->locks[h->nlocks].id));
 		} else {

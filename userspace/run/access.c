@@ -73,7 +73,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 			       const struct sym_site *ss)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&ac->var_index, (uint64_t)id, ac->nvars, &created);
+	uint64_t *idx = cov_event_u64map_put(&ac->var_index, (uint64_t)id, ac->nvars, &created);
 	struct acc_var *v;
 	char where[512];
 
@@ -96,7 +96,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 
 struct acc_var *access_var_find(const struct access_campaign *ac, uint32_t id)
 {
-	uint64_t *idx = cov_u64map_get(&ac->var_index, id);
+	uint64_t *idx = cov_event_u64map_get(&ac->var_index, id);
 
 	return idx ? &ac->vars[*idx] : NULL;
 }
@@ -337,13 +337,13 @@ static struct access_run *access_run_new(struct campaign *c, bool estimate)
 	ar->c = c;
 	ar->ac = c->acc;
 	ar->estimate = estimate;
-	ar->m = cov_metrics_new(0);
+	ar->m = metrics_new(0);
 	cov_event_conv_init(&ar->conv);
-	cov_u64map_init(&ar->data);
-	cov_u64map_init(&ar->sync_site);
-	cov_u64map_init(&ar->locks);
-	cov_u64map_init(&ar->funcs);
-	cov_u64map_init(&ar->addr_tid);
+	cov_event_u64map_init(&ar->data);
+	cov_event_u64map_init(&ar->sync_site);
+	cov_event_u64map_init(&ar->locks);
+	cov_event_u64map_init(&ar->funcs);
+	cov_event_u64map_init(&ar->addr_tid);
 	return ar;
 }
 
@@ -352,17 +352,17 @@ void access_run_free(struct onerun *r)
 	struct access_run *ar = r->acc;
 	if (!ar)
 		return;
-	cov_metrics_free(ar->m);
+	metrics_free(ar->m);
 	cov_event_conv_free(&ar->conv);
 	symbolize_free(ar->sz);
 	ring_buffer__free(ar->alloc_rb);
 	free(ar->blocks);
 	free(ar->allocs);
-	cov_u64map_free(&ar->data);
-	cov_u64map_free(&ar->sync_site);
-	cov_u64map_free(&ar->locks);
-	cov_u64map_free(&ar->funcs);
-	cov_u64map_free(&ar->addr_tid);
+	cov_event_u64map_free(&ar->data);
+	cov_event_u64map_free(&ar->sync_site);
+	cov_event_u64map_free(&ar->locks);
+	cov_event_u64map_free(&ar->funcs);
+	cov_event_u64map_free(&ar->addr_tid);
 	free(ar->bias);
 	free(ar->bias_obj);
 	free(ar->pending);
@@ -387,11 +387,11 @@ static void alloc_queue(struct access_run *ar, const struct cs_alloc_event *a)
 /* The allocations made before ts are told to the race detector. */
 static void alloc_flush(struct access_run *ar, uint64_t ts)
 {
-	struct race_detector *rd = cov_metrics_races(ar->m);
+	struct race_detector *rd = metrics_races(ar->m);
 	size_t i;
 
 	for (i = 0; i < ar->nallocs && ar->allocs[i].ts <= ts; i++)
-		race_detector_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
+		races_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
 	memmove(ar->allocs, ar->allocs + i, (ar->nallocs - i) * sizeof(*ar->allocs));
 	ar->nallocs -= i;
 }
@@ -505,7 +505,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 	bool heap = false;
 
 	*off = 0;
-	slot = cov_u64map_get(&ar->data, addr);
+	slot = cov_event_u64map_get(&ar->data, addr);
 	if (slot) {
 		id = (int64_t)(uint32_t)*slot - 1;
 		*off = (uint32_t)(*slot >> 32);
@@ -528,7 +528,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 					     ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
 		if (id > 0 && ss.symbol)
 			*off = (uint32_t)ss.sym_offset;
-		*cov_u64map_put(&ar->data, addr, 0, NULL) =
+		*cov_event_u64map_put(&ar->data, addr, 0, NULL) =
 			(uint64_t)*off << 32 | ((uint64_t)(id > 0 && id < UINT32_MAX ? id : 0) + 1);
 	}
 	if (id <= 0 || id > UINT32_MAX)
@@ -555,7 +555,7 @@ static uint32_t cb_site(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->sync_site, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->sync_site, addr);
 	int64_t id;
 
 	if (slot)
@@ -567,7 +567,7 @@ static uint32_t cb_site(void *ctx, uint64_t addr)
 	}
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
-	*cov_u64map_put(&ar->sync_site, addr, 0, NULL) = (uint64_t)id;
+	*cov_event_u64map_put(&ar->sync_site, addr, 0, NULL) = (uint64_t)id;
 	return (uint32_t)id;
 }
 
@@ -575,20 +575,20 @@ static uint32_t cb_func(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->funcs, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->funcs, addr);
 	struct site_ref s;
 	struct sym_site ss;
 	int64_t id = 0;
 
 	if (slot)
 		return (uint32_t)(*slot - 1);
-	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	if (!syncov_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
 	    s.object[0] == '/' && s.offset &&
 	    !symbolize_resolve_offset(s.object, s.offset - 1, &ss) && ss.symbol && ss.is_func)
 		id = access_key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
-	*cov_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
+	*cov_event_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
 	return (uint32_t)id;
 }
 
@@ -596,7 +596,7 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->locks, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->locks, addr);
 	char key[PATH_MAX + 32];
 	struct site_ref s;
 	int64_t id = 0;
@@ -604,12 +604,12 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 	if (slot)
 		return (uint32_t)*slot;
 	/* A global: its data location; else the site that used it first. */
-	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	if (!syncov_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
 	    s.object[0] == '/')
-		id = run_store_site(ar->c->st, site_key(&s, key, sizeof(key)));
+		id = run_store_site(ar->c->st, syncov_site_key(&s, key, sizeof(key)));
 	if (id <= 0 || id > UINT32_MAX)
 		id = cb_site(ctx, ar->cur->site);
-	*cov_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;
+	*cov_event_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;
 	return (uint32_t)id;
 }
 
@@ -645,15 +645,15 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 
 	if (!v)
 		return;
-	slot = cov_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
+	slot = cov_event_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
 	if (!created && (*slot & 0xffffffffULL) != ev->thread)
 		*slot |= 1ULL << 32;
-	if (cov_op_reads(ev->op))
+	if (cov_event_op_reads(ev->op))
 		access_add_site(&v->reads, &v->nreads, ev->site);
-	if (cov_op_writes(ev->op))
+	if (cov_event_op_writes(ev->op))
 		access_add_site(&v->writes, &v->nwrites, ev->site);
 	/* An address touched by two threads makes its variable shared. */
-	slot = cov_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
+	slot = cov_event_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
 	if (!created && (*slot & 0xffffffffULL) != e->tid)
 		*slot |= 1ULL << 32;
 	if (*slot >> 32)
@@ -672,7 +672,7 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 {
 	struct strategy *st = ar->r->strat;
 
-	cov_metrics_feed(ar->m, ev);
+	metrics_feed(ar->m, ev);
 	if (!ar->estimate && st && steerable(ar->ac, ev->obj))
 		strategy_executed(st, &ar->r->sr, ev);
 	if (ar->estimate && ar->ac->est_runs == 0)
@@ -683,7 +683,7 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 static void feed_access(struct access_run *ar, const struct cov_event *ev, bool split)
 {
 	struct cov_event evs[2];
-	size_t i, n = cov_access_events(ev, split, evs);
+	size_t i, n = cov_event_access_events(ev, split, evs);
 
 	ar->accesses++;
 	for (i = 0; i < n; i++)
@@ -752,8 +752,8 @@ int access_campaign_begin(struct campaign *c)
 	int err;
 
 	c->acc = ac;
-	cov_u64map_init(&ac->var_index);
-	cov_u64map_init(&ac->site_threads);
+	cov_event_u64map_init(&ac->var_index);
+	cov_event_u64map_init(&ac->site_threads);
 	err = load_suppressions(c, ac);
 	if (err)
 		return err;
@@ -966,7 +966,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	ar->cur = e;
 	access_pass(r, t); /* it runs: a kept access has executed */
 	alloc_flush(ar, e->ts_ns);
-	if (!cov_op_is_access(e->op)) {
+	if (!cov_event_op_is_access(e->op)) {
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
 		if (cov_event_from_cs(&ar->conv, e, &ev))

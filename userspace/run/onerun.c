@@ -445,13 +445,13 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	 * access_point does), in the recording and in a replay alike; a
 	 * synchronization point by its call site. */
 	t->site = 0;
-	if (cov_op_is_access(e->op))
+	if (cov_event_op_is_access(e->op))
 		ACCESS_HOOK(r, t->site = access_point_site(r->camp, e));
 	if (!t->site)
 		t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op)) {
+	if (cov_event_op_is_access(e->op)) {
 		bool kept;
 
 		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended));
@@ -543,7 +543,7 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
-	if (cov_op_is_access(e->op)) {
+	if (cov_event_op_is_access(e->op)) {
 		/* From the access probes (probes/access.bpf.c): not part of
 		 * the thread model, a decision point when parked. */
 		t = thread_of(r, e->tid, e->pid);
@@ -564,13 +564,13 @@ static int on_event(void *ctx, void *data, size_t len)
 		 * next event of the CPU that met the file, most often the
 		 * same thread's). */
 		for (i = 0; i < r->nseen; i++)
-			site_resolver_scan_pid(&r->res, r->seen[i]);
-		site_resolver_tell(&r->res, r->sp, &r->nknown);
+			syncov_resolver_scan_pid(&r->res, r->seen[i]);
+		syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	} else if (fresh || e->op == CS_OP_EXEC) {
-		site_resolver_scan_pid(&r->res, e->pid);
-		site_resolver_tell(&r->res, r->sp, &r->nknown);
+		syncov_resolver_scan_pid(&r->res, e->pid);
+		syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	}
-	tmodel_add_event(&r->tm, e);
+	thread_model_add_event(&r->tm, e);
 	if (e->op == CS_OP_CREATE)
 		thread_created(r, e);
 	else if (e->op == CS_OP_FORK)
@@ -884,8 +884,8 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	struct launch_opts lo = { 0 };
 	int err;
 
-	site_resolver_init(&r->res);
-	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
+	syncov_resolver_init(&r->res);
+	thread_model_init(&r->tm, RUN_MAX_ACTIONS);
 	r->nseen = 0;
 	r->nknown = 0;
 	err = run_session_prepare(r->sess, r);
@@ -936,14 +936,14 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (err)
 		return err;
 	if (!r->sess->paths_ready) {
-		site_resolver_add_path(&r->sess->paths, r->rt->object);
-		site_resolver_add_path(&r->sess->paths, r->rt->ldso);
-		site_resolver_add_path(&r->sess->paths, r->ti->path);
-		site_resolver_add_paths(&r->sess->paths, r->rt->libs);
+		syncov_resolver_add_path(&r->sess->paths, r->rt->object);
+		syncov_resolver_add_path(&r->sess->paths, r->rt->ldso);
+		syncov_resolver_add_path(&r->sess->paths, r->ti->path);
+		syncov_resolver_add_paths(&r->sess->paths, r->rt->libs);
 		r->sess->paths_ready = true;
 	}
-	site_resolver_copy_paths(&r->res, &r->sess->paths);
-	site_resolver_tell(&r->res, r->sp, &r->nknown);
+	syncov_resolver_copy_paths(&r->res, &r->sess->paths);
+	syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	if (r->access_on && r->sess->ap_open) {
 		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
 		if (err)
@@ -1005,8 +1005,8 @@ void onerun_cleanup(struct onerun *r)
 		sync_probes_end_run(r->sp);
 	access_run_free(r);
 	syncov_run_free(&r->cov);
-	tmodel_free(&r->tm);
-	site_resolver_free(&r->res);
+	thread_model_free(&r->tm);
+	syncov_resolver_free(&r->res);
 	declog_free(&r->log);
 	free(r->passes);
 	free(r->sr.threads);

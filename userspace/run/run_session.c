@@ -43,7 +43,7 @@ void run_session_close(struct run_session *s)
 	if (s->ctl)
 		scx_concsched_quiesce(s->ctl);
 	cgroup_destroy(&s->cg);
-	site_resolver_free(&s->paths);
+	syncov_resolver_free(&s->paths);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
 		close(s->ep);

@@ -58,9 +58,9 @@ int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t 
 	struct site_ref s;
 	char key[PATH_MAX + 32];
 
-	if (site_resolve(&r->res, tgid, gen, addr, &s) || !s.object)
+	if (syncov_resolve(&r->res, tgid, gen, addr, &s) || !s.object)
 		return 0;
-	return run_store_site(st, site_key(&s, key, sizeof(key)));
+	return run_store_site(st, syncov_site_key(&s, key, sizeof(key)));
 }
 
 char *run_store_key(struct store *st, const char *key)
@@ -96,7 +96,7 @@ char *run_store_key(struct store *st, const char *key)
 void run_refresh_vmas(struct onerun *r)
 {
 	r->res.nvmas = 0;
-	site_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
+	syncov_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
 }
 
 struct strat_thread *run_thread_find(struct onerun *r, uint32_t tid)

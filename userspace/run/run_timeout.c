@@ -23,8 +23,8 @@ static const char *action_site(struct onerun *r, const struct tm_thread *t, uint
 	struct sym_site ss;
 	char key[PATH_MAX + 32];
 
-	site_resolve(&r->res, t->tgid, t->gen, addr, &s);
-	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	syncov_resolve(&r->res, t->tgid, t->gen, addr, &s);
+	syncov_site_describe(syncov_site_key(&s, key, sizeof(key)), &ss, buf, len);
 	return buf;
 }
 
@@ -36,9 +36,10 @@ static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64
 	struct sym_site ss;
 	char key[PATH_MAX + 32], text[1024];
 
-	site_resolve(&r->res, t->tgid, t->gen, lock, &s);
+	syncov_resolve(&r->res, t->tgid, t->gen, lock, &s);
 	if (s.object) {
-		syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, text, sizeof(text));
+		syncov_site_describe(syncov_site_key(&s, key, sizeof(key)), &ss, text,
+				     sizeof(text));
 		if (ss.symbol && !ss.is_func) {
 			if (ss.sym_offset)
 				snprintf(buf, len, "%s+%" PRIu64 " (0x%" PRIx64 ")", ss.symbol,
@@ -85,8 +86,8 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			for (a = t->nactions; a-- > 0;) {
 				const struct tm_action *x = &t->actions[a];
 
-				if (tm_op_is_acquire(x->op) &&
-				    tm_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
+				if (thread_model_op_is_acquire(x->op) &&
+				    thread_model_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
 					held[nh].site = action_site(r, t, x->site, texts[nt++],
 								    sizeof(texts[0]));
 					break;
@@ -95,7 +96,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			nh++;
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
+		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
 			dt[i].waits_name =
@@ -180,7 +181,7 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 			held[nh++].lock = t->held[j];
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
+		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
 		}

@@ -75,10 +75,10 @@ static void note_covered(struct map_strategy *s, const struct map_instance *in)
 	char key[64];
 
 	prefix_key(in->pattern, in->x, in->site[0], key, sizeof(key));
-	cov_taskset_add(&s->covered_prefix, key, 1);
+	cov_event_taskset_add(&s->covered_prefix, key, 1);
 }
 
-/* From map_online_feed, under s->lock. */
+/* From map_patterns_online_feed, under s->lock. */
 static void online_hook(void *ctx, const struct map_instance *in, bool is_new)
 {
 	struct map_exec *x = ctx;
@@ -92,15 +92,15 @@ static void online_hook(void *ctx, const struct map_instance *in, bool is_new)
 static void exec_init(struct map_exec *x, struct map_strategy *s, struct map_online *online)
 {
 	x->s = s;
-	cov_taskset_init(&x->tried);
-	x->online = online ? online : map_online_new(s->opts.window);
-	map_online_set_hook(x->online, online_hook, x);
+	cov_event_taskset_init(&x->tried);
+	x->online = online ? online : map_patterns_online_new(s->opts.window);
+	map_patterns_online_set_hook(x->online, online_hook, x);
 	cs_rng_seed(&x->rng, 0);
 }
 
 static void exec_fini(struct map_exec *x)
 {
-	cov_taskset_free(&x->tried);
+	cov_event_taskset_free(&x->tried);
 	free(x->thr);
 }
 
@@ -112,9 +112,9 @@ struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts)
 		s->opts = *opts;
 	if (!s->opts.stall_limit)
 		s->opts.stall_limit = STALL_LIMIT_DEFAULT;
-	cov_taskset_init(&s->covered);
-	cov_taskset_init(&s->covered_prefix);
-	cov_u64map_init(&s->vars_seen);
+	cov_event_taskset_init(&s->covered);
+	cov_event_taskset_init(&s->covered_prefix);
+	cov_event_u64map_init(&s->vars_seen);
 	exec_init(&s->own, s, NULL);
 	s->own.stats = &s->stats;
 	return s;
@@ -124,13 +124,13 @@ void map_strategy_free(struct map_strategy *s)
 {
 	if (!s)
 		return;
-	cov_taskset_free(&s->covered);
-	cov_taskset_free(&s->covered_prefix);
-	cov_u64map_free(&s->vars_seen);
+	cov_event_taskset_free(&s->covered);
+	cov_event_taskset_free(&s->covered_prefix);
+	cov_event_u64map_free(&s->vars_seen);
 	exec_fini(&s->own);
-	map_online_free(s->own.online);
+	map_patterns_online_free(s->own.online);
 	while (s->nspare)
-		map_online_free(s->spare[--s->nspare]);
+		map_patterns_online_free(s->spare[--s->nspare]);
 	free(s->spare);
 	free(s);
 }
@@ -139,10 +139,10 @@ void map_strategy_mark_covered(struct map_strategy *s, const char *key)
 {
 	struct map_instance in;
 
-	if (map_instance_parse(key, &in))
+	if (map_patterns_instance_parse(key, &in))
 		return;
 	cs_lock_acquire(&s->lock);
-	cov_taskset_add(&s->covered, key, 1);
+	cov_event_taskset_add(&s->covered, key, 1);
 	note_covered(s, &in);
 	cs_lock_release(&s->lock);
 }
@@ -168,9 +168,9 @@ static void exec_begin(struct map_exec *x, uint64_t seed)
 {
 	cs_rng_seed(&x->rng, seed);
 	memset(x->thr, 0, x->nthr * sizeof(*x->thr));
-	cov_taskset_free(&x->tried);
-	cov_taskset_init(&x->tried);
-	map_online_run_begin(x->online);
+	cov_event_taskset_free(&x->tried);
+	cov_event_taskset_init(&x->tried);
+	map_patterns_online_run_begin(x->online);
 	target_clear(x);
 	x->stats->runs++;
 }
@@ -213,7 +213,7 @@ void map_exec_end(struct map_exec *x)
 	if (!x)
 		return;
 	s = x->s;
-	map_online_run_begin(x->online); /* its windows' memory goes now */
+	map_patterns_online_run_begin(x->online); /* its windows' memory goes now */
 	cs_lock_acquire(&s->lock);
 	stats_add(&s->stats, &x->counts);
 	s->spare = xrealloc(s->spare, (s->nspare + 1) * sizeof(*s->spare));
@@ -247,7 +247,7 @@ static void target_abandon(struct map_exec *x)
 	if (!x->target.active)
 		return;
 	prefix_key(x->target.pattern, x->target.x, x->target.site[0], key, sizeof(key));
-	cov_taskset_add(&x->tried, key, 1);
+	cov_event_taskset_add(&x->tried, key, 1);
 	x->stats->targets_abandoned++;
 	target_clear(x);
 }
@@ -281,7 +281,7 @@ static bool target_needs(const struct map_exec *x, uint32_t t)
 
 	if (!g->active)
 		return false;
-	p = map_pattern_get(g->pattern);
+	p = map_patterns_get(g->pattern);
 	for (unsigned j = g->next; j < p->nsteps; j++) {
 		if (p->step[j].role == MAP_ROLE_A && g->a == t)
 			return true;
@@ -311,9 +311,9 @@ static bool is_next_step(const struct map_exec *x, uint32_t t, uint32_t var, uns
 
 	if (!g->active)
 		return false;
-	p = map_pattern_get(g->pattern);
+	p = map_patterns_get(g->pattern);
 	st = &p->step[g->next];
-	if (!map_step_accepts(st, op))
+	if (!map_patterns_step_accepts(st, op))
 		return false;
 	if (st->var == MAP_VAR_X && var != g->x)
 		return false;
@@ -369,14 +369,15 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	char key[64];
 
 	for (unsigned id = 1; id <= MAP_NPATTERNS; id++) {
-		const struct map_pattern *p = map_pattern_get(id);
+		const struct map_pattern *p = map_patterns_get(id);
 
-		if (!map_step_accepts(&p->step[0], ev->op))
+		if (!map_patterns_step_accepts(&p->step[0], ev->op))
 			continue;
 		if (p->nvars == 2 && !var_seen_other(s))
 			continue;
 		prefix_key(id, ev->obj, ev->site, key, sizeof(key));
-		if (cov_taskset_has(&s->covered_prefix, key) || cov_taskset_has(&x->tried, key))
+		if (cov_event_taskset_has(&s->covered_prefix, key) ||
+		    cov_event_taskset_has(&x->tried, key))
 			continue;
 		cand[ncand++] = id;
 	}
@@ -402,7 +403,7 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 static void target_advance(struct map_exec *x, const struct cov_event *ev)
 {
 	struct map_target *g = &x->target;
-	const struct map_pattern *p = map_pattern_get(g->pattern);
+	const struct map_pattern *p = map_patterns_get(g->pattern);
 	const struct map_step *st = &p->step[g->next];
 	struct map_instance in;
 	char key[160];
@@ -424,7 +425,8 @@ static void target_advance(struct map_exec *x, const struct cov_event *ev)
 	 * narrower than the target's span. */
 	in = (struct map_instance){ .pattern = g->pattern, .x = g->x, .y = g->y };
 	memcpy(in.site, g->site, sizeof(in.site));
-	if (cov_taskset_add(&x->s->covered, map_instance_key(&in, key, sizeof(key)), 1)) {
+	if (cov_event_taskset_add(&x->s->covered, map_patterns_instance_key(&in, key, sizeof(key)),
+				  1)) {
 		x->stats->covered_new++;
 		note_covered(x->s, &in);
 	}
@@ -437,7 +439,7 @@ void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 	struct map_strategy *s = x->s;
 	struct mthr *m;
 
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return;
 	m = thr(x, ev->thread);
 	if (m->paused) {
@@ -450,8 +452,8 @@ void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 	/* The coverage this access adds, and the target it may start, are
 	 * the campaign's: one run at a time touches them. */
 	cs_lock_acquire(&s->lock);
-	cov_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
-	map_online_feed(x->online, ev, &s->covered);
+	cov_event_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
+	map_patterns_online_feed(x->online, ev, &s->covered);
 	if (x->target.active && is_next_step(x, ev->thread, ev->obj, ev->op))
 		target_advance(x, ev);
 	else if (!x->target.active)

@@ -261,10 +261,10 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 
 	pt.thread = (uint32_t)p->t->id;
 	pt.site_hits = p->k;
-	if (cov_op_is_access(p->e->op)) {
+	if (cov_event_op_is_access(p->e->op)) {
 		/* A probed access (--access): the variables the estimation
 		 * runs found shared are the ones probed. */
-		pt.kind = cov_op_writes(p->e->op) ? NOISE_PT_WRITE : NOISE_PT_READ;
+		pt.kind = cov_event_op_writes(p->e->op) ? NOISE_PT_WRITE : NOISE_PT_READ;
 		pt.site = p->access ? p->access->site : (uint32_t)p->e->site;
 		pt.var = p->access ? p->access->obj : 0;
 		pt.shared = p->access != NULL;

@@ -288,7 +288,7 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 		d->v = STRAT_PARK;
 		return;
 	}
-	if (!cov_op_is_lock_request(p->e->op))
+	if (!cov_event_op_is_lock_request(p->e->op))
 		return;
 	site = runtime_site(r, p->e);
 	if (!site) {
