@@ -18,7 +18,7 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strat_portfolio.h"
 #include "strategies/strategy.h"
 #include "tap.h"

@@ -27,7 +27,7 @@
 #include "strategies/ga.h"
 #include "strategies/noise.h"
 #include "strategies/pct.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 #include "strategies/strat_noise.h"
@@ -462,7 +462,7 @@ static void test_serial(void)
 {
 	struct fake_loop fl;
 	struct strat_decision d;
-	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_FIFO);
+	struct strategy *s = serial_wrap(make("none"), CS_SERIAL_FIFO);
 	const struct declog_entry *e;
 
 	tap_ok(strategy_has(s, STRAT_F_STEERS) && strategy_has(s, STRAT_F_SERIAL) &&
@@ -493,7 +493,7 @@ static void test_serial(void)
 static void serial_random_order(uint64_t seed, uint64_t *ids, size_t n)
 {
 	struct fake_loop fl;
-	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_RANDOM);
+	struct strategy *s = serial_wrap(make("none"), CS_SERIAL_RANDOM);
 	size_t i;
 
 	fl_begin(&fl, s, seed, 4);

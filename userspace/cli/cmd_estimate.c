@@ -147,7 +147,7 @@ int cmd_estimate(int argc, char **argv)
 
 		err = run_observe_once(&c, &r);
 		if (!err)
-			err = tsa_estimate_run(&r.tm, &r.res, table_site_of, &tab, &est, &st);
+			err = tsa_model_estimate(&r.tm, &r.res, table_site_of, &tab, &est, &st);
 		onerun_cleanup(&r);
 	}
 	st.requirements = est.count;

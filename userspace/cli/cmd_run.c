@@ -21,7 +21,7 @@
 #include "lib/suppress.h"
 #include "lib/util.h"
 #include "strategies/pct.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
 #include "vm/vm.h"
 
@@ -223,7 +223,7 @@ static int make_strategy(struct run_opts *o)
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (o->serial != CS_SERIAL_OFF)
-		s = strategy_serial_wrap(s, o->serial);
+		s = serial_wrap(s, o->serial);
 	o->strat = s;
 	return 0;
 }

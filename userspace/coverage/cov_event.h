@@ -136,7 +136,7 @@ void cov_event_conv_free(struct cov_event_conv *c);
 /* Translate one probe event; 0, or -ENOENT for CS_OP_NONE, unknown ops
  * and CS_OP_PROC_EXIT (a decision point, not a coverage event). For an
  * access event it only interns ids (no lockset change), so it
- * may also translate a pending access for map_before_access(). */
+ * may also translate a pending access for map_strategy_before_access(). */
 int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struct cov_event *out);
 
 #endif

@@ -11,7 +11,7 @@
 #include "experiment/exp_spec.h"
 #include "experiment/suite.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 
 /* The file being parsed, for error lines. */
 struct spec_ctx {

@@ -27,7 +27,7 @@
 #include "run/vm_campaign.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 
 size_t schedule_preemptions(const struct declog_entry *v, size_t n)

@@ -30,7 +30,7 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 

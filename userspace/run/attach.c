@@ -48,7 +48,7 @@
 #include "lib/delayq.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy.h"
 
 #include "sync.skel.h"

@@ -61,7 +61,7 @@ struct map_strategy {
 	struct map_strategy_stats stats;   /* totals */
 	struct map_online **spare;	   /* matchers of ended runs */
 	size_t nspare;
-	struct map_exec own; /* the run of map_run_begin and the calls on s */
+	struct map_exec own; /* the run of map_strategy_run_begin and the calls on s */
 };
 
 static void prefix_key(unsigned pattern, uint32_t x, uint32_t site, char *buf, size_t len)
@@ -175,7 +175,7 @@ static void exec_begin(struct map_exec *x, uint64_t seed)
 	x->stats->runs++;
 }
 
-struct map_exec *map_exec_new(struct map_strategy *s, uint64_t seed)
+struct map_exec *map_strategy_exec_new(struct map_strategy *s, uint64_t seed)
 {
 	struct map_exec *x = xcalloc(1, sizeof(*x));
 	struct map_online *online = NULL;
@@ -206,7 +206,7 @@ static void stats_add(struct map_strategy_stats *to, const struct map_strategy_s
 	to->covered_new += from->covered_new;
 }
 
-void map_exec_end(struct map_exec *x)
+void map_strategy_exec_end(struct map_exec *x)
 {
 	struct map_strategy *s;
 
@@ -223,7 +223,7 @@ void map_exec_end(struct map_exec *x)
 	free(x);
 }
 
-void map_run_begin(struct map_strategy *s, uint64_t seed)
+void map_strategy_run_begin(struct map_strategy *s, uint64_t seed)
 {
 	exec_begin(&s->own, seed);
 }
@@ -252,12 +252,12 @@ static void target_abandon(struct map_exec *x)
 	target_clear(x);
 }
 
-void map_exec_thread_start(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_start(struct map_exec *x, uint32_t t)
 {
 	thr(x, t)->state = T_ENABLED;
 }
 
-void map_exec_thread_blocked(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_blocked(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -265,7 +265,7 @@ void map_exec_thread_blocked(struct map_exec *x, uint32_t t)
 		m->state = T_BLOCKED;
 }
 
-void map_exec_thread_runnable(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_runnable(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -291,7 +291,7 @@ static bool target_needs(const struct map_exec *x, uint32_t t)
 	return false;
 }
 
-void map_exec_thread_exit(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_exit(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -331,8 +331,8 @@ static bool is_scheduling_point(const struct map_exec *x, uint32_t var)
 	return g->active && (var == g->x || (g->has_y && var == g->y));
 }
 
-enum map_verdict map_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site, uint32_t var,
-					unsigned op)
+enum map_verdict map_strategy_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site,
+						 uint32_t var, unsigned op)
 {
 	struct mthr *m = thr(x, t);
 	bool was_paused = m->paused;
@@ -434,7 +434,7 @@ static void target_advance(struct map_exec *x, const struct cov_event *ev)
 	target_clear(x);
 }
 
-void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
+void map_strategy_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 {
 	struct map_strategy *s = x->s;
 	struct mthr *m;
@@ -461,7 +461,7 @@ void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 	cs_lock_release(&s->lock);
 }
 
-bool map_exec_all_enabled_paused(const struct map_exec *x)
+bool map_strategy_exec_all_enabled_paused(const struct map_exec *x)
 {
 	bool any = false;
 
@@ -477,7 +477,7 @@ bool map_exec_all_enabled_paused(const struct map_exec *x)
 	return any;
 }
 
-int map_exec_choose_release(struct map_exec *x, struct map_release *out)
+int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out)
 {
 	uint32_t paused[256], n = 0, pick = UINT32_MAX;
 	enum map_release_why why = MAP_REL_RANDOM;
@@ -516,80 +516,80 @@ int map_exec_choose_release(struct map_exec *x, struct map_release *out)
 	return 0;
 }
 
-bool map_exec_is_paused(const struct map_exec *x, uint32_t t)
+bool map_strategy_exec_is_paused(const struct map_exec *x, uint32_t t)
 {
 	return t < x->nthr && x->thr[t].paused;
 }
 
-const struct map_target *map_exec_target(const struct map_exec *x)
+const struct map_target *map_strategy_exec_target(const struct map_exec *x)
 {
 	return &x->target;
 }
 
-uint64_t map_exec_generation(const struct map_exec *x)
+uint64_t map_strategy_exec_generation(const struct map_exec *x)
 {
 	return x->generation;
 }
 
-const struct map_strategy_stats *map_exec_stats(const struct map_exec *x)
+const struct map_strategy_stats *map_strategy_exec_stats(const struct map_exec *x)
 {
 	return x->stats;
 }
 
 /* ---- the strategy's own run ------------------------------------------------------------ */
 
-void map_thread_start(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_start(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_start(&s->own, t);
+	map_strategy_exec_thread_start(&s->own, t);
 }
 
-void map_thread_blocked(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_blocked(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_blocked(&s->own, t);
+	map_strategy_exec_thread_blocked(&s->own, t);
 }
 
-void map_thread_runnable(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_runnable(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_runnable(&s->own, t);
+	map_strategy_exec_thread_runnable(&s->own, t);
 }
 
-void map_thread_exit(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_exit(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_exit(&s->own, t);
+	map_strategy_exec_thread_exit(&s->own, t);
 }
 
-enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
-				   unsigned op)
+enum map_verdict map_strategy_before_access(struct map_strategy *s, uint32_t t, uint32_t site,
+					    uint32_t var, unsigned op)
 {
-	return map_exec_before_access(&s->own, t, site, var, op);
+	return map_strategy_exec_before_access(&s->own, t, site, var, op);
 }
 
-void map_after_access(struct map_strategy *s, const struct cov_event *ev)
+void map_strategy_after_access(struct map_strategy *s, const struct cov_event *ev)
 {
-	map_exec_after_access(&s->own, ev);
+	map_strategy_exec_after_access(&s->own, ev);
 }
 
-bool map_all_enabled_paused(const struct map_strategy *s)
+bool map_strategy_all_enabled_paused(const struct map_strategy *s)
 {
-	return map_exec_all_enabled_paused(&s->own);
+	return map_strategy_exec_all_enabled_paused(&s->own);
 }
 
-int map_choose_release(struct map_strategy *s, struct map_release *out)
+int map_strategy_choose_release(struct map_strategy *s, struct map_release *out)
 {
-	return map_exec_choose_release(&s->own, out);
+	return map_strategy_exec_choose_release(&s->own, out);
 }
 
-bool map_is_paused(const struct map_strategy *s, uint32_t t)
+bool map_strategy_is_paused(const struct map_strategy *s, uint32_t t)
 {
-	return map_exec_is_paused(&s->own, t);
+	return map_strategy_exec_is_paused(&s->own, t);
 }
 
-const struct map_target *map_current_target(const struct map_strategy *s)
+const struct map_target *map_strategy_current_target(const struct map_strategy *s)
 {
-	return map_exec_target(&s->own);
+	return map_strategy_exec_target(&s->own);
 }
 
-uint64_t map_target_generation(const struct map_strategy *s)
+uint64_t map_strategy_target_generation(const struct map_strategy *s)
 {
-	return map_exec_generation(&s->own);
+	return map_strategy_exec_generation(&s->own);
 }

@@ -9,7 +9,7 @@
 
 #include "kernel/policy.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
 
 static const char *const serial_names[] = { "off", "fifo", "random", "prio" };
@@ -274,7 +274,7 @@ static const struct strategy_ops serial_ops = {
 	.all_parked = serial_all_parked,
 };
 
-struct strategy *strategy_serial_wrap(struct strategy *inner, enum cs_serial_mode mode)
+struct strategy *serial_wrap(struct strategy *inner, enum cs_serial_mode mode)
 {
 	struct strategy *s = xcalloc(1, sizeof(*s));
 	struct serial_strat *ss = xcalloc(1, sizeof(*ss));

@@ -302,7 +302,7 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	}
 }
 
-const struct strategy_ops strat_none_ops = {
+const struct strategy_ops strat_noise_none_ops = {
 	.name = "none",
 	.summary = "no steering, any kernel; not native reruns: the probes alone change the "
 		   "timing, so compare strategies against native reruns",
@@ -310,7 +310,7 @@ const struct strategy_ops strat_none_ops = {
 	.replay = STRAT_REPLAY_DECISIONS,
 };
 
-const struct strategy_ops strat_random_ops = {
+const struct strategy_ops strat_noise_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
 		   "yields at synchronization points, and with --access at probed accesses to "

@@ -67,16 +67,16 @@
 #define PF_MIN_SECONDS	 0.01 /* a run's time, at least (no division by ~0) */
 #define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
 
-extern const struct strategy_ops strat_random_ops, strat_pct_ops, strat_fpair_ops;
+extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops;
 
 /* The access arms first: in docs/perf.md's corpus table they find the
  * synchronization bugs too (pcta and randoma every one of them in 5 of 5
  * seeds), and the bugs between plain accesses only they find. */
 const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
-	{ "random --access", "random", &strat_random_ops, NULL, true, "concurpairs" },
+	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs" },
 	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
-	{ "random", "random", &strat_random_ops, NULL, false, "sp" },
+	{ "random", "random", &strat_noise_random_ops, NULL, false, "sp" },
 	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp" },
 };
 

@@ -92,7 +92,7 @@ static int tsa_observed(struct strategy *s, struct strat_campaign *c,
 	struct tsa_strat *ts = s->priv;
 
 	ts->observed++;
-	return tsa_estimate_run(obs->tm, obs->res, c->site_of, c->ctx, &ts->est, &ts->st);
+	return tsa_model_estimate(obs->tm, obs->res, c->site_of, c->ctx, &ts->est, &ts->st);
 }
 
 /* "sp @X -> @Y" -> (X, Y), the key the store gives an SP task. */

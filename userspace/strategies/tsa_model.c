@@ -66,9 +66,9 @@ static void stats_add(struct tsa_estimate_stats *to, const struct tsa_estimate_s
 	to->rejected_ac4 += s->rejected_ac4;
 }
 
-int tsa_estimate_run(const struct thread_model *tm, const struct site_resolver *res,
-		     tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
-		     struct tsa_estimate_stats *st)
+int tsa_model_estimate(const struct thread_model *tm, const struct site_resolver *res,
+		       tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
+		       struct tsa_estimate_stats *st)
 {
 	struct tsa_estimate_stats one = { 0 };
 	struct tsa_model m;
