@@ -243,8 +243,8 @@ static void random_trace(struct cs_rng *r, struct cov_event *tr, size_t n)
 					CS_OP_RW };
 
 	for (size_t i = 0; i < n; i++)
-		tr[i] = acc(1 + cs_rng_below(r, 3), ops[cs_rng_below(r, ARRAY_SIZE(ops))],
-			    1 + cs_rng_below(r, 6), 1 + cs_rng_below(r, 3));
+		tr[i] = acc(1 + rng_below(r, 3), ops[rng_below(r, ARRAY_SIZE(ops))],
+			    1 + rng_below(r, 6), 1 + rng_below(r, 3));
 }
 
 static void test_random_agreement(void)
@@ -253,7 +253,7 @@ static void test_random_agreement(void)
 	unsigned brute_ok = 0, online_ok = 0, full_ok = 0, fitting = 0, total = 300;
 	size_t instances = 0;
 
-	cs_rng_seed(&r, 42);
+	rng_seed(&r, 42);
 	for (unsigned k = 0; k < total; k++) {
 		struct cov_event tr[10];
 		const struct cov_event *pick[MAP_MAX_STEPS];

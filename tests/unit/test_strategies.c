@@ -877,7 +877,7 @@ static void *mw_main(void *arg)
 	struct strategy *s = w->fl.s;
 	struct cs_rng g;
 
-	cs_rng_seed(&g, w->seed);
+	rng_seed(&g, w->seed);
 	while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
 		;
 	for (unsigned run = 0; run < w->runs; run++) {
@@ -890,7 +890,7 @@ static void *mw_main(void *arg)
 		memset(w->held, 0, sizeof(w->held));
 		memset(w->exited, 0, sizeof(w->exited));
 		for (unsigned step = 0; step < w->steps; step++) {
-			size_t i = cs_rng_below(&g, nt), k = cs_rng_below(&g, 16), j;
+			size_t i = rng_below(&g, nt), k = rng_below(&g, 16), j;
 			struct cov_event *ev = &w->pending[i];
 			struct strat_decision d;
 			bool all = true;
@@ -914,9 +914,9 @@ static void *mw_main(void *arg)
 				continue;
 			}
 			*ev = (struct cov_event){ .thread = (uint32_t)i,
-						  .op = ops[cs_rng_below(&g, ARRAY_SIZE(ops))],
-						  .site = 1 + (uint32_t)cs_rng_below(&g, 4),
-						  .obj = 1 + (uint32_t)cs_rng_below(&g, 2) };
+						  .op = ops[rng_below(&g, ARRAY_SIZE(ops))],
+						  .site = 1 + (uint32_t)rng_below(&g, 4),
+						  .obj = 1 + (uint32_t)rng_below(&g, 2) };
 			d = fl_point(&w->fl, i, ev->op, 0x1000 + ev->site, 0x9000 + ev->obj, ev,
 				     true);
 			w->points++;

@@ -450,7 +450,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	char *cfg;
 
 	c->nstarted++;
-	onerun_init(r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
+	onerun_init(r, c, s, rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
 	r->grace_s = run_grace_s(r->timeout_s);
 	strategy_run_begin(s, &r->sr);
@@ -693,7 +693,7 @@ int run_observe_once(struct campaign *c, struct onerun *r)
 
 static int run_observe_access(struct campaign *c, struct onerun *r)
 {
-	onerun_init(r, c, NULL, cs_rng_derive(c->o->seed, 0), false);
+	onerun_init(r, c, NULL, rng_derive(c->o->seed, 0), false);
 	declog_init(&r->log, 0, NULL);
 	access_run_begin(c, r, true);
 	return onerun_do(r, c->uid, c->gid, c->drop);
@@ -928,7 +928,7 @@ int campaign_run(struct run_opts *o)
 	if (!o->seed_set) {
 		uint64_t s = now_realtime_ns() ^ ((uint64_t)getpid() << 32);
 
-		o->seed = cs_splitmix64(&s);
+		o->seed = rng_splitmix64(&s);
 	}
 	info.program = c.ti.path;
 	info.binary_hash = c.ti.hash;

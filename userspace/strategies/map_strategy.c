@@ -95,7 +95,7 @@ static void exec_init(struct map_exec *x, struct map_strategy *s, struct map_onl
 	cov_event_taskset_init(&x->tried);
 	x->online = online ? online : map_patterns_online_new(s->opts.window);
 	map_patterns_online_set_hook(x->online, online_hook, x);
-	cs_rng_seed(&x->rng, 0);
+	rng_seed(&x->rng, 0);
 }
 
 static void exec_fini(struct map_exec *x)
@@ -166,7 +166,7 @@ static void target_clear(struct map_exec *x)
 /* A new run on x: no threads, no target, nothing tried, an empty window. */
 static void exec_begin(struct map_exec *x, uint64_t seed)
 {
-	cs_rng_seed(&x->rng, seed);
+	rng_seed(&x->rng, seed);
 	memset(x->thr, 0, x->nthr * sizeof(*x->thr));
 	cov_event_taskset_free(&x->tried);
 	cov_event_taskset_init(&x->tried);
@@ -383,7 +383,7 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	}
 	if (!ncand)
 		return;
-	pick = cand[cs_rng_below(&x->rng, ncand)];
+	pick = cand[rng_below(&x->rng, ncand)];
 	for (unsigned i = 0; i < ncand && !s->opts.no_prefer_ww; i++)
 		if (cand[i] == 3)
 			pick = 3;
@@ -500,7 +500,7 @@ int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out
 		}
 	}
 	if (pick == UINT32_MAX) {
-		pick = paused[cs_rng_below(&x->rng, n)];
+		pick = paused[rng_below(&x->rng, n)];
 		if (++x->target.stalls >= x->s->opts.stall_limit)
 			target_abandon(x);
 	}

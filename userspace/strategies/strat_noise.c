@@ -169,7 +169,7 @@ static void noise_run_start(struct strategy *s, struct strat_run *r)
 	struct cs_rng rng;
 
 	if (ns->random) {
-		cs_rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
+		rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
 		do
 			noise_config_random(&rng, &nr->cfg);
 		while (!noise_seeding_runs(&nr->cfg) ||

@@ -310,7 +310,7 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 
 	pf->access = strat_portfolio_access_affordable(c, pf->plain_ns, &why);
 	c->access_off = !pf->access;
-	cs_rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
+	rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
 	for (i = 0; i < PF_NARMS; i++)
 		pf->arm[i].on = !pf->arm[i].spec->access || pf->access;
 	if (!c->quiet && !pf->access)
@@ -393,7 +393,7 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 			tie[ntie++] = i;
 	}
 	if (ntie > 1)
-		k = (size_t)cs_rng_below(&pf->rng, ntie);
+		k = (size_t)rng_below(&pf->rng, ntie);
 	return tie[k];
 }
 
