@@ -123,7 +123,7 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 		syncov_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
 		if (!s.object)
 			continue;
-		id = run_store_site(st, syncov_site_key(&s, key, sizeof(key)));
+		id = run_sites_store_site(st, syncov_site_key(&s, key, sizeof(key)));
 		for (j = 0; j < n && ids[j] != id; j++)
 			;
 		if (id > 0 && j == n)
@@ -282,8 +282,8 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	int64_t sites[16];
 	int ret;
 
-	out = read_capture(r->out_fd, &out_len);
-	err = read_capture(r->err_fd, &err_len);
+	out = onerun_read_capture(r->out_fd, &out_len);
+	err = onerun_read_capture(r->err_fd, &err_len);
 	if (c->o->check && !r->timed_out)
 		check_status = run_check(c->o, index, r->l.status, c->uid, c->gid, c->drop,
 					 r->out_fd, r->sess->pinned ? &r->sess->cpus : NULL);
@@ -333,7 +333,7 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 
 	for (i = 0; i < r->cov.tasks.n; i++) {
 		const struct syncov_task *t = &r->cov.tasks.tasks[i];
-		char *k = run_store_key(c->st, t->key);
+		char *k = run_sites_store_key(c->st, t->key);
 
 		store_cover_task(c->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);
@@ -452,7 +452,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	c->nstarted++;
 	onerun_init(r, c, s, rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
-	r->grace_s = run_grace_s(r->timeout_s);
+	r->grace_s = onerun_grace_s(r->timeout_s);
 	strategy_run_begin(s, &r->sr);
 	if (c->acc)
 		access_run_begin(c, r, false);
@@ -514,7 +514,7 @@ static int campaign_run_one(struct campaign *c)
 	char *cfg = run_prepare(c, &r);
 	int err = run_finish(c, &r, cfg, onerun_do(&r, c->uid, c->gid, c->drop));
 
-	if (err == 1 && !run_stop)
+	if (err == 1 && !onerun_stop)
 		replay_check_failure(c, c->nruns);
 	return err;
 }
@@ -584,7 +584,7 @@ static void *run_worker_main(void *arg)
 	sigset_t set;
 
 	/* Signals go to the main thread, which waits in pthread_join: its
-	 * handler sets run_stop, which every run's loop reads. */
+	 * handler sets onerun_stop, which every run's loop reads. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -676,7 +676,7 @@ static int campaign_jobs(struct campaign *c)
 	symbolize_set_threaded(false);
 	err = c->jobs_err;
 	free(w);
-	for (size_t k = 0; k < c->nrecheck && !run_stop; k++)
+	for (size_t k = 0; k < c->nrecheck && !onerun_stop; k++)
 		replay_check_failure(c, c->recheck[k]);
 	free(c->recheck);
 	c->recheck = NULL;
@@ -752,7 +752,7 @@ static int64_t sc_site_of(void *ctx, const char *key)
 {
 	struct campaign *c = ctx;
 
-	return run_store_site(c->st, key);
+	return run_sites_store_site(c->st, key);
 }
 
 static int sc_add_requirement(void *ctx, const char *metric, const char *key, const char *source)
@@ -848,7 +848,7 @@ static bool campaign_done(struct campaign *c)
 {
 	const struct run_opts *o = c->o;
 
-	if (run_stop)
+	if (onerun_stop)
 		return true;
 	if (c->failures && !o->keep_going)
 		return true;
@@ -884,7 +884,7 @@ static int final_report(struct campaign *c)
 	struct report *rep;
 	int err;
 
-	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !sched_ext_supported();
+	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !onerun_sched_ext_supported();
 	err = report_load(c->st, &ro, &rep);
 	if (err) {
 		cs_err("cannot summarise the campaign: %s", strerror(-err));
@@ -900,7 +900,7 @@ static int final_report(struct campaign *c)
 
 int campaign_run(struct run_opts *o)
 {
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct store_campaign info = { 0 };
 	struct campaign c = { .o = o, .stream_fd = -1 };
 	char *out_alloc = NULL;
@@ -914,7 +914,7 @@ int campaign_run(struct run_opts *o)
 	err = target_inspect(o->argv[0], &c.ti);
 	if (err)
 		return EXIT_USAGE;
-	if (check_environment(&c))
+	if (onerun_check_environment(&c))
 		return EXIT_USAGE;
 	err = sync_runtime_for_exec(&c.ti, &c.rt);
 	if (err)
@@ -949,7 +949,7 @@ int campaign_run(struct run_opts *o)
 		goto out;
 	campaign_stream_start(&c);
 	libbpf_set_print(NULL);
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -1008,13 +1008,13 @@ int campaign_run(struct run_opts *o)
 			" runs; what ran is in %s\n",
 			c.nruns, o->out);
 	} else {
-		if (run_stop)
+		if (onerun_stop)
 			fprintf(stderr, "concsched: interrupted after %" PRId64 " runs\n", c.nruns);
 		else if (c.saturated && !o->runs && o->time_s <= 0)
 			fprintf(stderr, "concsched: %s coverage saturated after %" PRId64 " runs\n",
 				o->metric, c.nruns);
 		final_report(&c);
-		ret = c.failures ? 1 : run_stop ? 128 + run_stop : 0;
+		ret = c.failures ? 1 : onerun_stop ? 128 + onerun_stop : 0;
 	}
 out:
 	c.sc.nruns = (uint64_t)c.nruns;

@@ -287,7 +287,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: booting the sched_ext VM for the campaign (%s)\n",
 		vm_host_kvm_usable() ? "KVM" : "TCG emulation: slower");
-	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
+	ret = vm_campaign_run(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
 	if ((ret == 0 || ret == 1) && !o->json) {
 		char q[PATH_MAX];
 
@@ -649,7 +649,7 @@ int cmd_run(int argc, char **argv)
 
 	err = parse_run_args(&o, argc, argv);
 	if (!err)
-		vm_scratch_sweep(o.out);
+		vm_campaign_scratch_sweep(o.out);
 	if (!err)
 		err = o.vm ? run_vm(&o, argc, argv) : campaign_run(&o);
 	else

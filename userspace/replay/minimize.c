@@ -269,7 +269,7 @@ static int minimize_in_vm(const struct minimize_opts *mo, struct replayer *p, in
 	gargv[n++] = "--emit";
 	gargv[n++] = "/out/min";
 	fprintf(stderr, "concsched: minimizing in the sched_ext VM\n");
-	ret = run_in_vm(gargv, host_out, "min", carry, 0, 2);
+	ret = vm_campaign_run(gargv, host_out, "min", carry, 0, 2);
 	if (ret)
 		goto out;
 	if (load_result(host_out, &m)) {
@@ -300,7 +300,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	struct replay_opts ro = {
 		.dir = mo->dir, .run = mo->run, .run_timeout_s = mo->run_timeout_s, .vm = mo->vm
 	};
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct declog_entry *cur = NULL, *cand = NULL;
 	struct oracle_verdict v = { 0 }, best = { 0 };
 	struct min_result m = { 0 };
@@ -334,7 +334,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 		       mo->run, mo->dir);
 		goto out;
 	}
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	m.from_run = mo->run;
@@ -350,7 +350,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	do {
 		again = false;
 		pre = schedule_preemptions(cur, n);
-		for (i = 1; i < n && pre && m.tries < mo->max_tries && !run_stop; i++) {
+		for (i = 1; i < n && pre && m.tries < mo->max_tries && !onerun_stop; i++) {
 			if (!schedule_unpreempt(cur, n, i, cand) ||
 			    schedule_preemptions(cand, n) >= pre)
 				continue;
@@ -367,9 +367,9 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 			}
 		}
 	} while (again);
-	if (run_stop) {
+	if (onerun_stop) {
 		fprintf(stderr, "concsched: interrupted; nothing stored\n");
-		ret = 128 + run_stop;
+		ret = 128 + onerun_stop;
 		goto out;
 	}
 	m.after = schedule_preemptions(cur, n);

@@ -112,8 +112,8 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 		if (strcmp(argv[i], "--vm"))
 			gargv[n++] = argv[i];
 	fprintf(stderr, "concsched: replaying in the sched_ext VM\n");
-	ret = run_in_vm_records(gargv, ro->dir, NULL, carry, 0, 2, replayed_record,
-				(void *)ro->dir);
+	ret = vm_campaign_run_records(gargv, ro->dir, NULL, carry, 0, 2, replayed_record,
+				      (void *)ro->dir);
 	for (k = 0; k < nargs; k++)
 		free(args[k]);
 	free(args);
@@ -250,7 +250,7 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	 * existed followed none). */
 	p->o.no_follow_forks =
 		!p->camp.config_json || !strstr(p->camp.config_json, "\"follow_forks\":true");
-	if (target_inspect(p->o.argv[0], &p->c.ti) || check_environment(&p->c) ||
+	if (target_inspect(p->o.argv[0], &p->c.ti) || onerun_check_environment(&p->c) ||
 	    sync_runtime_for_exec(&p->c.ti, &p->c.rt) ||
 	    launcher_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
 		return -EINVAL;
@@ -297,8 +297,8 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 		onerun_cleanup(&r);
 		return err;
 	}
-	ro_out = read_capture(r.out_fd, &ol);
-	ro_err = read_capture(r.err_fd, &el);
+	ro_out = onerun_read_capture(r.out_fd, &ol);
+	ro_err = onerun_read_capture(r.err_fd, &el);
 	in.wait_status = r.l.status;
 	in.timed_out = r.timed_out;
 	in.out = ro_out;
@@ -360,11 +360,11 @@ bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, b
 
 	replayer_order_log(p, v, n, decisions, &log);
 	s = strategy_replay_new(p->ops, serial, &log, false);
-	for (k = 0; k < times && all && !run_stop; k++)
+	for (k = 0; k < times && all && !onerun_stop; k++)
 		all = !replayer_once(p, s, last, NULL, NULL) && replayer_reproduced(p, last);
 	strategy_free(s);
 	declog_free(&log);
-	return all && !run_stop;
+	return all && !onerun_stop;
 }
 
 /*
@@ -422,7 +422,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		if (p.dl.entries[i].action == DECLOG_PASS)
 			v[n++] = p.dl.entries[i];
 	ok = replayer_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
-	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !run_stop &&
+	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !onerun_stop &&
 		    (i = schedule_swap_before(v, n, i, w));) {
 		tries++;
 		if (replayer_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
@@ -443,7 +443,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 			break;
 		}
 	}
-	if (run_stop)
+	if (onerun_stop)
 		goto out;
 	store_add_replay(c->st, run, times, ok ? times : 0, "recorded");
 	if (ok && swapped)
@@ -469,7 +469,7 @@ out:
 
 int replay_run(const struct replay_opts *opts, int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct replay_opts ro = *opts;
 	struct strategy *strat = NULL;
 	struct replayer p;
@@ -492,7 +492,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 			"its failure came from an interleaving concsched did not make, so a "
 			"replay reproduces it only as often as the program fails by itself\n",
 			ro.run);
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (ro.json) {
@@ -510,7 +510,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		       "a time)\n",
 		       ro.run, strategy_replay_enforced(strat));
 	}
-	for (k = 0; k < ro.times && !run_stop; k++) {
+	for (k = 0; k < ro.times && !onerun_stop; k++) {
 		struct oracle_verdict v;
 		struct declog log = { 0 };
 		double secs = 0;
@@ -539,7 +539,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		}
 		declog_free(&log);
 	}
-	ret = failed ? 1 : run_stop ? 128 + run_stop : 0;
+	ret = failed ? 1 : onerun_stop ? 128 + onerun_stop : 0;
 	if (getenv("CONCSCHED_STREAM"))
 		stream_replays(ro.run, k, same,
 			       strategy_replay_enforced(strat) ? "recorded" : "timing");

@@ -106,7 +106,7 @@ int64_t access_key_site(struct campaign *c, const char *object, uint64_t offset)
 	char key[PATH_MAX + 32];
 
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
-	return run_store_site(c->st, key);
+	return run_sites_store_site(c->st, key);
 }
 
 /* An access instruction's site: named by its own line. */
@@ -115,7 +115,7 @@ static int64_t insn_site(struct campaign *c, const char *object, uint64_t offset
 	char key[PATH_MAX + 32];
 
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
-	return run_store_insn_site(c->st, key);
+	return run_sites_store_insn_site(c->st, key);
 }
 
 uint32_t access_cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
@@ -546,7 +546,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 static uint32_t cb_thread(void *ctx, uint32_t tid)
 {
 	struct onerun *r = ctx;
-	struct strat_thread *t = run_thread_find(r, tid);
+	struct strat_thread *t = run_sites_thread_find(r, tid);
 
 	return t ? t->cid : path_id(r->acc->ac, "?");
 }
@@ -560,10 +560,10 @@ static uint32_t cb_site(void *ctx, uint64_t addr)
 
 	if (slot)
 		return (uint32_t)*slot;
-	id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
+	id = run_sites_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	if (id <= 0) {
-		run_refresh_vmas(r);
-		id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
+		run_sites_refresh_vmas(r);
+		id = run_sites_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	}
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
@@ -606,7 +606,7 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 	/* A global: its data location; else the site that used it first. */
 	if (!syncov_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
 	    s.object[0] == '/')
-		id = run_store_site(ar->c->st, syncov_site_key(&s, key, sizeof(key)));
+		id = run_sites_store_site(ar->c->st, syncov_site_key(&s, key, sizeof(key)));
 	if (id <= 0 || id > UINT32_MAX)
 		id = cb_site(ctx, ar->cur->site);
 	*cov_event_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;

@@ -463,7 +463,7 @@ static void check_done(struct attach *a, int status, bool timed_out)
 	a->checks_failed++;
 	a->check_status = status;
 	free(a->check_output);
-	a->check_output = read_capture(a->check_fd, &len);
+	a->check_output = onerun_read_capture(a->check_fd, &len);
 	a->end = END_CHECK;
 	if (timed_out)
 		snprintf(a->end_text, sizeof(a->end_text), "--check timed out after %.0f s",
@@ -938,7 +938,7 @@ static void store_window(struct attach *a)
 	}
 	for (i = 0; i < a->run.tasks.n; i++) {
 		const struct syncov_task *t = &a->run.tasks.tasks[i];
-		char *k = run_store_key(a->st, t->key);
+		char *k = run_sites_store_key(a->st, t->key);
 
 		store_cover_task(a->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);

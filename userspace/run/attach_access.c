@@ -616,7 +616,7 @@ static int64_t store_site(struct attach_access *aa, struct store *st, uint32_t s
 		return 0;
 	s = &aa->set.sites[aa->sites.seq[site]];
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, s->object, s->offset);
-	return run_store_insn_site(st, key);
+	return run_sites_store_insn_site(st, key);
 }
 
 void attach_access_store(struct attach_access *aa, struct store *st)

@@ -63,7 +63,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	if (!n)
 		return;
 	run_session_consume(r);
-	run_refresh_vmas(r);
+	run_sites_refresh_vmas(r);
 	dt = xcalloc(n, sizeof(*dt));
 	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
 	names = xcalloc(n, sizeof(*names));
@@ -71,7 +71,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &r->tm.threads[i];
 		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
-		struct strat_thread *rt = run_thread_find(r, t->tid);
+		struct strat_thread *rt = run_sites_thread_find(r, t->tid);
 
 		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
 		dt[i].name = names[i];
