@@ -176,7 +176,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_bool(j, "keep_going", o->keep_going);
 	json_kv_uint(j, "max_failures", o->max_failures);
 	json_kv_str(j, "metric", o->metric);
-	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
+	json_kv_str(j, "saturation", saturation_format(&o->sat, sat, sizeof(sat)));
 	json_kv_bool(j, "access", o->access);
 	json_kv_bool(j, "follow_forks", !o->no_follow_forks);
 	json_kv_uint(j, "jobs", o->jobs > 1 ? o->jobs : 1);
@@ -342,12 +342,12 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	if (outcome_is_failure(v.outcome)) {
 		size_t ns = failure_sites(c->st, r, sites, ARRAY_SIZE(sites));
 
-		store_record_failure(c->st, outcome_name(v.outcome), v.summary,
+		store_record_failure(c->st, oracle_outcome_name(v.outcome), v.summary,
 				     v.detail[0] ? v.detail : NULL, sites, ns);
 	}
 	r->log.seed = r->seed;
 	declog_encode(&r->log, &blob, &blob_len);
-	res.outcome = outcome_name(v.outcome);
+	res.outcome = oracle_outcome_name(v.outcome);
 	res.summary = v.summary;
 	res.exit_status = r->timed_out		   ? -1
 			  : WIFEXITED(r->l.status) ? WEXITSTATUS(r->l.status)
@@ -408,7 +408,7 @@ static void series_add(struct campaign *c)
 			c->st, m < SYNCOV__COUNT ? metric_names[m] : c->o->metric);
 	}
 	c->npts++;
-	sat_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
+	saturation_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
 	c->saturated = c->sat.saturated;
 }
 

@@ -406,7 +406,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->replay_check = 1;
 	o->vm_cpus = 2;
 	o->estimate_runs = 1;
-	sat_config_default(&o->sat);
+	saturation_config_default(&o->sat);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+s:n:o:j:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -505,7 +505,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			push_str(&o->suppressions, &o->nsuppressions, optarg);
 			break;
 		case O_SAT:
-			if (sat_parse(optarg, &o->sat)) {
+			if (saturation_parse(optarg, &o->sat)) {
 				cs_err("--saturation %s: expected WINDOW,THRESHOLD like 50,0.1 or "
 				       "120s,0.1",
 				       optarg);
@@ -587,7 +587,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	if (!o->sat_spec) {
 		static char def[48];
 
-		o->sat_spec = sat_format(&o->sat, def, sizeof(def));
+		o->sat_spec = saturation_format(&o->sat, def, sizeof(def));
 	}
 	err = make_strategy(o);
 	if (err)

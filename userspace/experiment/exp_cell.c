@@ -90,8 +90,8 @@ static int64_t saturated_at(struct store *st, const struct store_campaign *c)
 	double *x, *y;
 	long at;
 
-	if (!c->saturation || sat_parse(c->saturation, &cfg))
-		sat_config_default(&cfg);
+	if (!c->saturation || saturation_parse(c->saturation, &cfg))
+		saturation_config_default(&cfg);
 	if (!c->metric || store_coverage_series(st, c->metric, &pts, &n) || !n) {
 		free(pts);
 		return -1;
@@ -102,7 +102,7 @@ static int64_t saturated_at(struct store *st, const struct store_campaign *c)
 		x[i] = cfg.by_time ? pts[i].t_s : (double)(i + 1);
 		y[i] = pts[i].covered;
 	}
-	at = sat_first_saturated(x, y, n, &cfg);
+	at = saturation_first_saturated(x, y, n, &cfg);
 	at = at >= 0 ? (long)pts[at].run : -1;
 	free(x);
 	free(y);

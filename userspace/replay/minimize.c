@@ -344,7 +344,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	if (!replayer_fails_every_time(&p, CS_SERIAL_OFF, false, cur, n, mo->times, &best)) {
 		cs_err("run %" PRId64 " does not fail as recorded (%s) in every one of %u replays "
 		       "in its recorded order (last: %s): nothing to minimize",
-		       mo->run, p.sr.outcome, mo->times, outcome_name(best.outcome));
+		       mo->run, p.sr.outcome, mo->times, oracle_outcome_name(best.outcome));
 		goto out;
 	}
 	do {
@@ -373,7 +373,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 		goto out;
 	}
 	m.after = schedule_preemptions(cur, n);
-	snprintf(m.outcome, sizeof(m.outcome), "%s", outcome_name(best.outcome));
+	snprintf(m.outcome, sizeof(m.outcome), "%s", oracle_outcome_name(best.outcome));
 	snprintf(m.summary, sizeof(m.summary), "%s", best.summary);
 	snprintf(m.detail, sizeof(m.detail), "%s", best.detail);
 	m.seed = p.dl.seed;

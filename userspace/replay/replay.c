@@ -328,7 +328,7 @@ bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *
 	/* The recorded kind of failure, not just any (an exit 127 is no
 	 * replay of an assertion). */
 	return outcome_is_failure(v->outcome) && p->sr.outcome &&
-	       !strcmp(outcome_name(v->outcome), p->sr.outcome);
+	       !strcmp(oracle_outcome_name(v->outcome), p->sr.outcome);
 }
 
 void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
@@ -525,7 +525,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		same += replayer_reproduced(&p, &v);
 		if (ro.json) {
 			json_obj_begin(&j, NULL);
-			json_kv_str(&j, "outcome", outcome_name(v.outcome));
+			json_kv_str(&j, "outcome", oracle_outcome_name(v.outcome));
 			json_kv_str(&j, "summary", v.summary);
 			json_kv_uint(&j, "decisions_applied", declog_decisions(&log));
 			json_kv_dbl(&j, "duration_s", secs);
@@ -533,7 +533,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		} else {
 			printf("replay %" PRIu64 "/%" PRIu64 ": %s: %s (%zu recorded decisions "
 			       "applied)\n",
-			       k + 1, ro.times, outcome_name(v.outcome), v.summary,
+			       k + 1, ro.times, oracle_outcome_name(v.outcome), v.summary,
 			       declog_decisions(&log));
 			fflush(stdout);
 		}

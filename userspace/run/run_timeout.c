@@ -106,7 +106,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			blocked++;
 		}
 	}
-	if (blocked && deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
+	if (blocked && oracle_deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
 		r->has_deadlock = true;
 	free(dt);
 	free(held);
@@ -186,7 +186,7 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 			dt[i].waits_for = last->obj;
 		}
 	}
-	len = deadlock_analyze(dt, n, cyc, NULL, 0);
+	len = oracle_deadlock_analyze(dt, n, cyc, NULL, 0);
 	for (k = 0; k < len; k++) {
 		const struct tm_thread *t = &m->threads[cyc[k]];
 		uint64_t w[2] = { t->tid, t->nevents };
