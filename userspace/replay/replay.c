@@ -122,7 +122,7 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 	return ret;
 }
 
-void replayer_close(struct replayer *p)
+void replay_close(struct replayer *p)
 {
 	size_t i;
 
@@ -165,7 +165,7 @@ static const struct strategy_ops *replayer_ops(struct replayer *p)
 	return &p->arm_ops;
 }
 
-int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable)
+int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 {
 	void *blob = NULL;
 	size_t blob_len = 0, i;
@@ -266,8 +266,8 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	return 0;
 }
 
-int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
-		  struct declog *log, double *secs)
+int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
+		struct declog *log, double *secs)
 {
 	struct oracle_input in = { 0 };
 	struct onerun r = { 0 };
@@ -323,7 +323,7 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 	return 0;
 }
 
-bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v)
+bool replay_reproduced(const struct replayer *p, const struct oracle_verdict *v)
 {
 	/* The recorded kind of failure, not just any (an exit 127 is no
 	 * replay of an assertion). */
@@ -331,8 +331,8 @@ bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *
 	       !strcmp(oracle_outcome_name(v->outcome), p->sr.outcome);
 }
 
-void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
-			bool decisions, struct declog *out)
+void replay_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
+		      bool decisions, struct declog *out)
 {
 	size_t i;
 
@@ -349,19 +349,19 @@ void replayer_order_log(const struct replayer *p, const struct declog_entry *v, 
 		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
 }
 
-bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
-			       const struct declog_entry *v, size_t n, unsigned times,
-			       struct oracle_verdict *last)
+bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
+			     const struct declog_entry *v, size_t n, unsigned times,
+			     struct oracle_verdict *last)
 {
 	struct declog log;
 	struct strategy *s;
 	bool all = true;
 	unsigned k;
 
-	replayer_order_log(p, v, n, decisions, &log);
+	replay_order_log(p, v, n, decisions, &log);
 	s = strategy_replay_new(p->ops, serial, &log, false);
 	for (k = 0; k < times && all && !onerun_stop; k++)
-		all = !replayer_once(p, s, last, NULL, NULL) && replayer_reproduced(p, last);
+		all = !replay_once(p, s, last, NULL, NULL) && replay_reproduced(p, last);
 	strategy_free(s);
 	declog_free(&log);
 	return all && !onerun_stop;
@@ -408,7 +408,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		return;
 	}
 	run_session_close(&c->sess);
-	if (replayer_open(&p, &ro, false))
+	if (replay_open(&p, &ro, false))
 		goto out;
 	/* Only what replay re-makes: its recorded order, or its decisions. */
 	s = strategy_replay_new(p.ops, p.o.serial, &p.dl, false);
@@ -421,16 +421,16 @@ void replay_check_failure(struct campaign *c, int64_t run)
 	for (i = 0; i < p.dl.n; i++)
 		if (p.dl.entries[i].action == DECLOG_PASS)
 			v[n++] = p.dl.entries[i];
-	ok = replayer_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
+	ok = replay_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
 	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !onerun_stop &&
 		    (i = schedule_swap_before(v, n, i, w));) {
 		tries++;
-		if (replayer_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
+		if (replay_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
 			struct declog log;
 			uint8_t *blob = NULL;
 			size_t len = 0;
 
-			replayer_order_log(&p, w, n, true, &log);
+			replay_order_log(&p, w, n, true, &log);
 			ok = true;
 			swapped = i;
 			if (declog_encode(&log, &blob, &len) ||
@@ -464,7 +464,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 out:
 	free(v);
 	free(w);
-	replayer_close(&p);
+	replay_close(&p);
 }
 
 int replay_run(const struct replay_opts *opts, int argc, char **argv)
@@ -477,7 +477,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 	struct json j;
 	int ret = EXIT_USAGE;
 
-	if (replayer_open(&p, &ro, false))
+	if (replay_open(&p, &ro, false))
 		goto out;
 	if (ro.vm) {
 		ret = replay_in_vm(&ro, argc, argv, &p.camp);
@@ -516,13 +516,13 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		double secs = 0;
 		int err;
 
-		err = replayer_once(&p, strat, &v, &log, &secs);
+		err = replay_once(&p, strat, &v, &log, &secs);
 		if (err == -EINTR)
 			break; /* ^C: the replays done so far count */
 		if (err)
 			goto out_json;
 		failed += outcome_is_failure(v.outcome);
-		same += replayer_reproduced(&p, &v);
+		same += replay_reproduced(&p, &v);
 		if (ro.json) {
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "outcome", oracle_outcome_name(v.outcome));
@@ -564,6 +564,6 @@ out_json:
 	}
 out:
 	strategy_free(strat);
-	replayer_close(&p);
+	replay_close(&p);
 	return ret;
 }
