@@ -195,7 +195,7 @@ static int spawn_logged(char **argv, const char *log)
 static int run_one(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o,
 		   const struct exp_cell *c, const char *exe)
 {
-	char *name = exp_cell_name(s, c), *rel = xasprintf("cells/%s", name);
+	char *name = exp_spec_cell_name(s, c), *rel = xasprintf("cells/%s", name);
 	char *out = xasprintf("%s/%s", o->dir, rel),
 	     *log = xasprintf("%s/logs/%s.log", o->dir, name);
 	char *shard = xasprintf("%u/%u", o->shard_i, o->shard_n), **argv = NULL;
@@ -251,7 +251,7 @@ out:
 	return err;
 }
 
-int exp_run_cells(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o)
+int exp_cell_run(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o)
 {
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
 	char *exe = realpath("/proc/self/exe", NULL), *logs = xasprintf("%s/logs", o->dir);
