@@ -684,7 +684,7 @@ static int campaign_jobs(struct campaign *c)
 	return err;
 }
 
-int run_observe_once(struct campaign *c, struct onerun *r)
+int campaign_observe_once(struct campaign *c, struct onerun *r)
 {
 	onerun_init(r, c, NULL, 0, false);
 	declog_init(&r->log, 0, NULL);
@@ -733,7 +733,7 @@ static int campaign_estimate(struct campaign *c)
 		struct strat_observation obs;
 		struct onerun r;
 
-		err = run_observe_once(c, &r);
+		err = campaign_observe_once(c, &r);
 		if (!err) {
 			obs.tm = &r.tm;
 			obs.res = &r.res;

@@ -145,7 +145,7 @@ int cmd_estimate(int argc, char **argv)
 	for (i = 0; i < o.estimate_runs && !err; i++) {
 		struct onerun r;
 
-		err = run_observe_once(&c, &r);
+		err = campaign_observe_once(&c, &r);
 		if (!err)
 			err = tsa_model_estimate(&r.tm, &r.res, table_site_of, &tab, &est, &st);
 		onerun_cleanup(&r);
