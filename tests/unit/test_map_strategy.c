@@ -242,7 +242,7 @@ static void test_determinism(void)
 }
 
 /* sim_run on a run of its own (map_exec), as the strategy steers runs at
- * once: the same steps, through the map_exec_* calls. */
+ * once: the same steps, through the map_strategy_exec_* calls. */
 static void exec_step_x(struct map_exec *x, const struct script *sc, unsigned *pos, uint32_t t,
 			struct sim_log *lg)
 {

@@ -17,7 +17,7 @@
  *  - map_exact_*: offline, exact subsequence matching over a whole trace
  *    (forward dynamic programming over deduplicated partial instances;
  *    polynomial but large: for tests and small traces);
- *  - map_online_*: online with a bounded window W (map_patterns_online_new):
+ *  - map_patterns_online_*: online with a bounded window W (map_patterns_online_new):
  *    for each (variable, thread) the last W accesses, and for each thread
  *    the last W distinct variables it accessed. When an access arrives the
  *    matcher finds every instance whose LAST step is this access and whose

@@ -36,7 +36,7 @@
  * its target, the prefixes it tried, its window of accesses, its counts).
  * An instance a run covers is covered for every other run at once: their
  * next targets skip it. A run's counts join the totals at map_strategy_exec_end.
- * The map_* calls without "exec" below drive the strategy's own run, one
+ * The map_strategy_* calls without "exec" below drive the strategy's own run, one
  * run at a time, with its counts in the totals as they happen; they must
  * not be mixed with runs of map_strategy_exec_new that are in flight.
  */
