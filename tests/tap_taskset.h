@@ -18,7 +18,7 @@ static int tap_taskset_is(const struct cov_taskset *ts, const char *const *want,
 	bool ok = ts->count == n;
 
 	for (size_t i = 0; i < n; i++)
-		if (!cov_taskset_has(ts, want[i]))
+		if (!cov_event_taskset_has(ts, want[i]))
 			ok = false;
 	tap_ok(ok, "%s", what);
 	if (!ok) {

@@ -6,10 +6,11 @@
 # kernel -> vm include, a file name two folders hold, a comment naming a
 # path that does not exist and a strategy callback called outside
 # strategies/ is rejected with one line per problem; --prefixes lists and
-# counts the exports off their file's name.
+# counts the exports off their file's name (or, for a file split out of a
+# module, the module's).
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 30
+plan 33
 
 CL=$ROOT/tools/check-layout
 T=$(mktemp -d)
@@ -104,8 +105,20 @@ P=$T/prefixes
 mkdir -p "$P/userspace/lib" "$P/build/obj/lib"
 printf 'int p_one(void) { return 1; }\nint other(void) { return 2; }\n' >"$P/userspace/lib/p.c"
 ${CC:-cc} -c "$P/userspace/lib/p.c" -o "$P/build/obj/lib/p.o" || diag "cc p.c failed"
+# A file split out of p.c (p_q.c, p_r.c) may carry p_, but not another
+# file's longer stem (p_r.c exporting p_q_z leads to p_q.c); lone_w.c has
+# no lone.c, so lone_a is off.
+printf 'int p_x(void) { return 1; }\nint p_q_y(void) { return 2; }\nint zz(void) { return 3; }\n' >"$P/userspace/lib/p_q.c"
+printf 'int p_r_a(void) { return 1; }\nint p_q_z(void) { return 2; }\n' >"$P/userspace/lib/p_r.c"
+printf 'int lone_w_a(void) { return 1; }\nint lone_a(void) { return 2; }\n' >"$P/userspace/lib/lone_w.c"
+for f in p_q p_r lone_w; do
+	${CC:-cc} -c "$P/userspace/lib/$f.c" -o "$P/build/obj/lib/$f.o" || diag "cc $f.c failed"
+done
 out=$("$CL" --root "$P" --prefixes); rc=$?
 is $rc 0 "--prefixes: exit 0"
 like "$out" "^lib/p: 1 of 2 exports off the prefix p_: other$" "--prefixes names the export off its file's prefix"
-like "$out" "^check-layout: 1 of 2 exported symbols in 1 objects off their file's prefix$" "--prefixes counts them"
+like "$out" "^lib/p_q: 1 of 3 exports off the prefix p_q_ or p_: zz$" "a file split out of p.c may carry p_"
+like "$out" "^lib/p_r: 1 of 2 exports off the prefix p_r_ or p_: p_q_z$" "but not another file's longer stem"
+like "$out" "^lib/lone_w: 1 of 2 exports off the prefix lone_w_: lone_a$" "no lone.c: lone_ is not a prefix of lone_w.c"
+like "$out" "^check-layout: 4 of 9 exported symbols in 4 objects off their file's prefix$" "--prefixes counts them"
 done_testing

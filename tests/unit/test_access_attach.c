@@ -36,7 +36,7 @@ int main(void)
 		return tap_done();
 	}
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
-	site_find(prog, &f, &set);
+	site_finder_find(prog, &f, &set);
 	for (i = 0; i < set.n; i++)
 		if (set.sites[i].function && !strcmp(set.sites[i].function, "acc_atomic_add"))
 			locked = i;
@@ -63,7 +63,7 @@ int main(void)
 	tap_ok(ap.skel == NULL && ap.nlinks == 0, "closed: no links held");
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	site_set_free(&set);
-	sym_cache_flush();
+	site_finder_set_free(&set);
+	symbolize_cache_flush();
 	return tap_done();
 }

@@ -23,12 +23,14 @@ static void test_lockset(void)
 	uint32_t n = 0, ovf = 0, i;
 
 	for (i = 0; i < CS_LOCKSET_MAX; i++)
-		tm_lockset_push(held, &n, &ovf, 0x1000 + i);
-	tap_ok(!tm_lockset_push(held, &n, &ovf, 0x9999), "push beyond CS_LOCKSET_MAX fails");
+		thread_model_lockset_push(held, &n, &ovf, 0x1000 + i);
+	tap_ok(!thread_model_lockset_push(held, &n, &ovf, 0x9999),
+	       "push beyond CS_LOCKSET_MAX fails");
 	tap_is_int(ovf, 1, "overflow counted");
-	tap_ok(!tm_lockset_remove(held, &n, &ovf, 0x9999), "releasing the unrecorded lock");
+	tap_ok(!thread_model_lockset_remove(held, &n, &ovf, 0x9999),
+	       "releasing the unrecorded lock");
 	tap_is_int(ovf, 0, "... pays back the overflow");
-	tap_ok(tm_lockset_remove(held, &n, &ovf, 0x1003), "remove from the middle");
+	tap_ok(thread_model_lockset_remove(held, &n, &ovf, 0x1003), "remove from the middle");
 	tap_is_int(n, CS_LOCKSET_MAX - 1, "size shrinks");
 	tap_is_int(held[3], 0x1004, "later holds shift down");
 }
@@ -39,19 +41,19 @@ static void test_thread_model(void)
 	struct cs_event e;
 	struct tm_thread *t, *c;
 
-	tmodel_init(&m, 0);
+	thread_model_init(&m, 0);
 	e = ev(100, 0, CS_OP_LOCK, 0xa, 0x10, 0);
-	tmodel_add_event(&m, &e);
+	thread_model_add_event(&m, &e);
 	e = ev(100, 1, CS_OP_LOCK, 0xb, 0x20, 0);
-	tmodel_add_event(&m, &e);
+	thread_model_add_event(&m, &e);
 	e = ev(100, 2, CS_OP_CREATE, 101, 0x30, 0x400);
-	tmodel_add_event(&m, &e);
+	thread_model_add_event(&m, &e);
 	e = ev(100, 4, CS_OP_UNLOCK, 0xb, 0x40, 0); /* seq 3 lost */
-	tmodel_add_event(&m, &e);
+	thread_model_add_event(&m, &e);
 	e = ev(101, 0, CS_OP_COND_WAKE, 0xc, 0x50, 0xa);
-	tmodel_add_event(&m, &e);
-	t = tmodel_thread(&m, 100, 0, 100, false, NULL);
-	c = tmodel_thread(&m, 100, 0, 101, false, NULL);
+	thread_model_add_event(&m, &e);
+	t = thread_model_thread(&m, 100, 0, 100, false, NULL);
+	c = thread_model_thread(&m, 100, 0, 101, false, NULL);
 	tap_ok(t && c, "two threads");
 	tap_is_int(t->actions[1].nlockset, 1, "second lock starts holding one lock");
 	tap_is_int(t->actions[1].lockset[0], 0xa, "... lock a");
@@ -63,7 +65,7 @@ static void test_thread_model(void)
 	tap_is_int(c->start_routine, 0x400, "start routine");
 	tap_is_int(c->nheld == 1 && c->held[0] == 0xa, 1, "cond_wake acquires the mutex (arg)");
 	tap_is_int(m.by_op[CS_OP_LOCK], 2, "events per kind");
-	tmodel_free(&m);
+	thread_model_free(&m);
 }
 
 static void test_sites(void)
@@ -81,18 +83,19 @@ static void test_sites(void)
 	struct site_ref s;
 	char buf[128];
 
-	site_resolver_init(&r);
+	syncov_resolver_init(&r);
 	strcpy(v.name, "prog");
-	site_resolver_add_vma(&r, &v);
-	site_resolver_add_vma(&r, &anon);
-	tap_is_int(site_resolve(&r, 7, 1, 0x555123, &s), 0, "address in a file mapping resolves");
-	tap_is_str(site_key(&s, buf, sizeof(buf)), "prog+0x1123",
+	syncov_resolver_add_vma(&r, &v);
+	syncov_resolver_add_vma(&r, &anon);
+	tap_is_int(syncov_resolve(&r, 7, 1, 0x555123, &s), 0, "address in a file mapping resolves");
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), "prog+0x1123",
 		   "object+file offset (kernel name without a path)");
-	tap_ok(site_resolve(&r, 7, 0, 0x555123, &s) < 0, "another exec generation does not match");
-	tap_ok(site_resolve(&r, 7, 1, 0x600010, &s) < 0 && !s.object,
+	tap_ok(syncov_resolve(&r, 7, 0, 0x555123, &s) < 0,
+	       "another exec generation does not match");
+	tap_ok(syncov_resolve(&r, 7, 1, 0x600010, &s) < 0 && !s.object,
 	       "anonymous mapping: no object");
-	tap_is_str(site_key(&s, buf, sizeof(buf)), "0x600010", "unresolved: raw address");
-	site_resolver_free(&r);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), "0x600010", "unresolved: raw address");
+	syncov_resolver_free(&r);
 }
 
 static void test_ids_and_keys(void)
@@ -146,17 +149,17 @@ static void test_waits_for_good(void)
 {
 	struct tm_action a = { .op = CS_OP_LOCK_REQ };
 
-	tap_ok(tm_action_waits_for_good(&a), "a lock request waits for good");
+	tap_ok(thread_model_action_waits_for_good(&a), "a lock request waits for good");
 	a.op = CS_OP_WRLOCK_REQ;
-	tap_ok(tm_action_waits_for_good(&a), "a write-lock request too");
+	tap_ok(thread_model_action_waits_for_good(&a), "a write-lock request too");
 	a.flags = CS_EV_PARKED | CS_EV_NOWAIT;
 	a.op = CS_OP_LOCK_REQ;
-	tap_ok(!tm_action_waits_for_good(&a), "a trylock or timed request never does");
+	tap_ok(!thread_model_action_waits_for_good(&a), "a trylock or timed request never does");
 	a.flags = 0;
 	a.op = CS_OP_TRYLOCK_FAIL;
-	tap_ok(!tm_action_waits_for_good(&a), "a failed trylock does not");
+	tap_ok(!thread_model_action_waits_for_good(&a), "a failed trylock does not");
 	a.op = CS_OP_LOCK;
-	tap_ok(!tm_action_waits_for_good(&a), "an acquisition does not");
+	tap_ok(!thread_model_action_waits_for_good(&a), "an acquisition does not");
 }
 
 int main(void)

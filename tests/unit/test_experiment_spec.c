@@ -70,7 +70,7 @@ static void test_full(void)
 	/* 7 = program 1 (6 cells each), strategy 0 (3 each), seed index 1 */
 	tap_ok(c.program == 1 && c.strategy == 0 && c.seed == 1,
 	       "cell 7: program 1, strategy 0, seed 2");
-	name = exp_cell_name(&s, &c);
+	name = exp_spec_cell_name(&s, &c);
 	tap_is_str(name, "prog-pct_3-2", "cell name program-strategy-seed");
 	free(name);
 	exp_spec_cell(&s, 4, &c);
@@ -93,10 +93,10 @@ static void test_shards(void)
 	unsigned i, n, k, count[3] = { 0 };
 	size_t idx;
 
-	tap_ok(!exp_shard_parse("2/3", &i, &n) && i == 2 && n == 3, "shard 2/3");
-	tap_is_int(exp_shard_parse("0/3", &i, &n) + exp_shard_parse("4/3", &i, &n) +
-			   exp_shard_parse("1/0", &i, &n) + exp_shard_parse("1/2x", &i, &n) +
-			   exp_shard_parse("1", &i, &n),
+	tap_ok(!exp_spec_shard_parse("2/3", &i, &n) && i == 2 && n == 3, "shard 2/3");
+	tap_is_int(exp_spec_shard_parse("0/3", &i, &n) + exp_spec_shard_parse("4/3", &i, &n) +
+			   exp_spec_shard_parse("1/0", &i, &n) +
+			   exp_spec_shard_parse("1/2x", &i, &n) + exp_spec_shard_parse("1", &i, &n),
 		   -5 * EINVAL, "bad shards 0/3 4/3 1/0 1/2x 1 rejected");
 	for (idx = 0; idx < 10; idx++)
 		for (k = 1; k <= 3; k++)

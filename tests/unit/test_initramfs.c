@@ -23,9 +23,9 @@ static void check_normalize(void)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *n = path_normalize(cases[i][0]);
+		char *n = initramfs_path_normalize(cases[i][0]);
 
-		tap_is_str(n, cases[i][1], "path_normalize(%s)", cases[i][0]);
+		tap_is_str(n, cases[i][1], "initramfs_path_normalize(%s)", cases[i][0]);
 		free(n);
 	}
 }
@@ -39,21 +39,21 @@ static void check_newc(const char *dir)
 	FILE *f = fopen(arc, "w"), *f2;
 	int rc;
 
-	cpio_init(&w, f);
-	tap_is_int(cpio_add_dir(&w, "/d", 0755), 0, "add a directory");
-	tap_is_int(cpio_add_data(&w, "/d/f", 0640, "hello\n", 6), 0, "add a file");
-	tap_is_int(cpio_add_symlink(&w, "/d/l", "f"), 0, "add a symlink");
-	cpio_add_data(&w, "/d/f", 0640, "twice\n", 6);
+	initramfs_init(&w, f);
+	tap_is_int(initramfs_add_dir(&w, "/d", 0755), 0, "add a directory");
+	tap_is_int(initramfs_add_data(&w, "/d/f", 0640, "hello\n", 6), 0, "add a file");
+	tap_is_int(initramfs_add_symlink(&w, "/d/l", "f"), 0, "add a symlink");
+	initramfs_add_data(&w, "/d/f", 0640, "twice\n", 6);
 	host = xasprintf("%s/host-file", dir);
 	f2 = fopen(host, "w");
 	fputs("from the host\n", f2);
 	fclose(f2);
 	utime(host, &(struct utimbuf){ .actime = 1234567890, .modtime = 1234567890 });
-	tap_is_int(cpio_add_file(&w, "/d/h", 0644, host), 0, "add a host file");
+	tap_is_int(initramfs_add_file(&w, "/d/h", 0644, host), 0, "add a host file");
 	free(host);
-	tap_is_int(cpio_finish(&w), 0, "finish the archive");
+	tap_is_int(initramfs_finish(&w), 0, "finish the archive");
 	tap_is_int(w.bytes % 512, 0, "archive padded to 512 bytes (so another can follow)");
-	cpio_free(&w);
+	initramfs_free(&w);
 	fclose(f);
 
 	cmd = xasprintf("mkdir -p %s/x && cd %s/x && cpio -idm --quiet <%s", dir, dir, arc);
@@ -85,27 +85,27 @@ static void check_elf(const char *dir)
 
 	fputs("not an elf\n", f);
 	fclose(f);
-	tap_is_int(elf_deps_read("/proc/self/exe", &d), 0, "read this test's ELF");
+	tap_is_int(initramfs_elf_deps("/proc/self/exe", &d), 0, "read this test's ELF");
 	tap_ok(d.is_elf && !d.is_static && strstr(d.interp, "ld-linux-x86-64.so.2"),
 	       "dynamic, interpreter %s", d.interp);
 	for (i = 0; i < d.n_needed; i++)
 		libc = libc || !strcmp(d.needed[i], "libc.so.6");
 	tap_ok(libc, "DT_NEEDED lists libc.so.6");
-	elf_deps_free(&d);
+	initramfs_elf_deps_free(&d);
 
-	tap_is_int(elf_deps_read("/bin/busybox", &d), 0, "read busybox");
+	tap_is_int(initramfs_elf_deps("/bin/busybox", &d), 0, "read busybox");
 	tap_ok(d.is_elf && d.is_static, "busybox-static is static");
-	elf_deps_free(&d);
-	elf_deps_read(txt, &d);
+	initramfs_elf_deps_free(&d);
+	initramfs_elf_deps(txt, &d);
 	tap_ok(!d.is_elf, "a text file is not ELF");
-	elf_deps_free(&d);
-	tap_is_int(elf_deps_read("/nonexistent", &d), -ENOENT, "missing file is ENOENT");
+	initramfs_elf_deps_free(&d);
+	tap_is_int(initramfs_elf_deps("/nonexistent", &d), -ENOENT, "missing file is ENOENT");
 
-	lib = elf_find_library("libc.so.6", "/proc/self/exe", NULL);
+	lib = initramfs_find_library("libc.so.6", "/proc/self/exe", NULL);
 	tap_ok(lib && lib[0] == '/' && strstr(lib, "/libc.so.6"), "libc.so.6 found at %s",
 	       lib ? lib : "(null)");
 	free(lib);
-	lib = elf_find_library("libnot-a-real-library.so.9", "/proc/self/exe", NULL);
+	lib = initramfs_find_library("libnot-a-real-library.so.9", "/proc/self/exe", NULL);
 	tap_ok(!lib, "an unknown library is not found");
 	free(lib);
 	free(txt);
@@ -140,14 +140,14 @@ static void check_carry_after_its_file(struct cpio_writer *w, const char *dir)
 	other = make_file(top, "other.txt");
 	data = make_file(sub, "data.txt");
 	hidden = make_file(skip, "hidden.txt");
-	carry_exclude(w, skip);
-	tap_is_int(carry_path(w, deep) || carry_path(w, run), 0,
+	initramfs_exclude(w, skip);
+	tap_is_int(initramfs_carry(w, deep) || initramfs_carry(w, run), 0,
 		   "carry DIR/sub/deep.sh, DIR/run.sh");
-	tap_ok(!cpio_has(w, other), "DIR's other files not there yet");
-	tap_is_int(carry_path(w, top), 0, "then carry DIR");
-	tap_ok(cpio_has(w, other), "DIR's other file arrives");
-	tap_ok(cpio_has(w, data), "DIR/sub's other file arrives");
-	tap_ok(!cpio_has(w, hidden), "an excluded directory inside DIR is not walked");
+	tap_ok(!initramfs_has(w, other), "DIR's other files not there yet");
+	tap_is_int(initramfs_carry(w, top), 0, "then carry DIR");
+	tap_ok(initramfs_has(w, other), "DIR's other file arrives");
+	tap_ok(initramfs_has(w, data), "DIR/sub's other file arrives");
+	tap_ok(!initramfs_has(w, hidden), "an excluded directory inside DIR is not walked");
 	free(top);
 	free(sub);
 	free(skip);
@@ -167,18 +167,18 @@ static void check_carry(const char *dir)
 	struct stat st;
 
 	self[n > 0 ? n : 0] = 0;
-	cpio_init(&w, f);
-	tap_is_int(carry_path(&w, self), 0, "carry this test binary");
-	tap_ok(cpio_has(&w, self), "the binary is at its own path");
+	initramfs_init(&w, f);
+	tap_is_int(initramfs_carry(&w, self), 0, "carry this test binary");
+	tap_ok(initramfs_has(&w, self), "the binary is at its own path");
 	p = realpath("/lib/x86_64-linux-gnu/libc.so.6", NULL);
-	tap_ok(p && cpio_has(&w, p), "libc carried at its real path %s", p ? p : "");
+	tap_ok(p && initramfs_has(&w, p), "libc carried at its real path %s", p ? p : "");
 	free(p);
 	if (lstat("/lib", &st) == 0 && S_ISLNK(st.st_mode))
-		tap_ok(cpio_has(&w, "/lib"), "merged-/usr symlink /lib replayed");
+		tap_ok(initramfs_has(&w, "/lib"), "merged-/usr symlink /lib replayed");
 	else
 		tap_skip("/lib is not a symlink here", "merged-/usr symlink /lib replayed");
 	p = realpath("/lib64/ld-linux-x86-64.so.2", NULL);
-	tap_ok(p && cpio_has(&w, p), "the ELF interpreter is carried");
+	tap_ok(p && initramfs_has(&w, p), "the ELF interpreter is carried");
 	free(p);
 
 	/* A link to / inside a carried directory must not carry the machine. */
@@ -193,15 +193,16 @@ static void check_carry(const char *dir)
 	free(p);
 	p = xasprintf("%s/tree", dir);
 	n = w.n_paths;
-	tap_is_int(carry_path(&w, p), 0, "carry a tree holding a link to / and a self-loop");
+	tap_is_int(initramfs_carry(&w, p), 0, "carry a tree holding a link to / and a self-loop");
 	tap_ok(w.n_paths - n < 10, "the link to / did not carry the machine (%zu new paths)",
 	       w.n_paths - n);
 	free(p);
 	check_carry_after_its_file(&w, dir);
-	tap_is_int(carry_path(&w, "/nonexistent/file"), -ENOENT, "carrying a missing path fails");
-	tap_is_int(carry_path(&w, "relative"), -EINVAL, "carrying a relative path fails");
-	cpio_finish(&w);
-	cpio_free(&w);
+	tap_is_int(initramfs_carry(&w, "/nonexistent/file"), -ENOENT,
+		   "carrying a missing path fails");
+	tap_is_int(initramfs_carry(&w, "relative"), -EINVAL, "carrying a relative path fails");
+	initramfs_finish(&w);
+	initramfs_free(&w);
 	fclose(f);
 	free(arc);
 }

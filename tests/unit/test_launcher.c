@@ -78,10 +78,10 @@ static const char *output_of(struct launch_opts *o, char *buf, size_t len)
 	if (pipe(p))
 		exit(1);
 	o->stdout_fd = p[1];
-	launch_prepare(o, &l);
-	launch_release(&l, o->argv[0]);
+	launcher_prepare(o, &l);
+	launcher_release(&l, o->argv[0]);
 	close(p[1]);
-	launch_wait(&l, 5000);
+	launcher_wait(&l, 5000);
 	r = read(p[0], buf, len - 1);
 	close(p[0]);
 	return r > 0 ? buf : "";
@@ -153,22 +153,22 @@ static void kept_cgroup(const char *how)
 	if (pipe(p))
 		exit(1);
 	o.stdout_fd = p[1];
-	launch_prepare(&o, &l);
+	launcher_prepare(&o, &l);
 	/* A write to cgroup.procs takes a global lock and may wait for an
 	 * RCU grace period: clone3 makes the child in its cgroup. */
 	tap_ok(l.born_in_cg, "%s: the child is cloned into its cgroup, not moved in", how);
-	launch_release(&l, "sh");
+	launcher_release(&l, "sh");
 	close(p[1]);
-	launch_wait(&l, 5000);
+	launcher_wait(&l, 5000);
 	if (read(p[0], buf, sizeof(buf) - 1) <= 0)
 		buf[0] = 0;
 	close(p[0]);
 	left = (pid_t)atoi(buf);
 	tap_ok(left > 0 && running(left), "%s: a launch left a process behind (%d)", how,
 	       (int)left);
-	launch_end(&l);
+	launcher_end(&l);
 	tap_ok(left > 0 && tap_poll(!running(left), 5000),
-	       "%s: launch_end killed it through the cgroup", how);
+	       "%s: launcher_end killed it through the cgroup", how);
 	tap_ok(!kc.path && first && access(first, F_OK) != 0,
 	       "%s: ... and removed the killed cgroup", how);
 
@@ -241,7 +241,7 @@ static void kept_cpu(const char *how)
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-/* What launch_at_exec's callback saw: the state and image of the child. */
+/* What launcher_at_exec's callback saw: the state and image of the child. */
 struct at_exec_seen {
 	char state;
 	bool exe_is_prog;
@@ -276,16 +276,16 @@ static void stopped_at_exec(const char *how)
 	int rc;
 
 	o.stop_at_exec = true;
-	if (launch_prepare(&o, &l) || launch_release(&l, argv[0])) {
+	if (launcher_prepare(&o, &l) || launcher_release(&l, argv[0])) {
 		tap_ok(0, "%s: stop_at_exec launch", how);
 		tap_ok(0, "%s: stop_at_exec runs on", how);
 		return;
 	}
-	rc = launch_at_exec(&l, see_at_exec, &seen);
+	rc = launcher_at_exec(&l, see_at_exec, &seen);
 	tap_ok(rc == 0 && seen.state == 't' && seen.exe_is_prog,
 	       "%s: stop_at_exec: the callback sees the child stopped in its new image (%c)", how,
 	       seen.state ? seen.state : '?');
-	tap_ok(launch_wait(&l, 5000) == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 0,
+	tap_ok(launcher_wait(&l, 5000) == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 0,
 	       "%s: stop_at_exec: let go, it runs to its end (exit 0)", how);
 }
 
@@ -306,35 +306,35 @@ static void cases(const char *how)
 
 	unlink("/tmp/concsched-launch-test");
 	o = opts(touch);
-	tap_is_int(launch_prepare(&o, &l), 0, "%s: prepare makes a gated child", how);
+	tap_is_int(launcher_prepare(&o, &l), 0, "%s: prepare makes a gated child", how);
 	tap_is_int(parent_of(l.pid), getpid(), "%s: the child is ours", how);
 	usleep(100000);
 	tap_ok(access("/tmp/concsched-launch-test", F_OK) != 0,
 	       "%s: child does not run before the gate opens", how);
-	tap_is_int(launch_release(&l, "sh"), 0, "%s: release execs", how);
-	launch_wait(&l, 0);
+	tap_is_int(launcher_release(&l, "sh"), 0, "%s: release execs", how);
+	launcher_wait(&l, 0);
 	tap_ok(access("/tmp/concsched-launch-test", F_OK) == 0,
 	       "%s: child ran after the gate opened", how);
 	unlink("/tmp/concsched-launch-test");
 
 	o = opts(sh_exit3);
-	launch_prepare(&o, &l);
-	launch_release(&l, "sh");
-	r = launch_wait(&l, 5000);
+	launcher_prepare(&o, &l);
+	launcher_release(&l, "sh");
+	r = launcher_wait(&l, 5000);
 	tap_ok(r == 1 && WIFEXITED(l.status) && WEXITSTATUS(l.status) == 3,
 	       "%s: exit status 3 is reported", how);
 
 	o = opts(missing);
-	launch_prepare(&o, &l);
-	tap_is_int(launch_release(&l, "/nonexistent/prog"), -ENOENT,
+	launcher_prepare(&o, &l);
+	tap_is_int(launcher_release(&l, "/nonexistent/prog"), -ENOENT,
 		   "%s: exec failure returns -ENOENT", how);
 
 	o = opts(sleeper);
-	launch_prepare(&o, &l);
-	launch_release(&l, "sh");
+	launcher_prepare(&o, &l);
+	launcher_release(&l, "sh");
 	t0 = now_ns();
-	tap_is_int(launch_wait(&l, 200), 0, "%s: wait times out on a hanging child", how);
-	launch_kill(&l);
+	tap_is_int(launcher_wait(&l, 200), 0, "%s: wait times out on a hanging child", how);
+	launcher_kill(&l);
 	tap_ok(now_ns() - t0 < 3e9 * tap_scale() && l.reaped,
 	       "%s: kill reaps the group leader promptly", how);
 	tap_ok(tap_poll(live_in_group(l.pid) == 0, 5000), "%s: no process of the group survives",

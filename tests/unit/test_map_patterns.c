@@ -45,7 +45,7 @@ static int set_is(const struct cov_taskset *ts, const char *const *want, size_t 
 /* The trace of pattern id: step j by thread a/b on x/y at site j+1. */
 static size_t pattern_trace(unsigned id, struct cov_event *out)
 {
-	const struct map_pattern *p = map_pattern_get(id);
+	const struct map_pattern *p = map_patterns_get(id);
 
 	for (unsigned j = 0; j < p->nsteps; j++) {
 		const struct map_step *s = &p->step[j];
@@ -92,20 +92,20 @@ static void test_each_pattern(void)
 		struct cov_event tr[4];
 		size_t n = pattern_trace(id, tr);
 		struct cov_taskset exact, online;
-		struct map_online *mo = map_online_new(0);
+		struct map_online *mo = map_patterns_online_new(0);
 		char fmt[96];
 
-		cov_taskset_init(&exact);
-		cov_taskset_init(&online);
-		map_exact_match(tr, n, &exact);
+		cov_event_taskset_init(&exact);
+		cov_event_taskset_init(&online);
+		map_patterns_exact_match(tr, n, &exact);
 		for (size_t i = 0; i < n; i++)
-			map_online_feed(mo, &tr[i], &online);
+			map_patterns_online_feed(mo, &tr[i], &online);
 		set_is(&exact, expected[id], nexpected(id), "exact: trace of pattern %u (%s)", id,
-		       map_pattern_fmt(map_pattern_get(id), fmt, sizeof(fmt)));
+		       map_patterns_fmt(map_patterns_get(id), fmt, sizeof(fmt)));
 		set_is(&online, expected[id], nexpected(id), "online: trace of pattern %u", id);
-		cov_taskset_free(&exact);
-		cov_taskset_free(&online);
-		map_online_free(mo);
+		cov_event_taskset_free(&exact);
+		cov_event_taskset_free(&online);
+		map_patterns_online_free(mo);
 	}
 }
 
@@ -122,28 +122,28 @@ static void test_mixed_trace(void)
 					    "p5 v1 s1 s3 s4" };
 	struct cov_taskset ts;
 
-	cov_taskset_init(&ts);
-	map_exact_match(tr, ARRAY_SIZE(tr), &ts);
+	cov_event_taskset_init(&ts);
+	map_patterns_exact_match(tr, ARRAY_SIZE(tr), &ts);
 	set_is(&ts, want, ARRAY_SIZE(want), "mixed trace: exactly p2 x2, p3, p5");
-	cov_taskset_free(&ts);
+	cov_event_taskset_free(&ts);
 
 	/* A lock-prefixed RMW may play a read step or a write step. */
 	struct cov_event rmw[] = { acc(TA, CS_OP_RW, 7, VX), acc(TB, CS_OP_RW, 8, VX) };
 	static const char *const want_rmw[] = { "p1 v1 s7 s8", "p2 v1 s7 s8", "p3 v1 s7 s8" };
 
-	cov_taskset_init(&ts);
-	map_exact_match(rmw, 2, &ts);
+	cov_event_taskset_init(&ts);
+	map_patterns_exact_match(rmw, 2, &ts);
 	set_is(&ts, want_rmw, 3, "RW then RW from two threads: p1, p2, p3");
-	cov_taskset_free(&ts);
+	cov_event_taskset_free(&ts);
 
 	/* Same thread only: no pattern at all. */
 	struct cov_event one[] = { acc(TA, CS_OP_WRITE, 1, VX), acc(TA, CS_OP_READ, 2, VX),
 				   acc(TA, CS_OP_WRITE, 3, VY) };
 
-	cov_taskset_init(&ts);
-	map_exact_match(one, 3, &ts);
+	cov_event_taskset_init(&ts);
+	map_patterns_exact_match(one, 3, &ts);
 	tap_is_int(ts.count, 0, "one thread: no instances");
-	cov_taskset_free(&ts);
+	cov_event_taskset_free(&ts);
 }
 
 /* Brute force over every subsequence: a third, independent reading of the
@@ -157,7 +157,7 @@ static bool instance_ok(const struct map_pattern *p, const struct cov_event *con
 		const struct map_step *s = &p->step[j];
 		uint32_t var = s->var == MAP_VAR_X ? x : y;
 
-		if (!map_step_accepts(s, e[j]->op))
+		if (!map_patterns_step_accepts(s, e[j]->op))
 			return false;
 		if (s->var == MAP_VAR_Y && !has_y) {
 			if (e[j]->obj == x)
@@ -197,7 +197,7 @@ static void brute(const struct cov_event *tr, size_t n, const struct map_pattern
 			if (p->step[k].var == MAP_VAR_Y)
 				in.y = pick[k]->obj;
 		}
-		cov_taskset_add(out, map_instance_key(&in, key, sizeof(key)), 1);
+		cov_event_taskset_add(out, map_patterns_instance_key(&in, key, sizeof(key)), 1);
 		return;
 	}
 	for (size_t i = from; i < n; i++) {
@@ -211,7 +211,7 @@ static bool same_set(const struct cov_taskset *a, const struct cov_taskset *b)
 	if (a->count != b->count)
 		return false;
 	for (size_t i = 0; i < a->count; i++)
-		if (!cov_taskset_has(b, a->keys[i]))
+		if (!cov_event_taskset_has(b, a->keys[i]))
 			return false;
 	return true;
 }
@@ -243,8 +243,8 @@ static void random_trace(struct cs_rng *r, struct cov_event *tr, size_t n)
 					CS_OP_RW };
 
 	for (size_t i = 0; i < n; i++)
-		tr[i] = acc(1 + cs_rng_below(r, 3), ops[cs_rng_below(r, ARRAY_SIZE(ops))],
-			    1 + cs_rng_below(r, 6), 1 + cs_rng_below(r, 3));
+		tr[i] = acc(1 + rng_below(r, 3), ops[rng_below(r, ARRAY_SIZE(ops))],
+			    1 + rng_below(r, 6), 1 + rng_below(r, 3));
 }
 
 static void test_random_agreement(void)
@@ -253,24 +253,25 @@ static void test_random_agreement(void)
 	unsigned brute_ok = 0, online_ok = 0, full_ok = 0, fitting = 0, total = 300;
 	size_t instances = 0;
 
-	cs_rng_seed(&r, 42);
+	rng_seed(&r, 42);
 	for (unsigned k = 0; k < total; k++) {
 		struct cov_event tr[10];
 		const struct cov_event *pick[MAP_MAX_STEPS];
 		struct cov_taskset ex, bf, on, full;
-		struct map_online *mo = map_online_new(4), *big = map_online_new(ARRAY_SIZE(tr));
+		struct map_online *mo = map_patterns_online_new(4),
+				  *big = map_patterns_online_new(ARRAY_SIZE(tr));
 
 		random_trace(&r, tr, ARRAY_SIZE(tr));
-		cov_taskset_init(&ex);
-		cov_taskset_init(&bf);
-		cov_taskset_init(&on);
-		cov_taskset_init(&full);
-		map_exact_match(tr, ARRAY_SIZE(tr), &ex);
+		cov_event_taskset_init(&ex);
+		cov_event_taskset_init(&bf);
+		cov_event_taskset_init(&on);
+		cov_event_taskset_init(&full);
+		map_patterns_exact_match(tr, ARRAY_SIZE(tr), &ex);
 		for (unsigned id = 1; id <= MAP_NPATTERNS; id++)
-			brute(tr, ARRAY_SIZE(tr), map_pattern_get(id), 0, 0, pick, &bf);
+			brute(tr, ARRAY_SIZE(tr), map_patterns_get(id), 0, 0, pick, &bf);
 		for (size_t i = 0; i < ARRAY_SIZE(tr); i++) {
-			map_online_feed(mo, &tr[i], &on);
-			map_online_feed(big, &tr[i], &full);
+			map_patterns_online_feed(mo, &tr[i], &on);
+			map_patterns_online_feed(big, &tr[i], &full);
 		}
 		brute_ok += same_set(&ex, &bf);
 		full_ok += same_set(&ex, &full);
@@ -279,12 +280,12 @@ static void test_random_agreement(void)
 			fitting++;
 			online_ok += same_set(&ex, &on);
 		}
-		cov_taskset_free(&ex);
-		cov_taskset_free(&bf);
-		cov_taskset_free(&on);
-		cov_taskset_free(&full);
-		map_online_free(mo);
-		map_online_free(big);
+		cov_event_taskset_free(&ex);
+		cov_event_taskset_free(&bf);
+		cov_event_taskset_free(&on);
+		cov_event_taskset_free(&full);
+		map_patterns_online_free(mo);
+		map_patterns_online_free(big);
 	}
 	tap_is_int(brute_ok, total,
 		   "exact matcher == brute force on %u random traces (%zu instances)", total,
@@ -308,18 +309,18 @@ static void test_outside_window(void)
 	static const char *const want_exact[] = { "p1 v1 s1 s4", "p1 v1 s2 s4", "p1 v1 s3 s4" };
 	static const char *const want_online[] = { "p1 v1 s2 s4", "p1 v1 s3 s4" };
 	struct cov_taskset ex, on;
-	struct map_online *mo = map_online_new(2);
+	struct map_online *mo = map_patterns_online_new(2);
 
-	cov_taskset_init(&ex);
-	cov_taskset_init(&on);
-	map_exact_match(tr, ARRAY_SIZE(tr), &ex);
+	cov_event_taskset_init(&ex);
+	cov_event_taskset_init(&on);
+	map_patterns_exact_match(tr, ARRAY_SIZE(tr), &ex);
 	for (size_t i = 0; i < ARRAY_SIZE(tr); i++)
-		map_online_feed(mo, &tr[i], &on);
+		map_patterns_online_feed(mo, &tr[i], &on);
 	set_is(&ex, want_exact, 3, "outside the window: exact finds all three p1");
 	set_is(&on, want_online, 2, "outside the window: online W=2 misses p1 v1 s1 s4");
-	cov_taskset_free(&ex);
-	cov_taskset_free(&on);
-	map_online_free(mo);
+	cov_event_taskset_free(&ex);
+	cov_event_taskset_free(&on);
+	map_patterns_online_free(mo);
 }
 
 /* x: R {11,12}, W {21}; y: R {}, W {22}. By hand: x 4+1+4+6+1 = 16,
@@ -342,25 +343,25 @@ static void test_domain(void)
 	struct cov_taskset keys;
 	uint64_t n;
 
-	tap_is_int(map_domain_formula(dom, 2), 24, "domain formula: hand-computed 24");
-	cov_taskset_init(&keys);
-	n = map_domain_estimate(dom, 2, NULL, NULL, &keys);
+	tap_is_int(map_patterns_domain_formula(dom, 2), 24, "domain formula: hand-computed 24");
+	cov_event_taskset_init(&keys);
+	n = map_patterns_domain_estimate(dom, 2, NULL, NULL, &keys);
 	tap_is_int(n, 24, "domain enumeration without pruning equals the formula");
 	tap_is_int(keys.count, 24, "24 distinct instance keys");
-	tap_ok(cov_taskset_has(&keys, "p8 v1 s21 s21 s21") &&
-		       cov_taskset_has(&keys, "p9 v2 v1 s22 s22 s21 s21"),
+	tap_ok(cov_event_taskset_has(&keys, "p8 v1 s21 s21 s21") &&
+		       cov_event_taskset_has(&keys, "p9 v2 v1 s22 s22 s21 s21"),
 	       "domain keys include p8 v1 s21 s21 s21 and p9 on (y, x)");
-	cov_taskset_free(&keys);
+	cov_event_taskset_free(&keys);
 	/* r1 before w1 prunes p2 (w1,r1), p4 (*,w1,r1) x2, p5 (w1,w1,r1),
 	 * p6 (w1,r1,w1): 24 - 5 = 19. */
-	cov_taskset_init(&keys);
-	n = map_domain_estimate(dom, 2, r1_before_w1, NULL, &keys);
+	cov_event_taskset_init(&keys);
+	n = map_patterns_domain_estimate(dom, 2, r1_before_w1, NULL, &keys);
 	tap_is_int(n, 19, "happens-before pruning: hand-computed 19");
-	tap_ok(!cov_taskset_has(&keys, "p2 v1 s21 s11") &&
-		       cov_taskset_has(&keys, "p2 v1 s21 s12") &&
-		       cov_taskset_has(&keys, "p1 v1 s11 s21"),
+	tap_ok(!cov_event_taskset_has(&keys, "p2 v1 s21 s11") &&
+		       cov_event_taskset_has(&keys, "p2 v1 s21 s12") &&
+		       cov_event_taskset_has(&keys, "p1 v1 s11 s21"),
 	       "pruned p2 v1 s21 s11, kept p2 v1 s21 s12 and p1 v1 s11 s21");
-	cov_taskset_free(&keys);
+	cov_event_taskset_free(&keys);
 }
 
 /* main (t0): W x s1; create t1 (s2); create t2 (s3); t1: R x s4;
@@ -377,15 +378,19 @@ static void test_site_order(void)
 		{ .thread = 0, .op = CS_OP_JOIN, .site = 7, .obj = 2 },
 		acc(0, CS_OP_READ, 8, VX),
 	};
-	struct map_site_order *o = map_site_order_build(tr, ARRAY_SIZE(tr));
+	struct map_site_order *o = map_patterns_site_order_build(tr, ARRAY_SIZE(tr));
 
-	tap_ok(map_site_order_precedes(o, 1, 4) && map_site_order_precedes(o, 1, 5) &&
-		       map_site_order_precedes(o, 4, 8) && map_site_order_precedes(o, 5, 8),
+	tap_ok(map_patterns_site_order_precedes(o, 1, 4) &&
+		       map_patterns_site_order_precedes(o, 1, 5) &&
+		       map_patterns_site_order_precedes(o, 4, 8) &&
+		       map_patterns_site_order_precedes(o, 5, 8),
 	       "fork/join order: init before both workers, workers before the final read");
-	tap_ok(!map_site_order_precedes(o, 4, 5) && !map_site_order_precedes(o, 5, 4) &&
-		       !map_site_order_precedes(o, 4, 1) && !map_site_order_precedes(o, 4, 4),
+	tap_ok(!map_patterns_site_order_precedes(o, 4, 5) &&
+		       !map_patterns_site_order_precedes(o, 5, 4) &&
+		       !map_patterns_site_order_precedes(o, 4, 1) &&
+		       !map_patterns_site_order_precedes(o, 4, 4),
 	       "the two workers are unordered; no reverse or reflexive order");
-	map_site_order_free(o);
+	map_patterns_site_order_free(o);
 }
 
 static void test_keys(void)
@@ -393,14 +398,15 @@ static void test_keys(void)
 	struct map_instance in;
 	char buf[160];
 
-	tap_ok(!map_instance_parse("p12 v3 v4 s1 s2 s3 s4", &in) && in.pattern == 12 && in.x == 3 &&
-		       in.y == 4 && in.site[3] == 4,
+	tap_ok(!map_patterns_instance_parse("p12 v3 v4 s1 s2 s3 s4", &in) && in.pattern == 12 &&
+		       in.x == 3 && in.y == 4 && in.site[3] == 4,
 	       "key parses back");
-	tap_is_str(map_instance_key(&in, buf, sizeof(buf)), "p12 v3 v4 s1 s2 s3 s4",
+	tap_is_str(map_patterns_instance_key(&in, buf, sizeof(buf)), "p12 v3 v4 s1 s2 s3 s4",
 		   "key round trip");
-	tap_ok(map_instance_parse("p3 v1 s1", &in) && map_instance_parse("p18 v1 s1 s2", &in),
+	tap_ok(map_patterns_instance_parse("p3 v1 s1", &in) &&
+		       map_patterns_instance_parse("p18 v1 s1 s2", &in),
 	       "malformed keys are rejected");
-	tap_is_str(map_pattern_fmt(map_pattern_get(17), buf, sizeof(buf)),
+	tap_is_str(map_patterns_fmt(map_patterns_get(17), buf, sizeof(buf)),
 		   "a:W x, b:R y, a:W y, b:R x", "pattern 17 as in ALGORITHMS.md");
 }
 

@@ -65,17 +65,17 @@ static void exec_step(struct map_strategy *s, const struct script *sc, unsigned 
 	const struct step *st = &sc[t].s[pos[t]];
 	struct cov_event ev = { .thread = t, .op = st->op, .site = st->site, .obj = st->var };
 
-	map_after_access(s, &ev);
-	if (map_current_target(s)->active && !lg->first_target)
-		lg->first_target = map_current_target(s)->pattern;
+	map_strategy_after_access(s, &ev);
+	if (map_strategy_current_target(s)->active && !lg->first_target)
+		lg->first_target = map_strategy_current_target(s)->pattern;
 	if (++lg->nexec == 1)
-		lg->target_after_first = map_current_target(s)->active;
+		lg->target_after_first = map_strategy_current_target(s)->active;
 	logf_(lg, "%u:s%u ", t, st->site);
 	if (lg->ooff < sizeof(lg->order))
 		lg->ooff += snprintf(lg->order + lg->ooff, sizeof(lg->order) - lg->ooff, "%s%u:s%u",
 				     lg->ooff ? " " : "", t, st->site);
 	if (++pos[t] == sc[t].n)
-		map_thread_exit(s, t);
+		map_strategy_thread_exit(s, t);
 }
 
 static void sim_run(struct map_strategy *s, uint64_t seed, const struct script *sc, unsigned nt,
@@ -86,27 +86,28 @@ static void sim_run(struct map_strategy *s, uint64_t seed, const struct script *
 	uint64_t gen;
 
 	memset(lg, 0, sizeof(*lg));
-	map_run_begin(s, seed);
+	map_strategy_run_begin(s, seed);
 	for (uint32_t t = 1; t < nt; t++)
-		map_thread_start(s, t);
+		map_strategy_thread_start(s, t);
 	for (;;) {
 		uint32_t t;
 		struct map_release rel;
 
 		for (t = 1; t < nt && (pos[t] == sc[t].n || parked[t]); t++)
 			;
-		gen = map_target_generation(s);
+		gen = map_strategy_target_generation(s);
 		if (t < nt) {
 			const struct step *st = &sc[t].s[pos[t]];
 
-			if (map_before_access(s, t, st->site, st->var, st->op) == MAP_PAUSE) {
+			if (map_strategy_before_access(s, t, st->site, st->var, st->op) ==
+			    MAP_PAUSE) {
 				parked[t] = true;
 				logf_(lg, "P%u ", t);
 				continue;
 			}
 			exec_step(s, sc, pos, t, lg);
 		} else {
-			if (map_choose_release(s, &rel))
+			if (map_strategy_choose_release(s, &rel))
 				break;
 			parked[rel.thread] = false;
 			lg->last_why = rel.why;
@@ -114,7 +115,7 @@ static void sim_run(struct map_strategy *s, uint64_t seed, const struct script *
 			logf_(lg, "r%u ", rel.thread);
 			exec_step(s, sc, pos, rel.thread, lg);
 		}
-		if (map_target_generation(s) == gen)
+		if (map_strategy_target_generation(s) == gen)
 			continue;
 		/* The target changed: re-evaluate the parked threads. */
 		for (uint32_t u = 1; u < nt; u++) {
@@ -122,7 +123,8 @@ static void sim_run(struct map_strategy *s, uint64_t seed, const struct script *
 
 			if (!parked[u])
 				continue;
-			if (map_before_access(s, u, st->site, st->var, st->op) == MAP_PROCEED) {
+			if (map_strategy_before_access(s, u, st->site, st->var, st->op) ==
+			    MAP_PROCEED) {
 				parked[u] = false;
 				logf_(lg, "x%u ", u);
 			}
@@ -152,8 +154,9 @@ static void test_null_appender(void)
 	tap_ok(lg.first_target == 1 || lg.first_target == 4 || lg.first_target == 7,
 	       "run 1: first target drawn among the R-first patterns 1, 4, 7 (p%u)",
 	       lg.first_target);
-	tap_ok(cov_taskset_has(cov, "p1 v1 s4 s9") && cov_taskset_has(cov, "p2 v1 s9 s5") &&
-		       cov_taskset_has(cov, "p4 v1 s4 s9 s5") && cov->count == 3,
+	tap_ok(cov_event_taskset_has(cov, "p1 v1 s4 s9") &&
+		       cov_event_taskset_has(cov, "p2 v1 s9 s5") &&
+		       cov_event_taskset_has(cov, "p4 v1 s4 s9 s5") && cov->count == 3,
 	       "run 1 covered p1, p2, p4 (exactly)");
 
 	/* Run 2: p1 and p4 from (v1, s4) are covered: the target is p7. */
@@ -196,7 +199,7 @@ static void test_prefer_ww(void)
 	sim_run(s, 7, ww, 3, &lg);
 	tap_is_int(lg.first_target, 3, "pattern 3 chosen as the target");
 	tap_is_str(lg.order, "1:s1 2:s3 1:s2", "write-write forced: 1:s1 2:s3 1:s2");
-	tap_ok(cov_taskset_has(map_strategy_covered(s), "p3 v1 s1 s3") &&
+	tap_ok(cov_event_taskset_has(map_strategy_covered(s), "p3 v1 s1 s3") &&
 		       map_strategy_stats(s)->targets_completed == 1,
 	       "p3 v1 s1 s3 covered, target completed");
 	map_strategy_free(s);
@@ -239,68 +242,69 @@ static void test_determinism(void)
 }
 
 /* sim_run on a run of its own (map_exec), as the strategy steers runs at
- * once: the same steps, through the map_exec_* calls. */
+ * once: the same steps, through the map_strategy_exec_* calls. */
 static void exec_step_x(struct map_exec *x, const struct script *sc, unsigned *pos, uint32_t t,
 			struct sim_log *lg)
 {
 	const struct step *st = &sc[t].s[pos[t]];
 	struct cov_event ev = { .thread = t, .op = st->op, .site = st->site, .obj = st->var };
 
-	map_exec_after_access(x, &ev);
+	map_strategy_exec_after_access(x, &ev);
 	logf_(lg, "%u:s%u ", t, st->site);
 	if (++pos[t] == sc[t].n)
-		map_exec_thread_exit(x, t);
+		map_strategy_exec_thread_exit(x, t);
 }
 
 static void sim_run_x(struct map_strategy *s, uint64_t seed, const struct script *sc, unsigned nt,
 		      struct sim_log *lg)
 {
-	struct map_exec *x = map_exec_new(s, seed);
+	struct map_exec *x = map_strategy_exec_new(s, seed);
 	unsigned pos[MAXT] = { 0 };
 	bool parked[MAXT] = { false };
 	uint64_t gen;
 
 	memset(lg, 0, sizeof(*lg));
 	for (uint32_t t = 1; t < nt; t++)
-		map_exec_thread_start(x, t);
+		map_strategy_exec_thread_start(x, t);
 	for (;;) {
 		uint32_t t;
 		struct map_release rel;
 
 		for (t = 1; t < nt && (pos[t] == sc[t].n || parked[t]); t++)
 			;
-		gen = map_exec_generation(x);
+		gen = map_strategy_exec_generation(x);
 		if (t < nt) {
 			const struct step *st = &sc[t].s[pos[t]];
 
-			if (map_exec_before_access(x, t, st->site, st->var, st->op) == MAP_PAUSE) {
+			if (map_strategy_exec_before_access(x, t, st->site, st->var, st->op) ==
+			    MAP_PAUSE) {
 				parked[t] = true;
 				logf_(lg, "P%u ", t);
 				continue;
 			}
 			exec_step_x(x, sc, pos, t, lg);
 		} else {
-			if (map_exec_choose_release(x, &rel))
+			if (map_strategy_exec_choose_release(x, &rel))
 				break;
 			parked[rel.thread] = false;
 			logf_(lg, "r%u ", rel.thread);
 			exec_step_x(x, sc, pos, rel.thread, lg);
 		}
-		if (map_exec_generation(x) == gen)
+		if (map_strategy_exec_generation(x) == gen)
 			continue;
 		for (uint32_t u = 1; u < nt; u++) {
 			const struct step *st = &sc[u].s[pos[u]];
 
 			if (!parked[u])
 				continue;
-			if (map_exec_before_access(x, u, st->site, st->var, st->op) ==
+			if (map_strategy_exec_before_access(x, u, st->site, st->var, st->op) ==
 			    MAP_PROCEED) {
 				parked[u] = false;
 				logf_(lg, "x%u ", u);
 			}
 		}
 	}
-	map_exec_end(x);
+	map_strategy_exec_end(x);
 }
 
 /* One run at a time, a run of its own each (map_exec) decides as the
@@ -357,63 +361,68 @@ static void test_exec_at_once(void)
 	struct map_release rel;
 	int rc;
 
-	a = map_exec_new(s, 1);
-	map_exec_thread_start(a, 1);
-	map_exec_thread_start(a, 2);
-	tap_is_int(map_exec_before_access(a, 1, 1, 1, W), MAP_PROCEED, "A: no target: 1 writes");
-	map_exec_after_access(a, &w1);
-	g = map_exec_target(a);
+	a = map_strategy_exec_new(s, 1);
+	map_strategy_exec_thread_start(a, 1);
+	map_strategy_exec_thread_start(a, 2);
+	tap_is_int(map_strategy_exec_before_access(a, 1, 1, 1, W), MAP_PROCEED,
+		   "A: no target: 1 writes");
+	map_strategy_exec_after_access(a, &w1);
+	g = map_strategy_exec_target(a);
 	tap_ok(g->active && g->pattern == 3 && g->a == 1 && g->x == 1,
 	       "A: target p3 at (v1, s1), thread 1 first (p%u)", g->pattern);
-	tap_is_int(map_exec_before_access(a, 2, 2, 1, R), MAP_PAUSE,
+	tap_is_int(map_strategy_exec_before_access(a, 2, 2, 1, R), MAP_PAUSE,
 		   "A: thread 2's read is paused (p3 wants a write)");
 
-	b = map_exec_new(s, 2);
-	map_exec_thread_start(b, 1);
-	map_exec_thread_start(b, 2);
-	g = map_exec_target(a);
+	b = map_strategy_exec_new(s, 2);
+	map_strategy_exec_thread_start(b, 1);
+	map_strategy_exec_thread_start(b, 2);
+	g = map_strategy_exec_target(a);
 	tap_ok(g->active && g->pattern == 3 && g->a == 1 && g->next == 1 &&
-		       map_exec_is_paused(a, 2) && !map_exec_all_enabled_paused(a),
+		       map_strategy_exec_is_paused(a, 2) &&
+		       !map_strategy_exec_all_enabled_paused(a),
 	       "B began: A's target and A's paused thread 2 are as they were");
-	tap_ok(!map_exec_target(b)->active && !map_exec_is_paused(b, 2) && tot->runs == 0,
+	tap_ok(!map_strategy_exec_target(b)->active && !map_strategy_exec_is_paused(b, 2) &&
+		       tot->runs == 0,
 	       "B: no target, nothing paused; the totals have no run yet");
 
-	rc = map_exec_choose_release(a, &rel);
+	rc = map_strategy_exec_choose_release(a, &rel);
 	tap_ok(rc == 0 && rel.thread == 2 && rel.why == MAP_REL_RANDOM &&
-		       !map_exec_target(a)->active && map_exec_stats(a)->targets_abandoned == 1,
+		       !map_strategy_exec_target(a)->active &&
+		       map_strategy_exec_stats(a)->targets_abandoned == 1,
 	       "A: thread 2 released at random, p3 abandoned (stall limit 1)");
 
-	c = map_exec_new(s, 3);
-	map_exec_thread_start(c, 1);
-	map_exec_thread_start(c, 2);
-	map_exec_after_access(a, &w1);
-	g = map_exec_target(a);
+	c = map_strategy_exec_new(s, 3);
+	map_strategy_exec_thread_start(c, 1);
+	map_strategy_exec_thread_start(c, 2);
+	map_strategy_exec_after_access(a, &w1);
+	g = map_strategy_exec_target(a);
 	tap_ok(g->active && g->pattern != 3,
 	       "A after C began: p3 at (v1, s1) still tried in A: another target (p%u)",
 	       g->pattern);
-	map_exec_after_access(c, &w1);
-	tap_is_int(map_exec_target(c)->pattern, 3,
+	map_strategy_exec_after_access(c, &w1);
+	tap_is_int(map_strategy_exec_target(c)->pattern, 3,
 		   "C: p3 at (v1, s1) is C's target (C tried nothing)");
-	tap_is_int(map_exec_before_access(c, 2, 4, 1, W), MAP_PROCEED,
+	tap_is_int(map_strategy_exec_before_access(c, 2, 4, 1, W), MAP_PROCEED,
 		   "C: thread 2's write is p3's next step");
-	map_exec_after_access(c, &w4);
-	tap_ok(cov_taskset_has(map_strategy_covered(s), "p3 v1 s1 s4") &&
-		       map_exec_stats(c)->targets_completed == 1 && !map_exec_target(c)->active,
+	map_strategy_exec_after_access(c, &w4);
+	tap_ok(cov_event_taskset_has(map_strategy_covered(s), "p3 v1 s1 s4") &&
+		       map_strategy_exec_stats(c)->targets_completed == 1 &&
+		       !map_strategy_exec_target(c)->active,
 	       "C: p3 v1 s1 s4 covered, C's target completed");
 
-	map_exec_after_access(b, &w1);
-	g = map_exec_target(b);
+	map_strategy_exec_after_access(b, &w1);
+	g = map_strategy_exec_target(b);
 	tap_ok(g->active && g->pattern != 3,
 	       "B: p3 at (v1, s1), covered in C, is not B's target at once (p%u)", g->pattern);
 
-	map_exec_end(b);
+	map_strategy_exec_end(b);
 	tap_ok(tot->runs == 1 && tot->targets_started == 1 && tot->pauses == 0,
 	       "B ended: the totals are B's");
-	map_exec_end(a);
+	map_strategy_exec_end(a);
 	tap_ok(tot->runs == 2 && tot->targets_started == 3 && tot->targets_abandoned == 1 &&
 		       tot->pauses == 1 && tot->releases_random == 1 && tot->targets_completed == 0,
 	       "A ended: its counts added");
-	map_exec_end(c);
+	map_strategy_exec_end(c);
 	tap_ok(tot->runs == 3 && tot->targets_started == 4 && tot->targets_completed == 1 &&
 		       tot->covered_new == 1 && tot->targets_by_pattern[3] == 2 &&
 		       map_strategy_covered(s)->count == 1,

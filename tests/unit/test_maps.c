@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* maps.c on real BPF hash maps (root): map_dump reads every entry and
- * leaves them, map_take reads every entry and leaves the map empty (the
+/* maps.c on real BPF hash maps (root): maps_dump reads every entry and
+ * leaves them, maps_take reads every entry and leaves the map empty (the
  * harvest that spares the next run's reset a walk); on maps larger than
- * one batch and on empty maps. map_take_logged takes the entries a key
+ * one batch and on empty maps. maps_take_logged takes the entries a key
  * log names, and only those. */
 #include <errno.h>
 #include <stdbool.h>
@@ -46,7 +46,7 @@ static unsigned count(int fd)
 }
 
 /* Every key came once, each with its value. */
-static bool all_there(const struct map_dump *d, unsigned n)
+static bool all_there(const struct maps_dump *d, unsigned n)
 {
 	bool *seen = calloc(n ? n : 1, 1);
 	bool ok = d->n == n;
@@ -84,24 +84,24 @@ static int new_log(unsigned n, unsigned stale)
 
 static void test_logged(void)
 {
-	struct map_dump d;
+	struct maps_dump d;
 	int fd = new_map(50), log = new_log(20, 2);
 
 	if (fd < 0 || log < 0) {
 		tap_diag("bpf_map_create: %s", strerror(errno));
 		for (int i = 0; i < 5; i++)
-			tap_ok(0, "map_take_logged");
+			tap_ok(0, "maps_take_logged");
 		return;
 	}
-	tap_is_int(map_take_logged(fd, log, 22, sizeof(__u64), sizeof(__u64), &d), 0,
-		   "map_take_logged: 20 logged keys and 2 without an entry: no error");
-	tap_ok(all_there(&d, 20), "map_take_logged: the 20 logged entries, each with its value");
-	map_dump_free(&d);
-	tap_is_int(count(fd), 30, "map_take_logged: the 30 entries no log names are left");
-	tap_is_int(map_take_logged(fd, log, 0, sizeof(__u64), sizeof(__u64), &d), 0,
-		   "map_take_logged: an empty log: no error");
-	tap_is_int(d.n, 0, "map_take_logged: an empty log takes nothing");
-	map_dump_free(&d);
+	tap_is_int(maps_take_logged(fd, log, 22, sizeof(__u64), sizeof(__u64), &d), 0,
+		   "maps_take_logged: 20 logged keys and 2 without an entry: no error");
+	tap_ok(all_there(&d, 20), "maps_take_logged: the 20 logged entries, each with its value");
+	maps_dump_free(&d);
+	tap_is_int(count(fd), 30, "maps_take_logged: the 30 entries no log names are left");
+	tap_is_int(maps_take_logged(fd, log, 0, sizeof(__u64), sizeof(__u64), &d), 0,
+		   "maps_take_logged: an empty log: no error");
+	tap_is_int(d.n, 0, "maps_take_logged: an empty log takes nothing");
+	maps_dump_free(&d);
 	close(fd);
 	close(log);
 }
@@ -109,7 +109,7 @@ static void test_logged(void)
 int main(void)
 {
 	static const unsigned sizes[] = { 0, 1, 1000, 20000 };
-	struct map_dump d;
+	struct maps_dump d;
 	size_t i;
 	int fd;
 
@@ -120,20 +120,22 @@ int main(void)
 		fd = new_map(n);
 		if (!tap_ok(fd >= 0, "%u entries: a hash map of %d buckets", n, BUCKETS)) {
 			tap_diag("bpf_map_create: %s", strerror(errno));
-			tap_ok(0, "map_dump");
-			tap_ok(0, "map_dump left");
-			tap_ok(0, "map_take");
-			tap_ok(0, "map_take emptied");
+			tap_ok(0, "maps_dump");
+			tap_ok(0, "maps_dump left");
+			tap_ok(0, "maps_take");
+			tap_ok(0, "maps_take emptied");
 			continue;
 		}
-		map_dump(fd, sizeof(__u64), sizeof(__u64), &d);
-		tap_ok(all_there(&d, n), "%u entries: map_dump reads each once, with its value", n);
-		map_dump_free(&d);
-		tap_is_int(count(fd), n, "%u entries: map_dump leaves them", n);
-		map_take(fd, sizeof(__u64), sizeof(__u64), &d);
-		tap_ok(all_there(&d, n), "%u entries: map_take reads each once, with its value", n);
-		map_dump_free(&d);
-		tap_is_int(count(fd), 0, "%u entries: map_take leaves the map empty", n);
+		maps_dump(fd, sizeof(__u64), sizeof(__u64), &d);
+		tap_ok(all_there(&d, n), "%u entries: maps_dump reads each once, with its value",
+		       n);
+		maps_dump_free(&d);
+		tap_is_int(count(fd), n, "%u entries: maps_dump leaves them", n);
+		maps_take(fd, sizeof(__u64), sizeof(__u64), &d);
+		tap_ok(all_there(&d, n), "%u entries: maps_take reads each once, with its value",
+		       n);
+		maps_dump_free(&d);
+		tap_is_int(count(fd), 0, "%u entries: maps_take leaves the map empty", n);
 		close(fd);
 	}
 	test_logged();

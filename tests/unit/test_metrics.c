@@ -47,7 +47,7 @@ static uint32_t func_of_site(void *ctx, uint64_t a)
 
 static void fresh(void)
 {
-	cov_metrics_free(M);
+	metrics_free(M);
 	cov_event_conv_free(&conv);
 	cov_event_conv_init(&conv);
 	conv.thread_id = id_thread;
@@ -55,8 +55,8 @@ static void fresh(void)
 	conv.var_id = id_var;
 	conv.sync_id = id_sync;
 	conv.func_id = func_of_site;
-	M = cov_metrics_new(0);
-	cov_metrics_run_begin(M);
+	M = metrics_new(0);
+	metrics_run_begin(M);
 }
 
 static void evf(uint32_t tid, unsigned op, uint32_t site, uint32_t obj, unsigned flags)
@@ -67,7 +67,7 @@ static void evf(uint32_t tid, unsigned op, uint32_t site, uint32_t obj, unsigned
 	if (cov_event_from_cs(&conv, &e, &c))
 		tap_diag("converter rejected op %u", op);
 	else
-		cov_metrics_feed(M, &c);
+		metrics_feed(M, &c);
 }
 
 static void ev(uint32_t tid, unsigned op, uint32_t site, uint32_t obj)
@@ -77,7 +77,7 @@ static void ev(uint32_t tid, unsigned op, uint32_t site, uint32_t obj)
 
 static const struct cov_taskset *tasks(enum cov_metric m)
 {
-	return cov_metrics_tasks(M, m);
+	return metrics_tasks(M, m);
 }
 
 static int set_is(enum cov_metric m, const char *const *want, size_t n, const char *what)
@@ -120,7 +120,8 @@ static void test_avio(void)
 	for (unsigned w1 = 0; w1 < 2; w1++)
 		for (unsigned w3 = 0; w3 < 2; w3++)
 			for (unsigned w2 = 0; w2 < 2; w2++)
-				table |= avio_unserializable(w1, w3, w2) << (w1 * 4 + w3 * 2 + w2);
+				table |= metrics_avio_unserializable(w1, w3, w2)
+					 << (w1 * 4 + w3 * 2 + w2);
 	/* bits (w1 w3 w2): 010 r/w/r, 110 w/w/r, 101 w/r/w, 011 r/w/w */
 	tap_is_int(table, (1 << 2) | (1 << 6) | (1 << 5) | (1 << 3),
 		   "AVIO truth table: exactly 4 of 8 cases");
@@ -181,8 +182,8 @@ static void test_eraser(void)
 	ev(1, CS_OP_LOCK, 52, 7);
 	ev(1, W, 4, 2); /* modified, C stays {l7}: no race         */
 	ev(1, CS_OP_UNLOCK, 53, 7);
-	tap_ok(cov_taskset_has(tasks(COV_ERASER), "s4 v2 modified {l7} t1") &&
-		       !cov_taskset_has(tasks(COV_ERASER), "s4 v2 race {} t1"),
+	tap_ok(cov_event_taskset_has(tasks(COV_ERASER), "s4 v2 modified {l7} t1") &&
+		       !cov_event_taskset_has(tasks(COV_ERASER), "s4 v2 race {} t1"),
 	       "Eraser*: consistently locked writes stay modified");
 }
 
@@ -207,8 +208,8 @@ static void test_goldilock(void)
 	ev(4, W, 12, 1);	    /* t4: unsynchronised: E              */
 	set_is(COV_GOLDILOCK_SC, want, ARRAY_SIZE(want), "GoldiLock-SC: SCT, SCL, LS, E");
 	/* 1+1+1+5+1+5+10 */
-	tap_is_int(cov_metrics_wgoldilock(M), 24, "WGoldiLockSC = 24 (weights 1/5/5/10)");
-	tap_is_int(race_warning_count(cov_metrics_races(M)), 2,
+	tap_is_int(metrics_wgoldilock(M), 24, "WGoldiLockSC = 24 (weights 1/5/5/10)");
+	tap_is_int(races_warning_count(metrics_races(M)), 2,
 		   "the E task raced with two earlier accesses: 2 warnings");
 }
 
@@ -242,24 +243,24 @@ static void test_hbpair_goodlock_sync(void)
 	ev(2, CS_OP_LOCK, 44, 1); /* acquisition-only probe: a request */
 	set_is(COV_GOODLOCK, gl, ARRAY_SIZE(gl),
 	       "GoodLock*: nested acquisitions (pl1, pl2, l1, l2, t)");
-	tap_ok(cov_taskset_has(cov_metrics_deadlocks(M), "deadlock l1 l2") &&
-		       cov_metrics_deadlocks(M)->count == 1,
+	tap_ok(cov_event_taskset_has(metrics_deadlocks(M), "deadlock l1 l2") &&
+		       metrics_deadlocks(M)->count == 1,
 	       "GoodLock: l1->l2 by t1 and l2->l1 by t2 is one deadlock warning");
 
 	ev(2, CS_OP_UNLOCK, 45, 1);
 	ev(2, CS_OP_UNLOCK, 46, 2);
 	ev(1, CS_OP_LOCK, 47, 5);
 	evf(2, CS_OP_LOCK, 48, 5, CS_EV_BLOCKED);
-	tap_ok(cov_taskset_has(tasks(COV_SYNC), "s47 visited") &&
-		       cov_taskset_has(tasks(COV_SYNC), "s48 blocked") &&
-		       cov_taskset_has(tasks(COV_SYNC), "s47 blocking") &&
-		       !cov_taskset_has(tasks(COV_SYNC), "s48 visited"),
+	tap_ok(cov_event_taskset_has(tasks(COV_SYNC), "s47 visited") &&
+		       cov_event_taskset_has(tasks(COV_SYNC), "s48 blocked") &&
+		       cov_event_taskset_has(tasks(COV_SYNC), "s47 blocking") &&
+		       !cov_event_taskset_has(tasks(COV_SYNC), "s48 visited"),
 	       "Sync: visited, blocked, and blocking for the holder's site");
 }
 
 static void test_fpairs(void)
 {
-	struct fpair_table *t = fpair_table_new();
+	struct fpair_table *t = metrics_fpair_table_new();
 	struct cov_event e = { 0 };
 	uint32_t f, g;
 	uint64_t r, c;
@@ -271,53 +272,58 @@ static void test_fpairs(void)
 
 	/* f1: W v1 {}; f2: R v1 {l1}; f3: W v2 {l2}; f4: R v2 {l2}, R v3 {} */
 	e.op = W, e.func = 1, e.obj = 1;
-	fpair_profile_add(t, &e);
+	metrics_fpair_profile_add(t, &e);
 	e.op = R, e.func = 2, e.obj = 1, e.held.n = 1, e.held.id[0] = 1;
-	fpair_profile_add(t, &e);
+	metrics_fpair_profile_add(t, &e);
 	e.op = W, e.func = 3, e.obj = 2, e.held.id[0] = 2;
-	fpair_profile_add(t, &e);
+	metrics_fpair_profile_add(t, &e);
 	e.op = R, e.func = 4, e.obj = 2;
-	fpair_profile_add(t, &e);
+	metrics_fpair_profile_add(t, &e);
 	e.op = R, e.func = 4, e.obj = 3, e.held.n = 0;
-	fpair_profile_add(t, &e);
+	metrics_fpair_profile_add(t, &e);
 
-	tap_is_int(fpair_group(t), 8, "C(4,2)+4 = 10 pairs, 2 dropped (always a common lock)");
-	tap_ok(fpair_group_of(t, 1, 1) == FPAIR_HIGH && fpair_group_of(t, 2, 1) == FPAIR_HIGH,
+	tap_is_int(metrics_fpair_group(t), 8,
+		   "C(4,2)+4 = 10 pairs, 2 dropped (always a common lock)");
+	tap_ok(metrics_fpair_group_of(t, 1, 1) == FPAIR_HIGH &&
+		       metrics_fpair_group_of(t, 2, 1) == FPAIR_HIGH,
 	       "high: (f1,f1) MPL_WW {}∩{}, (f1,f2) MPL_WR {l1} vs {}");
-	tap_ok(fpair_group_of(t, 2, 2) == FPAIR_DROPPED && fpair_group_of(t, 3, 3) == FPAIR_DROPPED,
+	tap_ok(metrics_fpair_group_of(t, 2, 2) == FPAIR_DROPPED &&
+		       metrics_fpair_group_of(t, 3, 3) == FPAIR_DROPPED,
 	       "dropped: (f2,f2) always l1, (f3,f3) always l2");
-	tap_ok(fpair_group_of(t, 3, 4) == FPAIR_LOW && fpair_group_of(t, 1, 3) == FPAIR_LOW &&
-		       fpair_group_of(t, 4, 4) == FPAIR_LOW,
+	tap_ok(metrics_fpair_group_of(t, 3, 4) == FPAIR_LOW &&
+		       metrics_fpair_group_of(t, 1, 3) == FPAIR_LOW &&
+		       metrics_fpair_group_of(t, 4, 4) == FPAIR_LOW,
 	       "low: (f3,f4) W and R both under l2; no common variable; reads only");
-	tap_ok(fpair_score(1, 0) == 1 && fpair_score(2, 0) == 4 && fpair_score(2, 1) == 2 &&
-		       fpair_score(3, 1) == 6 && fpair_score(3, 3) == 3,
+	tap_ok(metrics_fpair_score(1, 0) == 1 && metrics_fpair_score(2, 0) == 4 &&
+		       metrics_fpair_score(2, 1) == 2 && metrics_fpair_score(3, 1) == 6 &&
+		       metrics_fpair_score(3, 3) == 3,
 	       "S(p) = max(|r-c|,1)*r: 1, 4, 2, 6, 3");
 	/* High group first (both S=1, order by f,g), then the untried low
 	 * pairs, then all by lowest S: after the first 8 attempts (1,1) has
 	 * r=2,c=1 (S=2), ties at S=2 go to the smaller pair: (1,1); it fails
 	 * again (r=3,c=1: S=6), so (1,3) (S=2) is next. */
 	for (size_t i = 0; i < ARRAY_SIZE(picks); i++) {
-		if (fpair_next(t, &f, &g) || f != picks[i][0] || g != picks[i][1]) {
+		if (metrics_fpair_next(t, &f, &g) || f != picks[i][0] || g != picks[i][1]) {
 			tap_diag("pick %zu: got (f%u,f%u), want (f%u,f%u)", i, f, g, picks[i][0],
 				 picks[i][1]);
 			seq_ok = false;
 			break;
 		}
 		if (i < ARRAY_SIZE(covered))
-			fpair_record(t, f, g, covered[i]);
+			metrics_fpair_record(t, f, g, covered[i]);
 	}
-	tap_ok(seq_ok, "fpair_next: high group, then untried low, then lowest S(p)");
-	tap_ok(!fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1, "(f1,f1): r=3, c=1");
+	tap_ok(seq_ok, "metrics_fpair_next: high group, then untried low, then lowest S(p)");
+	tap_ok(!metrics_fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1, "(f1,f1): r=3, c=1");
 	/* A grown profile (f5 writes v1 with no lock): grouping again keeps
 	 * the attempts of the pairs that were there and adds the new ones. */
 	e.op = W, e.func = 5, e.obj = 1, e.held.n = 0;
-	fpair_profile_add(t, &e);
-	tap_is_int(fpair_group(t), 13, "regrouped: 15 pairs, the same 2 dropped");
-	tap_ok(!fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1 &&
-		       !fpair_counts(t, 1, 5, &r, &c) && r == 1 && c == 0 &&
-		       fpair_group_of(t, 1, 5) == FPAIR_HIGH,
+	metrics_fpair_profile_add(t, &e);
+	tap_is_int(metrics_fpair_group(t), 13, "regrouped: 15 pairs, the same 2 dropped");
+	tap_ok(!metrics_fpair_counts(t, 1, 1, &r, &c) && r == 3 && c == 1 &&
+		       !metrics_fpair_counts(t, 1, 5, &r, &c) && r == 1 && c == 0 &&
+		       metrics_fpair_group_of(t, 1, 5) == FPAIR_HIGH,
 	       "... (f1,f1) keeps r=3, c=1; the new (f1,f5) is high and untried");
-	fpair_table_free(t);
+	metrics_fpair_table_free(t);
 
 	/* Coverage: functions running at the same time in two threads. */
 	fresh();
@@ -325,8 +331,9 @@ static void test_fpairs(void)
 	ev(2, R, 207, 1); /* f2 while t1 is in f1 */
 	ev(2, CS_OP_EXIT, 208, 2);
 	ev(3, R, 305, 1); /* f3 while t1 in f1; t2 exited */
-	tap_ok(cov_taskset_has(tasks(COV_FPAIR), "f1 f2") &&
-		       cov_taskset_has(tasks(COV_FPAIR), "f1 f3") && tasks(COV_FPAIR)->count == 2,
+	tap_ok(cov_event_taskset_has(tasks(COV_FPAIR), "f1 f2") &&
+		       cov_event_taskset_has(tasks(COV_FPAIR), "f1 f3") &&
+		       tasks(COV_FPAIR)->count == 2,
 	       "function pairs: (f1,f2), (f1,f3); none with an exited thread");
 }
 
@@ -343,7 +350,7 @@ static void test_converter(void)
 	       "converter: dense ids from 1; lockset(p) excludes the lock being taken");
 	e.op = CS_OP_WRITE, e.site = 0x401008, e.obj = 0x601040, e.arg = 4;
 	cov_event_from_cs(&c, &e, &out);
-	tap_is_str(cov_lockset_fmt(&out.held, buf, sizeof(buf)), "{l1}",
+	tap_is_str(cov_event_lockset_fmt(&out.held, buf, sizeof(buf)), "{l1}",
 		   "access under the lock: held {l1}");
 	tap_ok(out.site == 2 && out.obj == 1, "variables and sync objects are separate id spaces");
 	e.op = CS_OP_UNLOCK, e.obj = 0x7fff1000;
@@ -357,7 +364,7 @@ static void test_converter(void)
 	tap_is_int(cov_event_from_cs(&c, &e, &out), -ENOENT,
 		   "CS_OP_PROC_EXIT (a decision point only) is no coverage event");
 	cov_event_conv_free(&c);
-	tap_is_int(cov_metric_parse("goldilock-sc"), COV_GOLDILOCK_SC, "metric names parse");
+	tap_is_int(metrics_metric_parse("goldilock-sc"), COV_GOLDILOCK_SC, "metric names parse");
 }
 
 static void test_json(void)
@@ -371,7 +378,7 @@ static void test_json(void)
 	ev(1, W, 1, 1);
 	ev(2, W, 2, 1); /* unsynchronised: one race warning */
 	json_init(&j, f, false);
-	cov_metrics_json(M, &j, NULL, true);
+	metrics_json(M, &j, NULL, true);
 	json_end(&j);
 	fclose(f);
 	tap_ok(strstr(buf, "\"map\":{\"tasks\":1,\"keys\":[\"p3 v1 s1 s2\"]}") != NULL &&
@@ -397,7 +404,7 @@ int main(void)
 	test_fpairs();
 	test_converter();
 	test_json();
-	cov_metrics_free(M);
+	metrics_free(M);
 	cov_event_conv_free(&conv);
 	return tap_done();
 }

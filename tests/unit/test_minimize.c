@@ -43,33 +43,33 @@ int main(void)
 
 	tap_plan(17);
 	n = order("AABB", v);
-	tap_is_int(schedule_preemptions(v, n), 0, "AABB: one switch, A was done: no preemption");
+	tap_is_int(minimize_preemptions(v, n), 0, "AABB: one switch, A was done: no preemption");
 	n = order("ABAB", v);
-	tap_is_int(schedule_preemptions(v, n), 2,
+	tap_is_int(minimize_preemptions(v, n), 2,
 		   "ABAB: A and then B stopped while going on later");
 	n = order("ABBA", v);
-	tap_is_int(schedule_preemptions(v, n), 1, "ABBA: only A was stopped");
+	tap_is_int(minimize_preemptions(v, n), 1, "ABBA: only A was stopped");
 	n = order("ABCACB", v);
-	tap_is_int(schedule_preemptions(v, n), 3, "ABCACB: A, B and C each stopped once");
+	tap_is_int(minimize_preemptions(v, n), 3, "ABCACB: A, B and C each stopped once");
 
 	n = order("ABAB", v);
-	ok = schedule_unpreempt(v, n, 1, out);
+	ok = minimize_unpreempt(v, n, 1, out);
 	text(out, n, s);
 	tap_ok(ok && !strcmp(s, "AABB"), "ABAB undo at 1: A runs on -> AABB (got %s)", s);
 	tap_ok(out[1].thread == 1 && out[1].event == 1 && out[2].event == 0,
 	       "each thread's points keep their order");
-	ok = schedule_unpreempt(v, n, 2, out);
+	ok = minimize_unpreempt(v, n, 2, out);
 	text(out, n, s);
 	tap_ok(ok && !strcmp(s, "ABBA"), "ABAB undo at 2: B runs on -> ABBA (got %s)", s);
-	tap_is_int(schedule_preemptions(out, n), 1, "one preemption fewer");
-	tap_ok(!schedule_unpreempt(v, n, 3, out), "ABAB at 3: A is done, nothing to undo");
-	tap_ok(!schedule_unpreempt(v, n, 0, out), "step 0 is never a preemption");
+	tap_is_int(minimize_preemptions(out, n), 1, "one preemption fewer");
+	tap_ok(!minimize_unpreempt(v, n, 3, out), "ABAB at 3: A is done, nothing to undo");
+	tap_ok(!minimize_unpreempt(v, n, 0, out), "step 0 is never a preemption");
 	n = order("ABBBAC", v);
-	ok = schedule_unpreempt(v, n, 1, out);
+	ok = minimize_unpreempt(v, n, 1, out);
 	text(out, n, s);
 	tap_ok(ok && !strcmp(s, "AABBBC"), "ABBBAC undo at 1: A's next run moves up (got %s)", s);
 	n = order("AABA", v);
-	ok = schedule_unpreempt(v, n, 2, out);
+	ok = minimize_unpreempt(v, n, 2, out);
 	text(out, n, s);
 	tap_ok(ok && !strcmp(s, "AAAB"), "AABA undo at 2 -> AAAB (got %s)", s);
 

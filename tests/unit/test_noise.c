@@ -72,7 +72,7 @@ static void test_random_configs(void)
 		struct cs_rng r;
 		char s[256], err[256];
 
-		cs_rng_seed(&r, seed);
+		rng_seed(&r, seed);
 		noise_config_random(&r, &c);
 		noise_config_format(&c, s, sizeof(s));
 		if (noise_config_parse(s, &d, err, sizeof(err)) || !same_config(&c, &d)) {

@@ -74,7 +74,7 @@ static void classify(int status, bool timeout, const char *out, const char *err)
 static void test_outputs(void)
 {
 	classify(W_EXIT(1), false, "", asan_uaf);
-	tap_is_str(outcome_name(v.outcome), "sanitizer", "ASan report -> sanitizer");
+	tap_is_str(oracle_outcome_name(v.outcome), "sanitizer", "ASan report -> sanitizer");
 	tap_is_str(v.summary, "AddressSanitizer: heap-use-after-free (/src/uaf.c:14 in reader)",
 		   "ASan summary names kind and location");
 	tap_ok(strstr(v.detail, "freed by thread T2") != NULL, "ASan detail keeps the report");
@@ -91,7 +91,7 @@ static void test_outputs(void)
 		   "LeakSanitizer: detected memory leaks (40 byte(s) leaked in 1 allocation(s).)",
 		   "LeakSanitizer");
 	classify(W_SIGNAL(SIGABRT), false, NULL, assert_out);
-	tap_is_str(outcome_name(v.outcome), "assertion", "glibc assert -> assertion");
+	tap_is_str(oracle_outcome_name(v.outcome), "assertion", "glibc assert -> assertion");
 	tap_is_str(v.summary, "assertion `total == 1000' failed in transfer at bank.c:42",
 		   "assertion names expression, function, file:line");
 	classify(W_SIGNAL(SIGABRT), false, NULL, "*** stack smashing detected ***: terminated\n");
@@ -109,7 +109,7 @@ static void test_outputs(void)
 	       "double free or corruption");
 	classify(W_SIGNAL(SIGSEGV), false, "", "");
 	tap_is_str(v.summary, "killed by SIGSEGV (Segmentation fault)", "segfault");
-	tap_is_str(outcome_name(v.outcome), "signal", "segfault -> signal");
+	tap_is_str(oracle_outcome_name(v.outcome), "signal", "segfault -> signal");
 }
 
 static void test_status(void)
@@ -141,7 +141,8 @@ static void test_status(void)
 	tap_is_int(v.outcome, OUTCOME_PASS, "clean exit and passing check -> pass");
 	in.timed_out = true;
 	oracle_classify(&in, &v);
-	tap_is_str(outcome_name(v.outcome), "timeout", "timeout without a lock cycle -> timeout");
+	tap_is_str(oracle_outcome_name(v.outcome), "timeout",
+		   "timeout without a lock cycle -> timeout");
 	in.deadlock_report = "thread A holds L1 (taken at f a.c:1) and waits for L2 at f a.c:2";
 	oracle_classify(&in, &v);
 	tap_ok(v.outcome == OUTCOME_DEADLOCK &&
@@ -189,8 +190,10 @@ static void test_status(void)
 	in.err_len = strlen(asan_uaf);
 	oracle_classify(&in, &v);
 	tap_is_int(v.outcome, OUTCOME_SANITIZER, "sanitizer report outranks the deadlock");
-	tap_is_int(outcome_parse("check-failed"), OUTCOME_CHECK_FAILED, "outcome_parse");
-	tap_is_int(outcome_parse("bogus"), -EINVAL, "outcome_parse rejects unknown names");
+	tap_is_int(oracle_outcome_parse("check-failed"), OUTCOME_CHECK_FAILED,
+		   "oracle_outcome_parse");
+	tap_is_int(oracle_outcome_parse("bogus"), -EINVAL,
+		   "oracle_outcome_parse rejects unknown names");
 }
 
 static void test_deadlocks(void)
@@ -224,14 +227,14 @@ static void test_deadlocks(void)
 	size_t cyc[4];
 	char buf[1024];
 
-	tap_is_int(deadlock_analyze(two, 2, cyc, buf, sizeof(buf)), 2, "2-cycle found");
+	tap_is_int(oracle_deadlock_analyze(two, 2, cyc, buf, sizeof(buf)), 2, "2-cycle found");
 	tap_is_str(
 		buf,
 		"thread A holds mutex L1 (taken at worker_a dl.c:10) and waits for mutex L2 at "
 		"worker_a dl.c:11; thread B holds mutex L2 (taken at worker_b dl.c:20) and waits "
 		"for mutex L1 at worker_b dl.c:21",
 		"2-cycle report text");
-	tap_is_int(deadlock_analyze(three, 4, cyc, buf, sizeof(buf)), 3, "3-cycle found");
+	tap_is_int(oracle_deadlock_analyze(three, 4, cyc, buf, sizeof(buf)), 3, "3-cycle found");
 	tap_ok(cyc[0] == 1 && cyc[1] == 2 && cyc[2] == 3, "3-cycle is A B C, not the waiter D");
 	tap_is_str(
 		buf,
@@ -240,18 +243,20 @@ static void test_deadlocks(void)
 		"for mutex L3 at worker_b dl.c:21; thread C holds mutex L3 (taken at worker_c "
 		"dl.c:30) and waits for mutex L1 at worker_c dl.c:31",
 		"3-cycle report text");
-	tap_is_int(deadlock_analyze(hang, 2, cyc, buf, sizeof(buf)), 0, "no cycle: a hang");
+	tap_is_int(oracle_deadlock_analyze(hang, 2, cyc, buf, sizeof(buf)), 0, "no cycle: a hang");
 	tap_is_str(
 		buf,
 		"no lock cycle; thread A waits for mutex L2 at worker_a dl.c:11 (held by thread B)",
 		"hang text names the holder");
-	tap_is_int(deadlock_analyze(self, 1, cyc, buf, sizeof(buf)), 1, "self-deadlock 1-cycle");
+	tap_is_int(oracle_deadlock_analyze(self, 1, cyc, buf, sizeof(buf)), 1,
+		   "self-deadlock 1-cycle");
 	tap_is_str(buf,
 		   "thread T holds lock 0x40 (taken at f s.c:3) and waits for lock 0x40 at f s.c:4",
 		   "unnamed lock shown by address");
-	tap_is_int(deadlock_analyze(rw, 3, cyc, buf, sizeof(buf)), 2,
+	tap_is_int(oracle_deadlock_analyze(rw, 3, cyc, buf, sizeof(buf)), 2,
 		   "rwlock with two readers: cycle through the blocked reader");
-	tap_is_int(deadlock_analyze(NULL, 0, cyc, buf, sizeof(buf)), 0, "no threads, no cycle");
+	tap_is_int(oracle_deadlock_analyze(NULL, 0, cyc, buf, sizeof(buf)), 0,
+		   "no threads, no cycle");
 }
 
 int main(void)

@@ -20,13 +20,13 @@ static void test_depth1_priority_order(void)
 		for (uint32_t t = 0; t < 3; t++)
 			prio[t] = pct_priority(&p, t);
 		top[prio[0] > prio[1] && prio[0] > prio[2] ? 0 : prio[1] > prio[2] ? 1 : 2]++;
-		cs_rng_seed(&sub, seed + 1000);
+		rng_seed(&sub, seed + 1000);
 		for (int s = 0; s < 1000; s++) {
 			uint32_t run[3], n = 0, want = 0;
 			int64_t got;
 
 			for (uint32_t t = 0; t < 3; t++)
-				if (cs_rng_chance(&sub, 0.6))
+				if (rng_chance(&sub, 0.6))
 					run[n++] = t;
 			if (!n)
 				continue;

@@ -18,7 +18,7 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strat_portfolio.h"
 #include "strategies/strategy.h"
 #include "tap.h"
@@ -410,7 +410,7 @@ static void test_ucb1(void)
 	size_t i;
 
 	memset(&pf, 0, sizeof(pf));
-	cs_rng_seed(&pf.rng, 1);
+	rng_seed(&pf.rng, 1);
 	for (i = 0; i < 3; i++) {
 		pf.arm[i].spec = &strat_portfolio_arms[i];
 		pf.arm[i].on = true;
@@ -455,7 +455,7 @@ static void test_share_moves(void)
 	unsigned a_runs = 0;
 
 	memset(&pf, 0, sizeof(pf));
-	cs_rng_seed(&pf.rng, 9);
+	rng_seed(&pf.rng, 9);
 	for (i = 0; i < 2; i++) {
 		pf.arm[i].spec = &strat_portfolio_arms[i];
 		pf.arm[i].on = true;

@@ -140,7 +140,7 @@ int main(void)
 
 		for (i = 0; i < n; i++) {
 			if (fns[i] == CS_FN_SPIN_LOCK_ACQUIRED ||
-			    sym_lookup_function(libc, sync_fn_name(fns[i]), &entry, NULL))
+			    symbolize_lookup_function(libc, sync_fn_name(fns[i]), &entry, NULL))
 				continue;
 			moved += offs[i] != entry;
 			near += offs[i] >= entry && offs[i] < entry + 64;

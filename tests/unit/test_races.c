@@ -26,18 +26,18 @@ static void ev(uint32_t t, unsigned op, uint32_t site, uint32_t obj)
 	struct cov_event e = { .thread = t, .op = op, .site = site, .obj = obj, .held = held[t] };
 	struct race_verdict v;
 
-	race_detector_feed(rd, &e, &v);
-	if (cov_op_acquires(op))
-		cov_lockset_add(&held[t], obj);
-	else if (cov_op_releases(op))
-		cov_lockset_del(&held[t], obj);
+	races_feed(rd, &e, &v);
+	if (cov_event_op_acquires(op))
+		cov_event_lockset_add(&held[t], obj);
+	else if (cov_event_op_releases(op))
+		cov_event_lockset_del(&held[t], obj);
 }
 
 /* main: cnt = 0; create t2, t3; join both; read cnt. */
 static void prologue(void)
 {
 	memset(held, 0, sizeof(held));
-	race_detector_run_begin(rd);
+	races_run_begin(rd);
 	ev(MAIN, W, 1, CNT);
 	ev(MAIN, CS_OP_CREATE, 2, T2);
 	ev(MAIN, CS_OP_CREATE, 3, T3);
@@ -54,8 +54,8 @@ static int has_warning(const char *want)
 {
 	char buf[160];
 
-	for (size_t i = 0; i < race_warning_count(rd); i++)
-		if (!strcmp(race_warning_fmt(race_warning_get(rd, i), buf, sizeof(buf)), want))
+	for (size_t i = 0; i < races_warning_count(rd); i++)
+		if (!strcmp(races_warning_fmt(races_warning_get(rd, i), buf, sizeof(buf)), want))
 			return 1;
 	return 0;
 }
@@ -64,8 +64,8 @@ static void dump(void)
 {
 	char buf[160];
 
-	for (size_t i = 0; i < race_warning_count(rd); i++)
-		tap_diag("  %s", race_warning_fmt(race_warning_get(rd, i), buf, sizeof(buf)));
+	for (size_t i = 0; i < races_warning_count(rd); i++)
+		tap_diag("  %s", races_warning_fmt(races_warning_get(rd, i), buf, sizeof(buf)));
 }
 
 /* ---- happens-before on events with addresses ---------------------------------------- */
@@ -81,7 +81,7 @@ static void sync_at(uint32_t t, unsigned op, uint64_t addr, uint64_t addr2)
 			       .addr2 = addr2 };
 	struct race_verdict v;
 
-	race_detector_feed(rd, &e, &v);
+	races_feed(rd, &e, &v);
 }
 
 static void acc_at(uint32_t t, unsigned op, uint32_t site, uint64_t addr, uint32_t size)
@@ -95,14 +95,14 @@ static void acc_at(uint32_t t, unsigned op, uint32_t site, uint64_t addr, uint32
 			       .size = size };
 	struct race_verdict v;
 
-	race_detector_feed(rd, &e, &v);
+	races_feed(rd, &e, &v);
 }
 
 /* A fresh detector with main having created T2 and T3. */
 static void hb_begin(void)
 {
-	race_detector_free(rd);
-	rd = race_detector_new();
+	races_free(rd);
+	rd = races_new();
 	memset(held, 0, sizeof(held));
 	ev(MAIN, CS_OP_CREATE, 2, T2);
 	ev(MAIN, CS_OP_CREATE, 3, T3);
@@ -131,12 +131,12 @@ static void hb_tests(void)
 	sync_at(T3, CS_OP_UNLOCK, Q, 0);
 	acc_at(T3, R, 103, BUF, 8);
 	acc_at(T3, W, 104, BUF, 8);
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "a buffer handed through a locked queue: no warning (no common lock at the "
 		   "accesses)");
 	/* T2 touches it again without taking it back: a race. */
 	acc_at(T2, R, 105, BUF, 8);
-	tap_is_int(race_warning_count(rd), 1,
+	tap_is_int(races_warning_count(rd), 1,
 		   "... the producer reading it after the hand-off races");
 
 	/* A condition wait releases its mutex at its entry. */
@@ -150,7 +150,7 @@ static void hb_tests(void)
 	sync_at(T3, CS_OP_UNLOCK, Q, 0);
 	sync_at(T2, CS_OP_COND_WAKE, CV, Q);
 	acc_at(T2, W, 112, BUF, 4);
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "cond wait releases the mutex, the wake acquires it: no warning");
 
 	/* sem post -> wait orders; without the wait it does not. */
@@ -161,7 +161,7 @@ static void hb_tests(void)
 	acc_at(T3, W, 121, BUF, 8);
 	acc_at(T2, W, 122, BUF + 8, 8);
 	acc_at(T3, R, 123, BUF + 8, 8);
-	tap_is_int(race_warning_count(rd), 1,
+	tap_is_int(races_warning_count(rd), 1,
 		   "sem post -> wait orders the first write; a write after the post races");
 
 	/* pthread_once: T2 runs the routine; T3 waits in the call and its
@@ -180,12 +180,12 @@ static void hb_tests(void)
 	acc_at(MAIN, R, 142, BUF, 8);
 	sync_at(T2, CS_OP_ONCE, ONCE, 0);
 	acc_at(T2, R, 143, BUF, 8);
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "pthread_once: the routine is ordered before every caller's return, even "
 		   "one whose return event comes first");
 	acc_at(T2, W, 144, BUF + 8, 8);
 	acc_at(T3, R, 145, BUF + 8, 8);
-	tap_is_int(race_warning_count(rd), 1, "... a write after the return races");
+	tap_is_int(races_warning_count(rd), 1, "... a write after the return races");
 	/* A fast-path caller's earlier write is not published by the once. */
 	hb_begin();
 	acc_at(T3, W, 146, BUF, 8);
@@ -194,7 +194,7 @@ static void hb_tests(void)
 	sync_at(T2, CS_OP_ONCE_ENTER, ONCE, 1);
 	sync_at(T2, CS_OP_ONCE, ONCE, 0);
 	acc_at(T2, R, 147, BUF, 8);
-	tap_is_int(race_warning_count(rd), 1,
+	tap_is_int(races_warning_count(rd), 1,
 		   "pthread_once: two fast-path callers are not ordered with each other");
 
 	/* rwlock: readers are not ordered with each other, a writer is
@@ -207,21 +207,21 @@ static void hb_tests(void)
 	sync_at(T3, CS_OP_RDLOCK, RWL, 0);
 	acc_at(T3, R, 132, BUF + 8, 8);
 	sync_at(T3, CS_OP_RWUNLOCK, RWL, 0);
-	tap_is_int(race_warning_count(rd), 1, "two read-lock holders are not ordered: a race");
+	tap_is_int(races_warning_count(rd), 1, "two read-lock holders are not ordered: a race");
 	sync_at(T3, CS_OP_WRLOCK, RWL, 0);
 	acc_at(T3, W, 133, BUF, 8);
 	sync_at(T3, CS_OP_RWUNLOCK, RWL, 0);
-	tap_is_int(race_warning_count(rd), 1, "a write lock is ordered after the readers");
+	tap_is_int(races_warning_count(rd), 1, "a write lock is ordered after the readers");
 
 	/* A heap block freed and allocated again is a new variable. */
 	hb_begin();
-	race_detector_alloc(rd, BUF, 64);
+	races_alloc(rd, BUF, 64);
 	acc_at(T2, W, 140, BUF + 16, 8);
-	race_detector_alloc(rd, BUF, 32);
+	races_alloc(rd, BUF, 32);
 	acc_at(T3, W, 141, BUF + 16, 8);
-	tap_is_int(race_warning_count(rd), 0, "a block allocated again: no warning");
+	tap_is_int(races_warning_count(rd), 0, "a block allocated again: no warning");
 	acc_at(T2, R, 142, BUF + 16, 8);
-	tap_is_int(race_warning_count(rd), 1, "... its new life races as any variable");
+	tap_is_int(races_warning_count(rd), 1, "... its new life races as any variable");
 
 	/* Bytes: elements of one 8-byte granule and an overlap. */
 	hb_begin();
@@ -229,12 +229,12 @@ static void hb_tests(void)
 	acc_at(T3, W, 151, BUF + 4, 4);
 	acc_at(T2, W, 152, BUF + 9, 1);
 	acc_at(T3, W, 153, BUF + 8, 1);
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "different elements, even in one granule: no warning");
 	acc_at(T3, R, 154, BUF + 2, 4);
-	tap_is_int(race_warning_count(rd), 1, "overlapping bytes: a race");
+	tap_is_int(races_warning_count(rd), 1, "overlapping bytes: a race");
 	acc_at(T3, R, 155, BUF + 6, 4); /* crosses into the next granule: 152 */
-	tap_is_int(race_warning_count(rd), 2, "an access across two granules checks both");
+	tap_is_int(races_warning_count(rd), 2, "an access across two granules checks both");
 
 	/* Atomics: a lock-prefixed RMW publishes, a plain load is its
 	 * acquire partner. */
@@ -244,11 +244,11 @@ static void hb_tests(void)
 	acc_at(T3, R, 162, FLAG, 4);  /* plain load of an atomic location */
 	acc_at(T3, R, 163, BUF, 8);
 	acc_at(T3, W, 164, FLAG, 4); /* plain store: a release, never a race */
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "lock xchg then a plain load of the flag orders the payload: no warning");
 	acc_at(T2, R, 165, BUF + 8, 8);
 	acc_at(T3, W, 166, BUF + 8, 8);
-	tap_is_int(race_warning_count(rd), 1, "a payload written after the flag races");
+	tap_is_int(races_warning_count(rd), 1, "a payload written after the flag races");
 
 	/* One warning per pair of sites, whichever comes first, however
 	 * often, on whichever element. */
@@ -259,7 +259,7 @@ static void hb_tests(void)
 		acc_at(T3, R, 171, BUF + 64 + 8 * i, 8);
 		acc_at(T2, W, 170, BUF + 64 + 8 * i, 8);
 	}
-	tap_is_int(race_warning_count(rd), 1, "a racing pair of sites: one warning");
+	tap_is_int(races_warning_count(rd), 1, "a racing pair of sites: one warning");
 
 	/* Join orders the child before the joiner; without it, a race. */
 	hb_begin();
@@ -270,10 +270,10 @@ static void hb_tests(void)
 	acc_at(T2, W, 183, BUF + 16, 8);
 	ev(MAIN, CS_OP_JOIN, 5, 4);
 	acc_at(MAIN, R, 184, BUF + 8, 8);
-	tap_is_int(race_warning_count(rd), 0, "create and join order parent and child");
+	tap_is_int(races_warning_count(rd), 0, "create and join order parent and child");
 	acc_at(MAIN, R, 185, BUF + 16, 8);
-	tap_is_int(race_warning_count(rd), 1, "a thread not joined races");
-	race_detector_free(rd);
+	tap_is_int(races_warning_count(rd), 1, "a thread not joined races");
+	races_free(rd);
 	rd = NULL;
 }
 
@@ -282,7 +282,7 @@ int main(void)
 	const struct race_warning *w;
 
 	tap_plan(34);
-	rd = race_detector_new();
+	rd = races_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */
 	prologue();
@@ -291,13 +291,13 @@ int main(void)
 	ev(T2, W, 11, CNT);
 	ev(T3, W, 11, CNT);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 2, "unprotected counter: two warnings");
+	tap_is_int(races_warning_count(rd), 2, "unprotected counter: two warnings");
 	tap_ok(has_warning("race v1: t3 R s10 {} vs t2 W s11 {}") &&
 		       has_warning("race v1: t2 W s11 {} vs t3 W s11 {}"),
 	       "warnings name the variable, both sites, both threads, the locks held");
-	if (race_warning_count(rd) != 2)
+	if (races_warning_count(rd) != 2)
 		dump();
-	w = race_warning_get(rd, 0);
+	w = races_warning_get(rd, 0);
 	tap_ok(w && w->var == CNT && w->first.thread != w->second.thread,
 	       "warning struct: variable and two distinct threads");
 
@@ -308,12 +308,12 @@ int main(void)
 	ev(T2, W, 11, CNT);
 	ev(T3, W, 11, CNT);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 2,
+	tap_is_int(races_warning_count(rd), 2,
 		   "same races in a second run: still 2 distinct warnings");
-	race_detector_free(rd);
+	races_free(rd);
 
 	/* The same counter under one mutex: no warning. */
-	rd = race_detector_new();
+	rd = races_new();
 	prologue();
 	ev(T2, CS_OP_LOCK, 20, M);
 	ev(T2, R, 10, CNT);
@@ -324,7 +324,7 @@ int main(void)
 	ev(T3, W, 11, CNT);
 	ev(T3, CS_OP_UNLOCK, 21, M);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "locked counter (init before create, read after join): no warning");
 
 	/* Atomic increments (lock add): no warning. */
@@ -333,7 +333,7 @@ int main(void)
 	ev(T3, RW, 12, CNT);
 	ev(T2, RW, 12, CNT);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 0, "atomic RMW counter: no warning");
+	tap_is_int(races_warning_count(rd), 0, "atomic RMW counter: no warning");
 
 	/* Each thread under its own lock: a lockset violation. */
 	prologue();
@@ -344,29 +344,29 @@ int main(void)
 	ev(T3, CS_OP_UNLOCK, 24, M2);
 	ev(T2, CS_OP_UNLOCK, 25, M);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 1, "different locks: one warning");
+	tap_is_int(races_warning_count(rd), 1, "different locks: one warning");
 	tap_ok(has_warning("race v1: t2 W s11 {l5} vs t3 W s13 {l6}"), "it shows both locksets");
-	if (race_warning_count(rd) != 1)
+	if (races_warning_count(rd) != 1)
 		dump();
 
 	/* Condition-variable hand-off orders the accesses: no warning. */
-	race_detector_free(rd);
-	rd = race_detector_new();
+	races_free(rd);
+	rd = races_new();
 	prologue();
 	ev(T2, W, 30, CNT);
 	ev(T2, CS_OP_COND_SIGNAL, 31, 9);
 	ev(T3, CS_OP_COND_WAKE, 32, 9);
 	ev(T3, R, 33, CNT);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "signal -> wake orders a write before a read: no warning");
-	race_detector_free(rd);
+	races_free(rd);
 
 	/* A barrier (one event, at its entry) orders what each party did
 	 * before it before what the others do after it, whichever party's
 	 * entry comes first: T3 enters first, T2 writes and enters, T3 reads. */
 	enum { B = 7, Y = 2 };
-	rd = race_detector_new();
+	rd = races_new();
 	prologue();
 	ev(T3, CS_OP_BARRIER, 50, B);
 	ev(T2, W, 51, CNT);
@@ -374,9 +374,9 @@ int main(void)
 	ev(T3, R, 52, CNT);
 	ev(T2, R, 52, CNT);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 0,
+	tap_is_int(races_warning_count(rd), 0,
 		   "a barrier orders a write before it and a read after it: no warning");
-	if (race_warning_count(rd))
+	if (races_warning_count(rd))
 		dump();
 	/* Rounds: T2 leaves the barrier, writes Y and enters its next
 	 * generation before T3 did anything after the first: T3's read of Y
@@ -390,38 +390,38 @@ int main(void)
 	ev(T3, CS_OP_BARRIER, 50, B);
 	ev(T2, R, 55, Y);
 	epilogue();
-	tap_is_int(race_warning_count(rd), 1,
+	tap_is_int(races_warning_count(rd), 1,
 		   "a write in one round and a read in the same round of the other party: a race");
 	tap_ok(has_warning("race v2: t2 W s53 {} vs t3 R s54 {}"),
 	       "... on Y, the write against the read; the read in the next round is ordered");
-	if (race_warning_count(rd) != 1)
+	if (races_warning_count(rd) != 1)
 		dump();
-	race_detector_free(rd);
+	races_free(rd);
 
-	/* cov_access_events: a plain read-modify-write (add [x], 1: not
+	/* cov_event_access_events: a plain read-modify-write (add [x], 1: not
 	 * atomic) is its read, then its write; a locked one stays one RW. */
 	{
 		struct cov_event a = { .thread = T2, .op = RW, .site = 40, .obj = CNT }, out[2];
-		size_t n = cov_access_events(&a, true, out);
+		size_t n = cov_event_access_events(&a, true, out);
 
 		tap_ok(n == 2 && out[0].op == R && out[1].op == W && out[0].site == 40 &&
 			       out[1].obj == CNT && out[1].thread == T2,
 		       "a plain RMW: a read, then a write, same thread, site and variable");
-		n = cov_access_events(&a, false, out);
+		n = cov_event_access_events(&a, false, out);
 		tap_ok(n == 1 && out[0].op == RW, "a lock-prefixed RMW: one RW");
 		/* Two threads' plain increments interleaved R R W W race; the
 		 * same as locked RMWs do not. */
-		rd = race_detector_new();
+		rd = races_new();
 		prologue();
 		for (uint32_t t = T2; t <= T3; t++) {
 			a.thread = t;
-			n = cov_access_events(&a, true, out);
+			n = cov_event_access_events(&a, true, out);
 			ev(t, out[0].op, 40, CNT);
 		}
 		for (uint32_t t = T2; t <= T3; t++)
 			ev(t, W, 40, CNT);
 		epilogue();
-		tap_ok(race_warning_count(rd) > 0, "split plain increments race");
+		tap_ok(races_warning_count(rd) > 0, "split plain increments race");
 	}
 	hb_tests();
 	return tap_done();

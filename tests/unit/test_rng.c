@@ -14,27 +14,26 @@ int main(void)
 	double sum = 0, sum2 = 0;
 
 	tap_plan(9);
-	tap_ok(cs_splitmix64(&sm) == 0xe220a8397b1dcdafULL,
+	tap_ok(rng_splitmix64(&sm) == 0xe220a8397b1dcdafULL,
 	       "splitmix64 from state 0 gives the reference first value");
-	first = cs_rng_next(&r);
-	second = cs_rng_next(&r);
+	first = rng_next(&r);
+	second = rng_next(&r);
 	tap_ok(first == 11520 && second == 0,
 	       "xoshiro256** from {1,2,3,4} gives the reference 11520, 0");
 
-	cs_rng_seed(&a, 42);
-	cs_rng_seed(&b, 42);
+	rng_seed(&a, 42);
+	rng_seed(&b, 42);
 	for (int i = 0; i < 1000; i++)
-		differ += cs_rng_next(&a) != cs_rng_next(&b);
+		differ += rng_next(&a) != rng_next(&b);
 	tap_is_int(differ, 0, "same seed, same stream");
-	tap_ok(cs_rng_derive(7, 0) != cs_rng_derive(7, 1) &&
-		       cs_rng_derive(7, 1) != cs_rng_derive(8, 1) &&
-		       cs_rng_derive(7, 1) == cs_rng_derive(7, 1),
+	tap_ok(rng_derive(7, 0) != rng_derive(7, 1) && rng_derive(7, 1) != rng_derive(8, 1) &&
+		       rng_derive(7, 1) == rng_derive(7, 1),
 	       "derived run seeds differ per stream and per campaign seed, and repeat");
 
-	cs_rng_seed(&r, 1);
+	rng_seed(&r, 1);
 	for (int i = 0; i < 70000; i++) {
-		uint64_t x = cs_rng_below(&r, 7);
-		int64_t y = cs_rng_range(&r, -3, 3);
+		uint64_t x = rng_below(&r, 7);
+		int64_t y = rng_range(&r, -3, 3);
 
 		out += x >= 7 || y < -3 || y > 3;
 		counts[x]++;
@@ -43,11 +42,11 @@ int main(void)
 		flat &= counts[k] > 9500 && counts[k] < 10500;
 	tap_is_int(out, 0, "below() and range() stay in bounds");
 	tap_ok(flat, "below(7) is flat");
-	tap_ok(cs_rng_below(&r, 0) == 0 && cs_rng_range(&r, 5, 5) == 5 && !cs_rng_chance(&r, 0) &&
-		       cs_rng_chance(&r, 1) && !cs_rng_permille(&r, 0) && cs_rng_permille(&r, 1000),
+	tap_ok(rng_below(&r, 0) == 0 && rng_range(&r, 5, 5) == 5 && !rng_chance(&r, 0) &&
+		       rng_chance(&r, 1) && !rng_permille(&r, 0) && rng_permille(&r, 1000),
 	       "degenerate bounds and probabilities");
 	for (int i = 0; i < 100000; i++) {
-		double g = cs_rng_gauss(&r);
+		double g = rng_gauss(&r);
 
 		sum += g;
 		sum2 += g * g;
@@ -55,7 +54,7 @@ int main(void)
 	tap_ok(fabs(sum / 1e5) < 0.02 && fabs(sqrt(sum2 / 1e5) - 1) < 0.02, "gauss: mean 0, sd 1");
 	out = 0;
 	for (int i = 0; i < 100000; i++) {
-		double d = cs_rng_double(&r);
+		double d = rng_double(&r);
 
 		out += d < 0 || d >= 1;
 	}

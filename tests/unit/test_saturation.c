@@ -14,23 +14,28 @@ static void test_parse(void)
 	struct sat_config c;
 	char buf[48];
 
-	tap_ok(!sat_parse("50,0.1", &c) && !c.by_time && c.window == 50 && c.threshold == 0.1,
+	tap_ok(!saturation_parse("50,0.1", &c) && !c.by_time && c.window == 50 &&
+		       c.threshold == 0.1,
 	       "parse 50,0.1");
-	tap_ok(!sat_parse("120s,0.1", &c) && c.by_time && c.window == 120 && c.threshold == 0.1,
+	tap_ok(!saturation_parse("120s,0.1", &c) && c.by_time && c.window == 120 &&
+		       c.threshold == 0.1,
 	       "parse 120s,0.1");
-	tap_ok(!sat_parse("2m,0.5", &c) && c.by_time && c.window == 120 && c.threshold == 0.5,
+	tap_ok(!saturation_parse("2m,0.5", &c) && c.by_time && c.window == 120 &&
+		       c.threshold == 0.5,
 	       "parse 2m,0.5 (minutes)");
-	tap_ok(!sat_parse("30", &c) && c.window == 30 && c.threshold == SAT_DEFAULT_THRESHOLD,
+	tap_ok(!saturation_parse("30", &c) && c.window == 30 &&
+		       c.threshold == SAT_DEFAULT_THRESHOLD,
 	       "bare window keeps the default threshold");
-	tap_is_int(sat_parse("", &c) + sat_parse("0,0.1", &c) + sat_parse("1,0.1", &c) +
-			   sat_parse("abc", &c) + sat_parse("50,", &c) + sat_parse("50,-1", &c) +
-			   sat_parse("2.5,0.1", &c) + sat_parse("s,0.1", &c) +
-			   sat_parse("50,0.1x", &c),
+	tap_is_int(saturation_parse("", &c) + saturation_parse("0,0.1", &c) +
+			   saturation_parse("1,0.1", &c) + saturation_parse("abc", &c) +
+			   saturation_parse("50,", &c) + saturation_parse("50,-1", &c) +
+			   saturation_parse("2.5,0.1", &c) + saturation_parse("s,0.1", &c) +
+			   saturation_parse("50,0.1x", &c),
 		   -9 * EINVAL, "nine malformed specs rejected");
-	sat_config_default(&c);
+	saturation_config_default(&c);
 	tap_ok(!c.by_time && c.window == 50 && c.threshold == 0.1, "default 50 runs, 0.1");
-	sat_parse("120s,0.25", &c);
-	tap_is_str(sat_format(&c, buf, sizeof(buf)), "120s,0.25", "format round trip");
+	saturation_parse("120s,0.25", &c);
+	tap_is_str(saturation_format(&c, buf, sizeof(buf)), "120s,0.25", "format round trip");
 }
 
 /* x 1..4, y 1 3 2 4: mean 2.5/2.5, Sxx = 5, Sxy = 4 -> slope 0.8,
@@ -40,13 +45,13 @@ static void test_fit(void)
 {
 	double x[] = { 1, 2, 3, 4 }, y[] = { 1, 3, 2, 4 }, b, a, r2;
 
-	tap_is_int(sat_linear_fit(x, y, 4, &b, &a, &r2), 0, "fit");
+	tap_is_int(saturation_linear_fit(x, y, 4, &b, &a, &r2), 0, "fit");
 	tap_is_dbl(b, 0.8, 1e-12, "slope 0.8");
 	tap_is_dbl(a, 0.5, 1e-12, "intercept 0.5");
 	tap_is_dbl(r2, 0.64, 1e-12, "r² 0.64");
-	tap_is_int(sat_linear_fit(x, y, 1, &b, &a, &r2), -EINVAL, "one point: no fit");
+	tap_is_int(saturation_linear_fit(x, y, 1, &b, &a, &r2), -EINVAL, "one point: no fit");
 	x[1] = x[2] = x[3] = 1;
-	tap_is_int(sat_linear_fit(x, y, 4, &b, &a, &r2), -EINVAL, "equal x: no fit");
+	tap_is_int(saturation_linear_fit(x, y, 4, &b, &a, &r2), -EINVAL, "equal x: no fit");
 }
 
 static void test_linear_never(void)
@@ -60,8 +65,8 @@ static void test_linear_never(void)
 		x[i] = i + 1;
 		y[i] = 2.0 * (i + 1);
 	}
-	tap_is_int(sat_first_saturated(x, y, 500, &c), -1, "linear growth never saturates");
-	sat_evaluate(x, y, 500, &c, &r);
+	tap_is_int(saturation_first_saturated(x, y, 500, &c), -1, "linear growth never saturates");
+	saturation_evaluate(x, y, 500, &c, &r);
 	tap_ok(r.enough && !r.saturated, "linear growth: window full, not saturated");
 	tap_is_dbl(r.slope, 2.0, 1e-9, "linear growth: slope 2/run");
 	tap_is_dbl(r.r2, 1.0, 1e-12, "linear growth: r² 1");
@@ -89,12 +94,12 @@ static void test_plateau(void)
 		x[i] = i + 1;
 		y[i] = i + 1 <= 20 ? 10.0 * (i + 1) : 200;
 	}
-	tap_is_int(sat_first_saturated(x, y, 60, &c), 23, "plateau saturates at run 24");
-	sat_evaluate(x, y, 23, &c, &r);
+	tap_is_int(saturation_first_saturated(x, y, 60, &c), 23, "plateau saturates at run 24");
+	saturation_evaluate(x, y, 23, &c, &r);
 	tap_ok(r.enough && !r.saturated, "run 23: not yet");
 	tap_is_dbl(r.slope, 2.0, 1e-12, "run 23: slope 2 by hand");
 	tap_is_dbl(r.r2, 0.5, 1e-12, "run 23: r² 0.5 (SSres 40, SStot 80)");
-	sat_evaluate(x, y, 24, &c, &r);
+	saturation_evaluate(x, y, 24, &c, &r);
 	tap_ok(r.saturated && r.slope == 0 && r.r2 == 1, "run 24: flat window, slope 0, r² 1");
 }
 
@@ -109,13 +114,13 @@ static void test_short_and_empty(void)
 		x[i] = i + 1;
 		y[i] = 7;
 	}
-	sat_evaluate(x, y, 10, &c, &r);
+	saturation_evaluate(x, y, 10, &c, &r);
 	tap_ok(!r.enough && !r.saturated, "10 flat runs < window 50: no verdict");
-	tap_is_int(sat_first_saturated(x, y, 60, &c), 49,
+	tap_is_int(saturation_first_saturated(x, y, 60, &c), 49,
 		   "flat series saturates when the window fills");
-	sat_evaluate(x, y, 0, &c, &r);
+	saturation_evaluate(x, y, 0, &c, &r);
 	tap_ok(!r.enough && !r.saturated && r.points == 0, "empty series: no verdict");
-	tap_is_int(sat_first_saturated(x, y, 0, &c), -1, "empty series never saturates");
+	tap_is_int(saturation_first_saturated(x, y, 0, &c), -1, "empty series never saturates");
 }
 
 /*
@@ -134,14 +139,14 @@ static void test_by_time(void)
 
 	for (i = 0; i < 11; i++)
 		t[i] = 10.0 * i;
-	sat_evaluate(t, y, 3, &c, &r);
+	saturation_evaluate(t, y, 3, &c, &r);
 	tap_ok(!r.enough, "20 s of history < 30 s window: no verdict");
-	sat_evaluate(t, y, 7, &c, &r);
+	saturation_evaluate(t, y, 7, &c, &r);
 	tap_ok(r.enough && !r.saturated && r.points == 4, "t=60: 4 points in window");
 	tap_is_dbl(r.slope, 0.15, 1e-12, "t=60: slope 0.15/s by hand");
-	tap_is_int(sat_first_saturated(t, y, 11, &c), 7, "saturated at t=70");
+	tap_is_int(saturation_first_saturated(t, y, 11, &c), 7, "saturated at t=70");
 	/* Runs longer than the window: fit across the point before it. */
-	sat_evaluate(sx, sy, 3, &c, &r);
+	saturation_evaluate(sx, sy, 3, &c, &r);
 	tap_ok(r.points == 2 && fabs(r.slope - 0.03) < 1e-12 && r.saturated,
 	       "sparse points: two-point fit, slope 0.03/s");
 }
@@ -155,7 +160,7 @@ static long brute_first(const double *x, const double *y, size_t n, const struct
 	size_t k;
 
 	for (k = 1; k <= n; k++)
-		if (!sat_evaluate(x, y, k, c, &r) && r.saturated)
+		if (!saturation_evaluate(x, y, k, c, &r) && r.saturated)
 			return (long)k - 1;
 	return -1;
 }
@@ -174,9 +179,9 @@ static void test_scan_agrees(void)
 		/* Fast growth that tails off as 300/(1 + i/10). */
 		y[i] = floor(300.0 - 3000.0 / (10.0 + i));
 	}
-	tap_is_int(sat_first_saturated(x, y, 400, &byrun), brute_first(x, y, 400, &byrun),
+	tap_is_int(saturation_first_saturated(x, y, 400, &byrun), brute_first(x, y, 400, &byrun),
 		   "scan by runs agrees with exact prefixes");
-	tap_is_int(sat_first_saturated(t, y, 400, &bytime), brute_first(t, y, 400, &bytime),
+	tap_is_int(saturation_first_saturated(t, y, 400, &bytime), brute_first(t, y, 400, &bytime),
 		   "scan by time (epoch offsets) agrees with exact prefixes");
 	tap_ok(brute_first(x, y, 400, &byrun) > 20 && brute_first(t, y, 400, &bytime) > 80,
 	       "the tailing curve does saturate, late, both ways");

@@ -38,7 +38,7 @@ static uint64_t var(const char *name)
 {
 	uint64_t v = 0;
 
-	sym_lookup_variable(prog, name, &v, NULL);
+	symbolize_lookup_variable(prog, name, &v, NULL);
 	return BIAS + v;
 }
 
@@ -71,7 +71,7 @@ int main(void)
 
 	tap_plan(13);
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
-	tap_is_int(site_find(prog, &f, &set), 0, "sites of %s", prog);
+	tap_is_int(site_finder_find(prog, &f, &set), 0, "sites of %s", prog);
 	s_inc = site_of("acc_inc_global");
 	s_deref = site_of("acc_deref");
 	s_arr = site_of("acc_array_store");
@@ -106,7 +106,7 @@ int main(void)
 	tr.events = e;
 	tr.nevents = n;
 	tr.stack_top = STACK_TOP;
-	v = shared_vars_find(&tr, &set, NULL, &nv, shared);
+	v = access_probes_shared_vars(&tr, &set, NULL, &nv, shared);
 	tap_is_int(nv, 3, "three shared variables (counter, array, heap block)");
 	for (i = 0; i < (int)nv; i++)
 		if (v[i].symbol && !strcmp(v[i].symbol, "acc_counter"))
@@ -128,22 +128,22 @@ int main(void)
 	tap_ok(shared[s_inc] && shared[s_arr] && shared[s_deref],
 	       "sites on shared variables marked");
 	tap_ok(!shared[s_load], "site touching a one-thread variable not marked");
-	shared_vars_free(v, nv);
+	access_probes_shared_vars_free(v, nv);
 
 	/* Without the main stack bound, main's local would be reported. */
 	tr.stack_top = 0;
-	v = shared_vars_find(&tr, &set, NULL, &nv, NULL);
+	v = access_probes_shared_vars(&tr, &set, NULL, &nv, NULL);
 	tap_is_int(nv, 4, "stack_top unknown: main's stack address is not recognised (4)");
-	shared_vars_free(v, nv);
+	access_probes_shared_vars_free(v, nv);
 
 	/* A worker's stack is recognised from its sampled sp alone. */
 	tr.events = e + 9;
 	tr.nevents = 2;
-	v = shared_vars_find(&tr, &set, NULL, &nv, NULL);
+	v = access_probes_shared_vars(&tr, &set, NULL, &nv, NULL);
 	tap_is_int(nv, 0, "a worker's stack is never a shared variable");
-	shared_vars_free(v, nv);
+	access_probes_shared_vars_free(v, nv);
 	tr.nevents = 0;
-	v = shared_vars_find(&tr, &set, NULL, &nv, NULL);
+	v = access_probes_shared_vars(&tr, &set, NULL, &nv, NULL);
 	tap_ok(!v && nv == 0, "no events, no variables");
 
 	/* Two heap blocks from one malloc call site are one variable, named
@@ -164,18 +164,18 @@ int main(void)
 		for (i = 0; i < 6; i++)
 			h[i].ts_ns = 10 + (uint64_t)i;
 		tr = (struct access_trace){ .events = h, .nevents = 6, .allocs = al, .nallocs = 3 };
-		v = shared_vars_find(&tr, &set, NULL, &nv, NULL);
+		v = access_probes_shared_vars(&tr, &set, NULL, &nv, NULL);
 		tap_ok(nv == 2 && v[0].has_alloc && v[0].addr == HEAP + 4 && v[0].reads == 4 &&
 			       v[0].alloc_size == 16 && v[0].alloc_site.symbol &&
 			       !strcmp(v[0].alloc_site.symbol, "acc_inc_global") &&
 			       v[1].has_alloc && v[1].addr == HEAP + 0x200,
 		       "heap blocks keyed by allocation site (%zu variables)", nv);
-		shared_vars_free(v, nv);
+		access_probes_shared_vars_free(v, nv);
 	}
-	tap_ok(access_main_stack_top(getpid()) > (uintptr_t)&nv,
+	tap_ok(access_probes_main_stack_top(getpid()) > (uintptr_t)&nv,
 	       "own [stack] end is above a local");
 
-	site_set_free(&set);
-	sym_cache_flush();
+	site_finder_set_free(&set);
+	symbolize_cache_flush();
 	return tap_done();
 }

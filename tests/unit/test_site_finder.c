@@ -38,7 +38,8 @@ static bool rip_hits(const struct mem_site *s, const char *var)
 {
 	uint64_t vaddr = 0;
 
-	if (!s || !(s->decode.flags & CS_ACC_RIP) || sym_lookup_variable(prog, var, &vaddr, NULL))
+	if (!s || !(s->decode.flags & CS_ACC_RIP) ||
+	    symbolize_lookup_variable(prog, var, &vaddr, NULL))
 		return false;
 	/* decode is relative to the probe address (see probe_offset). */
 	return s->vaddr - (s->offset - s->probe_offset) + (uint64_t)s->decode.disp == vaddr;
@@ -54,7 +55,7 @@ static void check_one(const struct site_set *set, const char *fn, uint8_t acc, i
 	tap_ok(n == 1 && s &&
 		       (s->decode.flags & (CS_ACC_READ | CS_ACC_WRITE | CS_ACC_LOCK)) == acc &&
 		       s->decode.size == size && (!var || rip_hits(s, var)),
-	       "%s: one %s%s site of %d bytes%s%s (%s)", fn, site_access_str(acc),
+	       "%s: one %s%s site of %d bytes%s%s (%s)", fn, site_finder_access_str(acc),
 	       acc & CS_ACC_LOCK ? " locked" : "", size, var ? " on " : "", var ? var : "",
 	       s ? s->insn : "none");
 }
@@ -78,8 +79,8 @@ int main(void)
 	tap_plan(29);
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
 
-	err = site_find(prog, &only_acc, &set);
-	tap_is_int(err, 0, "site_find on %s", prog);
+	err = site_finder_find(prog, &only_acc, &set);
+	tap_is_int(err, 0, "site_finder_find on %s", prog);
 	check_one(&set, "acc_store_global", CS_ACC_WRITE, 4, "acc_written");
 	check_one(&set, "acc_load_global", CS_ACC_READ, 4, "acc_read");
 	check_one(&set, "acc_inc_global", CS_ACC_READ | CS_ACC_WRITE, 4, "acc_counter");
@@ -131,49 +132,49 @@ int main(void)
 	       "PIE: file offset of .text site equals vaddr here (0x%" PRIx64 ")",
 	       s ? s->offset : 0);
 
-	site_find(prog, &no_x, &fset);
+	site_finder_find(prog, &no_x, &fset);
 	only_site(&fset, "acc_xchg", &n);
 	tap_ok(n == 0 && fset.n == set.n - 2 && fset.skipped_filter > 0,
 	       "--sites-exclude removes acc_xchg and acc_atomic_add (%zu of %zu)", fset.n, set.n);
-	site_set_free(&fset);
+	site_finder_set_free(&fset);
 
-	site_find(prog, &by_file, &fset);
-	site_find(prog, NULL, &all);
+	site_finder_find(prog, &by_file, &fset);
+	site_finder_find(prog, NULL, &all);
 	tap_ok(fset.n >= set.n && fset.n < all.n,
 	       "file glob keeps accesses.c sites only (%zu < %zu)", fset.n, all.n);
-	tap_ok(!site_filter_match(&only_acc, "main", "/x/accesses.c") &&
-		       site_filter_match(&by_file, "main", "/x/accesses.c") &&
-		       site_filter_match(NULL, NULL, NULL),
+	tap_ok(!site_finder_filter_match(&only_acc, "main", "/x/accesses.c") &&
+		       site_finder_filter_match(&by_file, "main", "/x/accesses.c") &&
+		       site_finder_filter_match(NULL, NULL, NULL),
 	       "filter matches function, file basename, and NULL filter");
-	site_set_free(&fset);
-	site_set_free(&all);
+	site_finder_set_free(&fset);
+	site_finder_set_free(&all);
 
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses-stripped", cs_self_dir());
-	site_find(prog, NULL, &st);
+	site_finder_find(prog, NULL, &st);
 	tap_ok(st.n > 0 && !st.sites[0].function, "stripped: sites found, no function names (%zu)",
 	       st.n);
-	site_set_free(&st);
+	site_finder_set_free(&st);
 
-	libc = site_resolve_object(NULL, "libc");
+	libc = site_finder_resolve_object(NULL, "libc");
 	tap_ok(libc && strstr(libc, "libc.so"), "--sites-object libc resolves to %s", libc);
 	{
 		const char *inc_lock[] = { "pthread_mutex_lock" };
 		struct site_filter f = { .include = inc_lock, .ninclude = 1 };
 
-		err = libc ? site_find(libc, &f, &st) : -1;
+		err = libc ? site_finder_find(libc, &f, &st) : -1;
 		tap_ok(!err && st.n > 0, "libc: pthread_mutex_lock has memory sites (%zu)", st.n);
-		site_set_free(&st);
+		site_finder_set_free(&st);
 	}
 	{
 		/* One trap, one access point: no two sites share a probe. */
 		struct site_set ls = { 0 };
 		size_t shared_p = 0, shared_l = 0, j;
 
-		site_find(prog, NULL, &all);
+		site_finder_find(prog, NULL, &all);
 		for (i = 1; i < all.n; i++)
 			for (j = 0; j < i; j++)
 				shared_p += all.sites[i].probe_offset == all.sites[j].probe_offset;
-		err = libc ? site_find(libc, NULL, &ls) : -1;
+		err = libc ? site_finder_find(libc, NULL, &ls) : -1;
 		for (i = 1; !err && i < ls.n; i++)
 			shared_l +=
 				ls.sites[i].probe_offset == ls.sites[i - 1].probe_offset ||
@@ -182,13 +183,13 @@ int main(void)
 		       all.n, shared_p);
 		tap_ok(!err && ls.n > 1000 && !shared_l,
 		       "libc: no two of %zu sites share a probe (%zu do)", ls.n, shared_l);
-		site_set_free(&all);
-		site_set_free(&ls);
+		site_finder_set_free(&all);
+		site_finder_set_free(&ls);
 	}
 	free(libc);
-	tap_ok(site_find("/nonexistent", NULL, &st) == -ENOENT, "missing object: -ENOENT");
+	tap_ok(site_finder_find("/nonexistent", NULL, &st) == -ENOENT, "missing object: -ENOENT");
 
-	site_set_free(&set);
-	sym_cache_flush();
+	site_finder_set_free(&set);
+	symbolize_cache_flush();
 	return tap_done();
 }

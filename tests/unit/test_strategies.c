@@ -27,7 +27,7 @@
 #include "strategies/ga.h"
 #include "strategies/noise.h"
 #include "strategies/pct.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 #include "strategies/strat_noise.h"
@@ -462,7 +462,7 @@ static void test_serial(void)
 {
 	struct fake_loop fl;
 	struct strat_decision d;
-	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_FIFO);
+	struct strategy *s = serial_wrap(make("none"), CS_SERIAL_FIFO);
 	const struct declog_entry *e;
 
 	tap_ok(strategy_has(s, STRAT_F_STEERS) && strategy_has(s, STRAT_F_SERIAL) &&
@@ -493,7 +493,7 @@ static void test_serial(void)
 static void serial_random_order(uint64_t seed, uint64_t *ids, size_t n)
 {
 	struct fake_loop fl;
-	struct strategy *s = strategy_serial_wrap(make("none"), CS_SERIAL_RANDOM);
+	struct strategy *s = serial_wrap(make("none"), CS_SERIAL_RANDOM);
 	size_t i;
 
 	fl_begin(&fl, s, seed, 4);
@@ -877,7 +877,7 @@ static void *mw_main(void *arg)
 	struct strategy *s = w->fl.s;
 	struct cs_rng g;
 
-	cs_rng_seed(&g, w->seed);
+	rng_seed(&g, w->seed);
 	while (!__atomic_load_n(w->go, __ATOMIC_ACQUIRE))
 		;
 	for (unsigned run = 0; run < w->runs; run++) {
@@ -890,7 +890,7 @@ static void *mw_main(void *arg)
 		memset(w->held, 0, sizeof(w->held));
 		memset(w->exited, 0, sizeof(w->exited));
 		for (unsigned step = 0; step < w->steps; step++) {
-			size_t i = cs_rng_below(&g, nt), k = cs_rng_below(&g, 16), j;
+			size_t i = rng_below(&g, nt), k = rng_below(&g, 16), j;
 			struct cov_event *ev = &w->pending[i];
 			struct strat_decision d;
 			bool all = true;
@@ -914,9 +914,9 @@ static void *mw_main(void *arg)
 				continue;
 			}
 			*ev = (struct cov_event){ .thread = (uint32_t)i,
-						  .op = ops[cs_rng_below(&g, ARRAY_SIZE(ops))],
-						  .site = 1 + (uint32_t)cs_rng_below(&g, 4),
-						  .obj = 1 + (uint32_t)cs_rng_below(&g, 2) };
+						  .op = ops[rng_below(&g, ARRAY_SIZE(ops))],
+						  .site = 1 + (uint32_t)rng_below(&g, 4),
+						  .obj = 1 + (uint32_t)rng_below(&g, 2) };
 			d = fl_point(&w->fl, i, ev->op, 0x1000 + ev->site, 0x9000 + ev->obj, ev,
 				     true);
 			w->points++;
@@ -1114,7 +1114,7 @@ static void pct_observe(struct strategy *s, int n)
 	struct cs_event e = { 0 };
 	int i;
 
-	tmodel_init(&tm, 0);
+	thread_model_init(&tm, 0);
 	e.pid = 100;
 	for (i = 0; i < n; i++) {
 		e.tid = 100 + (uint32_t)(i % 2);
@@ -1122,14 +1122,14 @@ static void pct_observe(struct strategy *s, int n)
 		e.site = 0x10;
 		e.op = CS_OP_LOCK;
 		e.seq = (uint32_t)(2 * (i / 2));
-		tmodel_add_event(&tm, &e);
+		thread_model_add_event(&tm, &e);
 		e.op = CS_OP_UNLOCK;
 		e.seq++;
-		tmodel_add_event(&tm, &e);
+		thread_model_add_event(&tm, &e);
 	}
 	obs.tm = &tm;
 	s->ops->estimate(s, &c, &obs);
-	tmodel_free(&tm);
+	thread_model_free(&tm);
 }
 
 /* Depth 2 over k = 2 steps (estimated): the change point demotes the
@@ -2154,7 +2154,7 @@ static struct strat_decision fp_access(struct fake_loop *fl, size_t i, uint32_t 
 
 	ev.op = write ? CS_OP_WRITE : CS_OP_READ;
 	if (lock)
-		cov_lockset_add(&ev.held, lock);
+		cov_event_lockset_add(&ev.held, lock);
 	return fl_point(fl, i, ev.op, 0x50, 0x9000 + var, &ev, true);
 }
 

@@ -105,7 +105,7 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 			tap_ok(0, "%s: fixture starts (%s)", variant, path);
 		return;
 	}
-	sz = symbolizer_new(fx.pid);
+	sz = symbolize_new(fx.pid);
 	tap_ok(sz != NULL, "%s: symbolizer reads maps", variant);
 	if (!sz) {
 		fixture_stop(&fx);
@@ -117,7 +117,7 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 	for (i = 0; i < 2; i++) {
 		struct fixture_sym *fs = &fx.syms[i];
 
-		if (symbolizer_resolve(sz, fs->addr + 4, &site)) {
+		if (symbolize_resolve(sz, fs->addr + 4, &site)) {
 			ok_names = ok_lines = 0;
 			continue;
 		}
@@ -140,18 +140,19 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 	       stripped ? " (none: stripped)" : "");
 
 	/* Variables: .data and .bss (&sym_table[10] = sym_table+80). */
-	symbolizer_resolve(sz, fx.syms[2].addr, &site);
+	symbolize_resolve(sz, fx.syms[2].addr, &site);
 	tap_ok(stripped ? !site.symbol && site.object
 			: site.symbol && !strcmp(site.symbol, "sym_counter") && !site.is_func,
 	       "%s: .data variable resolves (%s)", variant, site.symbol);
-	symbolizer_resolve(sz, fx.syms[3].addr, &site);
+	symbolize_resolve(sz, fx.syms[3].addr, &site);
 	tap_ok(stripped ? !site.symbol && site.object
 			: site.symbol && !strcmp(site.symbol, "sym_table") && site.sym_offset == 80,
 	       "%s: .bss variable resolves with offset (%s+%" PRIu64 ")", variant, site.symbol,
 	       site.sym_offset);
 	{ /* A stored .bss site (object, made-up file offset) resolves back. */
 		struct sym_site back = { 0 };
-		int rc = site.object ? sym_resolve_offset(site.object, site.offset, &back) : -1;
+		int rc = site.object ? symbolize_resolve_offset(site.object, site.offset, &back)
+				     : -1;
 
 		tap_ok(rc == 0 && back.vaddr == site.vaddr &&
 			       (stripped || (back.symbol && !strcmp(back.symbol, "sym_table"))),
@@ -160,9 +161,9 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 	}
 
 	/* The site key: object is the fixture, offset round-trips. */
-	symbolizer_site(sz, fx.syms[0].addr, &site);
+	symbolize_site(sz, fx.syms[0].addr, &site);
 	tap_is_str(base(site.object), variant, "%s: site object is the executable", variant);
-	tap_ok(symbolizer_runtime_addr(sz, site.object, site.offset) == fx.syms[0].addr,
+	tap_ok(symbolize_runtime_addr(sz, site.object, site.offset) == fx.syms[0].addr,
 	       "%s: (object, offset) maps back to the runtime address", variant);
 	if (!strcmp(variant, "symfixture"))
 		*alpha_off = site.offset;
@@ -172,7 +173,7 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 		       site.offset, *alpha_off);
 	else {
 		uint64_t lookup_off = 0;
-		int err = sym_lookup_function(path, "sym_alpha", &lookup_off, NULL);
+		int err = symbolize_lookup_function(path, "sym_alpha", &lookup_off, NULL);
 
 		tap_ok(!err && lookup_off == site.offset,
 		       "%s: symbol-table lookup gives the same offset (0x%" PRIx64 ")", variant,
@@ -180,14 +181,14 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 	}
 
 	/* No process: (object, offset) -> same symbol and line. */
-	tap_ok(sym_resolve_offset(site.object, site.offset + 4, &off_site) == 0 &&
+	tap_ok(symbolize_resolve_offset(site.object, site.offset + 4, &off_site) == 0 &&
 		       (stripped ? !off_site.symbol
 				 : off_site.symbol && !strcmp(off_site.symbol, "sym_alpha") &&
 					   off_site.line >= fx.syms[0].first &&
 					   off_site.line <= fx.syms[0].last),
 	       "%s: offline resolution of the site agrees", variant);
 
-	sym_site_format(&off_site, buf, sizeof(buf));
+	symbolize_site_format(&off_site, buf, sizeof(buf));
 	if (stripped) {
 		char want[64];
 
@@ -200,42 +201,42 @@ static void check_variant(const char *dir, const char *variant, uint64_t *alpha_
 
 	/* After exit, addresses seen while it lived still resolve. */
 	fixture_stop(&fx);
-	tap_ok(symbolizer_refresh(sz) == -ESRCH, "%s: refresh after exit reports -ESRCH", variant);
-	tap_ok(symbolizer_resolve(sz, fx.syms[1].addr, &site) == 0 && site.object &&
+	tap_ok(symbolize_refresh(sz) == -ESRCH, "%s: refresh after exit reports -ESRCH", variant);
+	tap_ok(symbolize_resolve(sz, fx.syms[1].addr, &site) == 0 && site.object &&
 		       (stripped || (site.symbol && !strcmp(site.symbol, "sym_beta"))),
 	       "%s: mappings are kept after the process exits", variant);
-	symbolizer_free(sz);
+	symbolize_free(sz);
 }
 
 /* The test process itself: libc (a shared object without .symtab). */
 static void check_self_libc(void)
 {
-	struct symbolizer *sz = symbolizer_new(0);
+	struct symbolizer *sz = symbolize_new(0);
 	struct sym_site site;
 	uint64_t off = 0;
 	const char *libc;
 	char buf[256];
 
-	symbolizer_resolve(sz, (uintptr_t)&pthread_mutex_lock, &site);
+	symbolize_resolve(sz, (uintptr_t)&pthread_mutex_lock, &site);
 	tap_ok(site.object && !strncmp(base(site.object), "libc.so", 7),
 	       "self: pthread_mutex_lock is in libc (%s)", site.object);
 	tap_is_str(site.symbol, "pthread_mutex_lock",
 		   "self: libc symbol (.dynsym, or .symtab of libc6-dbg)");
-	libc = symbolizer_find_object(sz, "libc.so");
+	libc = symbolize_find_object(sz, "libc.so");
 	if (libc)
-		sym_lookup_function(libc, "pthread_mutex_lock", &off, NULL);
+		symbolize_lookup_function(libc, "pthread_mutex_lock", &off, NULL);
 	tap_ok(off && off == site.offset,
-	       "self: sym_lookup_function(libc) = resolved offset 0x%" PRIx64, off);
-	symbolizer_resolve(sz, (uintptr_t)&check_self_libc + 1, &site);
-	sym_site_format(&site, buf, sizeof(buf));
+	       "self: symbolize_lookup_function(libc) = resolved offset 0x%" PRIx64, off);
+	symbolize_resolve(sz, (uintptr_t)&check_self_libc + 1, &site);
+	symbolize_site_format(&site, buf, sizeof(buf));
 	tap_ok(site.symbol && !strcmp(site.symbol, "check_self_libc") && site.file &&
 		       !strcmp(base(site.file), "test_symbolize.c"),
 	       "self: own static function '%s'", buf);
-	tap_ok(symbolizer_resolve(sz, 16, &site) == -ENOENT && !site.object,
+	tap_ok(symbolize_resolve(sz, 16, &site) == -ENOENT && !site.object,
 	       "self: unmapped address does not resolve");
-	sym_site_format(&site, buf, sizeof(buf));
+	symbolize_site_format(&site, buf, sizeof(buf));
 	tap_is_str(buf, "0x10", "self: unmapped address formats as hex");
-	symbolizer_free(sz);
+	symbolize_free(sz);
 }
 
 /* Where separate debug files are looked for (gdb's order). 6 checks. */
@@ -245,19 +246,19 @@ static void check_debug_paths(void)
 	char p[4][PATH_MAX];
 	int n;
 
-	n = sym_debug_file_paths("/usr/bin/pigz", id, sizeof(id), "pigz.debug", "/R", p, 4);
+	n = symbolize_debug_file_paths("/usr/bin/pigz", id, sizeof(id), "pigz.debug", "/R", p, 4);
 	tap_ok(n == 4, "debug paths: build ID and 3 debuglink places (%d)", n);
 	tap_is_str(p[0], "/R/.build-id/ab/cdef01.debug", "debug paths: build-id path first");
 	tap_ok(n == 4 && !strcmp(p[1], "/usr/bin/pigz.debug") &&
 		       !strcmp(p[2], "/usr/bin/.debug/pigz.debug") &&
 		       !strcmp(p[3], "/R/usr/bin/pigz.debug"),
 	       "debug paths: next to the object, in .debug/, under the root");
-	n = sym_debug_file_paths("/a/x", NULL, 0, "x.dbg", "/usr/lib/debug", p, 4);
+	n = symbolize_debug_file_paths("/a/x", NULL, 0, "x.dbg", "/usr/lib/debug", p, 4);
 	tap_ok(n == 3 && !strcmp(p[0], "/a/x.dbg") && !strcmp(p[2], "/usr/lib/debug/a/x.dbg"),
 	       "debug paths: no build ID, debuglink only (%d)", n);
-	n = sym_debug_file_paths("/a/x", id, 1, NULL, "/R", p, 4);
+	n = symbolize_debug_file_paths("/a/x", id, 1, NULL, "/R", p, 4);
 	tap_ok(n == 0, "debug paths: a 1-byte build ID and no debuglink give none (%d)", n);
-	n = sym_debug_file_paths("/a/x", id, sizeof(id), "../evil", "/R", p, 2);
+	n = symbolize_debug_file_paths("/a/x", id, sizeof(id), "../evil", "/R", p, 2);
 	tap_ok(n == 1, "debug paths: a debuglink with a '/' is ignored (%d)", n);
 }
 
@@ -275,8 +276,8 @@ static bool resolves_alpha(const char *object, uint64_t alpha_off)
 {
 	struct sym_site site;
 
-	sym_cache_flush();
-	return sym_resolve_offset(object, alpha_off + 4, &site) == 0 && site.symbol &&
+	symbolize_cache_flush();
+	return symbolize_resolve_offset(object, alpha_off + 4, &site) == 0 && site.symbol &&
 	       !strcmp(site.symbol, "sym_alpha") && site.file &&
 	       !strcmp(base(site.file), "symfixture.c") && site.line > 0;
 }
@@ -323,8 +324,8 @@ static void check_debug_files(const char *dir, uint64_t alpha_off)
 	snprintf(obj, sizeof(obj), "%s/by-id", t);
 	tap_ok(resolves_alpha(obj, alpha_off),
 	       "debug files: --strip-all, found by build ID under $CONCSCHED_DEBUG_ROOT");
-	tap_ok(sym_lookup_variable(obj, "sym_counter", &vaddr, NULL) == 0 && vaddr &&
-		       sym_resolve_vaddr(obj, vaddr, &site) == 0 && site.symbol &&
+	tap_ok(symbolize_lookup_variable(obj, "sym_counter", &vaddr, NULL) == 0 && vaddr &&
+		       symbolize_resolve_vaddr(obj, vaddr, &site) == 0 && site.symbol &&
 		       !strcmp(site.symbol, "sym_counter"),
 	       "debug files: variables named from the debug file's .symtab");
 	snprintf(obj, sizeof(obj), "%s/linked", t);
@@ -334,7 +335,7 @@ static void check_debug_files(const char *dir, uint64_t alpha_off)
 	snprintf(obj, sizeof(obj), "%s/badcrc", t);
 	tap_ok(!resolves_alpha(obj, alpha_off), "debug files: a debug file with another CRC: none");
 	unsetenv("CONCSCHED_DEBUG_ROOT");
-	sym_cache_flush();
+	symbolize_cache_flush();
 	snprintf(obj, sizeof(obj), "rm -rf '%s'", t);
 	if (system(obj))
 		tap_diag("could not remove %s", t);
@@ -360,8 +361,10 @@ int main(void)
 	check_self_libc();
 	check_debug_paths();
 	check_debug_files(dir, alpha_off);
-	tap_ok(sym_resolve_offset("/nonexistent/x", 0, &s) == -ENOENT, "missing object: -ENOENT");
-	tap_ok(sym_resolve_offset("/proc/self/status", 0, &s) == -ENOEXEC, "non-ELF: -ENOEXEC");
-	sym_cache_flush();
+	tap_ok(symbolize_resolve_offset("/nonexistent/x", 0, &s) == -ENOENT,
+	       "missing object: -ENOENT");
+	tap_ok(symbolize_resolve_offset("/proc/self/status", 0, &s) == -ENOEXEC,
+	       "non-ELF: -ENOEXEC");
+	symbolize_cache_flush();
 	return tap_done();
 }

@@ -808,7 +808,7 @@ static void *stress_main(void *arg)
 	struct stress *w = arg;
 	struct cs_rng g;
 
-	cs_rng_seed(&g, w->seed);
+	rng_seed(&g, w->seed);
 	pthread_barrier_wait(w->go);
 	for (int run = 0; run < STRESS_RUNS; run++) {
 		uint32_t last[4] = { 0 };
@@ -818,9 +818,9 @@ static void *stress_main(void *arg)
 		for (uint32_t t = 0; t < 4; t++)
 			tsa_thread_start(w->e, t);
 		for (int k = 0; k < STRESS_EVENTS; k++) {
-			uint32_t t = (uint32_t)cs_rng_below(&g, 4);
-			uint32_t site = 1 + (uint32_t)cs_rng_below(&g, STRESS_SITES);
-			uint64_t lock = cs_rng_below(&g, 4);
+			uint32_t t = (uint32_t)rng_below(&g, 4);
+			uint32_t site = 1 + (uint32_t)rng_below(&g, STRESS_SITES);
+			uint64_t lock = rng_below(&g, 4);
 			struct tsa_release rel;
 
 			if (tsa_all_enabled_paused(w->e) && !tsa_choose_release(w->e, &rel)) {

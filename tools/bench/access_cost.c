@@ -103,7 +103,7 @@ static void bench_hits(const char *self, long loops)
 	unsigned long off;
 	double none, bare, counted, events;
 
-	if (site_find(self, &f, &set) || set.n != 1) {
+	if (site_finder_find(self, &f, &set) || set.n != 1) {
 		printf("| per hit | bench_hit site not found (%zu) | | |\n", set.n);
 		return;
 	}
@@ -133,7 +133,7 @@ static void bench_hits(const char *self, long loops)
 	printf("| per hit, %s | no probe %.0f ns | bare uprobe %.0f ns | access probe %.0f ns "
 	       "counting, %.0f ns with events |\n",
 	       set.sites[0].insn, none, bare, counted, events);
-	site_set_free(&set);
+	site_finder_set_free(&set);
 }
 
 int main(int argc, char **argv)
@@ -153,8 +153,8 @@ int main(int argc, char **argv)
 	if (len <= 0)
 		return 2;
 	self[len] = 0;
-	path = site_resolve_object(NULL, "libc");
-	if (!path || site_find(path, NULL, &libc)) {
+	path = site_finder_resolve_object(NULL, "libc");
+	if (!path || site_finder_find(path, NULL, &libc)) {
 		cs_err("cannot decode libc");
 		return 2;
 	}
@@ -162,8 +162,8 @@ int main(int argc, char **argv)
 	bench_attach(&libc, 1000);
 	bench_attach(&libc, 10000);
 	bench_hits(self, loops);
-	site_set_free(&libc);
+	site_finder_set_free(&libc);
 	free(path);
-	sym_cache_flush();
+	symbolize_cache_flush();
 	return 0;
 }

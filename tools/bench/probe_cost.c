@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 			continue;
 		entry = offs[i];
 		if (bc->fn != CS_FN_SPIN_LOCK_ACQUIRED &&
-		    sym_lookup_function(rt.object, sync_fn_name(bc->fn), &entry, NULL))
+		    symbolize_lookup_function(rt.object, sync_fn_name(bc->fn), &entry, NULL))
 			entry = offs[i];
 		/* Rounds alternate the conditions so that drifting host load
 		 * hits every column alike; the table shows medians. */

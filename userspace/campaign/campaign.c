@@ -87,16 +87,16 @@ static int run_check(const struct run_opts *o, int64_t run, int status, uid_t ui
 	lo.stdin_fd = -1;
 	lo.stdout_fd = lo.stderr_fd = STDERR_FILENO;
 	lo.cpus = cpus;
-	err = launch_prepare(&lo, &l);
+	err = launcher_prepare(&lo, &l);
 	if (!err)
-		err = launch_release(&l, "/bin/sh");
+		err = launcher_release(&l, "/bin/sh");
 	if (err) {
-		launch_kill(&l);
+		launcher_kill(&l);
 		return err;
 	}
-	w = launch_wait(&l, (unsigned)(o->run_timeout_s * 1000));
+	w = launcher_wait(&l, (unsigned)(o->run_timeout_s * 1000));
 	if (w != 1) {
-		launch_kill(&l);
+		launcher_kill(&l);
 		return 0x7f00; /* exit 127: it hung */
 	}
 	return l.status;
@@ -120,10 +120,10 @@ static size_t failure_sites(struct store *st, struct onerun *r, int64_t *ids, si
 			a--;
 		if (!a)
 			continue;
-		site_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
+		syncov_resolve(&r->res, t->tgid, t->gen, t->actions[a - 1].site, &s);
 		if (!s.object)
 			continue;
-		id = run_store_site(st, site_key(&s, key, sizeof(key)));
+		id = run_sites_store_site(st, syncov_site_key(&s, key, sizeof(key)));
 		for (j = 0; j < n && ids[j] != id; j++)
 			;
 		if (id > 0 && j == n)
@@ -141,7 +141,7 @@ int campaign_metric_index(const char *name)
 	for (i = 0; i < ARRAY_SIZE(metric_names); i++)
 		if (!strcmp(metric_names[i], name))
 			return (int)i;
-	if (cov_metric_parse(name) >= 0)
+	if (metrics_metric_parse(name) >= 0)
 		return SYNCOV__COUNT;
 	return -1;
 }
@@ -176,7 +176,7 @@ static char *campaign_config_json(const struct run_opts *o)
 	json_kv_bool(j, "keep_going", o->keep_going);
 	json_kv_uint(j, "max_failures", o->max_failures);
 	json_kv_str(j, "metric", o->metric);
-	json_kv_str(j, "saturation", sat_format(&o->sat, sat, sizeof(sat)));
+	json_kv_str(j, "saturation", saturation_format(&o->sat, sat, sizeof(sat)));
 	json_kv_bool(j, "access", o->access);
 	json_kv_bool(j, "follow_forks", !o->no_follow_forks);
 	json_kv_uint(j, "jobs", o->jobs > 1 ? o->jobs : 1);
@@ -282,8 +282,8 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	int64_t sites[16];
 	int ret;
 
-	out = read_capture(r->out_fd, &out_len);
-	err = read_capture(r->err_fd, &err_len);
+	out = onerun_read_capture(r->out_fd, &out_len);
+	err = onerun_read_capture(r->err_fd, &err_len);
 	if (c->o->check && !r->timed_out)
 		check_status = run_check(c->o, index, r->l.status, c->uid, c->gid, c->drop,
 					 r->out_fd, r->sess->pinned ? &r->sess->cpus : NULL);
@@ -333,7 +333,7 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 
 	for (i = 0; i < r->cov.tasks.n; i++) {
 		const struct syncov_task *t = &r->cov.tasks.tasks[i];
-		char *k = run_store_key(c->st, t->key);
+		char *k = run_sites_store_key(c->st, t->key);
 
 		store_cover_task(c->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);
@@ -342,12 +342,12 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	if (outcome_is_failure(v.outcome)) {
 		size_t ns = failure_sites(c->st, r, sites, ARRAY_SIZE(sites));
 
-		store_record_failure(c->st, outcome_name(v.outcome), v.summary,
+		store_record_failure(c->st, oracle_outcome_name(v.outcome), v.summary,
 				     v.detail[0] ? v.detail : NULL, sites, ns);
 	}
 	r->log.seed = r->seed;
 	declog_encode(&r->log, &blob, &blob_len);
-	res.outcome = outcome_name(v.outcome);
+	res.outcome = oracle_outcome_name(v.outcome);
 	res.summary = v.summary;
 	res.exit_status = r->timed_out		   ? -1
 			  : WIFEXITED(r->l.status) ? WEXITSTATUS(r->l.status)
@@ -408,7 +408,7 @@ static void series_add(struct campaign *c)
 			c->st, m < SYNCOV__COUNT ? metric_names[m] : c->o->metric);
 	}
 	c->npts++;
-	sat_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
+	saturation_evaluate(c->x[c->metric], c->y[c->metric], c->npts, &c->o->sat, &c->sat);
 	c->saturated = c->sat.saturated;
 }
 
@@ -450,9 +450,9 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	char *cfg;
 
 	c->nstarted++;
-	onerun_init(r, c, s, cs_rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
+	onerun_init(r, c, s, rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
-	r->grace_s = run_grace_s(r->timeout_s);
+	r->grace_s = onerun_grace_s(r->timeout_s);
 	strategy_run_begin(s, &r->sr);
 	if (c->acc)
 		access_run_begin(c, r, false);
@@ -514,7 +514,7 @@ static int campaign_run_one(struct campaign *c)
 	char *cfg = run_prepare(c, &r);
 	int err = run_finish(c, &r, cfg, onerun_do(&r, c->uid, c->gid, c->drop));
 
-	if (err == 1 && !run_stop)
+	if (err == 1 && !onerun_stop)
 		replay_check_failure(c, c->nruns);
 	return err;
 }
@@ -584,7 +584,7 @@ static void *run_worker_main(void *arg)
 	sigset_t set;
 
 	/* Signals go to the main thread, which waits in pthread_join: its
-	 * handler sets run_stop, which every run's loop reads. */
+	 * handler sets onerun_stop, which every run's loop reads. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -650,7 +650,7 @@ static int campaign_jobs(struct campaign *c)
 			return err;
 		}
 	}
-	sym_set_threaded(true);
+	symbolize_set_threaded(true);
 	have_cpus = !sched_getaffinity(0, sizeof(cpus), &cpus);
 	for (i = 0; i < c->o->jobs; i++) {
 		w[i].c = c;
@@ -673,10 +673,10 @@ static int campaign_jobs(struct campaign *c)
 		else
 			run_session_close(&w[i].sess);
 	}
-	sym_set_threaded(false);
+	symbolize_set_threaded(false);
 	err = c->jobs_err;
 	free(w);
-	for (size_t k = 0; k < c->nrecheck && !run_stop; k++)
+	for (size_t k = 0; k < c->nrecheck && !onerun_stop; k++)
 		replay_check_failure(c, c->recheck[k]);
 	free(c->recheck);
 	c->recheck = NULL;
@@ -684,7 +684,7 @@ static int campaign_jobs(struct campaign *c)
 	return err;
 }
 
-int run_observe_once(struct campaign *c, struct onerun *r)
+int campaign_observe_once(struct campaign *c, struct onerun *r)
 {
 	onerun_init(r, c, NULL, 0, false);
 	declog_init(&r->log, 0, NULL);
@@ -693,7 +693,7 @@ int run_observe_once(struct campaign *c, struct onerun *r)
 
 static int run_observe_access(struct campaign *c, struct onerun *r)
 {
-	onerun_init(r, c, NULL, cs_rng_derive(c->o->seed, 0), false);
+	onerun_init(r, c, NULL, rng_derive(c->o->seed, 0), false);
 	declog_init(&r->log, 0, NULL);
 	access_run_begin(c, r, true);
 	return onerun_do(r, c->uid, c->gid, c->drop);
@@ -733,7 +733,7 @@ static int campaign_estimate(struct campaign *c)
 		struct strat_observation obs;
 		struct onerun r;
 
-		err = run_observe_once(c, &r);
+		err = campaign_observe_once(c, &r);
 		if (!err) {
 			obs.tm = &r.tm;
 			obs.res = &r.res;
@@ -752,7 +752,7 @@ static int64_t sc_site_of(void *ctx, const char *key)
 {
 	struct campaign *c = ctx;
 
-	return run_store_site(c->st, key);
+	return run_sites_store_site(c->st, key);
 }
 
 static int sc_add_requirement(void *ctx, const char *metric, const char *key, const char *source)
@@ -848,7 +848,7 @@ static bool campaign_done(struct campaign *c)
 {
 	const struct run_opts *o = c->o;
 
-	if (run_stop)
+	if (onerun_stop)
 		return true;
 	if (c->failures && !o->keep_going)
 		return true;
@@ -884,7 +884,7 @@ static int final_report(struct campaign *c)
 	struct report *rep;
 	int err;
 
-	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !sched_ext_supported();
+	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !onerun_sched_ext_supported();
 	err = report_load(c->st, &ro, &rep);
 	if (err) {
 		cs_err("cannot summarise the campaign: %s", strerror(-err));
@@ -900,7 +900,7 @@ static int final_report(struct campaign *c)
 
 int campaign_run(struct run_opts *o)
 {
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct store_campaign info = { 0 };
 	struct campaign c = { .o = o, .stream_fd = -1 };
 	char *out_alloc = NULL;
@@ -914,12 +914,12 @@ int campaign_run(struct run_opts *o)
 	err = target_inspect(o->argv[0], &c.ti);
 	if (err)
 		return EXIT_USAGE;
-	if (check_environment(&c))
+	if (onerun_check_environment(&c))
 		return EXIT_USAGE;
 	err = sync_runtime_for_exec(&c.ti, &c.rt);
 	if (err)
 		return EXIT_USAGE;
-	err = launch_resolve_user(o->user, &c.uid, &c.gid, &c.drop);
+	err = launcher_resolve_user(o->user, &c.uid, &c.gid, &c.drop);
 	if (err)
 		return EXIT_USAGE;
 	o->argv[0] = c.ti.path;
@@ -928,7 +928,7 @@ int campaign_run(struct run_opts *o)
 	if (!o->seed_set) {
 		uint64_t s = now_realtime_ns() ^ ((uint64_t)getpid() << 32);
 
-		o->seed = cs_splitmix64(&s);
+		o->seed = rng_splitmix64(&s);
 	}
 	info.program = c.ti.path;
 	info.binary_hash = c.ti.hash;
@@ -949,7 +949,7 @@ int campaign_run(struct run_opts *o)
 		goto out;
 	campaign_stream_start(&c);
 	libbpf_set_print(NULL);
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -1008,13 +1008,13 @@ int campaign_run(struct run_opts *o)
 			" runs; what ran is in %s\n",
 			c.nruns, o->out);
 	} else {
-		if (run_stop)
+		if (onerun_stop)
 			fprintf(stderr, "concsched: interrupted after %" PRId64 " runs\n", c.nruns);
 		else if (c.saturated && !o->runs && o->time_s <= 0)
 			fprintf(stderr, "concsched: %s coverage saturated after %" PRId64 " runs\n",
 				o->metric, c.nruns);
 		final_report(&c);
-		ret = c.failures ? 1 : run_stop ? 128 + run_stop : 0;
+		ret = c.failures ? 1 : onerun_stop ? 128 + onerun_stop : 0;
 	}
 out:
 	c.sc.nruns = (uint64_t)c.nruns;

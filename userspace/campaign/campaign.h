@@ -14,7 +14,7 @@
 int campaign_run(struct run_opts *o);
 /* One run of c's target under the probes only (no scheduler); the caller
  * reads r->tm / r->cov, then calls onerun_cleanup. */
-int run_observe_once(struct campaign *c, struct onerun *r);
+int campaign_observe_once(struct campaign *c, struct onerun *r);
 /* 0..3: a sync probe metric; SYNCOV__COUNT: a metric of --access; -1. */
 int campaign_metric_index(const char *name);
 /* concsched-PROG-DATE-TIME */

@@ -59,7 +59,7 @@ static bool has_caps(void)
 	return true;
 }
 
-void doctor_probe(struct doctor_report *r)
+void cmd_doctor_probe(struct doctor_report *r)
 {
 	struct utsname u;
 	char *state;
@@ -237,7 +237,7 @@ int cmd_doctor(int argc, char **argv)
 		cs_err("doctor: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	doctor_probe(&r);
+	cmd_doctor_probe(&r);
 	if (json)
 		print_json(&r);
 	else

@@ -21,6 +21,6 @@ struct doctor_report {
 	bool observe_ok;
 };
 
-void doctor_probe(struct doctor_report *r);
+void cmd_doctor_probe(struct doctor_report *r);
 
 #endif

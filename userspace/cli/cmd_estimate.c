@@ -137,7 +137,7 @@ int cmd_estimate(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (target_inspect(o.argv[0], &c.ti) || sync_runtime_for_exec(&c.ti, &c.rt) ||
-	    launch_resolve_user(NULL, &c.uid, &c.gid, &c.drop))
+	    launcher_resolve_user(NULL, &c.uid, &c.gid, &c.drop))
 		return EXIT_USAGE;
 	o.argv[0] = c.ti.path;
 	libbpf_set_print(NULL);
@@ -145,9 +145,9 @@ int cmd_estimate(int argc, char **argv)
 	for (i = 0; i < o.estimate_runs && !err; i++) {
 		struct onerun r;
 
-		err = run_observe_once(&c, &r);
+		err = campaign_observe_once(&c, &r);
 		if (!err)
-			err = tsa_estimate_run(&r.tm, &r.res, table_site_of, &tab, &est, &st);
+			err = tsa_model_estimate(&r.tm, &r.res, table_site_of, &tab, &est, &st);
 		onerun_cleanup(&r);
 	}
 	st.requirements = est.count;

@@ -102,7 +102,7 @@ static int list_cells(const struct exp_spec *s, const struct exp_run_options *o)
 		if (!exp_shard_has(o->shard_i, o->shard_n, i))
 			continue;
 		exp_spec_cell(s, i, &c);
-		name = exp_cell_name(s, &c);
+		name = exp_spec_cell_name(s, &c);
 		out = xasprintf("%s/cells/%s", dir, name);
 		argv = exp_cell_argv(s, &c, "concsched", out);
 		printf("cell %zu %s:", i, name);
@@ -144,7 +144,7 @@ static int experiment_run(int argc, char **argv)
 			list = true;
 			break;
 		case 'S':
-			if (exp_shard_parse(optarg, &o.shard_i, &o.shard_n))
+			if (exp_spec_shard_parse(optarg, &o.shard_i, &o.shard_n))
 				return bad_usage("--shard wants I/N with 1 <= I <= N");
 			break;
 		case 'q':
@@ -170,7 +170,7 @@ static int experiment_run(int argc, char **argv)
 	}
 	err = exp_index_open(o.dir, s.hash, s.canonical, &x);
 	if (!err)
-		err = exp_run_cells(&s, x, &o);
+		err = exp_cell_run(&s, x, &o);
 	exp_index_close(x);
 	exp_spec_free(&s);
 	if (err == 130)

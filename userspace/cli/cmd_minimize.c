@@ -107,6 +107,6 @@ int cmd_minimize(int argc, char **argv)
 		cs_err("minimize: which run? (--run N; concsched report %s lists them)", mo.dir);
 		return EXIT_USAGE;
 	}
-	vm_scratch_sweep(NULL);
+	vm_campaign_scratch_sweep(NULL);
 	return minimize_run(&mo, argc, argv);
 }

@@ -123,6 +123,6 @@ int cmd_replay(int argc, char **argv)
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
-	vm_scratch_sweep(ro.dir);
+	vm_campaign_scratch_sweep(ro.dir);
 	return replay_run(&ro, argc, argv);
 }

@@ -154,7 +154,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'S':
-			if (sat_parse(optarg, &sat)) {
+			if (saturation_parse(optarg, &sat)) {
 				cs_err("bad --saturation '%s' (expected WINDOW,THRESHOLD like "
 				       "50,0.1 "
 				       "or 120s,0.1)",

@@ -21,7 +21,7 @@
 #include "lib/suppress.h"
 #include "lib/util.h"
 #include "strategies/pct.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
 #include "vm/vm.h"
 
@@ -223,7 +223,7 @@ static int make_strategy(struct run_opts *o)
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (o->serial != CS_SERIAL_OFF)
-		s = strategy_serial_wrap(s, o->serial);
+		s = serial_wrap(s, o->serial);
 	o->strat = s;
 	return 0;
 }
@@ -287,7 +287,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 		timeout = (unsigned)(o->time_s + o->run_timeout_s * 3 + 60);
 	fprintf(stderr, "concsched: booting the sched_ext VM for the campaign (%s)\n",
 		vm_host_kvm_usable() ? "KVM" : "TCG emulation: slower");
-	ret = run_in_vm(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
+	ret = vm_campaign_run(gargv, o->out, "campaign", carry, timeout, o->vm_cpus);
 	if ((ret == 0 || ret == 1) && !o->json) {
 		char q[PATH_MAX];
 
@@ -406,7 +406,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->replay_check = 1;
 	o->vm_cpus = 2;
 	o->estimate_runs = 1;
-	sat_config_default(&o->sat);
+	saturation_config_default(&o->sat);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+s:n:o:j:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -505,7 +505,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			push_str(&o->suppressions, &o->nsuppressions, optarg);
 			break;
 		case O_SAT:
-			if (sat_parse(optarg, &o->sat)) {
+			if (saturation_parse(optarg, &o->sat)) {
 				cs_err("--saturation %s: expected WINDOW,THRESHOLD like 50,0.1 or "
 				       "120s,0.1",
 				       optarg);
@@ -587,7 +587,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	if (!o->sat_spec) {
 		static char def[48];
 
-		o->sat_spec = sat_format(&o->sat, def, sizeof(def));
+		o->sat_spec = saturation_format(&o->sat, def, sizeof(def));
 	}
 	err = make_strategy(o);
 	if (err)
@@ -649,7 +649,7 @@ int cmd_run(int argc, char **argv)
 
 	err = parse_run_args(&o, argc, argv);
 	if (!err)
-		vm_scratch_sweep(o.out);
+		vm_campaign_scratch_sweep(o.out);
 	if (!err)
 		err = o.vm ? run_vm(&o, argc, argv) : campaign_run(&o);
 	else

@@ -261,7 +261,7 @@ int cmd_sched(int argc, char **argv)
 	}
 	if (target_inspect(argv[optind], &ti))
 		goto cleanup;
-	if (launch_resolve_user(user, &lo_.uid, &lo_.gid, &lo_.drop_privs))
+	if (launcher_resolve_user(user, &lo_.uid, &lo_.gid, &lo_.drop_privs))
 		goto cleanup;
 	if (geteuid() != 0) {
 		cs_err("sched needs root (BPF and sched_ext): run it with sudo");

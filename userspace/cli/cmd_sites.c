@@ -119,9 +119,10 @@ static void sites_print_text(const struct site_set *set, bool list)
 
 			if (s->object != fc[i].object || s->function != fc[i].function)
 				break;
-			sym_site_format(&ss, where, sizeof(where));
+			symbolize_site_format(&ss, where, sizeof(where));
 			printf("    0x%-8" PRIx64 " %-2s %2u  %-40s %s\n", s->offset,
-			       site_access_str(s->decode.flags), s->decode.size, where, s->insn);
+			       site_finder_access_str(s->decode.flags), s->decode.size, where,
+			       s->insn);
 		}
 	}
 	printf("%zu sites in %zu functions (%zu instructions decoded; skipped: %zu stack, "
@@ -139,7 +140,7 @@ static void sites_json_site(struct json *j, const struct mem_site *s)
 	json_kv_str(j, "object", s->object);
 	json_kv_uint(j, "offset", s->offset);
 	json_kv_uint(j, "probe_offset", s->probe_offset);
-	json_kv_str(j, "access", site_access_str(s->decode.flags));
+	json_kv_str(j, "access", site_finder_access_str(s->decode.flags));
 	json_kv_int(j, "size", s->decode.size);
 	json_kv_bool(j, "locked", s->decode.flags & CS_ACC_LOCK);
 	json_kv_str(j, "function", s->function);
@@ -198,13 +199,13 @@ static int sites_collect(const struct sites_opts *o, const char *prog, struct si
 	size_t i;
 	int err;
 
-	err = site_find(prog, &o->filter, set);
+	err = site_finder_find(prog, &o->filter, set);
 	if (err) {
 		cs_err("%s: cannot decode .text: %s", prog, strerror(-err));
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < o->nobjects; i++) {
-		char *lib = site_resolve_object(prog, o->objects[i]);
+		char *lib = site_finder_resolve_object(prog, o->objects[i]);
 
 		if (!lib) {
 			cs_err("--sites-object %s: no such shared object (give a path, or a name "
@@ -212,7 +213,7 @@ static int sites_collect(const struct sites_opts *o, const char *prog, struct si
 			       o->objects[i]);
 			return EXIT_USAGE;
 		}
-		err = site_find(lib, &o->filter, set);
+		err = site_finder_find(lib, &o->filter, set);
 		if (err) {
 			cs_err("%s: cannot decode .text: %s", lib, strerror(-err));
 			free(lib);
@@ -291,7 +292,7 @@ int cmd_sites(int argc, char **argv)
 	if (rc)
 		goto cleanup;
 	if (o.shared) {
-		rc = access_shared_cmd(&set, ti.path, argv + optind, o.timeout_ms, o.json);
+		rc = access_probes_shared_cmd(&set, ti.path, argv + optind, o.timeout_ms, o.json);
 		goto cleanup;
 	}
 	if (o.json)
@@ -300,10 +301,10 @@ int cmd_sites(int argc, char **argv)
 		sites_print_text(&set, o.list);
 	rc = 0;
 cleanup:
-	site_set_free(&set);
+	site_finder_set_free(&set);
 	free(o.filter.include);
 	free(o.filter.exclude);
 	free(o.objects);
-	sym_cache_flush();
+	symbolize_cache_flush();
 	return rc;
 }

@@ -14,23 +14,23 @@
 
 /* ---- operations --------------------------------------------------------- */
 
-bool cov_op_is_access(unsigned op)
+bool cov_event_op_is_access(unsigned op)
 {
 	return op == CS_OP_READ || op == CS_OP_WRITE || op == CS_OP_RW;
 }
 
-bool cov_op_reads(unsigned op)
+bool cov_event_op_reads(unsigned op)
 {
 	return op == CS_OP_READ || op == CS_OP_RW;
 }
 
-bool cov_op_writes(unsigned op)
+bool cov_event_op_writes(unsigned op)
 {
 	return op == CS_OP_WRITE || op == CS_OP_RW;
 }
 
 /* Operations after which the thread holds the object as a lock. */
-bool cov_op_acquires(unsigned op)
+bool cov_event_op_acquires(unsigned op)
 {
 	switch (op) {
 	case CS_OP_LOCK:
@@ -44,7 +44,7 @@ bool cov_op_acquires(unsigned op)
 	}
 }
 
-bool cov_op_releases(unsigned op)
+bool cov_event_op_releases(unsigned op)
 {
 	return op == CS_OP_UNLOCK || op == CS_OP_RWUNLOCK || op == CS_OP_SPIN_UNLOCK;
 }
@@ -52,37 +52,37 @@ bool cov_op_releases(unsigned op)
 /* Happens-before edges on a synchronization object: the releasing side
  * (unlock, signal, broadcast, post) and the acquiring side (a lock, a
  * wakeup from a condition wait, a completed semaphore wait). */
-bool cov_op_sync_releases(unsigned op)
+bool cov_event_op_sync_releases(unsigned op)
 {
-	return cov_op_releases(op) || op == CS_OP_COND_SIGNAL || op == CS_OP_COND_BROADCAST ||
+	return cov_event_op_releases(op) || op == CS_OP_COND_SIGNAL || op == CS_OP_COND_BROADCAST ||
 	       op == CS_OP_SEM_POST;
 }
 
-bool cov_op_sync_acquires(unsigned op)
+bool cov_event_op_sync_acquires(unsigned op)
 {
-	return cov_op_acquires(op) || op == CS_OP_COND_WAKE || op == CS_OP_SEM_WAIT;
+	return cov_event_op_acquires(op) || op == CS_OP_COND_WAKE || op == CS_OP_SEM_WAIT;
 }
 
-bool cov_op_is_lock_request(unsigned op)
+bool cov_event_op_is_lock_request(unsigned op)
 {
 	return op == CS_OP_LOCK_REQ || op == CS_OP_RDLOCK_REQ || op == CS_OP_WRLOCK_REQ;
 }
 
 /* Lock actions in the LP sense: operations on a lock object. */
-bool cov_op_is_lock_action(unsigned op)
+bool cov_event_op_is_lock_action(unsigned op)
 {
-	return cov_op_acquires(op) || cov_op_releases(op) || cov_op_is_lock_request(op) ||
-	       op == CS_OP_TRYLOCK_FAIL;
+	return cov_event_op_acquires(op) || cov_event_op_releases(op) ||
+	       cov_event_op_is_lock_request(op) || op == CS_OP_TRYLOCK_FAIL;
 }
 
 /* ---- locksets ------------------------------------------------------------ */
 
-void cov_lockset_clear(struct cov_lockset *ls)
+void cov_event_lockset_clear(struct cov_lockset *ls)
 {
 	ls->n = 0;
 }
 
-bool cov_lockset_has(const struct cov_lockset *ls, uint32_t id)
+bool cov_event_lockset_has(const struct cov_lockset *ls, uint32_t id)
 {
 	for (uint32_t i = 0; i < ls->n; i++)
 		if (ls->id[i] == id)
@@ -90,11 +90,11 @@ bool cov_lockset_has(const struct cov_lockset *ls, uint32_t id)
 	return false;
 }
 
-int cov_lockset_add(struct cov_lockset *ls, uint32_t id)
+int cov_event_lockset_add(struct cov_lockset *ls, uint32_t id)
 {
 	uint32_t i;
 
-	if (cov_lockset_has(ls, id))
+	if (cov_event_lockset_has(ls, id))
 		return 0;
 	if (ls->n >= COV_LOCKSET_MAX)
 		return -ENOSPC;
@@ -105,7 +105,7 @@ int cov_lockset_add(struct cov_lockset *ls, uint32_t id)
 	return 0;
 }
 
-void cov_lockset_del(struct cov_lockset *ls, uint32_t id)
+void cov_event_lockset_del(struct cov_lockset *ls, uint32_t id)
 {
 	uint32_t i, j = 0;
 
@@ -115,25 +115,25 @@ void cov_lockset_del(struct cov_lockset *ls, uint32_t id)
 	ls->n = j;
 }
 
-void cov_lockset_intersect(struct cov_lockset *dst, const struct cov_lockset *other)
+void cov_event_lockset_intersect(struct cov_lockset *dst, const struct cov_lockset *other)
 {
 	uint32_t i, j = 0;
 
 	for (i = 0; i < dst->n; i++)
-		if (cov_lockset_has(other, dst->id[i]))
+		if (cov_event_lockset_has(other, dst->id[i]))
 			dst->id[j++] = dst->id[i];
 	dst->n = j;
 }
 
-bool cov_lockset_meets(const struct cov_lockset *a, const struct cov_lockset *b)
+bool cov_event_lockset_meets(const struct cov_lockset *a, const struct cov_lockset *b)
 {
 	for (uint32_t i = 0; i < a->n; i++)
-		if (cov_lockset_has(b, a->id[i]))
+		if (cov_event_lockset_has(b, a->id[i]))
 			return true;
 	return false;
 }
 
-char *cov_lockset_fmt(const struct cov_lockset *ls, char *buf, size_t len)
+char *cov_event_lockset_fmt(const struct cov_lockset *ls, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -159,12 +159,12 @@ static size_t hash_u64(uint64_t k)
 	return (size_t)k;
 }
 
-void cov_u64map_init(struct cov_u64map *m)
+void cov_event_u64map_init(struct cov_u64map *m)
 {
 	memset(m, 0, sizeof(*m));
 }
 
-void cov_u64map_free(struct cov_u64map *m)
+void cov_event_u64map_free(struct cov_u64map *m)
 {
 	free(m->keys);
 	free(m->vals);
@@ -180,7 +180,7 @@ static size_t u64map_slot(const struct cov_u64map *m, uint64_t key)
 	return i;
 }
 
-uint64_t *cov_u64map_get(const struct cov_u64map *m, uint64_t key)
+uint64_t *cov_event_u64map_get(const struct cov_u64map *m, uint64_t key)
 {
 	size_t i;
 
@@ -211,7 +211,7 @@ static void u64map_grow(struct cov_u64map *m)
 	free(old.vals);
 }
 
-uint64_t *cov_u64map_put(struct cov_u64map *m, uint64_t key, uint64_t init, bool *created)
+uint64_t *cov_event_u64map_put(struct cov_u64map *m, uint64_t key, uint64_t init, bool *created)
 {
 	size_t i;
 
@@ -232,12 +232,12 @@ uint64_t *cov_u64map_put(struct cov_u64map *m, uint64_t key, uint64_t init, bool
 
 /* ---- task sets ------------------------------------------------------------- */
 
-void cov_taskset_init(struct cov_taskset *ts)
+void cov_event_taskset_init(struct cov_taskset *ts)
 {
 	memset(ts, 0, sizeof(*ts));
 }
 
-void cov_taskset_free(struct cov_taskset *ts)
+void cov_event_taskset_free(struct cov_taskset *ts)
 {
 	for (size_t i = 0; i < ts->count; i++)
 		free(ts->keys[i]);
@@ -272,12 +272,12 @@ static void taskset_rehash(struct cov_taskset *ts)
 		ts->slots[taskset_slot(ts, ts->keys[k])] = k + 1;
 }
 
-bool cov_taskset_has(const struct cov_taskset *ts, const char *key)
+bool cov_event_taskset_has(const struct cov_taskset *ts, const char *key)
 {
 	return ts->nslots && ts->slots[taskset_slot(ts, key)];
 }
 
-int cov_taskset_add(struct cov_taskset *ts, const char *key, uint32_t weight)
+int cov_event_taskset_add(struct cov_taskset *ts, const char *key, uint32_t weight)
 {
 	size_t i;
 
@@ -311,10 +311,10 @@ void cov_event_conv_init(struct cov_event_conv *c)
 
 void cov_event_conv_free(struct cov_event_conv *c)
 {
-	cov_u64map_free(&c->tids);
-	cov_u64map_free(&c->sites);
-	cov_u64map_free(&c->vars);
-	cov_u64map_free(&c->syncs);
+	cov_event_u64map_free(&c->tids);
+	cov_event_u64map_free(&c->sites);
+	cov_event_u64map_free(&c->vars);
+	cov_event_u64map_free(&c->syncs);
 	free(c->held);
 	memset(c, 0, sizeof(*c));
 }
@@ -323,7 +323,7 @@ void cov_event_conv_free(struct cov_event_conv *c)
  * "unknown" for functions). */
 static uint32_t intern(struct cov_u64map *m, uint64_t raw)
 {
-	uint64_t *v = cov_u64map_put(m, raw, m->count + 1, NULL);
+	uint64_t *v = cov_event_u64map_put(m, raw, m->count + 1, NULL);
 
 	return (uint32_t)*v;
 }
@@ -354,7 +354,7 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 	out->thread = c->thread_id ? c->thread_id(c->ctx, ev->tid) : intern(&c->tids, ev->tid);
 	out->site = c->site_id ? c->site_id(c->ctx, ev->site) : intern(&c->sites, ev->site);
 	out->func = c->func_id ? c->func_id(c->ctx, ev->site) : 0;
-	if (cov_op_is_access(ev->op))
+	if (cov_event_op_is_access(ev->op))
 		out->obj = c->var_id ? c->var_id(c->ctx, ev->obj, (uint32_t)ev->arg)
 				     : intern(&c->vars, ev->obj);
 	else if (ev->op == CS_OP_CREATE || ev->op == CS_OP_JOIN)
@@ -364,7 +364,7 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 		out->obj = out->thread;
 	else
 		out->obj = c->sync_id ? c->sync_id(c->ctx, ev->obj) : intern(&c->syncs, ev->obj);
-	if (!cov_op_is_access(ev->op) && ev->op != CS_OP_CREATE && ev->op != CS_OP_JOIN &&
+	if (!cov_event_op_is_access(ev->op) && ev->op != CS_OP_CREATE && ev->op != CS_OP_JOIN &&
 	    ev->op != CS_OP_START && ev->op != CS_OP_EXIT)
 		out->addr = ev->obj;
 	if (ev->op == CS_OP_COND_WAIT || ev->op == CS_OP_COND_WAKE || ev->op == CS_OP_ONCE_ENTER)
@@ -373,16 +373,16 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 	/* lockset(p) is the set held when p starts: record, then update. */
 	held = conv_held(c, out->thread);
 	out->held = *held;
-	if (cov_op_acquires(ev->op) && cov_lockset_add(held, out->obj))
+	if (cov_event_op_acquires(ev->op) && cov_event_lockset_add(held, out->obj))
 		c->lockset_overflow++;
-	else if (cov_op_releases(ev->op))
-		cov_lockset_del(held, out->obj);
+	else if (cov_event_op_releases(ev->op))
+		cov_event_lockset_del(held, out->obj);
 	else if (ev->op == CS_OP_EXIT)
-		cov_lockset_clear(held);
+		cov_event_lockset_clear(held);
 	return 0;
 }
 
-size_t cov_access_events(const struct cov_event *ev, bool split, struct cov_event out[2])
+size_t cov_event_access_events(const struct cov_event *ev, bool split, struct cov_event out[2])
 {
 	out[0] = *ev;
 	if (!split)

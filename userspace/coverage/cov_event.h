@@ -46,28 +46,28 @@ struct cov_event {
 	uint32_t var_off; /* accesses: byte offset of addr in the variable */
 };
 
-bool cov_op_is_access(unsigned op);
-bool cov_op_reads(unsigned op);	 /* READ or RW */
-bool cov_op_writes(unsigned op); /* WRITE or RW */
-bool cov_op_acquires(unsigned op);
-bool cov_op_releases(unsigned op);
+bool cov_event_op_is_access(unsigned op);
+bool cov_event_op_reads(unsigned op);  /* READ or RW */
+bool cov_event_op_writes(unsigned op); /* WRITE or RW */
+bool cov_event_op_acquires(unsigned op);
+bool cov_event_op_releases(unsigned op);
 /* Sync edges: unlock/signal/broadcast/post release; lock/cond wake/sem wait acquire. */
-bool cov_op_sync_releases(unsigned op);
-bool cov_op_sync_acquires(unsigned op);
+bool cov_event_op_sync_releases(unsigned op);
+bool cov_event_op_sync_acquires(unsigned op);
 /* lock, rdlock or wrlock requested (the entry of a blocking acquisition) */
-bool cov_op_is_lock_request(unsigned op);
+bool cov_event_op_is_lock_request(unsigned op);
 /* Lock actions in the LP sense: any operation on a lock object. */
-bool cov_op_is_lock_action(unsigned op);
+bool cov_event_op_is_lock_action(unsigned op);
 
-void cov_lockset_clear(struct cov_lockset *ls);
-bool cov_lockset_has(const struct cov_lockset *ls, uint32_t id);
+void cov_event_lockset_clear(struct cov_lockset *ls);
+bool cov_event_lockset_has(const struct cov_lockset *ls, uint32_t id);
 /* Insert keeping order; 0, or -ENOSPC when COV_LOCKSET_MAX is reached. */
-int cov_lockset_add(struct cov_lockset *ls, uint32_t id);
-void cov_lockset_del(struct cov_lockset *ls, uint32_t id);
-void cov_lockset_intersect(struct cov_lockset *dst, const struct cov_lockset *other);
-bool cov_lockset_meets(const struct cov_lockset *a, const struct cov_lockset *b);
+int cov_event_lockset_add(struct cov_lockset *ls, uint32_t id);
+void cov_event_lockset_del(struct cov_lockset *ls, uint32_t id);
+void cov_event_lockset_intersect(struct cov_lockset *dst, const struct cov_lockset *other);
+bool cov_event_lockset_meets(const struct cov_lockset *a, const struct cov_lockset *b);
 /* "{l1,l4}" into buf; returns buf. */
-char *cov_lockset_fmt(const struct cov_lockset *ls, char *buf, size_t len);
+char *cov_event_lockset_fmt(const struct cov_lockset *ls, char *buf, size_t len);
 
 /* ---- small containers shared by the metric, race and MAP files --------- */
 
@@ -77,12 +77,12 @@ struct cov_u64map {
 	size_t cap, count;
 };
 
-void cov_u64map_init(struct cov_u64map *m);
-void cov_u64map_free(struct cov_u64map *m);
+void cov_event_u64map_init(struct cov_u64map *m);
+void cov_event_u64map_free(struct cov_u64map *m);
 /* Pointer to the value slot of key, or NULL if absent. */
-uint64_t *cov_u64map_get(const struct cov_u64map *m, uint64_t key);
+uint64_t *cov_event_u64map_get(const struct cov_u64map *m, uint64_t key);
 /* Pointer to the value slot, inserting `init` if absent (*created set). */
-uint64_t *cov_u64map_put(struct cov_u64map *m, uint64_t key, uint64_t init, bool *created);
+uint64_t *cov_event_u64map_put(struct cov_u64map *m, uint64_t key, uint64_t init, bool *created);
 
 /* A set of coverage task keys in insertion order, with per-task weight and
  * hit count. Covered/uncovered across runs = keep the set alive. */
@@ -96,11 +96,11 @@ struct cov_taskset {
 	uint64_t weight_sum; /* sum of weights of distinct tasks */
 };
 
-void cov_taskset_init(struct cov_taskset *ts);
-void cov_taskset_free(struct cov_taskset *ts);
+void cov_event_taskset_init(struct cov_taskset *ts);
+void cov_event_taskset_free(struct cov_taskset *ts);
 /* Add (or hit again) `key`; 1 if it is new, 0 if already present. */
-int cov_taskset_add(struct cov_taskset *ts, const char *key, uint32_t weight);
-bool cov_taskset_has(const struct cov_taskset *ts, const char *key);
+int cov_event_taskset_add(struct cov_taskset *ts, const char *key, uint32_t weight);
+bool cov_event_taskset_has(const struct cov_taskset *ts, const char *key);
 static inline size_t cov_taskset_count(const struct cov_taskset *ts)
 {
 	return ts->count;
@@ -109,7 +109,7 @@ static inline size_t cov_taskset_count(const struct cov_taskset *ts)
 /* An access as the metrics see it: the event itself, or for a plain (not
  * lock-prefixed) read-modify-write, which is not atomic, its read and then
  * its write. Fills out[], returns 1 or 2. */
-size_t cov_access_events(const struct cov_event *ev, bool split, struct cov_event out[2]);
+size_t cov_event_access_events(const struct cov_event *ev, bool split, struct cov_event out[2]);
 
 /* ---- converter from the ring-buffer event ------------------------------ */
 
@@ -136,7 +136,7 @@ void cov_event_conv_free(struct cov_event_conv *c);
 /* Translate one probe event; 0, or -ENOENT for CS_OP_NONE, unknown ops
  * and CS_OP_PROC_EXIT (a decision point, not a coverage event). For an
  * access event it only interns ids (no lockset change), so it
- * may also translate a pending access for map_before_access(). */
+ * may also translate a pending access for map_strategy_before_access(). */
 int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struct cov_event *out);
 
 #endif

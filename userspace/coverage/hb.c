@@ -134,7 +134,7 @@ static struct hb_thread *thread_get(struct hb *h, uint32_t t)
 static struct vc *sync_get(struct hb *h, uint64_t key)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&h->sync_index, key, h->nsyncs, &created);
+	uint64_t *idx = cov_event_u64map_put(&h->sync_index, key, h->nsyncs, &created);
 
 	if (created) {
 		h->syncs = xrealloc(h->syncs, (h->nsyncs + 1) * sizeof(*h->syncs));
@@ -189,7 +189,7 @@ static bool reader_del(struct hb_thread *th, uint64_t key)
 static struct hb_barrier *barrier_get(struct hb *h, uint64_t key, uint32_t *index)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&h->barrier_index, key, h->nbarriers, &created);
+	uint64_t *idx = cov_event_u64map_put(&h->barrier_index, key, h->nbarriers, &created);
 
 	if (created) {
 		h->barriers = xrealloc(h->barriers, (h->nbarriers + 1) * sizeof(*h->barriers));
@@ -277,7 +277,7 @@ static uint32_t addr_gen(const struct hb *h, uint64_t addr)
 static struct hb_cell *cell_get(struct hb *h, uint64_t key, uint32_t gen)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&h->cell_index, key, h->ncells, &created);
+	uint64_t *idx = cov_event_u64map_put(&h->cell_index, key, h->ncells, &created);
 	struct hb_cell *c;
 
 	if (created) {
@@ -306,7 +306,7 @@ static void warn(struct hb *h, uint32_t var, const struct race_access *first,
 	uint32_t b = first->site < second->site ? second->site : first->site;
 	bool created;
 
-	cov_u64map_put(&h->warned, (uint64_t)a << 32 | b, 1, &created);
+	cov_event_u64map_put(&h->warned, (uint64_t)a << 32 | b, 1, &created);
 	if (!created)
 		return;
 	if (h->nwarnings == h->capwarnings) {
@@ -328,15 +328,15 @@ static void cell_access(struct hb *h, struct hb_cell *c, uint32_t t, uint8_t mas
 			const struct cov_event *ev, const struct race_access *acc, unsigned *fresh)
 {
 	struct hb_thread *th = thread_get(h, t);
-	bool writes = cov_op_writes(ev->op);
+	bool writes = cov_event_op_writes(ev->op);
 	struct hb_rec cur = { t, vc_get(&th->vc, t), mask, *acc };
 	uint8_t i, k = 0;
 
 	for (i = 0; i < c->n; i++) {
 		const struct hb_rec *r = &c->rec[i];
 
-		if (r->thread != t && (r->mask & mask) && (writes || cov_op_writes(r->acc.op)) &&
-		    !ordered_before(r, th))
+		if (r->thread != t && (r->mask & mask) &&
+		    (writes || cov_event_op_writes(r->acc.op)) && !ordered_before(r, th))
 			warn(h, ev->obj, &r->acc, acc, fresh);
 	}
 	/* Keep what this access does not supersede: a record is superseded
@@ -345,7 +345,7 @@ static void cell_access(struct hb *h, struct hb_cell *c, uint32_t t, uint8_t mas
 	for (i = 0; i < c->n; i++) {
 		const struct hb_rec *r = &c->rec[i];
 		bool covered = (r->mask & ~mask) == 0;
-		bool weaker = writes || !cov_op_writes(r->acc.op);
+		bool weaker = writes || !cov_event_op_writes(r->acc.op);
 
 		if (covered && weaker && (r->thread == t || ordered_before(r, th)))
 			continue;
@@ -363,9 +363,9 @@ static void cell_access(struct hb *h, struct hb_cell *c, uint32_t t, uint8_t mas
 /* An access to an atomic location: acquire on loads, release on stores. */
 static void atomic_access(struct hb *h, uint32_t t, uint64_t granule, unsigned op)
 {
-	if (cov_op_reads(op))
+	if (cov_event_op_reads(op))
 		acquire(h, t, KEY_ATOMIC | granule);
-	if (cov_op_writes(op))
+	if (cov_event_op_writes(op))
 		release(h, t, KEY_ATOMIC | granule);
 }
 
@@ -502,7 +502,7 @@ unsigned hb_feed(struct hb *h, const struct cov_event *ev)
 
 	if (th->barrier)
 		barrier_left(h, th);
-	if (cov_op_is_access(ev->op))
+	if (cov_event_op_is_access(ev->op))
 		return feed_access(h, ev);
 	feed_sync(h, ev);
 	return 0;
@@ -529,7 +529,7 @@ static void free_run(struct hb *h)
 	free(h->syncs);
 	h->syncs = NULL;
 	h->nsyncs = 0;
-	cov_u64map_free(&h->sync_index);
+	cov_event_u64map_free(&h->sync_index);
 	for (size_t i = 0; i < h->nbarriers; i++) {
 		free(h->barriers[i].gen[0].c);
 		free(h->barriers[i].gen[1].c);
@@ -537,11 +537,11 @@ static void free_run(struct hb *h)
 	free(h->barriers);
 	h->barriers = NULL;
 	h->nbarriers = 0;
-	cov_u64map_free(&h->barrier_index);
+	cov_event_u64map_free(&h->barrier_index);
 	free(h->cells);
 	h->cells = NULL;
 	h->ncells = h->capcells = 0;
-	cov_u64map_free(&h->cell_index);
+	cov_event_u64map_free(&h->cell_index);
 	free(h->blocks);
 	h->blocks = NULL;
 	h->nblocks = h->capblocks = 0;
@@ -558,7 +558,7 @@ void hb_free(struct hb *h)
 		return;
 	free_run(h);
 	free(h->warnings);
-	cov_u64map_free(&h->warned);
+	cov_event_u64map_free(&h->warned);
 	free(h);
 }
 

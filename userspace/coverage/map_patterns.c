@@ -42,12 +42,12 @@ static const struct map_pattern patterns[MAP_NPATTERNS] = {
 	{ 17, 4, 2, { { A, X, W_ }, { B, Y, R_ }, { A, Y, W_ }, { B, X, R_ } } },
 };
 
-const struct map_pattern *map_pattern_get(unsigned id)
+const struct map_pattern *map_patterns_get(unsigned id)
 {
 	return id >= 1 && id <= MAP_NPATTERNS ? &patterns[id - 1] : NULL;
 }
 
-char *map_pattern_fmt(const struct map_pattern *p, char *buf, size_t len)
+char *map_patterns_fmt(const struct map_pattern *p, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -62,9 +62,9 @@ char *map_pattern_fmt(const struct map_pattern *p, char *buf, size_t len)
 	return buf;
 }
 
-char *map_instance_key(const struct map_instance *in, char *buf, size_t len)
+char *map_patterns_instance_key(const struct map_instance *in, char *buf, size_t len)
 {
-	const struct map_pattern *p = map_pattern_get(in->pattern);
+	const struct map_pattern *p = map_patterns_get(in->pattern);
 	size_t off;
 
 	if (!p) {
@@ -79,7 +79,7 @@ char *map_instance_key(const struct map_instance *in, char *buf, size_t len)
 	return buf;
 }
 
-int map_instance_parse(const char *key, struct map_instance *out)
+int map_patterns_instance_parse(const char *key, struct map_instance *out)
 {
 	const struct map_pattern *p;
 	unsigned id, used, n;
@@ -88,7 +88,7 @@ int map_instance_parse(const char *key, struct map_instance *out)
 	memset(out, 0, sizeof(*out));
 	if (sscanf(s, "p%u v%u%n", &id, &out->x, &used) != 2)
 		return -EINVAL;
-	p = map_pattern_get(id);
+	p = map_patterns_get(id);
 	if (!p)
 		return -EINVAL;
 	out->pattern = id;
@@ -106,9 +106,9 @@ int map_instance_parse(const char *key, struct map_instance *out)
 	return *s ? -EINVAL : 0;
 }
 
-bool map_step_accepts(const struct map_step *step, unsigned op)
+bool map_patterns_step_accepts(const struct map_step *step, unsigned op)
 {
-	return step->write ? cov_op_writes(op) : cov_op_reads(op);
+	return step->write ? cov_event_op_writes(op) : cov_event_op_reads(op);
 }
 
 static void emit(const struct map_instance *in, struct cov_taskset *out, size_t *nnew,
@@ -117,8 +117,8 @@ static void emit(const struct map_instance *in, struct cov_taskset *out, size_t 
 	char key[160];
 	int is_new;
 
-	map_instance_key(in, key, sizeof(key));
-	is_new = cov_taskset_add(out, key, 1);
+	map_patterns_instance_key(in, key, sizeof(key));
+	is_new = cov_event_taskset_add(out, key, 1);
 	*nnew += is_new;
 	if (hook)
 		hook(ctx, in, is_new);
@@ -146,10 +146,10 @@ static void partial_key(const struct partial *p, char *buf, size_t len)
 /* Does ev play step p->k of its pattern? Fills the extended partial. */
 static bool partial_extend(const struct partial *p, const struct cov_event *ev, struct partial *nx)
 {
-	const struct map_pattern *pat = map_pattern_get(p->pattern);
+	const struct map_pattern *pat = map_patterns_get(p->pattern);
 	const struct map_step *st = &pat->step[p->k];
 
-	if (!map_step_accepts(st, ev->op))
+	if (!map_patterns_step_accepts(st, ev->op))
 		return false;
 	*nx = *p;
 	if (st->var == X) {
@@ -192,7 +192,7 @@ static void partial_push(struct partial_set *ps, const struct partial *p)
 	char key[160];
 
 	partial_key(p, key, sizeof(key));
-	if (!cov_taskset_add(&ps->seen, key, 1))
+	if (!cov_event_taskset_add(&ps->seen, key, 1))
 		return;
 	if (ps->n == ps->cap) {
 		ps->cap = ps->cap ? ps->cap * 2 : 256;
@@ -209,28 +209,28 @@ static void complete(const struct partial *p, struct cov_taskset *out, size_t *n
 	emit(&in, out, nnew, NULL, NULL);
 }
 
-size_t map_exact_match(const struct cov_event *events, size_t n, struct cov_taskset *out)
+size_t map_patterns_exact_match(const struct cov_event *events, size_t n, struct cov_taskset *out)
 {
 	struct partial_set ps = { 0 };
 	size_t nnew = 0;
 
-	cov_taskset_init(&ps.seen);
+	cov_event_taskset_init(&ps.seen);
 	for (size_t e = 0; e < n; e++) {
 		const struct cov_event *ev = &events[e];
 		size_t before = ps.n;
 
-		if (!cov_op_is_access(ev->op))
+		if (!cov_event_op_is_access(ev->op))
 			continue;
 		/* Extend partials that existed before this event (one step
 		 * per event); the unextended partial stays (not adjacent). */
 		for (size_t i = 0; i < before; i++) {
 			struct partial nx;
 
-			if (ps.v[i].k == map_pattern_get(ps.v[i].pattern)->nsteps)
+			if (ps.v[i].k == map_patterns_get(ps.v[i].pattern)->nsteps)
 				continue;
 			if (!partial_extend(&ps.v[i], ev, &nx))
 				continue;
-			if (nx.k == map_pattern_get(nx.pattern)->nsteps)
+			if (nx.k == map_patterns_get(nx.pattern)->nsteps)
 				complete(&nx, out, &nnew);
 			else
 				partial_push(&ps, &nx);
@@ -238,7 +238,7 @@ size_t map_exact_match(const struct cov_event *events, size_t n, struct cov_task
 		for (unsigned id = 1; id <= MAP_NPATTERNS; id++) {
 			struct partial p = { .pattern = id, .a = ev->thread, .x = ev->obj };
 
-			if (!map_step_accepts(&patterns[id - 1].step[0], ev->op))
+			if (!map_patterns_step_accepts(&patterns[id - 1].step[0], ev->op))
 				continue;
 			p.site[0] = ev->site;
 			p.k = 1;
@@ -246,7 +246,7 @@ size_t map_exact_match(const struct cov_event *events, size_t n, struct cov_task
 		}
 	}
 	free(ps.v);
-	cov_taskset_free(&ps.seen);
+	cov_event_taskset_free(&ps.seen);
 	return nnew;
 }
 
@@ -293,7 +293,7 @@ struct map_online {
 	struct cov_u64map seen;
 };
 
-struct map_online *map_online_new(unsigned window)
+struct map_online *map_patterns_online_new(unsigned window)
 {
 	struct map_online *mo = xcalloc(1, sizeof(*mo));
 
@@ -301,18 +301,18 @@ struct map_online *map_online_new(unsigned window)
 	return mo;
 }
 
-unsigned map_online_window(const struct map_online *mo)
+unsigned map_patterns_online_window(const struct map_online *mo)
 {
 	return mo->window;
 }
 
-void map_online_set_hook(struct map_online *mo, map_instance_fn fn, void *ctx)
+void map_patterns_online_set_hook(struct map_online *mo, map_instance_fn fn, void *ctx)
 {
 	mo->hook = fn;
 	mo->hook_ctx = ctx;
 }
 
-void map_online_run_begin(struct map_online *mo)
+void map_patterns_online_run_begin(struct map_online *mo)
 {
 	for (size_t i = 0; i < mo->nvars; i++) {
 		for (uint32_t j = 0; j < mo->vars[i].nrings; j++)
@@ -322,7 +322,7 @@ void map_online_run_begin(struct map_online *mo)
 	free(mo->vars);
 	mo->vars = NULL;
 	mo->nvars = 0;
-	cov_u64map_free(&mo->var_index);
+	cov_event_u64map_free(&mo->var_index);
 	for (uint32_t t = 0; t < mo->nthreads; t++)
 		free(mo->threads[t].recent);
 	free(mo->threads);
@@ -331,18 +331,18 @@ void map_online_run_begin(struct map_online *mo)
 	mo->seq = 0;
 }
 
-void map_online_free(struct map_online *mo)
+void map_patterns_online_free(struct map_online *mo)
 {
 	if (!mo)
 		return;
-	map_online_run_begin(mo);
-	cov_u64map_free(&mo->seen);
+	map_patterns_online_run_begin(mo);
+	cov_event_u64map_free(&mo->seen);
 	free(mo);
 }
 
 static struct mvar *mvar_find(const struct map_online *mo, uint32_t var)
 {
-	uint64_t *idx = cov_u64map_get(&mo->var_index, var);
+	uint64_t *idx = cov_event_u64map_get(&mo->var_index, var);
 
 	return idx ? &mo->vars[*idx] : NULL;
 }
@@ -350,7 +350,7 @@ static struct mvar *mvar_find(const struct map_online *mo, uint32_t var)
 static struct mvar *mvar_get(struct map_online *mo, uint32_t var)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&mo->var_index, var, mo->nvars, &created);
+	uint64_t *idx = cov_event_u64map_put(&mo->var_index, var, mo->nvars, &created);
 
 	if (created) {
 		mo->vars = xrealloc(mo->vars, (mo->nvars + 1) * sizeof(*mo->vars));
@@ -474,7 +474,7 @@ static void back_try_ring(struct back *bk, int j, const struct ring *r, uint64_t
 		const struct acc_rec *a = ring_at(bk->mo, r, i);
 		uint32_t k;
 
-		if (a->seq >= limit || !map_step_accepts(st, a->op))
+		if (a->seq >= limit || !map_patterns_step_accepts(st, a->op))
 			continue;
 		for (k = 0; k < ntried && tried[k] != a->site; k++)
 			;
@@ -509,7 +509,7 @@ static void back_step(struct back *bk, int j, uint64_t limit)
 		if (bk->p->nvars == 2)
 			in.y = bk->var[Y];
 		memcpy(in.site, bk->site, bk->p->nsteps * sizeof(in.site[0]));
-		cov_u64map_put(&bk->mo->seen, instance_hash(&in), 1, &created);
+		cov_event_u64map_put(&bk->mo->seen, instance_hash(&in), 1, &created);
 		if (created)
 			emit(&in, bk->out, &bk->nnew, bk->mo->hook, bk->mo->hook_ctx);
 		else if (bk->mo->hook)
@@ -535,11 +535,12 @@ static void back_step(struct back *bk, int j, uint64_t limit)
 	bk->has_var[st->var] = false;
 }
 
-size_t map_online_feed(struct map_online *mo, const struct cov_event *ev, struct cov_taskset *out)
+size_t map_patterns_online_feed(struct map_online *mo, const struct cov_event *ev,
+				struct cov_taskset *out)
 {
 	struct back bk = { .mo = mo, .out = out };
 
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return 0;
 	mo->seq++;
 	window_insert(mo, ev);
@@ -548,7 +549,7 @@ size_t map_online_feed(struct map_online *mo, const struct cov_event *ev, struct
 		const struct map_pattern *p = &patterns[id - 1];
 		const struct map_step *last = &p->step[p->nsteps - 1];
 
-		if (!map_step_accepts(last, ev->op))
+		if (!map_patterns_step_accepts(last, ev->op))
 			continue;
 		bk.p = p;
 		memset(bk.has_role, 0, sizeof(bk.has_role));
@@ -571,7 +572,7 @@ static uint64_t sq(uint64_t v)
 	return v * v;
 }
 
-uint64_t map_domain_formula(const struct map_var_sites *vars, size_t n)
+uint64_t map_patterns_domain_formula(const struct map_var_sites *vars, size_t n)
 {
 	uint64_t total = 0;
 
@@ -631,7 +632,8 @@ static void domain_step(struct domain_walk *dw, unsigned j)
 			if (dw->yv)
 				in.y = dw->yv->var;
 			memcpy(in.site, dw->site, sizeof(in.site));
-			cov_taskset_add(dw->keys, map_instance_key(&in, key, sizeof(key)), 1);
+			cov_event_taskset_add(dw->keys,
+					      map_patterns_instance_key(&in, key, sizeof(key)), 1);
 		}
 		return;
 	}
@@ -647,13 +649,13 @@ static void domain_step(struct domain_walk *dw, unsigned j)
 	}
 }
 
-uint64_t map_domain_estimate(const struct map_var_sites *vars, size_t n, map_precedes_fn precedes,
-			     void *ctx, struct cov_taskset *keys)
+uint64_t map_patterns_domain_estimate(const struct map_var_sites *vars, size_t n,
+				      map_precedes_fn precedes, void *ctx, struct cov_taskset *keys)
 {
 	struct domain_walk dw = { .precedes = precedes, .ctx = ctx, .keys = keys };
 
 	if (!precedes && !keys)
-		return map_domain_formula(vars, n);
+		return map_patterns_domain_formula(vars, n);
 	for (unsigned id = 1; id <= MAP_NPATTERNS; id++) {
 		dw.p = &patterns[id - 1];
 		for (size_t i = 0; i < n; i++) {
@@ -707,7 +709,7 @@ static void vc_join(uint32_t *dst, const uint32_t *src, uint32_t n)
 static void order_record(struct map_site_order *o, uint32_t site, const uint32_t *vc)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&o->site_index, site, o->nsites, &created);
+	uint64_t *idx = cov_event_u64map_put(&o->site_index, site, o->nsites, &created);
 	uint32_t T = o->nthreads;
 	uint32_t *j, *m;
 
@@ -732,7 +734,7 @@ static void order_record(struct map_site_order *o, uint32_t site, const uint32_t
 	}
 }
 
-struct map_site_order *map_site_order_build(const struct cov_event *events, size_t n)
+struct map_site_order *map_patterns_site_order_build(const struct cov_event *events, size_t n)
 {
 	struct map_site_order *o = xcalloc(1, sizeof(*o));
 	uint32_t T = max_thread(events, n) + 1;
@@ -754,17 +756,17 @@ struct map_site_order *map_site_order_build(const struct cov_event *events, size
 	return o;
 }
 
-void map_site_order_free(struct map_site_order *o)
+void map_patterns_site_order_free(struct map_site_order *o)
 {
 	if (!o)
 		return;
-	cov_u64map_free(&o->site_index);
+	cov_event_u64map_free(&o->site_index);
 	free(o->join);
 	free(o->meet);
 	free(o);
 }
 
-bool map_site_order_precedes(void *order, uint32_t s, uint32_t t)
+bool map_patterns_site_order_precedes(void *order, uint32_t s, uint32_t t)
 {
 	const struct map_site_order *o = order;
 	uint64_t *is, *it;
@@ -772,8 +774,8 @@ bool map_site_order_precedes(void *order, uint32_t s, uint32_t t)
 
 	if (s == t)
 		return false;
-	is = cov_u64map_get(&o->site_index, s);
-	it = cov_u64map_get(&o->site_index, t);
+	is = cov_event_u64map_get(&o->site_index, s);
+	it = cov_event_u64map_get(&o->site_index, t);
 	if (!is || !it)
 		return false;
 	j = &o->join[*is * o->nthreads];

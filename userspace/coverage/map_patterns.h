@@ -17,7 +17,7 @@
  *  - map_exact_*: offline, exact subsequence matching over a whole trace
  *    (forward dynamic programming over deduplicated partial instances;
  *    polynomial but large: for tests and small traces);
- *  - map_online_*: online with a bounded window W (map_online_new):
+ *  - map_patterns_online_*: online with a bounded window W (map_patterns_online_new):
  *    for each (variable, thread) the last W accesses, and for each thread
  *    the last W distinct variables it accessed. When an access arrives the
  *    matcher finds every instance whose LAST step is this access and whose
@@ -60,9 +60,9 @@ struct map_pattern {
 };
 
 /* Pattern `id` (1..17) or NULL. */
-const struct map_pattern *map_pattern_get(unsigned id);
+const struct map_pattern *map_patterns_get(unsigned id);
 /* "a:W x, b:R x" style text into buf; returns buf. */
-char *map_pattern_fmt(const struct map_pattern *p, char *buf, size_t len);
+char *map_patterns_fmt(const struct map_pattern *p, char *buf, size_t len);
 
 /* One matched instance. */
 struct map_instance {
@@ -71,18 +71,18 @@ struct map_instance {
 	uint32_t site[MAP_MAX_STEPS];
 };
 
-char *map_instance_key(const struct map_instance *in, char *buf, size_t len);
+char *map_patterns_instance_key(const struct map_instance *in, char *buf, size_t len);
 /* Parse a key back; 0 or -EINVAL. */
-int map_instance_parse(const char *key, struct map_instance *out);
+int map_patterns_instance_parse(const char *key, struct map_instance *out);
 
 /* Can an access with op `op` play `step`? (RW plays both.) */
-bool map_step_accepts(const struct map_step *step, unsigned op);
+bool map_patterns_step_accepts(const struct map_step *step, unsigned op);
 
 /* ---- exact offline matcher --------------------------------------------- */
 
 /* Every instance in events[0..n) (non-access events are skipped) added to
  * `out`. Returns the number of new keys. */
-size_t map_exact_match(const struct cov_event *events, size_t n, struct cov_taskset *out);
+size_t map_patterns_exact_match(const struct cov_event *events, size_t n, struct cov_taskset *out);
 
 /* ---- online matcher ------------------------------------------------------- */
 
@@ -90,18 +90,19 @@ struct map_online;
 typedef void (*map_instance_fn)(void *ctx, const struct map_instance *in, bool is_new);
 
 /* window 0 = MAP_WINDOW_DEFAULT. */
-struct map_online *map_online_new(unsigned window);
-void map_online_free(struct map_online *mo);
-unsigned map_online_window(const struct map_online *mo);
+struct map_online *map_patterns_online_new(unsigned window);
+void map_patterns_online_free(struct map_online *mo);
+unsigned map_patterns_online_window(const struct map_online *mo);
 /* Called for every instance found (is_new: first time in `out`). */
-void map_online_set_hook(struct map_online *mo, map_instance_fn fn, void *ctx);
+void map_patterns_online_set_hook(struct map_online *mo, map_instance_fn fn, void *ctx);
 /* Forget the windows (new run). */
-void map_online_run_begin(struct map_online *mo);
+void map_patterns_online_run_begin(struct map_online *mo);
 /* Feed one event (non-accesses are ignored); new keys go to `out`, which
  * must be the same task set on every call (repeats are filtered by a
  * 64-bit instance hash kept with the matcher). Returns the number of new
  * keys. */
-size_t map_online_feed(struct map_online *mo, const struct cov_event *ev, struct cov_taskset *out);
+size_t map_patterns_online_feed(struct map_online *mo, const struct cov_event *ev,
+				struct cov_taskset *out);
 
 /* ---- domain estimate (ALGORITHMS.md section 2) ----------------------------- */
 
@@ -117,7 +118,7 @@ struct map_var_sites {
 /* The closed form: sum over x of 2|R||W| + |W|^2 + |R|^2|W| + 3|R||W|^2 +
  * |W|^3, plus over ordered pairs x != y of 3|Wx|^2|Wy|^2 +
  * 6|Wx||Rx||Wy||Ry|. */
-uint64_t map_domain_formula(const struct map_var_sites *vars, size_t n);
+uint64_t map_patterns_domain_formula(const struct map_var_sites *vars, size_t n);
 
 /* "Site s can only happen before site t" (s != t). */
 typedef bool (*map_precedes_fn)(void *ctx, uint32_t s, uint32_t t);
@@ -126,8 +127,9 @@ typedef bool (*map_precedes_fn)(void *ctx, uint32_t s, uint32_t t);
  * instance with a later step at a site that must precede an earlier
  * step's site. precedes == NULL gives the formula's value. If `keys` is
  * not NULL, the kept instance keys are added to it. */
-uint64_t map_domain_estimate(const struct map_var_sites *vars, size_t n, map_precedes_fn precedes,
-			     void *ctx, struct cov_taskset *keys);
+uint64_t map_patterns_domain_estimate(const struct map_var_sites *vars, size_t n,
+				      map_precedes_fn precedes, void *ctx,
+				      struct cov_taskset *keys);
 
 /* Happens-before between sites from one observed run, using program order
  * and thread create/join only (lock order may change from run to run, so
@@ -135,8 +137,8 @@ uint64_t map_domain_estimate(const struct map_var_sites *vars, size_t n, map_pre
  * every occurrence of t, computed with vector clocks as
  * join(VC over occurrences of s) <= meet(VC over occurrences of t). */
 struct map_site_order;
-struct map_site_order *map_site_order_build(const struct cov_event *events, size_t n);
-void map_site_order_free(struct map_site_order *o);
-bool map_site_order_precedes(void *order, uint32_t s, uint32_t t);
+struct map_site_order *map_patterns_site_order_build(const struct cov_event *events, size_t n);
+void map_patterns_site_order_free(struct map_site_order *o);
+bool map_patterns_site_order_precedes(void *order, uint32_t s, uint32_t t);
 
 #endif

@@ -33,12 +33,12 @@ static const char *const metric_names[COV__COUNT] = {
 	[COV_MAP] = "map",
 };
 
-const char *cov_metric_name(enum cov_metric m)
+const char *metrics_metric_name(enum cov_metric m)
 {
 	return (unsigned)m < COV__COUNT ? metric_names[m] : "?";
 }
 
-int cov_metric_parse(const char *name)
+int metrics_metric_parse(const char *name)
 {
 	for (int i = 0; i < COV__COUNT; i++)
 		if (!strcmp(name, metric_names[i]))
@@ -46,7 +46,7 @@ int cov_metric_parse(const char *name)
 	return -EINVAL;
 }
 
-const char *cov_eraser_state_name(enum cov_eraser_state s)
+const char *metrics_eraser_state_name(enum cov_eraser_state s)
 {
 	static const char *const names[] = { "virgin", "exclusive", "exclusive'",
 					     "shared", "modified",  "race" };
@@ -145,76 +145,76 @@ static void metrics_reset_run(struct cov_metrics *m)
 	free(m->avio);
 	m->avio = NULL;
 	m->navio = m->avio_cap = 0;
-	cov_u64map_free(&m->avio_index);
-	cov_u64map_free(&m->avio_head);
-	cov_u64map_free(&m->eraser_index);
+	cov_event_u64map_free(&m->avio_index);
+	cov_event_u64map_free(&m->avio_head);
+	cov_event_u64map_free(&m->eraser_index);
 	free(m->eraser);
 	m->eraser = NULL;
 	m->neraser = 0;
 	free(m->threads);
 	m->threads = NULL;
 	m->nthreads = 0;
-	cov_u64map_free(&m->release_last);
-	cov_u64map_free(&m->acquire_last);
-	cov_u64map_free(&m->writer_last);
-	cov_u64map_free(&m->create_site);
-	cov_u64map_free(&m->exit_site);
-	cov_u64map_free(&m->lock_edges);
+	cov_event_u64map_free(&m->release_last);
+	cov_event_u64map_free(&m->acquire_last);
+	cov_event_u64map_free(&m->writer_last);
+	cov_event_u64map_free(&m->create_site);
+	cov_event_u64map_free(&m->exit_site);
+	cov_event_u64map_free(&m->lock_edges);
 }
 
-struct cov_metrics *cov_metrics_new(unsigned map_window)
+struct cov_metrics *metrics_new(unsigned map_window)
 {
 	struct cov_metrics *m = xcalloc(1, sizeof(*m));
 
 	for (int i = 0; i < COV__COUNT; i++)
-		cov_taskset_init(&m->tasks[i]);
-	cov_taskset_init(&m->deadlocks);
-	m->races = race_detector_new();
-	m->map = map_online_new(map_window);
+		cov_event_taskset_init(&m->tasks[i]);
+	cov_event_taskset_init(&m->deadlocks);
+	m->races = races_new();
+	m->map = map_patterns_online_new(map_window);
 	return m;
 }
 
-void cov_metrics_free(struct cov_metrics *m)
+void metrics_free(struct cov_metrics *m)
 {
 	if (!m)
 		return;
 	metrics_reset_run(m);
 	for (int i = 0; i < COV__COUNT; i++)
-		cov_taskset_free(&m->tasks[i]);
-	cov_taskset_free(&m->deadlocks);
-	race_detector_free(m->races);
-	map_online_free(m->map);
+		cov_event_taskset_free(&m->tasks[i]);
+	cov_event_taskset_free(&m->deadlocks);
+	races_free(m->races);
+	map_patterns_online_free(m->map);
 	free(m);
 }
 
-void cov_metrics_run_begin(struct cov_metrics *m)
+void metrics_run_begin(struct cov_metrics *m)
 {
 	metrics_reset_run(m);
-	race_detector_run_begin(m->races);
-	map_online_run_begin(m->map);
+	races_run_begin(m->races);
+	map_patterns_online_run_begin(m->map);
 }
 
-const struct cov_taskset *cov_metrics_tasks(const struct cov_metrics *m, enum cov_metric which)
+const struct cov_taskset *metrics_tasks(const struct cov_metrics *m, enum cov_metric which)
 {
 	return (unsigned)which < COV__COUNT ? &m->tasks[which] : NULL;
 }
 
-uint64_t cov_metrics_wgoldilock(const struct cov_metrics *m)
+uint64_t metrics_wgoldilock(const struct cov_metrics *m)
 {
 	return m->tasks[COV_GOLDILOCK_SC].weight_sum;
 }
 
-struct race_detector *cov_metrics_races(struct cov_metrics *m)
+struct race_detector *metrics_races(struct cov_metrics *m)
 {
 	return m->races;
 }
 
-struct map_online *cov_metrics_map(struct cov_metrics *m)
+struct map_online *metrics_map(struct cov_metrics *m)
 {
 	return m->map;
 }
 
-const struct cov_taskset *cov_metrics_deadlocks(const struct cov_metrics *m)
+const struct cov_taskset *metrics_deadlocks(const struct cov_metrics *m)
 {
 	return &m->deadlocks;
 }
@@ -231,7 +231,7 @@ static void add_task(struct cov_metrics *m, enum cov_metric which, uint32_t weig
 	va_start(ap, fmt);
 	vsnprintf(key, sizeof(key), fmt, ap);
 	va_end(ap);
-	cov_taskset_add(&m->tasks[which], key, weight);
+	cov_event_taskset_add(&m->tasks[which], key, weight);
 }
 
 static struct thread_state *thread_state(struct cov_metrics *m, uint32_t t)
@@ -251,9 +251,10 @@ static struct thread_state *thread_state(struct cov_metrics *m, uint32_t t)
 /* Dependent: same variable with at least one write, or same lock. */
 static bool events_dependent(const struct cov_event *a, const struct cov_event *b)
 {
-	if (cov_op_is_access(a->op) && cov_op_is_access(b->op))
-		return a->obj == b->obj && (cov_op_writes(a->op) || cov_op_writes(b->op));
-	if (cov_op_is_lock_action(a->op) && cov_op_is_lock_action(b->op))
+	if (cov_event_op_is_access(a->op) && cov_event_op_is_access(b->op))
+		return a->obj == b->obj &&
+		       (cov_event_op_writes(a->op) || cov_event_op_writes(b->op));
+	if (cov_event_op_is_lock_action(a->op) && cov_event_op_is_lock_action(b->op))
 		return a->obj == b->obj;
 	return false;
 }
@@ -261,7 +262,7 @@ static bool events_dependent(const struct cov_event *a, const struct cov_event *
 /* Monitored actions for LP/ConcurPairs: accesses and lock actions. */
 static bool event_monitored(const struct cov_event *ev)
 {
-	return cov_op_is_access(ev->op) || cov_op_is_lock_action(ev->op);
+	return cov_event_op_is_access(ev->op) || cov_event_op_is_lock_action(ev->op);
 }
 
 static void feed_pairs(struct cov_metrics *m, const struct cov_event *ev)
@@ -287,11 +288,11 @@ static void feed_pairs(struct cov_metrics *m, const struct cov_event *ev)
 static struct avio_slot *avio_slot(struct cov_metrics *m, uint32_t var, uint32_t thread)
 {
 	bool created;
-	uint64_t *idx =
-		cov_u64map_put(&m->avio_index, (uint64_t)var << 32 | thread, m->navio, &created);
+	uint64_t *idx = cov_event_u64map_put(&m->avio_index, (uint64_t)var << 32 | thread, m->navio,
+					     &created);
 
 	if (created) {
-		uint64_t *head = cov_u64map_put(&m->avio_head, var, 0, NULL);
+		uint64_t *head = cov_event_u64map_put(&m->avio_head, var, 0, NULL);
 
 		if (m->navio == m->avio_cap) {
 			m->avio_cap = m->avio_cap ? m->avio_cap * 2 : 64;
@@ -310,7 +311,7 @@ static struct avio_slot *avio_slot(struct cov_metrics *m, uint32_t var, uint32_t
 /* The four unserializable interleavings of AVIO (Lu et al. ASPLOS'06),
  * written a1/a3/a2 (a3 = the remote access between a1 and a2): r/w/r,
  * w/w/r, w/r/w, r/w/w. RW counts as a write. */
-bool avio_unserializable(bool w1, bool w3, bool w2)
+bool metrics_avio_unserializable(bool w1, bool w3, bool w2)
 {
 	return (!w1 && w3 && !w2) || (w1 && w3 && !w2) || (w1 && !w3 && w2) || (!w1 && w3 && w2);
 }
@@ -320,8 +321,9 @@ static void feed_avio(struct cov_metrics *m, const struct cov_event *ev)
 	struct avio_slot *me = avio_slot(m, ev->obj, ev->thread);
 
 	if (me->has_prev && me->has_remote &&
-	    avio_unserializable(cov_op_writes(me->prev_op), cov_op_writes(me->remote_op),
-				cov_op_writes(ev->op)))
+	    metrics_avio_unserializable(cov_event_op_writes(me->prev_op),
+					cov_event_op_writes(me->remote_op),
+					cov_event_op_writes(ev->op)))
 		add_task(m, COV_AVIO, 1, "s%u s%u s%u v%u t%u t%u", me->prev_site, ev->site,
 			 me->remote_site, ev->obj, ev->thread, me->remote_thread);
 	me->prev_site = ev->site;
@@ -329,7 +331,7 @@ static void feed_avio(struct cov_metrics *m, const struct cov_event *ev)
 	me->has_prev = true;
 	me->has_remote = false;
 	/* This access interleaves every other thread's open block on var. */
-	for (size_t i = *cov_u64map_get(&m->avio_head, ev->obj); i; i = m->avio[i - 1].next) {
+	for (size_t i = *cov_event_u64map_get(&m->avio_head, ev->obj); i; i = m->avio[i - 1].next) {
 		struct avio_slot *o = &m->avio[i - 1];
 
 		if (o->thread == ev->thread || !o->has_prev)
@@ -346,7 +348,7 @@ static void feed_avio(struct cov_metrics *m, const struct cov_event *ev)
 static void feed_eraser(struct cov_metrics *m, const struct cov_event *ev)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&m->eraser_index, ev->obj, m->neraser, &created);
+	uint64_t *idx = cov_event_u64map_put(&m->eraser_index, ev->obj, m->neraser, &created);
 	struct eraser_var *v;
 	char ls[96] = "-";
 
@@ -359,9 +361,9 @@ static void feed_eraser(struct cov_metrics *m, const struct cov_event *ev)
 	/* The task records the state the automaton is in when pl is reached
 	 * (seed 004), and C(v) once lockset refinement has started. */
 	if (v->state >= ERASER_SHARED)
-		cov_lockset_fmt(&v->cand, ls, sizeof(ls));
+		cov_event_lockset_fmt(&v->cand, ls, sizeof(ls));
 	add_task(m, COV_ERASER, 1, "s%u v%u %s %s t%u", ev->site, ev->obj,
-		 cov_eraser_state_name(v->state), ls, ev->thread);
+		 metrics_eraser_state_name(v->state), ls, ev->thread);
 
 	switch (v->state) {
 	case ERASER_VIRGIN:
@@ -379,14 +381,14 @@ static void feed_eraser(struct cov_metrics *m, const struct cov_event *ev)
 		if (ev->thread == v->owner)
 			break;
 		v->cand = ev->held;
-		v->state = cov_op_writes(ev->op) ? ERASER_MODIFIED : ERASER_SHARED;
+		v->state = cov_event_op_writes(ev->op) ? ERASER_MODIFIED : ERASER_SHARED;
 		if (v->state == ERASER_MODIFIED && !v->cand.n)
 			v->state = ERASER_RACE;
 		break;
 	case ERASER_SHARED:
 	case ERASER_MODIFIED:
-		cov_lockset_intersect(&v->cand, &ev->held);
-		if (cov_op_writes(ev->op))
+		cov_event_lockset_intersect(&v->cand, &ev->held);
+		if (cov_event_op_writes(ev->op))
 			v->state = ERASER_MODIFIED;
 		if (v->state == ERASER_MODIFIED && !v->cand.n)
 			v->state = ERASER_RACE;
@@ -414,45 +416,49 @@ static void feed_hbpair(struct cov_metrics *m, const struct cov_event *ev)
 {
 	uint64_t *p;
 
-	if (cov_op_sync_releases(ev->op)) {
-		*cov_u64map_put(&m->release_last, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
+	if (cov_event_op_sync_releases(ev->op)) {
+		*cov_event_u64map_put(&m->release_last, ev->obj, 0, NULL) =
+			pack(ev->site, ev->thread);
 		return;
 	}
-	if (cov_op_sync_acquires(ev->op)) {
-		p = cov_u64map_get(&m->release_last, ev->obj);
+	if (cov_event_op_sync_acquires(ev->op)) {
+		p = cov_event_u64map_get(&m->release_last, ev->obj);
 		if (p)
 			hb_task(m, *p, ev, 'l');
 		return;
 	}
 	switch (ev->op) {
 	case CS_OP_CREATE:
-		*cov_u64map_put(&m->create_site, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
+		*cov_event_u64map_put(&m->create_site, ev->obj, 0, NULL) =
+			pack(ev->site, ev->thread);
 		return;
 	case CS_OP_START:
-		p = cov_u64map_get(&m->create_site, ev->thread);
+		p = cov_event_u64map_get(&m->create_site, ev->thread);
 		if (p)
 			hb_task(m, *p, ev, 't');
 		return;
 	case CS_OP_EXIT:
-		*cov_u64map_put(&m->exit_site, ev->thread, 0, NULL) = pack(ev->site, ev->thread);
+		*cov_event_u64map_put(&m->exit_site, ev->thread, 0, NULL) =
+			pack(ev->site, ev->thread);
 		return;
 	case CS_OP_JOIN:
-		p = cov_u64map_get(&m->exit_site, ev->obj);
+		p = cov_event_u64map_get(&m->exit_site, ev->obj);
 		if (p)
 			hb_task(m, *p, ev, 't');
 		return;
 	default:
 		break;
 	}
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return;
-	if (cov_op_reads(ev->op)) {
-		p = cov_u64map_get(&m->writer_last, ev->obj);
+	if (cov_event_op_reads(ev->op)) {
+		p = cov_event_u64map_get(&m->writer_last, ev->obj);
 		if (p)
 			hb_task(m, *p, ev, 'v');
 	}
-	if (cov_op_writes(ev->op))
-		*cov_u64map_put(&m->writer_last, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
+	if (cov_event_op_writes(ev->op))
+		*cov_event_u64map_put(&m->writer_last, ev->obj, 0, NULL) =
+			pack(ev->site, ev->thread);
 }
 
 static void goodlock_request(struct cov_metrics *m, struct thread_state *ts,
@@ -470,14 +476,14 @@ static void goodlock_request(struct cov_metrics *m, struct thread_state *ts,
 		add_task(m, COV_GOODLOCK, 1, "s%u s%u l%u l%u t%u", h->site, ev->site, h->lock,
 			 ev->obj, ev->thread);
 		/* Store the first thread that created the edge. */
-		cov_u64map_put(&m->lock_edges, edge, pack(h->site, ev->thread), NULL);
-		other = cov_u64map_get(&m->lock_edges, rev);
+		cov_event_u64map_put(&m->lock_edges, edge, pack(h->site, ev->thread), NULL);
+		other = cov_event_u64map_get(&m->lock_edges, rev);
 		if (other && packed_thread(*other) != ev->thread) {
 			uint32_t lo = h->lock < ev->obj ? h->lock : ev->obj;
 			uint32_t hi = h->lock < ev->obj ? ev->obj : h->lock;
 
 			snprintf(key, sizeof(key), "deadlock l%u l%u", lo, hi);
-			cov_taskset_add(&m->deadlocks, key, 1);
+			cov_event_taskset_add(&m->deadlocks, key, 1);
 		}
 	}
 }
@@ -487,14 +493,14 @@ static void feed_locks(struct cov_metrics *m, const struct cov_event *ev)
 	struct thread_state *ts = thread_state(m, ev->thread);
 	uint64_t *holder;
 
-	if (cov_op_is_lock_request(ev->op)) {
+	if (cov_event_op_is_lock_request(ev->op)) {
 		goodlock_request(m, ts, ev);
 		ts->has_req = true;
 		ts->req_lock = ev->obj;
 		ts->req_site = ev->site;
 		return;
 	}
-	if (cov_op_acquires(ev->op)) {
+	if (cov_event_op_acquires(ev->op)) {
 		/* Probes that report only acquisitions: the acquisition is the
 		 * request too. */
 		if (!ts->has_req || ts->req_lock != ev->obj)
@@ -502,7 +508,7 @@ static void feed_locks(struct cov_metrics *m, const struct cov_event *ev)
 		ts->has_req = false;
 		/* Sync (ConTest "synchro"): visited, blocked, and blocking for
 		 * the site where the holder took the lock. */
-		holder = cov_u64map_get(&m->acquire_last, ev->obj);
+		holder = cov_event_u64map_get(&m->acquire_last, ev->obj);
 		if (ev->flags & CS_EV_BLOCKED) {
 			add_task(m, COV_SYNC, 1, "s%u blocked", ev->site);
 			if (holder)
@@ -510,12 +516,13 @@ static void feed_locks(struct cov_metrics *m, const struct cov_event *ev)
 		} else {
 			add_task(m, COV_SYNC, 1, "s%u visited", ev->site);
 		}
-		*cov_u64map_put(&m->acquire_last, ev->obj, 0, NULL) = pack(ev->site, ev->thread);
+		*cov_event_u64map_put(&m->acquire_last, ev->obj, 0, NULL) =
+			pack(ev->site, ev->thread);
 		if (ts->nheld < COV_LOCKSET_MAX)
 			ts->held[ts->nheld++] = (struct held_lock){ ev->obj, ev->site };
 		return;
 	}
-	if (cov_op_releases(ev->op)) {
+	if (cov_event_op_releases(ev->op)) {
 		uint32_t j = 0;
 
 		for (uint32_t i = 0; i < ts->nheld; i++)
@@ -575,26 +582,26 @@ static void feed_goldilock(struct cov_metrics *m, const struct cov_event *ev)
 {
 	struct race_verdict v;
 
-	if (race_detector_feed(m->races, ev, &v) != 1)
+	if (races_feed(m->races, ev, &v) != 1)
 		return;
 	/* (pl, var, state, goldiLockSet), the set only in state LS. */
-	add_task(m, COV_GOLDILOCK_SC, cov_goldi_weight(v.state), "s%u v%u %s%s%s", ev->site,
-		 ev->obj, cov_goldi_state_name(v.state), v.state == GOLDI_LS ? " " : "",
+	add_task(m, COV_GOLDILOCK_SC, races_goldi_weight(v.state), "s%u v%u %s%s%s", ev->site,
+		 ev->obj, races_goldi_state_name(v.state), v.state == GOLDI_LS ? " " : "",
 		 v.state == GOLDI_LS ? v.gls : "");
 }
 
-void cov_metrics_feed(struct cov_metrics *m, const struct cov_event *ev)
+void metrics_feed(struct cov_metrics *m, const struct cov_event *ev)
 {
 	feed_pairs(m, ev);
 	feed_hbpair(m, ev);
 	feed_locks(m, ev);
 	feed_fpairs(m, ev);
 	feed_goldilock(m, ev);
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return;
 	feed_avio(m, ev);
 	feed_eraser(m, ev);
-	map_online_feed(m->map, ev, &m->tasks[COV_MAP]);
+	map_patterns_online_feed(m->map, ev, &m->tasks[COV_MAP]);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */
@@ -631,23 +638,23 @@ static void json_race_access(struct json *j, const char *key, const struct race_
 	json_obj_end(j);
 }
 
-void cov_metrics_json(struct cov_metrics *m, struct json *j, const char *key, bool with_keys)
+void metrics_json(struct cov_metrics *m, struct json *j, const char *key, bool with_keys)
 {
 	char text[256];
 
 	json_obj_begin(j, key);
 	for (int i = 0; i < COV__COUNT; i++)
 		json_taskset(j, metric_names[i], &m->tasks[i], with_keys);
-	json_kv_uint(j, "wgoldilock_sc", cov_metrics_wgoldilock(m));
+	json_kv_uint(j, "wgoldilock_sc", metrics_wgoldilock(m));
 	json_arr_begin(j, "race_warnings");
-	for (size_t i = 0; i < race_warning_count(m->races); i++) {
-		const struct race_warning *w = race_warning_get(m->races, i);
+	for (size_t i = 0; i < races_warning_count(m->races); i++) {
+		const struct race_warning *w = races_warning_get(m->races, i);
 
 		json_obj_begin(j, NULL);
 		json_kv_uint(j, "var", w->var);
 		json_race_access(j, "first", &w->first);
 		json_race_access(j, "second", &w->second);
-		json_kv_str(j, "text", race_warning_fmt(w, text, sizeof(text)));
+		json_kv_str(j, "text", races_warning_fmt(w, text, sizeof(text)));
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -678,7 +685,7 @@ struct fpair {
 	uint32_t f, g;
 	enum fpair_group group;
 	uint64_t r, c;
-	uint32_t flying; /* runs in flight that target it (fpair_fly) */
+	uint32_t flying; /* runs in flight that target it (metrics_fpair_fly) */
 };
 
 struct fpair_table {
@@ -693,25 +700,25 @@ struct fpair_table {
 	struct cov_u64map pair_index; /* f<<32|g (f <= g) -> index */
 };
 
-struct fpair_table *fpair_table_new(void)
+struct fpair_table *metrics_fpair_table_new(void)
 {
 	return xcalloc(1, sizeof(struct fpair_table));
 }
 
-void fpair_table_free(struct fpair_table *t)
+void metrics_fpair_table_free(struct fpair_table *t)
 {
 	if (!t)
 		return;
 	free(t->fv);
 	free(t->funcs);
 	free(t->pairs);
-	cov_u64map_free(&t->fv_index);
-	cov_u64map_free(&t->func_index);
-	cov_u64map_free(&t->pair_index);
+	cov_event_u64map_free(&t->fv_index);
+	cov_event_u64map_free(&t->func_index);
+	cov_event_u64map_free(&t->pair_index);
 	free(t);
 }
 
-void fpair_profile_add(struct fpair_table *t, const struct cov_event *ev)
+void metrics_fpair_profile_add(struct fpair_table *t, const struct cov_event *ev)
 {
 	bool created;
 	uint64_t *idx;
@@ -720,20 +727,21 @@ void fpair_profile_add(struct fpair_table *t, const struct cov_event *ev)
 
 	if (!ev->func)
 		return;
-	idx = cov_u64map_put(&t->func_index, ev->func, t->nfuncs, &created);
+	idx = cov_event_u64map_put(&t->func_index, ev->func, t->nfuncs, &created);
 	if (created) {
 		t->funcs = xrealloc(t->funcs, (t->nfuncs + 1) * sizeof(*t->funcs));
 		t->funcs[t->nfuncs] = (struct func_profile){ .func = ev->func };
 		t->nfuncs++;
 	}
 	fp = &t->funcs[*idx];
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return;
 	if (!fp->has_access)
 		fp->always = ev->held;
-	cov_lockset_intersect(&fp->always, &ev->held);
+	cov_event_lockset_intersect(&fp->always, &ev->held);
 	fp->has_access = true;
-	idx = cov_u64map_put(&t->fv_index, (uint64_t)ev->func << 32 | ev->obj, t->nfv, &created);
+	idx = cov_event_u64map_put(&t->fv_index, (uint64_t)ev->func << 32 | ev->obj, t->nfv,
+				   &created);
 	if (created) {
 		t->fv = xrealloc(t->fv, (t->nfv + 1) * sizeof(*t->fv));
 		memset(&t->fv[t->nfv], 0, sizeof(*t->fv));
@@ -743,24 +751,24 @@ void fpair_profile_add(struct fpair_table *t, const struct cov_event *ev)
 		t->nfv++;
 	}
 	v = &t->fv[*idx];
-	cov_lockset_intersect(&v->mpl_all, &ev->held);
-	if (cov_op_reads(ev->op)) {
+	cov_event_lockset_intersect(&v->mpl_all, &ev->held);
+	if (cov_event_op_reads(ev->op)) {
 		if (!v->has_read)
 			v->mpl_r = ev->held;
-		cov_lockset_intersect(&v->mpl_r, &ev->held);
+		cov_event_lockset_intersect(&v->mpl_r, &ev->held);
 		v->has_read = true;
 	}
-	if (cov_op_writes(ev->op)) {
+	if (cov_event_op_writes(ev->op)) {
 		if (!v->has_write)
 			v->mpl_w = ev->held;
-		cov_lockset_intersect(&v->mpl_w, &ev->held);
+		cov_event_lockset_intersect(&v->mpl_w, &ev->held);
 		v->has_write = true;
 	}
 }
 
 static const struct fvar_profile *fvar_get(const struct fpair_table *t, uint32_t f, uint32_t var)
 {
-	uint64_t *idx = cov_u64map_get(&t->fv_index, (uint64_t)f << 32 | var);
+	uint64_t *idx = cov_event_u64map_get(&t->fv_index, (uint64_t)f << 32 | var);
 
 	return idx ? &t->fv[*idx] : NULL;
 }
@@ -774,17 +782,17 @@ static bool fvar_conflicts(const struct fvar_profile *a, const struct fvar_profi
 	if (!a->has_write && !b->has_write)
 		return false;
 	if (!a->has_write)
-		return !cov_lockset_meets(&a->mpl_r, &b->mpl_w);
+		return !cov_event_lockset_meets(&a->mpl_r, &b->mpl_w);
 	if (!b->has_write)
-		return !cov_lockset_meets(&a->mpl_w, &b->mpl_r);
-	return !cov_lockset_meets(&a->mpl_all, &b->mpl_all);
+		return !cov_event_lockset_meets(&a->mpl_w, &b->mpl_r);
+	return !cov_event_lockset_meets(&a->mpl_all, &b->mpl_all);
 }
 
 static enum fpair_group classify_pair(const struct fpair_table *t, const struct func_profile *f,
 				      const struct func_profile *g)
 {
 	/* The analogue of "both methods synchronized": always a common lock. */
-	if (f->has_access && g->has_access && cov_lockset_meets(&f->always, &g->always))
+	if (f->has_access && g->has_access && cov_event_lockset_meets(&f->always, &g->always))
 		return FPAIR_DROPPED;
 	for (size_t i = 0; i < t->nfv; i++) {
 		const struct fvar_profile *a = &t->fv[i], *b;
@@ -798,14 +806,14 @@ static enum fpair_group classify_pair(const struct fpair_table *t, const struct 
 	return FPAIR_LOW;
 }
 
-size_t fpair_group(struct fpair_table *t)
+size_t metrics_fpair_group(struct fpair_table *t)
 {
 	struct fpair *old = t->pairs;
 	struct cov_u64map old_index = t->pair_index;
 	size_t kept = 0;
 
 	memset(&t->pair_index, 0, sizeof(t->pair_index));
-	cov_u64map_init(&t->pair_index);
+	cov_event_u64map_init(&t->pair_index);
 	t->pairs = xcalloc(t->nfuncs * (t->nfuncs + 1) / 2 + 1, sizeof(*t->pairs));
 	t->npairs = 0;
 	for (size_t i = 0; i < t->nfuncs; i++) {
@@ -819,8 +827,8 @@ size_t fpair_group(struct fpair_table *t)
 			p->r = 1; /* seed 002: r starts at 1 */
 			p->c = 0;
 			{ /* regrouped with a larger profile: its attempts stay */
-				uint64_t *o =
-					cov_u64map_get(&old_index, (uint64_t)p->f << 32 | p->g);
+				uint64_t *o = cov_event_u64map_get(&old_index,
+								   (uint64_t)p->f << 32 | p->g);
 
 				if (o) {
 					p->r = old[*o].r;
@@ -828,33 +836,33 @@ size_t fpair_group(struct fpair_table *t)
 					p->flying = old[*o].flying;
 				}
 			}
-			*cov_u64map_put(&t->pair_index, (uint64_t)p->f << 32 | p->g, 0, NULL) =
-				t->npairs;
+			*cov_event_u64map_put(&t->pair_index, (uint64_t)p->f << 32 | p->g, 0,
+					      NULL) = t->npairs;
 			t->npairs++;
 			kept += p->group != FPAIR_DROPPED;
 		}
 	}
 	free(old);
-	cov_u64map_free(&old_index);
+	cov_event_u64map_free(&old_index);
 	return kept;
 }
 
 static struct fpair *fpair_find(const struct fpair_table *t, uint32_t f, uint32_t g)
 {
 	uint32_t lo = f < g ? f : g, hi = f < g ? g : f;
-	uint64_t *idx = cov_u64map_get(&t->pair_index, (uint64_t)lo << 32 | hi);
+	uint64_t *idx = cov_event_u64map_get(&t->pair_index, (uint64_t)lo << 32 | hi);
 
 	return idx ? &t->pairs[*idx] : NULL;
 }
 
-enum fpair_group fpair_group_of(const struct fpair_table *t, uint32_t f, uint32_t g)
+enum fpair_group metrics_fpair_group_of(const struct fpair_table *t, uint32_t f, uint32_t g)
 {
 	const struct fpair *p = fpair_find(t, f, g);
 
 	return p ? p->group : FPAIR_DROPPED;
 }
 
-uint64_t fpair_score(uint64_t r, uint64_t c)
+uint64_t metrics_fpair_score(uint64_t r, uint64_t c)
 {
 	uint64_t d = r > c ? r - c : c - r;
 
@@ -876,15 +884,16 @@ static const struct fpair *fpair_best(const struct fpair_table *t, int group, bo
 			continue;
 		if ((untried && p->r != 1) || (idle && p->flying))
 			continue;
-		if (!best || fpair_score(p->r, p->c) < fpair_score(best->r, best->c) ||
-		    (fpair_score(p->r, p->c) == fpair_score(best->r, best->c) &&
+		if (!best ||
+		    metrics_fpair_score(p->r, p->c) < metrics_fpair_score(best->r, best->c) ||
+		    (metrics_fpair_score(p->r, p->c) == metrics_fpair_score(best->r, best->c) &&
 		     (p->f < best->f || (p->f == best->f && p->g < best->g))))
 			best = p;
 	}
 	return best;
 }
 
-int fpair_next(const struct fpair_table *t, uint32_t *f, uint32_t *g)
+int metrics_fpair_next(const struct fpair_table *t, uint32_t *f, uint32_t *g)
 {
 	const struct fpair *p = NULL;
 
@@ -904,7 +913,7 @@ int fpair_next(const struct fpair_table *t, uint32_t *f, uint32_t *g)
 	return 0;
 }
 
-int fpair_record(struct fpair_table *t, uint32_t f, uint32_t g, bool covered)
+int metrics_fpair_record(struct fpair_table *t, uint32_t f, uint32_t g, bool covered)
 {
 	struct fpair *p = fpair_find(t, f, g);
 
@@ -915,7 +924,7 @@ int fpair_record(struct fpair_table *t, uint32_t f, uint32_t g, bool covered)
 	return 0;
 }
 
-int fpair_fly(struct fpair_table *t, uint32_t f, uint32_t g, bool flying)
+int metrics_fpair_fly(struct fpair_table *t, uint32_t f, uint32_t g, bool flying)
 {
 	struct fpair *p = fpair_find(t, f, g);
 
@@ -928,7 +937,8 @@ int fpair_fly(struct fpair_table *t, uint32_t f, uint32_t g, bool flying)
 	return 0;
 }
 
-int fpair_counts(const struct fpair_table *t, uint32_t f, uint32_t g, uint64_t *r, uint64_t *c)
+int metrics_fpair_counts(const struct fpair_table *t, uint32_t f, uint32_t g, uint64_t *r,
+			 uint64_t *c)
 {
 	const struct fpair *p = fpair_find(t, f, g);
 

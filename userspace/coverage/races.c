@@ -118,7 +118,7 @@ static void gls_fmt(const struct gls *g, char *buf, size_t len)
 		snprintf(buf + off, len - off, "}");
 }
 
-struct race_detector *race_detector_new(void)
+struct race_detector *races_new(void)
 {
 	struct race_detector *rd = xcalloc(1, sizeof(*rd));
 
@@ -139,31 +139,31 @@ static void free_vars(struct race_detector *rd)
 	free(rd->vars);
 	rd->vars = NULL;
 	rd->nvars = 0;
-	cov_u64map_free(&rd->var_index);
+	cov_event_u64map_free(&rd->var_index);
 }
 
-void race_detector_free(struct race_detector *rd)
+void races_free(struct race_detector *rd)
 {
 	if (!rd)
 		return;
 	free_vars(rd);
 	hb_free(rd->hb);
 	free(rd->barrier_acq);
-	cov_u64map_free(&rd->barrier_open);
+	cov_event_u64map_free(&rd->barrier_open);
 	free(rd);
 }
 
-void race_detector_run_begin(struct race_detector *rd)
+void races_run_begin(struct race_detector *rd)
 {
 	free_vars(rd);
 	if (rd->barrier_acq)
 		memset(rd->barrier_acq, 0, rd->nbarrier_acq * sizeof(*rd->barrier_acq));
-	cov_u64map_free(&rd->barrier_open);
+	cov_event_u64map_free(&rd->barrier_open);
 	rd->barrier_next = 0;
 	hb_run_begin(rd->hb);
 }
 
-void race_detector_alloc(struct race_detector *rd, uint64_t addr, uint64_t size)
+void races_alloc(struct race_detector *rd, uint64_t addr, uint64_t size)
 {
 	hb_alloc(rd->hb, addr, size);
 }
@@ -205,7 +205,7 @@ static void sync_release(struct race_detector *rd, uint32_t t, uint32_t obj_elem
 static void barrier_left(struct race_detector *rd, uint32_t t)
 {
 	struct barrier_wait *w = &rd->barrier_acq[t];
-	uint64_t *open = cov_u64map_get(&rd->barrier_open, w->obj);
+	uint64_t *open = cov_event_u64map_get(&rd->barrier_open, w->obj);
 
 	sync_acquire(rd, t, w->elem);
 	if (open && *open == w->elem)
@@ -216,8 +216,8 @@ static void barrier_left(struct race_detector *rd, uint32_t t)
 static void barrier_enter(struct race_detector *rd, uint32_t t, uint32_t obj)
 {
 	bool created;
-	uint64_t *open = cov_u64map_put(&rd->barrier_open, obj, GLS_BARRIER | 2 * rd->barrier_next,
-					&created);
+	uint64_t *open = cov_event_u64map_put(&rd->barrier_open, obj,
+					      GLS_BARRIER | 2 * rd->barrier_next, &created);
 
 	if (created)
 		rd->barrier_next++; /* pair k: elements 2k and 2k + 1 */
@@ -238,11 +238,11 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 {
 	uint32_t o = GLS_SYNC | ev->obj;
 
-	if (cov_op_sync_acquires(ev->op)) {
+	if (cov_event_op_sync_acquires(ev->op)) {
 		sync_acquire(rd, ev->thread, o);
 		return true;
 	}
-	if (cov_op_sync_releases(ev->op)) {
+	if (cov_event_op_sync_releases(ev->op)) {
 		sync_release(rd, ev->thread, o);
 		return true;
 	}
@@ -264,7 +264,7 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&rd->var_index, var, rd->nvars, &created);
+	uint64_t *idx = cov_event_u64map_put(&rd->var_index, var, rd->nvars, &created);
 
 	if (created) {
 		rd->vars = xrealloc(rd->vars, (rd->nvars + 1) * sizeof(*rd->vars));
@@ -280,7 +280,7 @@ static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_a
 {
 	if (prev->acc.thread == cur->thread)
 		return GOLDI_SCT;
-	if (cov_lockset_meets(&prev->acc.held, &cur->held))
+	if (cov_event_lockset_meets(&prev->acc.held, &cur->held))
 		return GOLDI_SCL;
 	if (gls_has(&prev->gls, GLS_THREAD | cur->thread))
 		return GOLDI_LS;
@@ -328,13 +328,13 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 	v = var_get(rd, ev->obj);
 	if (v->has_write)
 		check_one(&v->write, &cur, out);
-	if (cov_op_writes(ev->op))
+	if (cov_event_op_writes(ev->op))
 		for (uint32_t j = 0; j < v->nreads; j++)
 			check_one(&v->reads[j], &cur, out);
 	if (out->state != GOLDI_LS)
 		out->gls[0] = '\0';
 
-	if (cov_op_writes(ev->op)) {
+	if (cov_event_op_writes(ev->op)) {
 		for (uint32_t j = 0; j < v->nreads; j++)
 			free(v->reads[j].gls.v);
 		v->nreads = 0;
@@ -359,14 +359,13 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 		sync_release(rd, ev->thread, atomic_elem);
 }
 
-int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
-		       struct race_verdict *out)
+int races_feed(struct race_detector *rd, const struct cov_event *ev, struct race_verdict *out)
 {
 	unsigned fresh = hb_feed(rd->hb, ev);
 
 	if (ev->thread < rd->nbarrier_acq && rd->barrier_acq[ev->thread].elem)
 		barrier_left(rd, ev->thread);
-	if (cov_op_is_access(ev->op)) {
+	if (cov_event_op_is_access(ev->op)) {
 		feed_access(rd, ev, out);
 		out->new_warnings = fresh;
 		return 1;
@@ -375,12 +374,12 @@ int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
 	return 0;
 }
 
-size_t race_warning_count(const struct race_detector *rd)
+size_t races_warning_count(const struct race_detector *rd)
 {
 	return hb_warning_count(rd->hb);
 }
 
-const struct race_warning *race_warning_get(const struct race_detector *rd, size_t i)
+const struct race_warning *races_warning_get(const struct race_detector *rd, size_t i)
 {
 	return hb_warning_get(rd->hb, i);
 }
@@ -390,19 +389,19 @@ static const char *op_name(unsigned op)
 	return op == CS_OP_READ ? "R" : op == CS_OP_WRITE ? "W" : "RW";
 }
 
-char *race_warning_fmt(const struct race_warning *w, char *buf, size_t len)
+char *races_warning_fmt(const struct race_warning *w, char *buf, size_t len)
 {
 	char l1[96], l2[96];
 
 	snprintf(buf, len, "race v%u: t%u %s s%u %s vs t%u %s s%u %s", w->var, w->first.thread,
 		 op_name(w->first.op), w->first.site,
-		 cov_lockset_fmt(&w->first.held, l1, sizeof(l1)), w->second.thread,
+		 cov_event_lockset_fmt(&w->first.held, l1, sizeof(l1)), w->second.thread,
 		 op_name(w->second.op), w->second.site,
-		 cov_lockset_fmt(&w->second.held, l2, sizeof(l2)));
+		 cov_event_lockset_fmt(&w->second.held, l2, sizeof(l2)));
 	return buf;
 }
 
-const char *cov_goldi_state_name(enum cov_goldi_state s)
+const char *races_goldi_state_name(enum cov_goldi_state s)
 {
 	static const char *const names[] = { "SCT", "SCL", "LS", "E" };
 
@@ -410,7 +409,7 @@ const char *cov_goldi_state_name(enum cov_goldi_state s)
 }
 
 /* WGoldiLockSC weights, seed 004 section 5.5.1. */
-unsigned cov_goldi_weight(enum cov_goldi_state s)
+unsigned races_goldi_weight(enum cov_goldi_state s)
 {
 	static const unsigned weights[] = { 1, 5, 5, 10 };
 

@@ -46,8 +46,8 @@ enum cov_goldi_state {
 	GOLDI_LS,      /* full GoldiLocks lockset proved it      weight 5  */
 	GOLDI_E,       /* race: warning                          weight 10 */
 };
-const char *cov_goldi_state_name(enum cov_goldi_state s);
-unsigned cov_goldi_weight(enum cov_goldi_state s);
+const char *races_goldi_state_name(enum cov_goldi_state s);
+unsigned races_goldi_weight(enum cov_goldi_state s);
 
 /* What the detector concluded about one access. */
 struct race_verdict {
@@ -60,20 +60,19 @@ struct race_verdict {
 
 struct race_detector;
 
-struct race_detector *race_detector_new(void);
-void race_detector_free(struct race_detector *rd);
+struct race_detector *races_new(void);
+void races_free(struct race_detector *rd);
 /* Forget per-run state; warnings accumulate across runs. */
-void race_detector_run_begin(struct race_detector *rd);
+void races_run_begin(struct race_detector *rd);
 /* A heap block was handed out (hb_alloc): a new variable. */
-void race_detector_alloc(struct race_detector *rd, uint64_t addr, uint64_t size);
+void races_alloc(struct race_detector *rd, uint64_t addr, uint64_t size);
 /* Feed one event. Returns 1 and fills *out for a memory access, 0 for
  * other events (sync events update the GLSs). */
-int race_detector_feed(struct race_detector *rd, const struct cov_event *ev,
-		       struct race_verdict *out);
+int races_feed(struct race_detector *rd, const struct cov_event *ev, struct race_verdict *out);
 
-size_t race_warning_count(const struct race_detector *rd);
-const struct race_warning *race_warning_get(const struct race_detector *rd, size_t i);
+size_t races_warning_count(const struct race_detector *rd);
+const struct race_warning *races_warning_get(const struct race_detector *rd, size_t i);
 /* "race v3: t1 W s4 {} vs t2 R s7 {l1}" */
-char *race_warning_fmt(const struct race_warning *w, char *buf, size_t len);
+char *races_warning_fmt(const struct race_warning *w, char *buf, size_t len);
 
 #endif

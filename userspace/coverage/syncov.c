@@ -29,12 +29,12 @@ const char *syncov_metric_name(unsigned metric)
 
 /* ---- sites ---------------------------------------------------------------- */
 
-void site_resolver_init(struct site_resolver *r)
+void syncov_resolver_init(struct site_resolver *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
-void site_resolver_free(struct site_resolver *r)
+void syncov_resolver_free(struct site_resolver *r)
 {
 	size_t i;
 
@@ -75,7 +75,7 @@ static void add_inode(struct site_resolver *r, uint32_t dev, uint64_t ino, const
 	r->ninodes++;
 }
 
-void site_resolver_add_path(struct site_resolver *r, const char *path)
+void syncov_resolver_add_path(struct site_resolver *r, const char *path)
 {
 	char real[4096];
 	struct stat st;
@@ -87,7 +87,7 @@ void site_resolver_add_path(struct site_resolver *r, const char *path)
 	add_inode(r, kernel_dev(st.st_dev), st.st_ino, realpath(path, real) ? real : path);
 }
 
-void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from)
+void syncov_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from)
 {
 	size_t i;
 
@@ -95,13 +95,13 @@ void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolve
 		add_inode(r, from->inodes[i].dev, from->inodes[i].ino, from->inodes[i].path);
 }
 
-void site_resolver_add_paths(struct site_resolver *r, const char *list)
+void syncov_resolver_add_paths(struct site_resolver *r, const char *list)
 {
 	for (; *list; list += strlen(list) + 1)
-		site_resolver_add_path(r, list);
+		syncov_resolver_add_path(r, list);
 }
 
-int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
+int syncov_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 {
 	char path[64], *buf, *line, *save = NULL, *p;
 	size_t len;
@@ -114,19 +114,19 @@ int site_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		p = strchr(line, '/');
 		if (p)
-			site_resolver_add_path(r, p);
+			syncov_resolver_add_path(r, p);
 	}
 	free(buf);
 	return 0;
 }
 
-void site_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told)
+void syncov_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told)
 {
 	for (; *told < r->ninodes; (*told)++)
 		sync_probes_know_file(sp, r->inodes[*told].dev, r->inodes[*told].ino);
 }
 
-void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
+void syncov_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 {
 	if (r->nvmas == r->capvmas) {
 		r->capvmas = r->capvmas ? 2 * r->capvmas : 64;
@@ -135,15 +135,15 @@ void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 	r->vmas[r->nvmas++] = *v;
 }
 
-int site_resolver_load_vmas(struct site_resolver *r, int fd)
+int syncov_resolver_load_vmas(struct site_resolver *r, int fd)
 {
 	struct cs_vma_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	struct site_vma sv;
 	struct cs_vma v;
 
-	map_dump(fd, sizeof(k), sizeof(v), &d);
+	maps_dump(fd, sizeof(k), sizeof(v), &d);
 	for (di = 0; di < d.n; di++) {
 		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
 		memcpy(&v, d.vals + di * sizeof(v), sizeof(v));
@@ -158,14 +158,14 @@ int site_resolver_load_vmas(struct site_resolver *r, int fd)
 		sv.file = v.file;
 		memcpy(sv.name, v.name, sizeof(sv.name));
 		sv.name[sizeof(sv.name) - 1] = 0;
-		site_resolver_add_vma(r, &sv);
+		syncov_resolver_add_vma(r, &sv);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 	return 0;
 }
 
-int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
-		 struct site_ref *out)
+int syncov_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
+		   struct site_ref *out)
 {
 	const struct site_vma *v;
 	const char *path;
@@ -187,7 +187,7 @@ int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uin
 	return -ENOENT;
 }
 
-char *site_key(const struct site_ref *s, char *buf, size_t len)
+char *syncov_site_key(const struct site_ref *s, char *buf, size_t len)
 {
 	if (s->object)
 		snprintf(buf, len, "%s+0x%" PRIx64, s->object, s->offset);
@@ -380,9 +380,10 @@ bool syncov_static_internal(const char *static_object, const struct site_ref *s)
 		return false;
 	/* A function entry (start routine) is itself; any other site is a
 	 * return address, whose call is one byte back. */
-	if (sym_resolve_offset(s->object, s->offset, &ss) == 0 && ss.symbol && ss.sym_offset == 0)
+	if (symbolize_resolve_offset(s->object, s->offset, &ss) == 0 && ss.symbol &&
+	    ss.sym_offset == 0)
 		return ss.symbol[0] == '_';
-	if (sym_resolve_offset(s->object, s->offset - 1, &ss))
+	if (symbolize_resolve_offset(s->object, s->offset - 1, &ss))
 		return false;
 	/* No sized symbol around it: crtstuff (frame_dummy tail-calls into
 	 * libc), never program code in a binary that has a symbol table. */
@@ -397,7 +398,7 @@ static bool addr_internal(const struct harvest *h, uint32_t tgid, uint32_t gen, 
 
 	if (!h->static_object || !addr)
 		return false;
-	site_resolve(h->r, tgid, gen, addr, &s);
+	syncov_resolve(h->r, tgid, gen, addr, &s);
 	return syncov_static_internal(h->static_object, &s);
 }
 
@@ -408,8 +409,8 @@ static char *addr_key(const struct harvest *h, uint32_t tgid, uint32_t gen, uint
 
 	if (!addr)
 		return strcpy(buf, "none");
-	site_resolve(h->r, tgid, gen, addr, &s);
-	return site_key(&s, buf, len);
+	syncov_resolve(h->r, tgid, gen, addr, &s);
+	return syncov_site_key(&s, buf, len);
 }
 
 static int lock_entry_cmp(const void *a, const void *b)
@@ -427,19 +428,19 @@ static int lock_entry_cmp(const void *a, const void *b)
 
 /* A per-run map's entries; taken (the map emptied in the same walk) when
  * the caller resets the maps for the next run anyway. */
-static void harvest_read(struct harvest *h, int fd, size_t ksz, size_t vsz, struct map_dump *d)
+static void harvest_read(struct harvest *h, int fd, size_t ksz, size_t vsz, struct maps_dump *d)
 {
 	if (h->take)
-		map_take(fd, ksz, vsz, d);
+		maps_take(fd, ksz, vsz, d);
 	else
-		map_dump(fd, ksz, vsz, d);
+		maps_dump(fd, ksz, vsz, d);
 }
 
 /* A counting map, taken by the keys its log names when the log holds
  * every key the run added (a walk of all its buckets otherwise). What was
  * taken by key is noted for the reset (sync_probes_reset). */
 static void harvest_read_logged(struct harvest *h, int fd, int log_fd, __u32 slot, size_t ksz,
-				size_t vsz, struct map_dump *d)
+				size_t vsz, struct maps_dump *d)
 {
 	__u64 n = 0;
 
@@ -447,16 +448,16 @@ static void harvest_read_logged(struct harvest *h, int fd, int log_fd, __u32 slo
 	if (!h->take || h->keylog_n_fd < 0 || log_fd < 0 ||
 	    bpf_map_lookup_elem(h->keylog_n_fd, &slot, &n) || n > CS_KEYLOG_MAX) {
 		harvest_read(h, fd, ksz, vsz, d);
-	} else if (map_take_logged(fd, log_fd, (size_t)n, ksz, vsz, d)) {
-		struct map_dump rest;
+	} else if (maps_take_logged(fd, log_fd, (size_t)n, ksz, vsz, d)) {
+		struct maps_dump rest;
 
-		map_take(fd, ksz, vsz, &rest);
+		maps_take(fd, ksz, vsz, &rest);
 		d->keys = xrealloc(d->keys, (d->n + rest.n + 1) * ksz);
 		d->vals = xrealloc(d->vals, (d->n + rest.n + 1) * vsz);
 		memcpy(d->keys + d->n * ksz, rest.keys, rest.n * ksz);
 		memcpy(d->vals + d->n * vsz, rest.vals, rest.n * vsz);
 		d->n += rest.n;
-		map_dump_free(&rest);
+		maps_dump_free(&rest);
 	} else {
 		h->keylog_taken[slot] = (long long)n;
 	}
@@ -465,7 +466,7 @@ static void harvest_read_logged(struct harvest *h, int fd, int log_fd, __u32 slo
 static int harvest_locks(struct harvest *h, int fd)
 {
 	struct cs_lock_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	struct cs_lock_state ls;
 	char first[4096];
@@ -482,11 +483,11 @@ static int harvest_locks(struct harvest *h, int fd)
 		}
 		h->locks[h->nlocks].k = k;
 		addr_key(h, k.p.tgid, k.p.gen, ls.first_site, first, sizeof(first));
-		site_resolve(h->r, k.p.tgid, k.p.gen, k.addr, &s);
+		syncov_resolve(h->r, k.p.tgid, k.p.gen, k.addr, &s);
 		if (s.object) {
 			char data[4096];
 
-			site_key(&s, data, sizeof(data));
+			syncov_site_key(&s, data, sizeof(data));
 			syncov_lock_id(data, ls.kind, first, h->locks[h->nlocks].id,
 				       sizeof(h->locks[h->nlocks].id));
 		} else {
@@ -495,7 +496,7 @@ static int harvest_locks(struct harvest *h, int fd)
 		}
 		h->nlocks++;
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 	if (h->nlocks)
 		qsort(h->locks, h->nlocks, sizeof(*h->locks), lock_entry_cmp);
 	return 0;
@@ -517,7 +518,7 @@ static int harvest_threads(struct harvest *h, int fd)
 	struct cs_sync_thread t;
 	struct syncov_thread *st;
 	__u32 k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	size_t cap = 0;
 	unsigned i, n;
@@ -556,7 +557,7 @@ static int harvest_threads(struct harvest *h, int fd)
 		}
 		syncov_thread_id(create, start, fk, n, st->id);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 	return 0;
 }
 
@@ -589,7 +590,7 @@ static void task_sites(struct syncov_task *t, const char *a, const char *b)
 static void harvest_sp(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_sp_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
@@ -611,13 +612,13 @@ static void harvest_sp(struct harvest *h, int fd, int log_fd)
 		task_sites(t, a, b);
 		free(key);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 }
 
 static void harvest_goodlock(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_goodlock_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
@@ -643,13 +644,13 @@ static void harvest_goodlock(struct harvest *h, int fd, int log_fd)
 					      lock_id(h, k.p, k.req_lock));
 		free(key);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 }
 
 static void harvest_hb(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_hb_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	char a[4096], b[4096], *key;
 	struct syncov_task *t;
@@ -678,13 +679,13 @@ static void harvest_hb(struct harvest *h, int fd, int log_fd)
 			t->detail = xstrdup(syncov_hb_kind_name(k.kind));
 		free(key);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 }
 
 static void harvest_sync(struct harvest *h, int fd, int log_fd)
 {
 	struct cs_sync_key k;
-	struct map_dump d;
+	struct maps_dump d;
 	size_t di;
 	char a[4096], *key;
 	struct syncov_task *t;
@@ -706,7 +707,7 @@ static void harvest_sync(struct harvest *h, int fd, int log_fd)
 			t->detail = xstrdup(syncov_sync_mode_name(k.mode));
 		free(key);
 	}
-	map_dump_free(&d);
+	maps_dump_free(&d);
 }
 
 int syncov_harvest(struct sync_probes *sp, const struct site_resolver *r, const char *static_object,
@@ -759,18 +760,18 @@ static void site_describe(const char *key, bool call_site, struct sym_site *ss, 
 	memcpy(obj, key, plus - key);
 	obj[plus - key] = 0;
 	off = strtoull(plus + 3, NULL, 16);
-	if (obj[0] != '/' || sym_resolve_offset(obj, off, ss)) {
+	if (obj[0] != '/' || symbolize_resolve_offset(obj, off, ss)) {
 		ss->object = NULL;
 		return;
 	}
 	/* Call sites are return addresses: the line is the call's, one byte
 	 * back. A function entry (a start routine) is taken as is. */
 	if (call_site && ss->symbol && ss->sym_offset > 0 && off > 0 &&
-	    sym_resolve_offset(obj, off - 1, ss) == 0)
+	    symbolize_resolve_offset(obj, off - 1, ss) == 0)
 		ss->sym_offset++;
 	ss->object = ss->object ? ss->object : obj;
 	ss->offset = off;
-	sym_site_format(ss, text, len);
+	symbolize_site_format(ss, text, len);
 }
 
 void syncov_site_describe(const char *key, struct sym_site *ss, char *text, size_t len)

@@ -69,28 +69,28 @@ struct site_ref {
 	uint64_t offset;    /* file offset; the raw address if no object   */
 };
 
-void site_resolver_init(struct site_resolver *r);
-void site_resolver_free(struct site_resolver *r);
+void syncov_resolver_init(struct site_resolver *r);
+void syncov_resolver_free(struct site_resolver *r);
 /* Teach it a path (stat: dev/inode). Silently ignores missing files. */
-void site_resolver_add_path(struct site_resolver *r, const char *path);
+void syncov_resolver_add_path(struct site_resolver *r, const char *path);
 /* Each path of a list of NUL-terminated names ended by an empty one
  * (struct sync_runtime libs). */
-void site_resolver_add_paths(struct site_resolver *r, const char *list);
-/* Every path from knows (site_resolver_add_path's, without its stat). */
-void site_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from);
+void syncov_resolver_add_paths(struct site_resolver *r, const char *list);
+/* Every path from knows (syncov_resolver_add_path's, without its stat). */
+void syncov_resolver_copy_paths(struct site_resolver *r, const struct site_resolver *from);
 /* Every file mapped by pid right now. 0 or -errno (process gone). */
-int site_resolver_scan_pid(struct site_resolver *r, pid_t pid);
+int syncov_resolver_scan_pid(struct site_resolver *r, pid_t pid);
 /* Tell sp's probes the files r has paths for, those from *told on (then
  * *told = all of them): their mappings stop flagging CS_EV_NEWFILE. */
-void site_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told);
+void syncov_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told);
 /* Load the probe's mapping table (cs_sync_vmas fd). 0 or -errno. */
-int site_resolver_load_vmas(struct site_resolver *r, int vmas_fd);
-void site_resolver_add_vma(struct site_resolver *r, const struct site_vma *v);
+int syncov_resolver_load_vmas(struct site_resolver *r, int vmas_fd);
+void syncov_resolver_add_vma(struct site_resolver *r, const struct site_vma *v);
 /* Resolve; returns 0, or -ENOENT (out->object NULL, offset = addr). */
-int site_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
-		 struct site_ref *out);
+int syncov_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,
+		   struct site_ref *out);
 /* "OBJECT+0xOFF", or "0xADDR" when unresolved. Returns buf. */
-char *site_key(const struct site_ref *s, char *buf, size_t len);
+char *syncov_site_key(const struct site_ref *s, char *buf, size_t len);
 
 /* ---- abstract identities ---------------------------------------------- */
 

@@ -42,29 +42,29 @@ static const char *const op_names[CS_OP__COUNT] = {
 	[CS_OP_PROC_EXIT] = "proc_exit",
 };
 
-const char *tm_op_name(unsigned op)
+const char *thread_model_op_name(unsigned op)
 {
 	return op < CS_OP__COUNT && op_names[op] ? op_names[op] : "unknown";
 }
 
-bool tm_op_is_acquire(unsigned op)
+bool thread_model_op_is_acquire(unsigned op)
 {
 	return op == CS_OP_LOCK || op == CS_OP_TRYLOCK_OK || op == CS_OP_RDLOCK ||
 	       op == CS_OP_WRLOCK || op == CS_OP_SPIN_LOCK || op == CS_OP_COND_WAKE;
 }
 
-bool tm_op_is_release(unsigned op)
+bool thread_model_op_is_release(unsigned op)
 {
 	return op == CS_OP_UNLOCK || op == CS_OP_RWUNLOCK || op == CS_OP_SPIN_UNLOCK ||
 	       op == CS_OP_COND_WAIT;
 }
 
-uint64_t tm_action_lock(unsigned op, uint64_t obj, uint64_t arg)
+uint64_t thread_model_action_lock(unsigned op, uint64_t obj, uint64_t arg)
 {
 	return op == CS_OP_COND_WAKE || op == CS_OP_COND_WAIT ? arg : obj;
 }
 
-bool tm_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock)
+bool thread_model_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock)
 {
 	if (*n >= CS_LOCKSET_MAX) {
 		(*overflow)++;
@@ -74,7 +74,7 @@ bool tm_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t l
 	return true;
 }
 
-bool tm_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock)
+bool thread_model_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock)
 {
 	uint32_t i;
 
@@ -90,13 +90,13 @@ bool tm_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t
 	return false;
 }
 
-void tmodel_init(struct thread_model *m, uint64_t max_actions)
+void thread_model_init(struct thread_model *m, uint64_t max_actions)
 {
 	memset(m, 0, sizeof(*m));
 	m->max_actions = max_actions;
 }
 
-void tmodel_free(struct thread_model *m)
+void thread_model_free(struct thread_model *m)
 {
 	size_t i;
 
@@ -106,8 +106,8 @@ void tmodel_free(struct thread_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-struct tm_thread *tmodel_thread(struct thread_model *m, uint32_t tgid, uint32_t gen, uint32_t tid,
-				bool create, size_t *idx)
+struct tm_thread *thread_model_thread(struct thread_model *m, uint32_t tgid, uint32_t gen,
+				      uint32_t tid, bool create, size_t *idx)
 {
 	struct tm_thread *t;
 	size_t i;
@@ -170,7 +170,7 @@ static void note_create(struct thread_model *m, size_t parent, const struct cs_e
 	struct tm_thread *c, *p;
 	size_t ci;
 
-	c = tmodel_thread(m, e->pid, e->gen, (uint32_t)e->obj, true, &ci);
+	c = thread_model_thread(m, e->pid, e->gen, (uint32_t)e->obj, true, &ci);
 	p = &m->threads[parent]; /* after the possible realloc */
 	c->creator = (int32_t)parent;
 	c->create_pos = p->nlock_actions;
@@ -178,13 +178,13 @@ static void note_create(struct thread_model *m, size_t parent, const struct cs_e
 	c->start_routine = e->arg;
 }
 
-struct tm_thread *tmodel_add_event(struct thread_model *m, const struct cs_event *e)
+struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs_event *e)
 {
 	struct tm_thread *t;
 	size_t idx;
 	uint64_t lock;
 
-	t = tmodel_thread(m, e->pid, e->gen, e->tid, true, &idx);
+	t = thread_model_thread(m, e->pid, e->gen, e->tid, true, &idx);
 	m->events++;
 	if (e->op < CS_OP__COUNT)
 		m->by_op[e->op]++;
@@ -198,13 +198,13 @@ struct tm_thread *tmodel_add_event(struct thread_model *m, const struct cs_event
 	if (e->op == CS_OP_EXIT)
 		t->exited = true;
 	store_action(m, t, e);
-	if (tm_op_is_acquire(e->op)) {
-		lock = tm_action_lock(e->op, e->obj, e->arg);
+	if (thread_model_op_is_acquire(e->op)) {
+		lock = thread_model_action_lock(e->op, e->obj, e->arg);
 		t->nlock_actions++;
-		tm_lockset_push(t->held, &t->nheld, &t->held_overflow, lock);
-	} else if (tm_op_is_release(e->op)) {
-		lock = tm_action_lock(e->op, e->obj, e->arg);
-		tm_lockset_remove(t->held, &t->nheld, &t->held_overflow, lock);
+		thread_model_lockset_push(t->held, &t->nheld, &t->held_overflow, lock);
+	} else if (thread_model_op_is_release(e->op)) {
+		lock = thread_model_action_lock(e->op, e->obj, e->arg);
+		thread_model_lockset_remove(t->held, &t->nheld, &t->held_overflow, lock);
 	} else if (e->op == CS_OP_CREATE && e->obj) {
 		note_create(m, idx, e);
 		t = &m->threads[idx];
@@ -212,10 +212,10 @@ struct tm_thread *tmodel_add_event(struct thread_model *m, const struct cs_event
 	return t;
 }
 
-uint64_t tmodel_drop_internal(struct thread_model *m,
-			      bool (*is_internal)(const struct tm_thread *t, uint64_t site,
-						  void *arg),
-			      void *arg)
+uint64_t thread_model_drop_internal(struct thread_model *m,
+				    bool (*is_internal)(const struct tm_thread *t, uint64_t site,
+							void *arg),
+				    void *arg)
 {
 	uint64_t dropped = 0;
 	size_t i, j, kept;
@@ -231,7 +231,7 @@ uint64_t tmodel_drop_internal(struct thread_model *m,
 					m->by_op[a->op]--;
 				m->events--;
 				t->nevents--;
-				if (tm_op_is_acquire(a->op))
+				if (thread_model_op_is_acquire(a->op))
 					t->nlock_actions--;
 				dropped++;
 				continue;
@@ -243,7 +243,7 @@ uint64_t tmodel_drop_internal(struct thread_model *m,
 	return dropped;
 }
 
-bool tm_action_waits_for_good(const struct tm_action *a)
+bool thread_model_action_waits_for_good(const struct tm_action *a)
 {
 	if (a->flags & CS_EV_NOWAIT)
 		return false;

@@ -38,7 +38,7 @@ struct tm_thread {
 	uint64_t create_site; /* 0: main thread or not seen created          */
 	uint64_t start_routine;
 	bool exited;
-	uint32_t nlock_actions; /* acquisitions (tm_op_is_acquire)             */
+	uint32_t nlock_actions; /* acquisitions (thread_model_op_is_acquire)             */
 	uint64_t nevents;
 	struct tm_action *actions;
 	size_t nactions, cap;
@@ -60,40 +60,40 @@ struct thread_model {
 	uint64_t truncated;   /* actions counted but not stored              */
 };
 
-void tmodel_init(struct thread_model *m, uint64_t max_actions);
-void tmodel_free(struct thread_model *m);
+void thread_model_init(struct thread_model *m, uint64_t max_actions);
+void thread_model_free(struct thread_model *m);
 /* Feed one event. Returns the thread it belongs to (never NULL). */
-struct tm_thread *tmodel_add_event(struct thread_model *m, const struct cs_event *e);
+struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs_event *e);
 /* Thread by (tgid, gen, tid); creates it if create. Index in *idx. */
-struct tm_thread *tmodel_thread(struct thread_model *m, uint32_t tgid, uint32_t gen, uint32_t tid,
-				bool create, size_t *idx);
+struct tm_thread *thread_model_thread(struct thread_model *m, uint32_t tgid, uint32_t gen,
+				      uint32_t tid, bool create, size_t *idx);
 
 /* Drop the actions whose site is_internal() says are libc-internal
  * (static targets, where the probe cannot tell) and recount; returns how
  * many were dropped. */
-uint64_t tmodel_drop_internal(struct thread_model *m,
-			      bool (*is_internal)(const struct tm_thread *t, uint64_t site,
-						  void *arg),
-			      void *arg);
+uint64_t thread_model_drop_internal(struct thread_model *m,
+				    bool (*is_internal)(const struct tm_thread *t, uint64_t site,
+							void *arg),
+				    void *arg);
 
 /* Op classes. Acquisitions include COND_WAKE (cond_wait reacquires its
  * mutex, obj in arg); releases include COND_WAIT (arg is the mutex). */
-bool tm_op_is_acquire(unsigned op);
-bool tm_op_is_release(unsigned op);
+bool thread_model_op_is_acquire(unsigned op);
+bool thread_model_op_is_release(unsigned op);
 /* The lock an acquire/release op acts on. */
-uint64_t tm_action_lock(unsigned op, uint64_t obj, uint64_t arg);
+uint64_t thread_model_action_lock(unsigned op, uint64_t obj, uint64_t arg);
 /* Short lowercase name ("lock", "cond_wake", ...) for summaries/JSON. */
-const char *tm_op_name(unsigned op);
+const char *thread_model_op_name(unsigned op);
 
 /* Lockset bookkeeping (pure; also used by tests): push returns false on
  * overflow (counted in *overflow); remove drops the innermost hold and
  * returns false if the lock was not held. */
-bool tm_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
-bool tm_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
+bool thread_model_lockset_push(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
+bool thread_model_lockset_remove(uint64_t *held, uint32_t *n, uint32_t *overflow, uint64_t lock);
 
 /* A thread whose last action is a: does it wait for a lock for good? A
  * blocking lock/rdlock/wrlock request; never a try or timed request
  * (CS_EV_NOWAIT), which gives up instead. */
-bool tm_action_waits_for_good(const struct tm_action *a);
+bool thread_model_action_waits_for_good(const struct tm_action *a);
 
 #endif

@@ -90,8 +90,8 @@ static int64_t saturated_at(struct store *st, const struct store_campaign *c)
 	double *x, *y;
 	long at;
 
-	if (!c->saturation || sat_parse(c->saturation, &cfg))
-		sat_config_default(&cfg);
+	if (!c->saturation || saturation_parse(c->saturation, &cfg))
+		saturation_config_default(&cfg);
 	if (!c->metric || store_coverage_series(st, c->metric, &pts, &n) || !n) {
 		free(pts);
 		return -1;
@@ -102,7 +102,7 @@ static int64_t saturated_at(struct store *st, const struct store_campaign *c)
 		x[i] = cfg.by_time ? pts[i].t_s : (double)(i + 1);
 		y[i] = pts[i].covered;
 	}
-	at = sat_first_saturated(x, y, n, &cfg);
+	at = saturation_first_saturated(x, y, n, &cfg);
 	at = at >= 0 ? (long)pts[at].run : -1;
 	free(x);
 	free(y);
@@ -195,7 +195,7 @@ static int spawn_logged(char **argv, const char *log)
 static int run_one(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o,
 		   const struct exp_cell *c, const char *exe)
 {
-	char *name = exp_cell_name(s, c), *rel = xasprintf("cells/%s", name);
+	char *name = exp_spec_cell_name(s, c), *rel = xasprintf("cells/%s", name);
 	char *out = xasprintf("%s/%s", o->dir, rel),
 	     *log = xasprintf("%s/logs/%s.log", o->dir, name);
 	char *shard = xasprintf("%u/%u", o->shard_i, o->shard_n), **argv = NULL;
@@ -251,7 +251,7 @@ out:
 	return err;
 }
 
-int exp_run_cells(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o)
+int exp_cell_run(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o)
 {
 	struct sigaction sa = { .sa_handler = on_stop }, old_int, old_term;
 	char *exe = realpath("/proc/self/exe", NULL), *logs = xasprintf("%s/logs", o->dir);

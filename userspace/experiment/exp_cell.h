@@ -22,7 +22,7 @@ struct exp_run_options {
 /* Run every cell of the shard that is not done yet. Returns 0 when all
  * are done, 130 when interrupted (SIGINT/SIGTERM; the cell in flight is
  * redone on resume), -errno on an error (one line printed). */
-int exp_run_cells(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o);
+int exp_cell_run(const struct exp_spec *s, struct exp_index *x, const struct exp_run_options *o);
 /* The `concsched run` arguments of a cell (NULL-terminated, argv[0] is
  * exe); free with exp_cell_argv_free. */
 char **exp_cell_argv(const struct exp_spec *s, const struct exp_cell *c, const char *exe,

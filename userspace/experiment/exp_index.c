@@ -232,7 +232,7 @@ int exp_index_cells(struct exp_index *x, struct exp_cell_row **rows, size_t *n)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-void exp_cell_rows_free(struct exp_cell_row *rows, size_t n)
+void exp_index_cell_rows_free(struct exp_cell_row *rows, size_t n)
 {
 	size_t i;
 

@@ -51,8 +51,8 @@ char *exp_index_meta(struct exp_index *x, const char *key);
 bool exp_index_cell_done(struct exp_index *x, int64_t idx);
 /* Insert or replace the cell's row. */
 int exp_index_put(struct exp_index *x, const struct exp_cell_row *r);
-/* Every cell in idx order; free with exp_cell_rows_free. */
+/* Every cell in idx order; free with exp_index_cell_rows_free. */
 int exp_index_cells(struct exp_index *x, struct exp_cell_row **rows, size_t *n);
-void exp_cell_rows_free(struct exp_cell_row *rows, size_t n);
+void exp_index_cell_rows_free(struct exp_cell_row *rows, size_t n);
 
 #endif

@@ -66,7 +66,7 @@ int exp_merge(struct exp_index *dst, const char *dst_dir, struct exp_index *src,
 		added += !err;
 	}
 out:
-	exp_cell_rows_free(rows, n);
+	exp_index_cell_rows_free(rows, n);
 	free(hd);
 	free(hs);
 	return err ? err : added;

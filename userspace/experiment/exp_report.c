@@ -485,7 +485,7 @@ void exp_report_free(struct exp_report *r)
 		free(r->progs[i].metric);
 	}
 	free(r->progs);
-	exp_cell_rows_free(r->rows, r->nrows);
+	exp_index_cell_rows_free(r->rows, r->nrows);
 	free(r->spec_hash);
 	free(r);
 }

@@ -11,7 +11,7 @@
 #include "experiment/exp_spec.h"
 #include "experiment/suite.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 
 /* The file being parsed, for error lines. */
 struct spec_ctx {
@@ -293,7 +293,7 @@ static bool has_suite(json_t *programs)
 	json_t *o;
 	size_t i;
 
-	json_array_foreach(programs, i, o) if (exp_suite_entry(o)) return true;
+	json_array_foreach(programs, i, o) if (suite_entry(o)) return true;
 	return false;
 }
 
@@ -309,8 +309,8 @@ static int parse_programs(const struct spec_ctx *x, json_t *a, struct exp_spec *
 	json_array_foreach(a, i, o)
 	{
 		snprintf(where, sizeof(where), "programs[%zu]", i);
-		cases = exp_suite_entry(o) ? exp_suite_expand(o, x->dir, x->file, where)
-					   : json_pack("[O]", o);
+		cases = suite_entry(o) ? suite_expand(o, x->dir, x->file, where)
+				       : json_pack("[O]", o);
 		if (!cases)
 			return -EINVAL;
 		json_array_foreach(cases, k, c)
@@ -443,13 +443,13 @@ void exp_spec_cell(const struct exp_spec *s, size_t index, struct exp_cell *c)
 	c->program = index / s->nseeds / s->nstrategies;
 }
 
-char *exp_cell_name(const struct exp_spec *s, const struct exp_cell *c)
+char *exp_spec_cell_name(const struct exp_spec *s, const struct exp_cell *c)
 {
 	return xasprintf("%s-%s-%llu", s->programs[c->program].name,
 			 s->strategies[c->strategy].name, (unsigned long long)s->seeds[c->seed]);
 }
 
-int exp_shard_parse(const char *arg, unsigned *i, unsigned *n)
+int exp_spec_shard_parse(const char *arg, unsigned *i, unsigned *n)
 {
 	char end;
 

@@ -60,9 +60,9 @@ void exp_spec_free(struct exp_spec *s);
 size_t exp_spec_ncells(const struct exp_spec *s);
 void exp_spec_cell(const struct exp_spec *s, size_t index, struct exp_cell *c);
 /* "program-strategy-seed", safe as a directory name; malloc'd. */
-char *exp_cell_name(const struct exp_spec *s, const struct exp_cell *c);
+char *exp_spec_cell_name(const struct exp_spec *s, const struct exp_cell *c);
 /* Parse "I/N" (1 <= I <= N). */
-int exp_shard_parse(const char *arg, unsigned *i, unsigned *n);
+int exp_spec_shard_parse(const char *arg, unsigned *i, unsigned *n);
 static inline bool exp_shard_has(unsigned i, unsigned n, size_t index)
 {
 	return n <= 1 || index % n == i - 1;

@@ -10,7 +10,7 @@
 
 #include "lib/util.h"
 
-bool exp_suite_entry(const json_t *entry)
+bool suite_entry(const json_t *entry)
 {
 	return json_object_get(entry, "gtest") || json_object_get(entry, "ctest");
 }
@@ -157,7 +157,7 @@ static json_t *expand_ctest(const json_t *entry, const char *dir, const char *fi
 	return cases;
 }
 
-json_t *exp_suite_expand(const json_t *entry, const char *dir, const char *file, const char *where)
+json_t *suite_expand(const json_t *entry, const char *dir, const char *file, const char *where)
 {
 	json_t *g = json_object_get(entry, "gtest"), *c = json_object_get(entry, "ctest");
 	const char *v = json_string_value(g ? g : c);

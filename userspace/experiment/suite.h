@@ -15,13 +15,13 @@
 #include <stdbool.h>
 
 /* The entry names a suite (has a "gtest" or "ctest" key). */
-bool exp_suite_entry(const json_t *entry);
+bool suite_entry(const json_t *entry);
 
 /* The entry as plain program entries, one per test case: the entry's other
  * keys kept, "path" and "args" (the case's, then the entry's) set, "name"
  * the case's full name (after the entry's "name" and a dot when it has
  * one). Relative paths start at dir. A new array, or NULL with one line
  * printed (file and where name the entry). */
-json_t *exp_suite_expand(const json_t *entry, const char *dir, const char *file, const char *where);
+json_t *suite_expand(const json_t *entry, const char *dir, const char *file, const char *where);
 
 #endif

@@ -127,13 +127,13 @@ static int access_fill_sites(struct access_probes *ap)
 	return 0;
 }
 
-char *access_alloc_object(const char *prog)
+char *access_probes_alloc_object(const char *prog)
 {
 	uint64_t off;
 
-	if (sym_lookup_function(prog, "malloc", &off, NULL) == 0)
+	if (symbolize_lookup_function(prog, "malloc", &off, NULL) == 0)
 		return xstrdup(prog);
-	return site_resolve_object(prog, "libc.so.6");
+	return site_finder_resolve_object(prog, "libc.so.6");
 }
 
 /* Follow malloc/calloc/realloc in OBJECT (entry + return). Best effort: a
@@ -149,7 +149,7 @@ static void access_attach_allocs(struct access_probes *ap, const char *object, p
 	uint64_t off;
 
 	for (i = 0; i < CS_ALLOC__COUNT; i++) {
-		if (sym_lookup_function(object, fns[i], &off, NULL))
+		if (symbolize_lookup_function(object, fns[i], &off, NULL))
 			continue;
 		offs[n] = off;
 		cookies[n++] = i;
@@ -369,7 +369,7 @@ static void drop_site_links(struct access_probes *ap)
 }
 
 /* Attach the sites i with pick[i] (NULL: all) of each object, object by
- * object (site_find appends them so: one link per object). */
+ * object (site_finder_find appends them so: one link per object). */
 static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
 {
 	const struct site_set *set = ap->set;
@@ -750,7 +750,7 @@ static int sv_cmp_addr(const void *a, const void *b)
 
 #define SV_MAIN_STACK (8ULL << 20) /* default RLIMIT_STACK */
 
-uint64_t access_main_stack_top(pid_t pid)
+uint64_t access_probes_main_stack_top(pid_t pid)
 {
 	char path[64], line[512];
 	unsigned long long lo, hi;
@@ -770,7 +770,7 @@ uint64_t access_main_stack_top(pid_t pid)
 
 static void read_stack_top(pid_t pid, void *arg)
 {
-	*(uint64_t *)arg = access_main_stack_top(pid);
+	*(uint64_t *)arg = access_probes_main_stack_top(pid);
 }
 
 static bool sv_on_stack(const struct sv_thread *th, size_t nth, uint64_t stack_top, uint64_t addr)
@@ -830,11 +830,11 @@ static void sv_resolve(const struct sv_bias *b, size_t nb, struct symbolizer *sz
 	size_t i;
 
 	for (i = 0; i < nb; i++)
-		if (sym_resolve_vaddr(b[i].object, addr - b[i].bias, out) == 0)
+		if (symbolize_resolve_vaddr(b[i].object, addr - b[i].bias, out) == 0)
 			return;
 	memset(out, 0, sizeof(*out));
 	if (sz)
-		symbolizer_resolve(sz, addr, out);
+		symbolize_resolve(sz, addr, out);
 }
 
 static void sv_add_site(struct shared_var *v, size_t site)
@@ -876,8 +876,9 @@ static const struct cs_alloc_event *sv_alloc_of(const struct access_trace *t, ui
 	return best;
 }
 
-struct shared_var *shared_vars_find(const struct access_trace *t, const struct site_set *set,
-				    struct symbolizer *sz, size_t *nout, bool *site_shared)
+struct shared_var *access_probes_shared_vars(const struct access_trace *t,
+					     const struct site_set *set, struct symbolizer *sz,
+					     size_t *nout, bool *site_shared)
 {
 	const struct cs_access_event **by_addr;
 	struct sv_thread *th = NULL;
@@ -962,7 +963,7 @@ struct shared_var *shared_vars_find(const struct access_trace *t, const struct s
 	return vars;
 }
 
-void shared_vars_free(struct shared_var *v, size_t n)
+void access_probes_shared_vars_free(struct shared_var *v, size_t n)
 {
 	size_t i;
 
@@ -982,7 +983,7 @@ static void sv_site_text(const struct mem_site *s, char *buf, size_t len)
 			       .file = s->file,
 			       .line = s->line };
 
-	sym_site_format(&ss, buf, len);
+	symbolize_site_format(&ss, buf, len);
 }
 
 static void sv_var_name(const struct shared_var *v, const struct site_set *set, char *buf,
@@ -997,7 +998,7 @@ static void sv_var_name(const struct shared_var *v, const struct site_set *set, 
 	else if (v->object)
 		snprintf(buf, len, "%s@0x%" PRIx64, strrchr(v->object, '/') + 1, v->addr);
 	else if (v->has_alloc) {
-		sym_site_format(&v->alloc_site, where, sizeof(where));
+		symbolize_site_format(&v->alloc_site, where, sizeof(where));
 		snprintf(buf, len, "heap block of %" PRIu64 " bytes allocated at %s", v->alloc_size,
 			 where);
 	} else {
@@ -1029,8 +1030,8 @@ static void sv_print_text(struct access_probes *ap, const struct shared_var *var
 
 			sv_site_text(s, where, sizeof(where));
 			printf("      %-2s %-44s %s+0x%" PRIx64 "\n",
-			       site_access_str(s->decode.flags), where, strrchr(s->object, '/') + 1,
-			       s->offset);
+			       site_finder_access_str(s->decode.flags), where,
+			       strrchr(s->object, '/') + 1, s->offset);
 		}
 	}
 }
@@ -1060,7 +1061,7 @@ static void sv_print_json(struct access_probes *ap, const struct shared_var *var
 		json_kv_str(&j, "object", vars[i].object);
 		json_kv_bool(&j, "heap", vars[i].heap);
 		if (vars[i].has_alloc) {
-			sym_site_format(&vars[i].alloc_site, where, sizeof(where));
+			symbolize_site_format(&vars[i].alloc_site, where, sizeof(where));
 			json_kv_str(&j, "alloc_site", where);
 			json_kv_str(&j, "alloc_object", vars[i].alloc_site.object);
 			json_kv_uint(&j, "alloc_offset", vars[i].alloc_site.offset);
@@ -1078,7 +1079,7 @@ static void sv_print_json(struct access_probes *ap, const struct shared_var *var
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "object", s->object);
 			json_kv_uint(&j, "offset", s->offset);
-			json_kv_str(&j, "access", site_access_str(s->decode.flags));
+			json_kv_str(&j, "access", site_finder_access_str(s->decode.flags));
 			json_kv_str(&j, "where", where);
 			json_obj_end(&j);
 		}
@@ -1100,12 +1101,12 @@ static void sv_print_json(struct access_probes *ap, const struct shared_var *var
 	json_end(&j);
 }
 
-int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
-		      unsigned timeout_ms, bool json)
+int access_probes_shared_cmd(const struct site_set *set, const char *prog, char **argv,
+			     unsigned timeout_ms, bool json)
 {
 	struct access_probes_opts po = { .record_events = true };
 	struct access_trace trace = { 0 };
-	char *alloc_object = access_alloc_object(prog);
+	char *alloc_object = access_probes_alloc_object(prog);
 	struct access_probes ap = { 0 };
 	struct launch_opts lo = { .stdin_fd = -1, .stdout_fd = json ? 2 : -1, .stderr_fd = -1 };
 	struct launch l = { .pid = -1, .gate_fd = -1, .err_fd = -1 };
@@ -1130,48 +1131,48 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 		av[i] = argv[i];
 	lo.argv = av;
 	po.alloc_object = alloc_object;
-	if (launch_resolve_user(NULL, &lo.uid, &lo.gid, &drop)) {
+	if (launcher_resolve_user(NULL, &lo.uid, &lo.gid, &drop)) {
 		rc = 2;
 		goto cleanup;
 	}
 	lo.drop_privs = drop;
 	lo.stop_at_exec = true;
-	if (launch_prepare(&lo, &l)) {
+	if (launcher_prepare(&lo, &l)) {
 		rc = 2;
 		goto cleanup;
 	}
 	if (access_probes_open(&ap, set, l.pid, &po)) {
-		launch_kill(&l);
+		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
 	}
-	if (launch_release(&l, prog)) {
-		launch_kill(&l);
+	if (launcher_release(&l, prog)) {
+		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
 	}
 	/* Main's stack as the exec made it, the target stopped there: a short
 	 * program would be gone, with its maps, before a later read (main's
 	 * stack locals then passed for shared). */
-	if (launch_at_exec(&l, read_stack_top, &stack_top)) {
+	if (launcher_at_exec(&l, read_stack_top, &stack_top)) {
 		cs_err("%s: could not stop it at its exec to read its stack", prog);
-		launch_kill(&l);
+		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
 	}
-	sz = symbolizer_new(l.pid);
+	sz = symbolize_new(l.pid);
 	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	while (!done) {
 		access_probes_poll(&ap, 10);
 		/* Keep the maps current while the target lives (dlopen). */
 		if (sz)
-			symbolizer_refresh(sz);
-		err = launch_wait(&l, 1);
+			symbolize_refresh(sz);
+		err = launcher_wait(&l, 1);
 		if (err != 0)
 			done = 1;
 		else if (now_ns() > deadline) {
 			cs_warn("%s did not exit within %u s: killed", prog, timeout_ms / 1000);
-			launch_kill(&l);
+			launcher_kill(&l);
 			done = 1;
 		}
 	}
@@ -1183,7 +1184,7 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 				       .allocs = ap.allocs,
 				       .nallocs = ap.nallocs,
 				       .stack_top = stack_top };
-	vars = shared_vars_find(&trace, set, sz, &nv, site_shared);
+	vars = access_probes_shared_vars(&trace, set, sz, &nv, site_shared);
 	for (i = 0; i < set->n; i++)
 		nshared += site_shared[i];
 	if (json)
@@ -1192,9 +1193,9 @@ int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
 		sv_print_text(&ap, vars, nv, nshared);
 	rc = 0;
 cleanup:
-	shared_vars_free(vars, nv);
+	access_probes_shared_vars_free(vars, nv);
 	free(site_shared);
-	symbolizer_free(sz);
+	symbolize_free(sz);
 	access_probes_close(&ap);
 	free(alloc_object);
 	free(av);

@@ -88,7 +88,7 @@ struct bpf_object;
 struct access_probes_opts {
 	bool record_events;	/* ring buffer on (else counters only) */
 	uint32_t ringbuf_bytes; /* 0: 16 MiB */
-	/* Object whose malloc/calloc/realloc to follow (access_alloc_object());
+	/* Object whose malloc/calloc/realloc to follow (access_probes_alloc_object());
 	 * NULL: heap blocks are named by their first access only. */
 	const char *alloc_object;
 	/* concsched run: write struct cs_event into the sync probes' ring
@@ -155,7 +155,7 @@ int access_probes_alloc_fd(struct access_probes *ap);
 /* The object the program's malloc comes from: PROG itself when it defines
  * malloc (static, or its own allocator), else the libc.so.6 it would load.
  * malloc'd path or NULL. */
-char *access_alloc_object(const char *prog);
+char *access_probes_alloc_object(const char *prog);
 /* Drain the ring buffers into ap->events and ap->allocs, waiting up to timeout_ms for the
  * first event. Returns events added or -errno. */
 int access_probes_poll(struct access_probes *ap, int timeout_ms);
@@ -199,7 +199,7 @@ struct access_trace {
 	size_t nevents;
 	const struct cs_alloc_event *allocs; /* may be NULL */
 	size_t nallocs;
-	uint64_t stack_top; /* end of "[stack]", access_main_stack_top(); 0 unknown */
+	uint64_t stack_top; /* end of "[stack]", access_probes_main_stack_top(); 0 unknown */
 };
 
 /* From one run, the variables touched by 2+ threads. Thread stacks are
@@ -213,19 +213,20 @@ struct access_trace {
  * the sites also resolve them through the load bias seen in the events
  * (probe ip - probe vaddr), so globals resolve even after the process is
  * gone. Returns an array of *nout sorted by address, free with
- * shared_vars_free(). If site_shared is not NULL (set->n entries), marks
+ * access_probes_shared_vars_free(). If site_shared is not NULL (set->n entries), marks
  * every site that touched a shared variable. */
-struct shared_var *shared_vars_find(const struct access_trace *trace, const struct site_set *set,
-				    struct symbolizer *sz, size_t *nout, bool *site_shared);
+struct shared_var *access_probes_shared_vars(const struct access_trace *trace,
+					     const struct site_set *set, struct symbolizer *sz,
+					     size_t *nout, bool *site_shared);
 /* End address of PID's "[stack]" mapping, 0 if unknown. Read it while the
  * process is alive (right after exec). */
-uint64_t access_main_stack_top(pid_t pid);
-void shared_vars_free(struct shared_var *v, size_t n);
+uint64_t access_probes_main_stack_top(pid_t pid);
+void access_probes_shared_vars_free(struct shared_var *v, size_t n);
 
 /* `concsched sites --shared`: launch ARGV (argv[0] = resolved PROG) with
  * access probes on SET, wait up to timeout_ms, print shared variables.
  * Returns the exit status of the command. */
-int access_shared_cmd(const struct site_set *set, const char *prog, char **argv,
-		      unsigned timeout_ms, bool json);
+int access_probes_shared_cmd(const struct site_set *set, const char *prog, char **argv,
+			     unsigned timeout_ms, bool json);
 
 #endif

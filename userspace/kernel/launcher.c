@@ -51,7 +51,7 @@ static const char *const step_names[] = {
 	[STEP_EXEC] = "exec",
 };
 
-int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop)
+int launcher_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop)
 {
 	const char *su = getenv("SUDO_UID"), *sg = getenv("SUDO_GID");
 	struct passwd *pw;
@@ -182,7 +182,7 @@ static struct cs_lock launch_lock;
  * copies and the child's exec tears down again, every run: ~16% of a
  * campaign's CPU time on the host (docs/perf.md). The child, on its way to
  * exec, never touches them: they are not copied (MADV_DONTFORK). */
-void launch_dontfork_bpf_maps(void)
+void launcher_dontfork_bpf_maps(void)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -386,7 +386,7 @@ static int launch_cg_open(const struct launch_opts *o, struct launch *l)
 static struct spawned *launch_spawned;
 #endif
 
-int launch_prepare(const struct launch_opts *o, struct launch *l)
+int launcher_prepare(const struct launch_opts *o, struct launch *l)
 {
 	int gate[2], errp[2], cgfd, err;
 	bool moved = false;
@@ -396,7 +396,7 @@ int launch_prepare(const struct launch_opts *o, struct launch *l)
 	l->gate_fd = l->err_fd = -1;
 	cgfd = launch_cg_open(o, l);
 	/* -j N: no other run's clone may copy this run's child ends of the
-	 * pipes (its errp write end would hold launch_release's read open
+	 * pipes (its errp write end would hold launcher_release's read open
 	 * until that other child's exec). From the pipes to their close. */
 	cs_lock_acquire(&launch_lock);
 	if (pipe2(gate, O_CLOEXEC)) {
@@ -451,7 +451,7 @@ fail:
 	return err;
 }
 
-int launch_release(struct launch *l, const char *prog)
+int launcher_release(struct launch *l, const char *prog)
 {
 	struct launch_err e;
 	ssize_t n;
@@ -481,11 +481,11 @@ int launch_release(struct launch *l, const char *prog)
 		       e.step > 0 && e.step < (int)ARRAY_SIZE(step_names) ? step_names[e.step]
 									  : "launch",
 		       strerror(e.err));
-	launch_wait(l, 0);
+	launcher_wait(l, 0);
 	return -e.err;
 }
 
-int launch_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg)
+int launcher_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg)
 {
 	int status;
 	pid_t r;
@@ -507,7 +507,7 @@ int launch_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg
 	return 0;
 }
 
-int launch_reap(struct launch *l)
+int launcher_reap(struct launch *l)
 {
 	int status;
 	pid_t r;
@@ -526,7 +526,7 @@ int launch_reap(struct launch *l)
 	return 1;
 }
 
-int launch_wait(struct launch *l, unsigned timeout_ms)
+int launcher_wait(struct launch *l, unsigned timeout_ms)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	int status;
@@ -550,7 +550,7 @@ int launch_wait(struct launch *l, unsigned timeout_ms)
 	}
 }
 
-void launch_kill(struct launch *l)
+void launcher_kill(struct launch *l)
 {
 	if (l->pid <= 0)
 		return;
@@ -565,16 +565,16 @@ void launch_kill(struct launch *l)
 	cgroup_kill(launch_cg(l));
 	kill(-l->pid, SIGKILL);
 	kill(l->pid, SIGKILL);
-	launch_wait(l, 0);
+	launcher_wait(l, 0);
 }
 
-void launch_end(struct launch *l)
+void launcher_end(struct launch *l)
 {
 	if (l->pid <= 0 || l->ended)
 		return;
 	l->ended = true;
 	if (!l->reaped)
-		launch_kill(l);
+		launcher_kill(l);
 
 	if (l->kept && l->kept->path) {
 		if (!cgroup_reusable(l->kept))

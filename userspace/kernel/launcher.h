@@ -8,7 +8,7 @@
  * close-on-exec pipe, so the caller gets the errno, not a silent exit 127.
  * With own_cgroup the child is moved into a cgroup v2 of its own
  * (cgroup.h) before the gate opens, so it execs there and everything it
- * starts stays there; launch_end() kills what is left when the run ends
+ * starts stays there; launcher_end() kills what is left when the run ends
  * (without cgroup v2: the process group, said once).
  */
 #ifndef CONCSCHED_LAUNCHER_H
@@ -36,23 +36,23 @@ struct launch_opts {
 	const char *cwd; /* NULL: inherit */
 	/* NULL: inherit the caller's CPUs. Else the CPUs the child takes at
 	 * its gate, before its exec (a caller that keeps to one CPU: -j
-	 * workers, campaign.c). Must live until launch_release returns. */
+	 * workers, campaign.c). Must live until launcher_release returns. */
 	const cpu_set_t *cpus;
 	bool own_cgroup; /* a cgroup v2 for the target and all it starts */
 	/* With own_cgroup: the caller's cgroup, kept from launch to launch
-	 * (made here when its path is NULL; launch_end removes it when the
+	 * (made here when its path is NULL; launcher_end removes it when the
 	 * run left something in it, else the caller at its end with
 	 * cgroup_destroy). NULL: one per launch. */
 	struct run_cgroup *keep_cg;
 	/* Stopped (ptrace) right after its exec, before its first
-	 * instruction: the caller reads what it needs with launch_at_exec,
+	 * instruction: the caller reads what it needs with launcher_at_exec,
 	 * which then lets it go. */
 	bool stop_at_exec;
 };
 
 struct launch {
 	pid_t pid;   /* also the process group id */
-	int gate_fd; /* write end; closed by launch_release() */
+	int gate_fd; /* write end; closed by launcher_release() */
 	int err_fd;  /* read end of the exec-error pipe */
 	bool reaped;
 	int status;		 /* wait status once reaped */
@@ -60,42 +60,42 @@ struct launch {
 	struct run_cgroup cg;	 /* the target's cgroup (one of its own) */
 	struct run_cgroup *kept; /* or the caller's (opts.keep_cg) */
 	bool born_in_cg;	 /* cloned into its cgroup (not moved in) */
-	bool ended;		 /* launch_end'ed */
+	bool ended;		 /* launcher_end'ed */
 };
 
 /* The user to run the target as: --user NAME|UID, else SUDO_UID/SUDO_GID,
  * else the caller. 0 or -errno (unknown user, printed). */
-int launch_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
+int launcher_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop);
 
 /* Make the gated child, a clone of the calling thread that shares the
  * controller's memory until its exec where the kernel allows (else a
  * fork); the controller is its parent, whichever thread (-j worker)
  * launched it. 0 or -errno. */
-int launch_prepare(const struct launch_opts *o, struct launch *l);
+int launcher_prepare(const struct launch_opts *o, struct launch *l);
 /* Open the gate. Returns 0 once the child has exec'd, or -errno of the
  * step that failed in the child (setscheduler, setuid, exec): printed. */
-int launch_release(struct launch *l, const char *prog);
-/* For a launch with stop_at_exec, after launch_release: wait for the
+int launcher_release(struct launch *l, const char *prog);
+/* For a launch with stop_at_exec, after launcher_release: wait for the
  * stop at the exec, call fn(pid, arg) while the new image stands still
  * (its maps are those of the exec), then let it run. 0 or -errno. */
-int launch_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg);
+int launcher_at_exec(struct launch *l, void (*fn)(pid_t pid, void *arg), void *arg);
 /* Reap the child if it has exited, without waiting: 1 if it has (status in
  * l->status), 0 if not, -errno on error. */
-int launch_reap(struct launch *l);
+int launcher_reap(struct launch *l);
 /* Wait for the child's exit up to timeout_ms (0: forever). Returns 1 if it
  * exited (status in l->status), 0 on timeout, -errno on error. */
-int launch_wait(struct launch *l, unsigned timeout_ms);
+int launcher_wait(struct launch *l, unsigned timeout_ms);
 /* SIGKILL the whole process group (and cgroup) and reap the leader. */
-void launch_kill(struct launch *l);
+void launcher_kill(struct launch *l);
 /* The run is over: kill whatever the target left running (its cgroup, or
  * without one its process group), reap the leader if needed, remove the
  * cgroup (a kept one stays for the next launch when nothing was left in
  * it and it was not killed: cgroup.h). For launches with own_cgroup. */
-void launch_end(struct launch *l);
+void launcher_end(struct launch *l);
 
 /* Mark every mapping of a BPF map in this process MADV_DONTFORK: a fork
  * then does not copy their page tables. After new maps are mapped (a probe
  * object loaded, a ring buffer opened), before the next launch. */
-void launch_dontfork_bpf_maps(void);
+void launcher_dontfork_bpf_maps(void);
 
 #endif

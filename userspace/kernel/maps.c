@@ -14,19 +14,19 @@
 /* Every entry of a hash map, read in batches: a syscall per 256 entries
  * instead of two per entry (a run's harvest made ~100 of them). A kernel
  * without batch lookups (before 5.6) is read key by key. */
-static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool take);
+static void map_read(int fd, size_t ksz, size_t vsz, struct maps_dump *d, bool take);
 
-void map_dump(int fd, size_t ksz, size_t vsz, struct map_dump *d)
+void maps_dump(int fd, size_t ksz, size_t vsz, struct maps_dump *d)
 {
 	map_read(fd, ksz, vsz, d, false);
 }
 
-void map_take(int fd, size_t ksz, size_t vsz, struct map_dump *d)
+void maps_take(int fd, size_t ksz, size_t vsz, struct maps_dump *d)
 {
 	map_read(fd, ksz, vsz, d, true);
 }
 
-static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool take)
+static void map_read(int fd, size_t ksz, size_t vsz, struct maps_dump *d, bool take)
 {
 	size_t cap = 256;
 	__u64 in = 0, out = 0; /* a hash map's batch token: a bucket index */
@@ -97,7 +97,7 @@ static void map_read(int fd, size_t ksz, size_t vsz, struct map_dump *d, bool ta
 	}
 }
 
-int map_take_logged(int fd, int log_fd, size_t n, size_t ksz, size_t vsz, struct map_dump *d)
+int maps_take_logged(int fd, int log_fd, size_t n, size_t ksz, size_t vsz, struct maps_dump *d)
 {
 	char *logged = xcalloc(n ? n : 1, ksz);
 	__u32 i, count = (__u32)n, out = 0;
@@ -134,22 +134,22 @@ int map_take_logged(int fd, int log_fd, size_t n, size_t ksz, size_t vsz, struct
 	return err;
 }
 
-void map_dump_free(struct map_dump *d)
+void maps_dump_free(struct maps_dump *d)
 {
 	free(d->keys);
 	free(d->vals);
 }
 
-void map_empty(int fd, size_t ksz, size_t vsz)
+void maps_empty(int fd, size_t ksz, size_t vsz)
 {
-	struct map_dump d;
+	struct maps_dump d;
 	__u32 count;
 	size_t i;
 
-	map_dump(fd, ksz, vsz, &d);
+	maps_dump(fd, ksz, vsz, &d);
 	count = (__u32)d.n;
 	if (d.n && bpf_map_delete_batch(fd, d.keys, &count, NULL))
 		for (i = 0; i < d.n; i++) /* a kernel without batch deletes */
 			bpf_map_delete_elem(fd, d.keys + i * ksz);
-	map_dump_free(&d);
+	maps_dump_free(&d);
 }

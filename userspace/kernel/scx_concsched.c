@@ -58,7 +58,7 @@ struct sched_ctl {
 	bool ejected;	      /* the kernel ended the scheduler before we unregistered */
 };
 
-const char *sched_ext_state(void)
+const char *scx_concsched_state(void)
 {
 	static char buf[64];
 	char *s = read_line_file(SCHED_EXT_SYSFS "/state");
@@ -81,7 +81,7 @@ static const char *const required_kfuncs[] = {
 /* Is sched_ext there and free? Cheap: sysfs only. */
 static int sched_check_kernel(void)
 {
-	const char *state = sched_ext_state();
+	const char *state = scx_concsched_state();
 
 	if (!strcmp(state, "absent")) {
 		cs_err("this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT): "

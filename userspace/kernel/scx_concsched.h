@@ -124,6 +124,6 @@ bool scx_concsched_ejected(struct sched_ctl *c);
 void scx_concsched_close(struct sched_ctl *c);
 
 /* /sys/kernel/sched_ext/state, or "absent". Static buffer. */
-const char *sched_ext_state(void);
+const char *scx_concsched_state(void);
 
 #endif

@@ -185,7 +185,7 @@ static bool site_prev_writes(const struct site_prev *p, unsigned reg)
 	return false;
 }
 
-const char *site_access_str(uint8_t flags)
+const char *site_finder_access_str(uint8_t flags)
 {
 	switch (flags & (CS_ACC_READ | CS_ACC_WRITE)) {
 	case CS_ACC_READ:
@@ -197,7 +197,7 @@ const char *site_access_str(uint8_t flags)
 	}
 }
 
-bool site_filter_match(const struct site_filter *f, const char *function, const char *file)
+bool site_finder_filter_match(const struct site_filter *f, const char *function, const char *file)
 {
 	const char *base = file ? strrchr(file, '/') : NULL;
 	size_t i;
@@ -424,9 +424,9 @@ static int site_sweep(const char *object, const uint8_t *code, size_t size, uint
 				site.decode.disp += delta;
 		}
 		site_prev_update(h, in, false, &prev);
-		if (sym_resolve_vaddr(object, in->address, &sym))
+		if (symbolize_resolve_vaddr(object, in->address, &sym))
 			continue;
-		if (!site_filter_match(filter, sym.symbol, sym.file)) {
+		if (!site_finder_filter_match(filter, sym.symbol, sym.file)) {
 			set->skipped_filter++;
 			continue;
 		}
@@ -453,7 +453,7 @@ static int site_sweep(const char *object, const uint8_t *code, size_t size, uint
 	return 0;
 }
 
-int site_find(const char *object, const struct site_filter *filter, struct site_set *set)
+int site_finder_find(const char *object, const struct site_filter *filter, struct site_set *set)
 {
 	GElf_Ehdr eh;
 	GElf_Shdr text;
@@ -587,7 +587,7 @@ static char *site_search_dir(const char *dir, const char *name)
 	return NULL;
 }
 
-char *site_resolve_object(const char *target, const char *name)
+char *site_finder_resolve_object(const char *target, const char *name)
 {
 	static const char *const sysdirs[] = {
 		"/lib/x86_64-linux-gnu",
@@ -631,7 +631,7 @@ char *site_resolve_object(const char *target, const char *name)
 	return found;
 }
 
-void site_set_free(struct site_set *set)
+void site_finder_set_free(struct site_set *set)
 {
 	free(set->sites);
 	memset(set, 0, sizeof(*set));

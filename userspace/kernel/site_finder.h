@@ -70,19 +70,20 @@ struct site_set {
 
 /* Append the memory-access sites of OBJECT's .text that pass the filter
  * (NULL: all). 0 or -errno (-ENOENT no file, -ENOEXEC not an x86-64 ELF or
- * no .text). Strings in the sites stay valid until sym_cache_flush(). */
-int site_find(const char *object, const struct site_filter *filter, struct site_set *set);
-void site_set_free(struct site_set *set);
+ * no .text). Strings in the sites stay valid until symbolize_cache_flush(). */
+int site_finder_find(const char *object, const struct site_filter *filter, struct site_set *set);
+void site_finder_set_free(struct site_set *set);
 /* Does FUNCTION/FILE pass the filter? (exposed for tests and the CLI) */
-bool site_filter_match(const struct site_filter *filter, const char *function, const char *file);
+bool site_finder_filter_match(const struct site_filter *filter, const char *function,
+			      const char *file);
 
 /* The shared object NAME as the program TARGET would load it: NAME itself if
  * it is a path, else searched in TARGET's RPATH/RUNPATH ($ORIGIN expanded),
  * LD_LIBRARY_PATH and the system library directories, trying NAME,
  * NAME.so and NAME*.so* ("libc" finds libc.so.6). malloc'd path or NULL. */
-char *site_resolve_object(const char *target, const char *name);
+char *site_finder_resolve_object(const char *target, const char *name);
 
 /* "R", "W", "RW" for a site's flags. */
-const char *site_access_str(uint8_t flags);
+const char *site_finder_access_str(uint8_t flags);
 
 #endif

@@ -75,7 +75,7 @@ static size_t sym_objects_n;
  * each public function holds this lock (recursive: they call each other). */
 static pthread_mutex_t sym_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
-/* Whether more than one thread may symbolize (sym_set_threaded): only
+/* Whether more than one thread may symbolize (symbolize_set_threaded): only
  * then the lock, whose pthread calls trap into the campaign's own libc
  * uprobes (attached for every process). */
 static bool sym_threaded;
@@ -93,7 +93,7 @@ static bool sym_threaded;
 		_r;                                                                                \
 	})
 
-void sym_set_threaded(bool on)
+void symbolize_set_threaded(bool on)
 {
 	sym_threaded = on;
 }
@@ -269,8 +269,9 @@ static const char *sym_debug_root(void)
 	return root && *root ? root : "/usr/lib/debug";
 }
 
-int sym_debug_file_paths(const char *object, const uint8_t *build_id, size_t id_len,
-			 const char *debuglink, const char *root, char paths[][PATH_MAX], int max)
+int symbolize_debug_file_paths(const char *object, const uint8_t *build_id, size_t id_len,
+			       const char *debuglink, const char *root, char paths[][PATH_MAX],
+			       int max)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(object, '/');
@@ -371,7 +372,7 @@ static int sym_debug_open(struct sym_object *o, const char *path, bool by_link, 
 	return 0;
 }
 
-/* Find o's separate debug file (sym_debug_file_paths' order), if any. */
+/* Find o's separate debug file (symbolize_debug_file_paths' order), if any. */
 static int sym_debug_find(struct sym_object *o)
 {
 	char paths[4][PATH_MAX];
@@ -381,8 +382,9 @@ static int sym_debug_find(struct sym_object *o)
 	const char *link = dwelf_elf_gnu_debuglink(o->elf, &crc);
 	int n, i;
 
-	n = sym_debug_file_paths(o->path, id_len > 0 ? id : NULL, id_len > 0 ? (size_t)id_len : 0,
-				 link, sym_debug_root(), paths, 4);
+	n = symbolize_debug_file_paths(o->path, id_len > 0 ? id : NULL,
+				       id_len > 0 ? (size_t)id_len : 0, link, sym_debug_root(),
+				       paths, 4);
 	/* paths[0] is the build-id path when the object has a build ID. */
 	for (i = 0; i < n; i++)
 		if (!sym_debug_open(o, paths[i], !(i == 0 && id_len >= 2), crc))
@@ -508,7 +510,7 @@ static void sym_cache_flush_u(void)
 	sym_cache_n = sym_objects_n = 0;
 }
 
-void sym_cache_flush(void)
+void symbolize_cache_flush(void)
 {
 	bool l = sym_threaded;
 
@@ -652,7 +654,7 @@ static int sym_resolve_vaddr_u(const char *object, uint64_t vaddr, struct sym_si
 	return 0;
 }
 
-int sym_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
+int symbolize_resolve_vaddr(const char *object, uint64_t vaddr, struct sym_site *out)
 {
 	return SYM_LOCKED(sym_resolve_vaddr_u(object, vaddr, out));
 }
@@ -672,7 +674,7 @@ static int sym_resolve_offset_u(const char *object, uint64_t offset, struct sym_
 	return 0;
 }
 
-int sym_resolve_offset(const char *object, uint64_t offset, struct sym_site *out)
+int symbolize_resolve_offset(const char *object, uint64_t offset, struct sym_site *out)
 {
 	return SYM_LOCKED(sym_resolve_offset_u(object, offset, out));
 }
@@ -710,7 +712,8 @@ static int sym_lookup_function_u(const char *object, const char *name, uint64_t 
 	return 0;
 }
 
-int sym_lookup_function(const char *object, const char *name, uint64_t *offset, uint64_t *size)
+int symbolize_lookup_function(const char *object, const char *name, uint64_t *offset,
+			      uint64_t *size)
 {
 	return SYM_LOCKED(sym_lookup_function_u(object, name, offset, size));
 }
@@ -732,7 +735,7 @@ static int sym_lookup_variable_u(const char *object, const char *name, uint64_t 
 	return 0;
 }
 
-int sym_lookup_variable(const char *object, const char *name, uint64_t *vaddr, uint64_t *size)
+int symbolize_lookup_variable(const char *object, const char *name, uint64_t *vaddr, uint64_t *size)
 {
 	return SYM_LOCKED(sym_lookup_variable_u(object, name, vaddr, size));
 }
@@ -744,7 +747,7 @@ static int sym_offset_to_vaddr_u(const char *object, uint64_t offset, uint64_t *
 	return o->err ? o->err : obj_offset_to_vaddr(o, offset, vaddr);
 }
 
-int sym_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr)
+int symbolize_offset_to_vaddr(const char *object, uint64_t offset, uint64_t *vaddr)
 {
 	return SYM_LOCKED(sym_offset_to_vaddr_u(object, offset, vaddr));
 }
@@ -756,7 +759,7 @@ static int sym_vaddr_to_offset_u(const char *object, uint64_t vaddr, uint64_t *o
 	return o->err ? o->err : obj_vaddr_to_offset(o, vaddr, offset);
 }
 
-int sym_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset)
+int symbolize_vaddr_to_offset(const char *object, uint64_t vaddr, uint64_t *offset)
 {
 	return SYM_LOCKED(sym_vaddr_to_offset_u(object, vaddr, offset));
 }
@@ -894,7 +897,7 @@ static int symbolizer_refresh_u(struct symbolizer *s)
 	return 0;
 }
 
-int symbolizer_refresh(struct symbolizer *s)
+int symbolize_refresh(struct symbolizer *s)
 {
 	return SYM_LOCKED(symbolizer_refresh_u(s));
 }
@@ -905,7 +908,7 @@ static struct symbolizer *symbolizer_new_u(pid_t pid)
 	int err;
 
 	s->pid = pid;
-	err = symbolizer_refresh(s);
+	err = symbolize_refresh(s);
 	if (err) {
 		free(s);
 		errno = -err;
@@ -914,12 +917,12 @@ static struct symbolizer *symbolizer_new_u(pid_t pid)
 	return s;
 }
 
-struct symbolizer *symbolizer_new(pid_t pid)
+struct symbolizer *symbolize_new(pid_t pid)
 {
 	return SYM_LOCKED(symbolizer_new_u(pid));
 }
 
-void symbolizer_free(struct symbolizer *s)
+void symbolize_free(struct symbolizer *s)
 {
 	if (!s)
 		return;
@@ -956,7 +959,7 @@ static int symbolizer_site_u(struct symbolizer *s, uint64_t addr, struct sym_sit
 	return obj_vaddr_to_offset(l->obj, out->vaddr, &out->offset);
 }
 
-int symbolizer_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+int symbolize_site(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
 	return SYM_LOCKED(symbolizer_site_u(s, addr, out));
 }
@@ -965,7 +968,7 @@ static int symbolizer_resolve_u(struct symbolizer *s, uint64_t addr, struct sym_
 {
 	const struct sym_load *l = symbolizer_load_at(s, addr);
 
-	if (!l && symbolizer_refresh(s) == 0)
+	if (!l && symbolize_refresh(s) == 0)
 		l = symbolizer_load_at(s, addr);
 	memset(out, 0, sizeof(*out));
 	if (!l) {
@@ -977,7 +980,7 @@ static int symbolizer_resolve_u(struct symbolizer *s, uint64_t addr, struct sym_
 	return 0;
 }
 
-int symbolizer_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out)
+int symbolize_resolve(struct symbolizer *s, uint64_t addr, struct sym_site *out)
 {
 	return SYM_LOCKED(symbolizer_resolve_u(s, addr, out));
 }
@@ -996,12 +999,12 @@ static uint64_t symbolizer_runtime_addr_u(struct symbolizer *s, const char *obje
 	return 0;
 }
 
-uint64_t symbolizer_runtime_addr(struct symbolizer *s, const char *object, uint64_t offset)
+uint64_t symbolize_runtime_addr(struct symbolizer *s, const char *object, uint64_t offset)
 {
 	return SYM_LOCKED(symbolizer_runtime_addr_u(s, object, offset));
 }
 
-const char *symbolizer_find_object(struct symbolizer *s, const char *prefix)
+const char *symbolize_find_object(struct symbolizer *s, const char *prefix)
 {
 	size_t i;
 
@@ -1024,7 +1027,7 @@ static const char *sym_basename(const char *p)
 	return b ? b + 1 : p;
 }
 
-int sym_site_format(const struct sym_site *site, char *buf, size_t len)
+int symbolize_site_format(const struct sym_site *site, char *buf, size_t len)
 {
 	if (!site->object)
 		return snprintf(buf, len, "0x%" PRIx64, site->vaddr);
@@ -1038,7 +1041,7 @@ int sym_site_format(const struct sym_site *site, char *buf, size_t len)
 			site->sym_offset, sym_basename(site->object), site->offset);
 }
 
-int sym_site_key(const struct sym_site *site, char *buf, size_t len)
+int symbolize_site_key(const struct sym_site *site, char *buf, size_t len)
 {
 	if (!site->object)
 		return snprintf(buf, len, "0x%" PRIx64, site->vaddr);

@@ -144,7 +144,7 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 	int n = 0, j, err;
 
 	for (i = 0; i < sync_nfns; i++) {
-		err = sym_lookup_function(object, sync_fns[i].name, &off, &size);
+		err = symbolize_lookup_function(object, sync_fns[i].name, &off, &size);
 		if (err == -ENOENT)
 			continue;
 		if (err)
@@ -278,14 +278,14 @@ static int ldso_list_libc(const char *interp, const char *prog, char *libc, size
 	int p[2], err;
 	ssize_t n;
 
-	err = launch_resolve_user(NULL, &o.uid, &o.gid, &o.drop_privs);
+	err = launcher_resolve_user(NULL, &o.uid, &o.gid, &o.drop_privs);
 	if (err)
 		return err;
 	if (pipe2(p, O_CLOEXEC))
 		return -errno;
 	o.stdout_fd = p[1];
 	o.stderr_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	err = launch_prepare(&o, &l);
+	err = launcher_prepare(&o, &l);
 	close(p[1]);
 	if (o.stderr_fd >= 0)
 		close(o.stderr_fd);
@@ -293,7 +293,7 @@ static int ldso_list_libc(const char *interp, const char *prog, char *libc, size
 		close(p[0]);
 		return err;
 	}
-	err = launch_release(&l, interp);
+	err = launcher_release(&l, interp);
 	if (err) {
 		close(p[0]);
 		return err;
@@ -302,8 +302,8 @@ static int ldso_list_libc(const char *interp, const char *prog, char *libc, size
 		used += n;
 	buf[used] = 0;
 	close(p[0]);
-	if (launch_wait(&l, 10000) != 1)
-		launch_kill(&l);
+	if (launcher_wait(&l, 10000) != 1)
+		launcher_kill(&l);
 	sync_parse_ldso_libs(buf, libs, libs_len);
 	return sync_parse_ldso_list(buf, "libc.so", libc, len);
 }
@@ -352,7 +352,7 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 	ssize_t n;
 
 	memset(rt, 0, sizeof(*rt));
-	s = symbolizer_new(pid);
+	s = symbolize_new(pid);
 	if (!s) {
 		int err = -errno;
 
@@ -363,10 +363,10 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 			       strerror(-err));
 		return err;
 	}
-	libc = symbolizer_find_object(s, "libc.so");
+	libc = symbolize_find_object(s, "libc.so");
 	if (!libc)
-		libc = symbolizer_find_object(s, "libc-");
-	ldso = symbolizer_find_object(s, "ld-linux");
+		libc = symbolize_find_object(s, "libc-");
+	ldso = symbolize_find_object(s, "ld-linux");
 	if (libc) {
 		/* A process in another mount namespace (a container) maps
 		 * files we may not see under the same path: go through its
@@ -379,10 +379,10 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 			snprintf(rt->ldso, sizeof(rt->ldso), "%s", ldso);
 		else if (ldso)
 			snprintf(rt->ldso, sizeof(rt->ldso), "/proc/%d/root%s", (int)pid, ldso);
-		symbolizer_free(s);
+		symbolize_free(s);
 		return 0;
 	}
-	symbolizer_free(s);
+	symbolize_free(s);
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	n = readlink(exe, rt->object, sizeof(rt->object) - 1);
 	if (n <= 0) {
@@ -390,7 +390,7 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 		return -ESRCH;
 	}
 	rt->object[n] = 0;
-	if (sym_lookup_function(rt->object, "pthread_mutex_lock", &off, NULL)) {
+	if (symbolize_lookup_function(rt->object, "pthread_mutex_lock", &off, NULL)) {
 		cs_err("pid %d: maps no libc and %s has no pthread symbols: nothing to probe",
 		       (int)pid, rt->object);
 		return -ENOENT;
@@ -700,7 +700,7 @@ int sync_probes_stats(struct sync_probes *sp, uint64_t out[CS_SSTAT__COUNT])
 
 static void map_empty_m(struct bpf_map *m)
 {
-	map_empty(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m));
+	maps_empty(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m));
 }
 
 void sync_probes_end_run(struct sync_probes *sp)

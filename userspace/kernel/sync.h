@@ -76,7 +76,7 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
  * (a branch or a push: no single-step) when the instructions before it
  * change nothing the entry program reads (stack pointer, argument
  * registers) and write no memory, and no branch of the body lands between;
- * else off itself. probe_point.c. */
+ * else off itself. sync_probe_point.c. */
 uint64_t sync_probe_point(const char *object, uint64_t off, uint64_t size, enum cs_sync_fn fn);
 
 /* Helpers of the above, exposed for tests. */

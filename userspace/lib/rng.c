@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-uint64_t cs_splitmix64(uint64_t *state)
+uint64_t rng_splitmix64(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -13,21 +13,21 @@ uint64_t cs_splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-void cs_rng_seed(struct cs_rng *r, uint64_t seed)
+void rng_seed(struct cs_rng *r, uint64_t seed)
 {
 	uint64_t sm = seed;
 
 	for (int i = 0; i < 4; i++)
-		r->s[i] = cs_splitmix64(&sm);
+		r->s[i] = rng_splitmix64(&sm);
 }
 
-uint64_t cs_rng_derive(uint64_t seed, uint64_t stream)
+uint64_t rng_derive(uint64_t seed, uint64_t stream)
 {
 	uint64_t sm = seed ^ (stream * 0xd1342543de82ef95ULL);
 
 	/* Two rounds so that neighbouring (seed, stream) pairs diverge fully. */
-	cs_splitmix64(&sm);
-	return cs_splitmix64(&sm);
+	rng_splitmix64(&sm);
+	return rng_splitmix64(&sm);
 }
 
 static inline uint64_t rotl(uint64_t x, int k)
@@ -35,7 +35,7 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t cs_rng_next(struct cs_rng *r)
+uint64_t rng_next(struct cs_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -50,7 +50,7 @@ uint64_t cs_rng_next(struct cs_rng *r)
 	return result;
 }
 
-uint64_t cs_rng_below(struct cs_rng *r, uint64_t n)
+uint64_t rng_below(struct cs_rng *r, uint64_t n)
 {
 	uint64_t x, limit;
 
@@ -59,48 +59,48 @@ uint64_t cs_rng_below(struct cs_rng *r, uint64_t n)
 	/* Reject the top partial bucket so every residue is equally likely. */
 	limit = UINT64_MAX - UINT64_MAX % n;
 	do {
-		x = cs_rng_next(r);
+		x = rng_next(r);
 	} while (x >= limit);
 	return x % n;
 }
 
-int64_t cs_rng_range(struct cs_rng *r, int64_t lo, int64_t hi)
+int64_t rng_range(struct cs_rng *r, int64_t lo, int64_t hi)
 {
 	if (lo >= hi)
 		return lo;
-	return lo + (int64_t)cs_rng_below(r, (uint64_t)hi - (uint64_t)lo + 1);
+	return lo + (int64_t)rng_below(r, (uint64_t)hi - (uint64_t)lo + 1);
 }
 
-double cs_rng_double(struct cs_rng *r)
+double rng_double(struct cs_rng *r)
 {
-	return (double)(cs_rng_next(r) >> 11) * 0x1.0p-53;
+	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
 }
 
-bool cs_rng_chance(struct cs_rng *r, double p)
+bool rng_chance(struct cs_rng *r, double p)
 {
 	if (p <= 0)
 		return false;
 	if (p >= 1)
 		return true;
-	return cs_rng_double(r) < p;
+	return rng_double(r) < p;
 }
 
-bool cs_rng_permille(struct cs_rng *r, unsigned permille)
+bool rng_permille(struct cs_rng *r, unsigned permille)
 {
 	if (permille == 0)
 		return false;
 	if (permille >= 1000)
 		return true;
-	return cs_rng_below(r, 1000) < permille;
+	return rng_below(r, 1000) < permille;
 }
 
-double cs_rng_gauss(struct cs_rng *r)
+double rng_gauss(struct cs_rng *r)
 {
 	double u1, u2;
 
 	do {
-		u1 = cs_rng_double(r);
+		u1 = rng_double(r);
 	} while (u1 <= 0);
-	u2 = cs_rng_double(r);
+	u2 = rng_double(r);
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }

@@ -27,10 +27,10 @@
 #include "run/vm_campaign.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 
-size_t schedule_preemptions(const struct declog_entry *v, size_t n)
+size_t minimize_preemptions(const struct declog_entry *v, size_t n)
 {
 	size_t i, k, count = 0;
 
@@ -46,7 +46,7 @@ size_t schedule_preemptions(const struct declog_entry *v, size_t n)
 	return count;
 }
 
-bool schedule_unpreempt(const struct declog_entry *v, size_t n, size_t i, struct declog_entry *out)
+bool minimize_unpreempt(const struct declog_entry *v, size_t n, size_t i, struct declog_entry *out)
 {
 	size_t j, end, o = 0, k;
 	uint64_t x;
@@ -269,7 +269,7 @@ static int minimize_in_vm(const struct minimize_opts *mo, struct replayer *p, in
 	gargv[n++] = "--emit";
 	gargv[n++] = "/out/min";
 	fprintf(stderr, "concsched: minimizing in the sched_ext VM\n");
-	ret = run_in_vm(gargv, host_out, "min", carry, 0, 2);
+	ret = vm_campaign_run(gargv, host_out, "min", carry, 0, 2);
 	if (ret)
 		goto out;
 	if (load_result(host_out, &m)) {
@@ -300,7 +300,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	struct replay_opts ro = {
 		.dir = mo->dir, .run = mo->run, .run_timeout_s = mo->run_timeout_s, .vm = mo->vm
 	};
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct declog_entry *cur = NULL, *cand = NULL;
 	struct oracle_verdict v = { 0 }, best = { 0 };
 	struct min_result m = { 0 };
@@ -311,7 +311,7 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	int ret = EXIT_USAGE;
 	bool again;
 
-	if (replayer_open(&p, &ro, !mo->emit))
+	if (replay_open(&p, &ro, !mo->emit))
 		goto out;
 	if (!p.sr.outcome || !strcmp(p.sr.outcome, "pass")) {
 		cs_err("run %" PRId64 " of %s passed: only a failing run has a schedule to "
@@ -334,51 +334,51 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 		       mo->run, mo->dir);
 		goto out;
 	}
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	m.from_run = mo->run;
-	m.before = schedule_preemptions(cur, n);
+	m.before = minimize_preemptions(cur, n);
 	fprintf(stderr, "concsched: run %" PRId64 ": %zu points, %zu preemptions\n", mo->run, n,
 		m.before);
-	if (!replayer_fails_every_time(&p, CS_SERIAL_OFF, false, cur, n, mo->times, &best)) {
+	if (!replay_fails_every_time(&p, CS_SERIAL_OFF, false, cur, n, mo->times, &best)) {
 		cs_err("run %" PRId64 " does not fail as recorded (%s) in every one of %u replays "
 		       "in its recorded order (last: %s): nothing to minimize",
-		       mo->run, p.sr.outcome, mo->times, outcome_name(best.outcome));
+		       mo->run, p.sr.outcome, mo->times, oracle_outcome_name(best.outcome));
 		goto out;
 	}
 	do {
 		again = false;
-		pre = schedule_preemptions(cur, n);
-		for (i = 1; i < n && pre && m.tries < mo->max_tries && !run_stop; i++) {
-			if (!schedule_unpreempt(cur, n, i, cand) ||
-			    schedule_preemptions(cand, n) >= pre)
+		pre = minimize_preemptions(cur, n);
+		for (i = 1; i < n && pre && m.tries < mo->max_tries && !onerun_stop; i++) {
+			if (!minimize_unpreempt(cur, n, i, cand) ||
+			    minimize_preemptions(cand, n) >= pre)
 				continue;
 			m.tries++;
-			if (replayer_fails_every_time(&p, CS_SERIAL_OFF, false, cand, n, mo->times,
-						      &v)) {
+			if (replay_fails_every_time(&p, CS_SERIAL_OFF, false, cand, n, mo->times,
+						    &v)) {
 				memcpy(cur, cand, n * sizeof(*cur));
 				best = v;
 				fprintf(stderr,
 					"concsched: %zu preemptions still fail (%zu tried)\n",
-					schedule_preemptions(cur, n), m.tries);
+					minimize_preemptions(cur, n), m.tries);
 				again = true;
 				break;
 			}
 		}
 	} while (again);
-	if (run_stop) {
+	if (onerun_stop) {
 		fprintf(stderr, "concsched: interrupted; nothing stored\n");
-		ret = 128 + run_stop;
+		ret = 128 + onerun_stop;
 		goto out;
 	}
-	m.after = schedule_preemptions(cur, n);
-	snprintf(m.outcome, sizeof(m.outcome), "%s", outcome_name(best.outcome));
+	m.after = minimize_preemptions(cur, n);
+	snprintf(m.outcome, sizeof(m.outcome), "%s", oracle_outcome_name(best.outcome));
 	snprintf(m.summary, sizeof(m.summary), "%s", best.summary);
 	snprintf(m.detail, sizeof(m.detail), "%s", best.detail);
 	m.seed = p.dl.seed;
 	m.config_json = minimized_config(p.sr.strategy_config_json, mo->run);
-	replayer_order_log(&p, cur, n, false, &out_log);
+	replay_order_log(&p, cur, n, false, &out_log);
 	if (declog_encode(&out_log, &m.blob, &m.blob_len)) {
 		declog_free(&out_log);
 		goto out;
@@ -403,6 +403,6 @@ out:
 	free(cand);
 	free(m.config_json);
 	free(m.blob);
-	replayer_close(&p);
+	replay_close(&p);
 	return ret;
 }

@@ -26,11 +26,11 @@ struct minimize_opts {
 
 /* Preemptions of a pass order: switches away from a thread that passes
  * another point later. */
-size_t schedule_preemptions(const struct declog_entry *v, size_t n);
+size_t minimize_preemptions(const struct declog_entry *v, size_t n);
 /* The order with the preemption at step i undone: the preempted thread's
  * next run of steps moved up to step i. false when step i is no
  * preemption. out holds n entries. */
-bool schedule_unpreempt(const struct declog_entry *v, size_t n, size_t i, struct declog_entry *out);
+bool minimize_unpreempt(const struct declog_entry *v, size_t n, size_t i, struct declog_entry *out);
 
 /* Exit status: 0 stored (or nothing left to remove), 2 error. */
 int minimize_run(const struct minimize_opts *mo, int argc, char **argv);

@@ -30,7 +30,7 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 
@@ -112,8 +112,8 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 		if (strcmp(argv[i], "--vm"))
 			gargv[n++] = argv[i];
 	fprintf(stderr, "concsched: replaying in the sched_ext VM\n");
-	ret = run_in_vm_records(gargv, ro->dir, NULL, carry, 0, 2, replayed_record,
-				(void *)ro->dir);
+	ret = vm_campaign_run_records(gargv, ro->dir, NULL, carry, 0, 2, replayed_record,
+				      (void *)ro->dir);
 	for (k = 0; k < nargs; k++)
 		free(args[k]);
 	free(args);
@@ -122,7 +122,7 @@ static int replay_in_vm(const struct replay_opts *ro, int argc, char **argv,
 	return ret;
 }
 
-void replayer_close(struct replayer *p)
+void replay_close(struct replayer *p)
 {
 	size_t i;
 
@@ -165,7 +165,7 @@ static const struct strategy_ops *replayer_ops(struct replayer *p)
 	return &p->arm_ops;
 }
 
-int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable)
+int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 {
 	void *blob = NULL;
 	size_t blob_len = 0, i;
@@ -250,9 +250,9 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	 * existed followed none). */
 	p->o.no_follow_forks =
 		!p->camp.config_json || !strstr(p->camp.config_json, "\"follow_forks\":true");
-	if (target_inspect(p->o.argv[0], &p->c.ti) || check_environment(&p->c) ||
+	if (target_inspect(p->o.argv[0], &p->c.ti) || onerun_check_environment(&p->c) ||
 	    sync_runtime_for_exec(&p->c.ti, &p->c.rt) ||
-	    launch_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
+	    launcher_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
 		return -EINVAL;
 	if (p->camp.binary_hash && strcmp(p->camp.binary_hash, p->c.ti.hash))
 		cs_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "
@@ -266,8 +266,8 @@ int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writabl
 	return 0;
 }
 
-int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
-		  struct declog *log, double *secs)
+int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
+		struct declog *log, double *secs)
 {
 	struct oracle_input in = { 0 };
 	struct onerun r = { 0 };
@@ -297,8 +297,8 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 		onerun_cleanup(&r);
 		return err;
 	}
-	ro_out = read_capture(r.out_fd, &ol);
-	ro_err = read_capture(r.err_fd, &el);
+	ro_out = onerun_read_capture(r.out_fd, &ol);
+	ro_err = onerun_read_capture(r.err_fd, &el);
 	in.wait_status = r.l.status;
 	in.timed_out = r.timed_out;
 	in.out = ro_out;
@@ -323,16 +323,16 @@ int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verd
 	return 0;
 }
 
-bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v)
+bool replay_reproduced(const struct replayer *p, const struct oracle_verdict *v)
 {
 	/* The recorded kind of failure, not just any (an exit 127 is no
 	 * replay of an assertion). */
 	return outcome_is_failure(v->outcome) && p->sr.outcome &&
-	       !strcmp(outcome_name(v->outcome), p->sr.outcome);
+	       !strcmp(oracle_outcome_name(v->outcome), p->sr.outcome);
 }
 
-void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
-			bool decisions, struct declog *out)
+void replay_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
+		      bool decisions, struct declog *out)
 {
 	size_t i;
 
@@ -349,22 +349,22 @@ void replayer_order_log(const struct replayer *p, const struct declog_entry *v, 
 		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
 }
 
-bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
-			       const struct declog_entry *v, size_t n, unsigned times,
-			       struct oracle_verdict *last)
+bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
+			     const struct declog_entry *v, size_t n, unsigned times,
+			     struct oracle_verdict *last)
 {
 	struct declog log;
 	struct strategy *s;
 	bool all = true;
 	unsigned k;
 
-	replayer_order_log(p, v, n, decisions, &log);
+	replay_order_log(p, v, n, decisions, &log);
 	s = strategy_replay_new(p->ops, serial, &log, false);
-	for (k = 0; k < times && all && !run_stop; k++)
-		all = !replayer_once(p, s, last, NULL, NULL) && replayer_reproduced(p, last);
+	for (k = 0; k < times && all && !onerun_stop; k++)
+		all = !replay_once(p, s, last, NULL, NULL) && replay_reproduced(p, last);
 	strategy_free(s);
 	declog_free(&log);
-	return all && !run_stop;
+	return all && !onerun_stop;
 }
 
 /*
@@ -408,7 +408,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		return;
 	}
 	run_session_close(&c->sess);
-	if (replayer_open(&p, &ro, false))
+	if (replay_open(&p, &ro, false))
 		goto out;
 	/* Only what replay re-makes: its recorded order, or its decisions. */
 	s = strategy_replay_new(p.ops, p.o.serial, &p.dl, false);
@@ -421,16 +421,16 @@ void replay_check_failure(struct campaign *c, int64_t run)
 	for (i = 0; i < p.dl.n; i++)
 		if (p.dl.entries[i].action == DECLOG_PASS)
 			v[n++] = p.dl.entries[i];
-	ok = replayer_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
-	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !run_stop &&
+	ok = replay_fails_every_time(&p, p.o.serial, true, v, n, times, &last);
+	for (i = n; !ok && enforced && tries < REPLAY_CHECK_SWAPS && !onerun_stop &&
 		    (i = schedule_swap_before(v, n, i, w));) {
 		tries++;
-		if (replayer_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
+		if (replay_fails_every_time(&p, p.o.serial, true, w, n, times, &last)) {
 			struct declog log;
 			uint8_t *blob = NULL;
 			size_t len = 0;
 
-			replayer_order_log(&p, w, n, true, &log);
+			replay_order_log(&p, w, n, true, &log);
 			ok = true;
 			swapped = i;
 			if (declog_encode(&log, &blob, &len) ||
@@ -443,7 +443,7 @@ void replay_check_failure(struct campaign *c, int64_t run)
 			break;
 		}
 	}
-	if (run_stop)
+	if (onerun_stop)
 		goto out;
 	store_add_replay(c->st, run, times, ok ? times : 0, "recorded");
 	if (ok && swapped)
@@ -464,12 +464,12 @@ void replay_check_failure(struct campaign *c, int64_t run)
 out:
 	free(v);
 	free(w);
-	replayer_close(&p);
+	replay_close(&p);
 }
 
 int replay_run(const struct replay_opts *opts, int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = run_on_signal };
+	struct sigaction sa = { .sa_handler = onerun_on_signal };
 	struct replay_opts ro = *opts;
 	struct strategy *strat = NULL;
 	struct replayer p;
@@ -477,7 +477,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 	struct json j;
 	int ret = EXIT_USAGE;
 
-	if (replayer_open(&p, &ro, false))
+	if (replay_open(&p, &ro, false))
 		goto out;
 	if (ro.vm) {
 		ret = replay_in_vm(&ro, argc, argv, &p.camp);
@@ -492,7 +492,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 			"its failure came from an interleaving concsched did not make, so a "
 			"replay reproduces it only as often as the program fails by itself\n",
 			ro.run);
-	run_stop = 0;
+	onerun_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (ro.json) {
@@ -510,22 +510,22 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		       "a time)\n",
 		       ro.run, strategy_replay_enforced(strat));
 	}
-	for (k = 0; k < ro.times && !run_stop; k++) {
+	for (k = 0; k < ro.times && !onerun_stop; k++) {
 		struct oracle_verdict v;
 		struct declog log = { 0 };
 		double secs = 0;
 		int err;
 
-		err = replayer_once(&p, strat, &v, &log, &secs);
+		err = replay_once(&p, strat, &v, &log, &secs);
 		if (err == -EINTR)
 			break; /* ^C: the replays done so far count */
 		if (err)
 			goto out_json;
 		failed += outcome_is_failure(v.outcome);
-		same += replayer_reproduced(&p, &v);
+		same += replay_reproduced(&p, &v);
 		if (ro.json) {
 			json_obj_begin(&j, NULL);
-			json_kv_str(&j, "outcome", outcome_name(v.outcome));
+			json_kv_str(&j, "outcome", oracle_outcome_name(v.outcome));
 			json_kv_str(&j, "summary", v.summary);
 			json_kv_uint(&j, "decisions_applied", declog_decisions(&log));
 			json_kv_dbl(&j, "duration_s", secs);
@@ -533,13 +533,13 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		} else {
 			printf("replay %" PRIu64 "/%" PRIu64 ": %s: %s (%zu recorded decisions "
 			       "applied)\n",
-			       k + 1, ro.times, outcome_name(v.outcome), v.summary,
+			       k + 1, ro.times, oracle_outcome_name(v.outcome), v.summary,
 			       declog_decisions(&log));
 			fflush(stdout);
 		}
 		declog_free(&log);
 	}
-	ret = failed ? 1 : run_stop ? 128 + run_stop : 0;
+	ret = failed ? 1 : onerun_stop ? 128 + onerun_stop : 0;
 	if (getenv("CONCSCHED_STREAM"))
 		stream_replays(ro.run, k, same,
 			       strategy_replay_enforced(strat) ? "recorded" : "timing");
@@ -564,6 +564,6 @@ out_json:
 	}
 out:
 	strategy_free(strat);
-	replayer_close(&p);
+	replay_close(&p);
 	return ret;
 }

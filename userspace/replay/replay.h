@@ -42,26 +42,26 @@ struct replayer {
 
 /* Load ro->run of ro->dir (writable: the store opened for writing). With
  * ro->vm only the campaign and the run are loaded. 0 or -errno (one line
- * printed). replayer_close whatever it returned. */
-int replayer_open(struct replayer *p, const struct replay_opts *ro, bool writable);
+ * printed). replay_close whatever it returned. */
+int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable);
 /* Run the target once under strat; *v its verdict, *log (when given) the
  * replay's own decision log (declog_free it), *secs its duration. */
-int replayer_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
-		  struct declog *log, double *secs);
+int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
+		struct declog *log, double *secs);
 /* v is the recorded kind of failure. */
-bool replayer_reproduced(const struct replayer *p, const struct oracle_verdict *v);
-void replayer_close(struct replayer *p);
+bool replay_reproduced(const struct replayer *p, const struct oracle_verdict *v);
+void replay_close(struct replayer *p);
 
 /* A log of p's run with its passes in order v (n of them), its decisions
  * too when decisions. */
-void replayer_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
-			bool decisions, struct declog *out);
+void replay_order_log(const struct replayer *p, const struct declog_entry *v, size_t n,
+		      bool decisions, struct declog *out);
 /* Replay p's run `times` times in pass order v (its decisions too when
  * decisions) under --serial mode serial: true when every replay failed as
  * recorded; *last the last replay's verdict. */
-bool replayer_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
-			       const struct declog_entry *v, size_t n, unsigned times,
-			       struct oracle_verdict *last);
+bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
+			     const struct declog_entry *v, size_t n, unsigned times,
+			     struct oracle_verdict *last);
 /* run (just stored, failed) of the campaign c replayed c->o->replay_check
  * times before the campaign goes on; an order that fails again becomes
  * its schedule; the replays table and a line on stderr say how it went. */

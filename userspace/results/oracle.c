@@ -27,12 +27,12 @@ static const char *const outcome_names[OUTCOME_COUNT] = {
 	[OUTCOME_ASSERTION] = "assertion", [OUTCOME_CHECK_FAILED] = "check-failed",
 };
 
-const char *outcome_name(enum run_outcome o)
+const char *oracle_outcome_name(enum run_outcome o)
 {
 	return o < OUTCOME_COUNT ? outcome_names[o] : "unknown";
 }
 
-int outcome_parse(const char *name)
+int oracle_outcome_parse(const char *name)
 {
 	int i;
 
@@ -516,8 +516,8 @@ static void dl_describe_hang(const struct dl_thread *t, size_t n, char *buf, siz
 	}
 }
 
-size_t deadlock_analyze(const struct dl_thread *t, size_t n, size_t *cycle, char *buf,
-			size_t buflen)
+size_t oracle_deadlock_analyze(const struct dl_thread *t, size_t n, size_t *cycle, char *buf,
+			       size_t buflen)
 {
 	struct dl_search s = { .t = t, .n = n };
 	size_t i, len = 0, lo, k;

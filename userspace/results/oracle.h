@@ -5,7 +5,7 @@
  * code (--expect-exit), the target's captured stdout/stderr (sanitizer
  * reports, glibc assertion and fatal heap/stack messages) and the result of
  * the user's --check command. When a timed-out run had every thread blocked
- * on a lock, deadlock_analyze() turns the lock graph into the cycle report.
+ * on a lock, oracle_deadlock_analyze() turns the lock graph into the cycle report.
  *
  * Precedence when several apply (the most specific evidence wins):
  *   sanitizer > deadlock > assertion > timeout > signal > exit-code >
@@ -34,9 +34,9 @@ enum run_outcome {
 
 /* "pass", "exit-code", "signal", "timeout", "deadlock", "sanitizer",
  * "assertion", "check-failed": the names the store and reports use. */
-const char *outcome_name(enum run_outcome o);
+const char *oracle_outcome_name(enum run_outcome o);
 /* -EINVAL for an unknown name, else the outcome. */
-int outcome_parse(const char *name);
+int oracle_outcome_parse(const char *name);
 static inline bool outcome_is_failure(enum run_outcome o)
 {
 	return o != OUTCOME_PASS;
@@ -53,7 +53,7 @@ struct oracle_input {
 	size_t err_len;
 	bool check_ran;		     /* a --check command ran after the run */
 	int check_status;	     /* its wait status */
-	const char *deadlock_report; /* deadlock_analyze() text, NULL if none */
+	const char *deadlock_report; /* oracle_deadlock_analyze() text, NULL if none */
 	/* How a timeout was confirmed: after timeout_s under steering every
 	 * thread was let go and steering stopped; the program was still
 	 * running grace_s later (0: not steered, no grace period). */
@@ -119,7 +119,7 @@ struct dl_thread {
  * it holds itself is a 1-cycle), 0 when there is no cycle (a hang, not a
  * deadlock; buf then lists what each blocked thread waits for).
  */
-size_t deadlock_analyze(const struct dl_thread *t, size_t n, size_t *cycle, char *buf,
-			size_t buflen);
+size_t oracle_deadlock_analyze(const struct dl_thread *t, size_t n, size_t *cycle, char *buf,
+			       size_t buflen);
 
 #endif

@@ -92,7 +92,7 @@ static void text_saturation(const struct report *r, const struct report_metric *
 {
 	char spec[48];
 
-	sat_format(&r->sat, spec, sizeof(spec));
+	saturation_format(&r->sat, spec, sizeof(spec));
 	if (!m->npts)
 		fprintf(f, "no runs yet");
 	else if (!m->sat.enough)
@@ -130,7 +130,7 @@ static void text_outcomes(const struct report *r, FILE *f)
 		if (!r->outcomes[o])
 			continue;
 		fprintf(f, "%s%s %zu", first ? " (" : ", ",
-			o == OUTCOME_COUNT ? "other" : outcome_name(o), r->outcomes[o]);
+			o == OUTCOME_COUNT ? "other" : oracle_outcome_name(o), r->outcomes[o]);
 		first = false;
 	}
 	fprintf(f, "%s, %.1f s of target time\n", first ? "" : ")", r->total_s);

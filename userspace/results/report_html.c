@@ -112,7 +112,7 @@ static void html_metric(const struct report *r, const struct report_metric *m, F
 	if (m->estimated)
 		fprintf(f, " of %lld estimated (%.1f%%)", (long long)m->estimated,
 			100.0 * (double)m->covered / (double)m->estimated);
-	sat_format(&r->sat, spec, sizeof(spec));
+	saturation_format(&r->sat, spec, sizeof(spec));
 	if (m->sat.saturated)
 		fprintf(f, "; saturated at run %ld", report_metric_sat_run(m));
 	else if (m->sat.enough)
@@ -287,7 +287,8 @@ void report_html_write(const struct report *r, FILE *f)
 	fprintf(f, "</td></tr>\n<tr><th>runs</th><td>%zu", r->nruns);
 	for (o = 0; o <= OUTCOME_COUNT; o++)
 		if (r->outcomes[o])
-			fprintf(f, "; %s %zu", o == OUTCOME_COUNT ? "other" : outcome_name(o),
+			fprintf(f, "; %s %zu",
+				o == OUTCOME_COUNT ? "other" : oracle_outcome_name(o),
 				r->outcomes[o]);
 	fprintf(f, "; %.1f s</td></tr>\n", r->total_s);
 	if (r->jobs > 1 || r->noverlapped)

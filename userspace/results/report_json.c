@@ -46,7 +46,7 @@ static void json_campaign(const struct report *r, struct json *j)
 	json_kv_str(j, "strategy", r->c.strategy);
 	json_kv_str(j, "config", r->c.config_json);
 	json_kv_str(j, "metric", r->c.metric);
-	json_kv_str(j, "saturation", sat_format(&r->sat, spec, sizeof(spec)));
+	json_kv_str(j, "saturation", saturation_format(&r->sat, spec, sizeof(spec)));
 	json_kv_uint(j, "seed", r->c.seed);
 	json_kv_str(j, "host", r->c.host);
 	json_kv_str(j, "where", r->c.where);
@@ -83,7 +83,7 @@ static void json_runs(const struct report *r, struct json *j)
 	json_kv_dbl(j, "duration_s", r->total_s);
 	json_obj_begin(j, "outcomes");
 	for (o = 0; o < OUTCOME_COUNT; o++)
-		json_kv_uint(j, outcome_name(o), r->outcomes[o]);
+		json_kv_uint(j, oracle_outcome_name(o), r->outcomes[o]);
 	json_kv_uint(j, "other", r->outcomes[OUTCOME_COUNT]);
 	json_obj_end(j);
 	json_kv_int(j, "jobs", r->jobs);

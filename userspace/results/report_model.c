@@ -224,8 +224,8 @@ static int load_metric(struct report *r, const char *name, struct report_metric 
 		x[i] = r->sat.by_time ? m->pts[i].t_s : (double)(i + 1);
 		y[i] = m->pts[i].covered;
 	}
-	sat_evaluate(x, y, m->npts, &r->sat, &m->sat);
-	m->sat_at = sat_first_saturated(x, y, m->npts, &r->sat);
+	saturation_evaluate(x, y, m->npts, &r->sat, &m->sat);
+	m->sat_at = saturation_first_saturated(x, y, m->npts, &r->sat);
 	free(x);
 	free(y);
 	return 0;
@@ -237,7 +237,7 @@ static void count_outcomes(struct report *r)
 	int o;
 
 	for (i = 0; i < r->nruns; i++) {
-		o = outcome_parse(r->runs[i].outcome);
+		o = oracle_outcome_parse(r->runs[i].outcome);
 		r->outcomes[o < 0 ? OUTCOME_COUNT : o]++;
 		r->total_s += (double)r->runs[i].duration_ns / 1e9;
 	}
@@ -341,8 +341,8 @@ int report_load(struct store *s, const struct report_options *opt, struct report
 		goto fail;
 	if (opt->sat)
 		r->sat = *opt->sat;
-	else if (!r->c.saturation || sat_parse(r->c.saturation, &r->sat))
-		sat_config_default(&r->sat);
+	else if (!r->c.saturation || saturation_parse(r->c.saturation, &r->sat))
+		saturation_config_default(&r->sat);
 	err = store_load_runs(s, &r->runs, &r->nruns);
 	if (err)
 		goto fail;

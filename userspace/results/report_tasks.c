@@ -39,9 +39,9 @@ static void tasks_site_text(struct store *s, int64_t id, bool named, char **out,
 		snprintf(buf, sizeof(buf), "@%lld", (long long)id);
 	} else if (named && site.function) {
 		snprintf(buf, sizeof(buf), "%s", site.function);
-	} else if (!named && !sym_resolve_offset(site.object, site.offset, &ss) && ss.symbol &&
-		   ss.is_func) {
-		sym_site_format(&ss, buf, sizeof(buf));
+	} else if (!named && !symbolize_resolve_offset(site.object, site.offset, &ss) &&
+		   ss.symbol && ss.is_func) {
+		symbolize_site_format(&ss, buf, sizeof(buf));
 	} else {
 		obj = strrchr(site.object, '/') ? strrchr(site.object, '/') + 1 : site.object;
 		file = site.file && strrchr(site.file, '/') ? strrchr(site.file, '/') + 1

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Saturation (ALGORITHMS.md §9): least-squares slope of cumulative coverage
- * over the last window. sat_evaluate fits the window directly (two passes,
- * centred sums) so r² is exact on small integer data; sat_first_saturated
+ * over the last window. saturation_evaluate fits the window directly (two passes,
+ * centred sums) so r² is exact on small integer data; saturation_first_saturated
  * scans every prefix with running sums and confirms each candidate with
  * the exact fit, which keeps long time-windowed campaigns linear.
  */
@@ -16,7 +16,7 @@
 
 #include "lib/util.h"
 
-void sat_config_default(struct sat_config *cfg)
+void saturation_config_default(struct sat_config *cfg)
 {
 	cfg->by_time = false;
 	cfg->window = SAT_DEFAULT_RUNS;
@@ -51,13 +51,13 @@ static int parse_window(const char *s, size_t len, struct sat_config *cfg)
 	return 0;
 }
 
-int sat_parse(const char *spec, struct sat_config *cfg)
+int saturation_parse(const char *spec, struct sat_config *cfg)
 {
 	struct sat_config c;
 	const char *comma;
 	double t;
 
-	sat_config_default(&c);
+	saturation_config_default(&c);
 	if (!spec || !*spec)
 		return -EINVAL;
 	comma = strchr(spec, ',');
@@ -72,14 +72,14 @@ int sat_parse(const char *spec, struct sat_config *cfg)
 	return 0;
 }
 
-const char *sat_format(const struct sat_config *cfg, char *buf, size_t len)
+const char *saturation_format(const struct sat_config *cfg, char *buf, size_t len)
 {
 	snprintf(buf, len, "%g%s,%g", cfg->window, cfg->by_time ? "s" : "", cfg->threshold);
 	return buf;
 }
 
-int sat_linear_fit(const double *x, const double *y, size_t n, double *slope, double *intercept,
-		   double *r2)
+int saturation_linear_fit(const double *x, const double *y, size_t n, double *slope,
+			  double *intercept, double *r2)
 {
 	double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0, b, a, ssres = 0, e;
 	size_t i;
@@ -138,8 +138,8 @@ static bool sat_window(const double *x, size_t n, const struct sat_config *cfg, 
 	return x[n - 1] - x[0] >= cfg->window;
 }
 
-int sat_evaluate(const double *x, const double *y, size_t n, const struct sat_config *cfg,
-		 struct sat_result *res)
+int saturation_evaluate(const double *x, const double *y, size_t n, const struct sat_config *cfg,
+			struct sat_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->slope = NAN;
@@ -150,8 +150,8 @@ int sat_evaluate(const double *x, const double *y, size_t n, const struct sat_co
 		return -EINVAL;
 	res->enough = sat_window(x, n, cfg, &res->first);
 	res->points = n - res->first;
-	if (sat_linear_fit(x + res->first, y + res->first, res->points, &res->slope, NULL,
-			   &res->r2)) {
+	if (saturation_linear_fit(x + res->first, y + res->first, res->points, &res->slope, NULL,
+				  &res->r2)) {
 		res->enough = false;
 		return 0;
 	}
@@ -182,7 +182,8 @@ static double sums_slope(const struct sat_sums *s)
 	return (s->xy - s->x * s->y / s->n) / sxx;
 }
 
-long sat_first_saturated(const double *x, const double *y, size_t n, const struct sat_config *cfg)
+long saturation_first_saturated(const double *x, const double *y, size_t n,
+				const struct sat_config *cfg)
 {
 	struct sat_sums s = { 0 };
 	struct sat_result r;
@@ -203,7 +204,7 @@ long sat_first_saturated(const double *x, const double *y, size_t n, const struc
 		slack = 1e-6 * (fabs(cfg->threshold) + 1);
 		if (!(approx < cfg->threshold + slack) && !isnan(approx))
 			continue;
-		if (sat_evaluate(x, y, end, cfg, &r) == 0 && r.saturated)
+		if (saturation_evaluate(x, y, end, cfg, &r) == 0 && r.saturated)
 			return (long)end - 1;
 	}
 	return -1;

@@ -37,26 +37,27 @@ struct sat_result {
 };
 
 /* Defaults: 50 runs / 0.1. */
-void sat_config_default(struct sat_config *cfg);
+void saturation_config_default(struct sat_config *cfg);
 /* Parse "--saturation WINDOW,THRESHOLD": "50,0.1" (runs), "120s,0.1"
  * (seconds; "2m" minutes too), or a bare WINDOW keeping the default
  * threshold. 0 or -EINVAL (window must be >= 2 runs / > 0 s, threshold >= 0). */
-int sat_parse(const char *spec, struct sat_config *cfg);
+int saturation_parse(const char *spec, struct sat_config *cfg);
 /* "50,0.1" / "120s,0.1" back, for reports. buf >= 48 bytes. */
-const char *sat_format(const struct sat_config *cfg, char *buf, size_t len);
+const char *saturation_format(const struct sat_config *cfg, char *buf, size_t len);
 
 /* Least-squares line y = a + b x over n points; r2 as above. -EINVAL when
  * n < 2 or every x is equal. */
-int sat_linear_fit(const double *x, const double *y, size_t n, double *slope, double *intercept,
-		   double *r2);
+int saturation_linear_fit(const double *x, const double *y, size_t n, double *slope,
+			  double *intercept, double *r2);
 
 /* Verdict on the series ending at point n-1. x must be non-decreasing
  * (run indices or seconds), y the cumulative coverage. n == 0 gives
  * enough=false. */
-int sat_evaluate(const double *x, const double *y, size_t n, const struct sat_config *cfg,
-		 struct sat_result *res);
+int saturation_evaluate(const double *x, const double *y, size_t n, const struct sat_config *cfg,
+			struct sat_result *res);
 /* First point at which the series was saturated (evaluating each prefix),
  * or -1 when it never was: the saturation point on the report's chart. */
-long sat_first_saturated(const double *x, const double *y, size_t n, const struct sat_config *cfg);
+long saturation_first_saturated(const double *x, const double *y, size_t n,
+				const struct sat_config *cfg);
 
 #endif

@@ -71,7 +71,7 @@ struct store_run_info {
 	int64_t started_ns;		  /* CLOCK_REALTIME; now when 0 */
 };
 
-/* How the run ended; outcome names come from oracle.h (outcome_name()). */
+/* How the run ended; outcome names come from oracle.h (oracle_outcome_name()). */
 struct store_run_result {
 	const char *outcome; /* "pass", "signal", ... */
 	const char *summary; /* oracle one-liner, may be NULL */

@@ -73,7 +73,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 			       const struct sym_site *ss)
 {
 	bool created;
-	uint64_t *idx = cov_u64map_put(&ac->var_index, (uint64_t)id, ac->nvars, &created);
+	uint64_t *idx = cov_event_u64map_put(&ac->var_index, (uint64_t)id, ac->nvars, &created);
 	struct acc_var *v;
 	char where[512];
 
@@ -84,7 +84,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 	memset(v, 0, sizeof(*v));
 	v->id = id;
 	v->heap = heap;
-	sym_site_format(ss, where, sizeof(where));
+	symbolize_site_format(ss, where, sizeof(where));
 	if (heap)
 		v->name = xasprintf("heap block allocated at %s", where);
 	else if (ss->symbol)
@@ -96,7 +96,7 @@ static struct acc_var *var_get(struct access_campaign *ac, int64_t id, bool heap
 
 struct acc_var *access_var_find(const struct access_campaign *ac, uint32_t id)
 {
-	uint64_t *idx = cov_u64map_get(&ac->var_index, id);
+	uint64_t *idx = cov_event_u64map_get(&ac->var_index, id);
 
 	return idx ? &ac->vars[*idx] : NULL;
 }
@@ -106,7 +106,7 @@ int64_t access_key_site(struct campaign *c, const char *object, uint64_t offset)
 	char key[PATH_MAX + 32];
 
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
-	return run_store_site(c->st, key);
+	return run_sites_store_site(c->st, key);
 }
 
 /* An access instruction's site: named by its own line. */
@@ -115,7 +115,7 @@ static int64_t insn_site(struct campaign *c, const char *object, uint64_t offset
 	char key[PATH_MAX + 32];
 
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, object, offset);
-	return run_store_insn_site(c->st, key);
+	return run_sites_store_insn_site(c->st, key);
 }
 
 uint32_t access_cand_site(struct access_campaign *ac, struct campaign *c, uint32_t i)
@@ -244,13 +244,13 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 	size_t i;
 	int err;
 
-	err = site_find(c->ti.path, &o->sites, &ac->set);
+	err = site_finder_find(c->ti.path, &o->sites, &ac->set);
 	if (err) {
 		cs_err("%s: cannot decode .text for access sites: %s", c->ti.path, strerror(-err));
 		return err;
 	}
 	for (i = 0; i < o->nsite_objects; i++) {
-		char *lib = site_resolve_object(c->ti.path, o->site_objects[i]);
+		char *lib = site_finder_resolve_object(c->ti.path, o->site_objects[i]);
 
 		if (!lib) {
 			cs_err("--sites-object %s: no such shared object (give a path, or a name "
@@ -258,7 +258,7 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 			       o->site_objects[i]);
 			return -ENOENT;
 		}
-		err = site_find(lib, &o->sites, &ac->set);
+		err = site_finder_find(lib, &o->sites, &ac->set);
 		free(lib);
 		if (err) {
 			cs_err("--sites-object %s: cannot decode .text: %s", o->site_objects[i],
@@ -337,13 +337,13 @@ static struct access_run *access_run_new(struct campaign *c, bool estimate)
 	ar->c = c;
 	ar->ac = c->acc;
 	ar->estimate = estimate;
-	ar->m = cov_metrics_new(0);
+	ar->m = metrics_new(0);
 	cov_event_conv_init(&ar->conv);
-	cov_u64map_init(&ar->data);
-	cov_u64map_init(&ar->sync_site);
-	cov_u64map_init(&ar->locks);
-	cov_u64map_init(&ar->funcs);
-	cov_u64map_init(&ar->addr_tid);
+	cov_event_u64map_init(&ar->data);
+	cov_event_u64map_init(&ar->sync_site);
+	cov_event_u64map_init(&ar->locks);
+	cov_event_u64map_init(&ar->funcs);
+	cov_event_u64map_init(&ar->addr_tid);
 	return ar;
 }
 
@@ -352,17 +352,17 @@ void access_run_free(struct onerun *r)
 	struct access_run *ar = r->acc;
 	if (!ar)
 		return;
-	cov_metrics_free(ar->m);
+	metrics_free(ar->m);
 	cov_event_conv_free(&ar->conv);
-	symbolizer_free(ar->sz);
+	symbolize_free(ar->sz);
 	ring_buffer__free(ar->alloc_rb);
 	free(ar->blocks);
 	free(ar->allocs);
-	cov_u64map_free(&ar->data);
-	cov_u64map_free(&ar->sync_site);
-	cov_u64map_free(&ar->locks);
-	cov_u64map_free(&ar->funcs);
-	cov_u64map_free(&ar->addr_tid);
+	cov_event_u64map_free(&ar->data);
+	cov_event_u64map_free(&ar->sync_site);
+	cov_event_u64map_free(&ar->locks);
+	cov_event_u64map_free(&ar->funcs);
+	cov_event_u64map_free(&ar->addr_tid);
 	free(ar->bias);
 	free(ar->bias_obj);
 	free(ar->pending);
@@ -387,11 +387,11 @@ static void alloc_queue(struct access_run *ar, const struct cs_alloc_event *a)
 /* The allocations made before ts are told to the race detector. */
 static void alloc_flush(struct access_run *ar, uint64_t ts)
 {
-	struct race_detector *rd = cov_metrics_races(ar->m);
+	struct race_detector *rd = metrics_races(ar->m);
 	size_t i;
 
 	for (i = 0; i < ar->nallocs && ar->allocs[i].ts <= ts; i++)
-		race_detector_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
+		races_alloc(rd, ar->allocs[i].addr, ar->allocs[i].size);
 	memmove(ar->allocs, ar->allocs + i, (ar->nallocs - i) * sizeof(*ar->allocs));
 	ar->nallocs -= i;
 }
@@ -478,14 +478,15 @@ static bool resolve_addr(struct access_run *ar, uint64_t addr, struct sym_site *
 	size_t i;
 
 	for (i = 0; i < ar->nbias; i++)
-		if (sym_resolve_vaddr(ar->bias_obj[i], addr - ar->bias[i], ss) == 0 && ss->object)
+		if (symbolize_resolve_vaddr(ar->bias_obj[i], addr - ar->bias[i], ss) == 0 &&
+		    ss->object)
 			return true;
 	memset(ss, 0, sizeof(*ss));
-	if (ar->sz && symbolizer_site(ar->sz, addr, ss) == 0 && ss->object) {
+	if (ar->sz && symbolize_site(ar->sz, addr, ss) == 0 && ss->object) {
 		const char *obj = ss->object;
 		uint64_t vaddr = ss->vaddr;
 
-		if (sym_resolve_vaddr(obj, vaddr, ss) == 0 && ss->object)
+		if (symbolize_resolve_vaddr(obj, vaddr, ss) == 0 && ss->object)
 			return true;
 	}
 	return false;
@@ -504,7 +505,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 	bool heap = false;
 
 	*off = 0;
-	slot = cov_u64map_get(&ar->data, addr);
+	slot = cov_event_u64map_get(&ar->data, addr);
 	if (slot) {
 		id = (int64_t)(uint32_t)*slot - 1;
 		*off = (uint32_t)(*slot >> 32);
@@ -518,7 +519,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 			const char *obj = ss.object;
 			uint64_t va = ss.vaddr - 1;
 
-			sym_resolve_vaddr(obj, va, &ss);
+			symbolize_resolve_vaddr(obj, va, &ss);
 		}
 		heap = true;
 	} else {
@@ -527,7 +528,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 					     ss.symbol ? ss.offset - ss.sym_offset : ss.offset);
 		if (id > 0 && ss.symbol)
 			*off = (uint32_t)ss.sym_offset;
-		*cov_u64map_put(&ar->data, addr, 0, NULL) =
+		*cov_event_u64map_put(&ar->data, addr, 0, NULL) =
 			(uint64_t)*off << 32 | ((uint64_t)(id > 0 && id < UINT32_MAX ? id : 0) + 1);
 	}
 	if (id <= 0 || id > UINT32_MAX)
@@ -545,7 +546,7 @@ static uint32_t var_of(struct access_run *ar, uint64_t addr, uint32_t *off)
 static uint32_t cb_thread(void *ctx, uint32_t tid)
 {
 	struct onerun *r = ctx;
-	struct strat_thread *t = run_thread_find(r, tid);
+	struct strat_thread *t = run_sites_thread_find(r, tid);
 
 	return t ? t->cid : path_id(r->acc->ac, "?");
 }
@@ -554,19 +555,19 @@ static uint32_t cb_site(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->sync_site, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->sync_site, addr);
 	int64_t id;
 
 	if (slot)
 		return (uint32_t)*slot;
-	id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
+	id = run_sites_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	if (id <= 0) {
-		run_refresh_vmas(r);
-		id = run_site_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
+		run_sites_refresh_vmas(r);
+		id = run_sites_id(ar->c->st, r, ar->cur->pid, ar->cur->gen, addr);
 	}
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
-	*cov_u64map_put(&ar->sync_site, addr, 0, NULL) = (uint64_t)id;
+	*cov_event_u64map_put(&ar->sync_site, addr, 0, NULL) = (uint64_t)id;
 	return (uint32_t)id;
 }
 
@@ -574,20 +575,20 @@ static uint32_t cb_func(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->funcs, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->funcs, addr);
 	struct site_ref s;
 	struct sym_site ss;
 	int64_t id = 0;
 
 	if (slot)
 		return (uint32_t)(*slot - 1);
-	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
-	    s.object[0] == '/' && s.offset && !sym_resolve_offset(s.object, s.offset - 1, &ss) &&
-	    ss.symbol && ss.is_func)
+	if (!syncov_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	    s.object[0] == '/' && s.offset &&
+	    !symbolize_resolve_offset(s.object, s.offset - 1, &ss) && ss.symbol && ss.is_func)
 		id = access_key_site(ar->c, s.object, s.offset - 1 - ss.sym_offset);
 	if (id < 0 || id > UINT32_MAX)
 		id = 0;
-	*cov_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
+	*cov_event_u64map_put(&ar->funcs, addr, 0, NULL) = (uint64_t)id + 1;
 	return (uint32_t)id;
 }
 
@@ -595,7 +596,7 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 {
 	struct onerun *r = ctx;
 	struct access_run *ar = r->acc;
-	uint64_t *slot = cov_u64map_get(&ar->locks, addr);
+	uint64_t *slot = cov_event_u64map_get(&ar->locks, addr);
 	char key[PATH_MAX + 32];
 	struct site_ref s;
 	int64_t id = 0;
@@ -603,12 +604,12 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 	if (slot)
 		return (uint32_t)*slot;
 	/* A global: its data location; else the site that used it first. */
-	if (!site_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
+	if (!syncov_resolve(&r->res, ar->cur->pid, ar->cur->gen, addr, &s) && s.object &&
 	    s.object[0] == '/')
-		id = run_store_site(ar->c->st, site_key(&s, key, sizeof(key)));
+		id = run_sites_store_site(ar->c->st, syncov_site_key(&s, key, sizeof(key)));
 	if (id <= 0 || id > UINT32_MAX)
 		id = cb_site(ctx, ar->cur->site);
-	*cov_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;
+	*cov_event_u64map_put(&ar->locks, addr, 0, NULL) = (uint64_t)id;
 	return (uint32_t)id;
 }
 
@@ -644,15 +645,15 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 
 	if (!v)
 		return;
-	slot = cov_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
+	slot = cov_event_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
 	if (!created && (*slot & 0xffffffffULL) != ev->thread)
 		*slot |= 1ULL << 32;
-	if (cov_op_reads(ev->op))
+	if (cov_event_op_reads(ev->op))
 		access_add_site(&v->reads, &v->nreads, ev->site);
-	if (cov_op_writes(ev->op))
+	if (cov_event_op_writes(ev->op))
 		access_add_site(&v->writes, &v->nwrites, ev->site);
 	/* An address touched by two threads makes its variable shared. */
-	slot = cov_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
+	slot = cov_event_u64map_put(&ar->addr_tid, e->obj, e->tid, &created);
 	if (!created && (*slot & 0xffffffffULL) != e->tid)
 		*slot |= 1ULL << 32;
 	if (*slot >> 32)
@@ -671,7 +672,7 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 {
 	struct strategy *st = ar->r->strat;
 
-	cov_metrics_feed(ar->m, ev);
+	metrics_feed(ar->m, ev);
 	if (!ar->estimate && st && steerable(ar->ac, ev->obj))
 		strategy_executed(st, &ar->r->sr, ev);
 	if (ar->estimate && ar->ac->est_runs == 0)
@@ -682,7 +683,7 @@ static void feed(struct access_run *ar, const struct cov_event *ev)
 static void feed_access(struct access_run *ar, const struct cov_event *ev, bool split)
 {
 	struct cov_event evs[2];
-	size_t i, n = cov_access_events(ev, split, evs);
+	size_t i, n = cov_event_access_events(ev, split, evs);
 
 	ar->accesses++;
 	for (i = 0; i < n; i++)
@@ -751,8 +752,8 @@ int access_campaign_begin(struct campaign *c)
 	int err;
 
 	c->acc = ac;
-	cov_u64map_init(&ac->var_index);
-	cov_u64map_init(&ac->site_threads);
+	cov_event_u64map_init(&ac->var_index);
+	cov_event_u64map_init(&ac->site_threads);
 	err = load_suppressions(c, ac);
 	if (err)
 		return err;
@@ -839,7 +840,7 @@ void access_hook_launched(struct onerun *r)
 	if (!ar)
 		return;
 	ar->pid = r->l.pid;
-	ar->sz = symbolizer_new(r->l.pid);
+	ar->sz = symbolize_new(r->l.pid);
 	fd = access_probes_alloc_fd(&r->sess->ap);
 	if (fd >= 0)
 		ar->alloc_rb = ring_buffer__new(fd, on_alloc, ar, NULL);
@@ -901,7 +902,7 @@ void access_hook_tick(struct onerun *r)
 	if (now - ar->refreshed_ns < 50000000ULL)
 		return;
 	ar->refreshed_ns = now;
-	symbolizer_refresh(ar->sz);
+	symbolize_refresh(ar->sz);
 }
 
 void access_hook_thread(struct onerun *r, struct strat_thread *t)
@@ -965,7 +966,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	ar->cur = e;
 	access_pass(r, t); /* it runs: a kept access has executed */
 	alloc_flush(ar, e->ts_ns);
-	if (!cov_op_is_access(e->op)) {
+	if (!cov_event_op_is_access(e->op)) {
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
 		if (cov_event_from_cs(&ar->conv, e, &ev))

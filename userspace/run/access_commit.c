@@ -67,7 +67,8 @@ static const char *race_pair_text(struct access_campaign *ac, uint32_t s1, uint3
 				  const char *text)
 {
 	bool created;
-	uint64_t *slot = cov_u64map_put(&ac->race_pairs, (uint64_t)s1 << 32 | s2, 0, &created);
+	uint64_t *slot =
+		cov_event_u64map_put(&ac->race_pairs, (uint64_t)s1 << 32 | s2, 0, &created);
 
 	if (created) {
 		ac->race_names =
@@ -173,9 +174,9 @@ void access_campaign_end(struct campaign *c)
 		free(ac->vars[i].name);
 	}
 	free(ac->vars);
-	cov_u64map_free(&ac->var_index);
-	cov_u64map_free(&ac->site_threads);
-	cov_u64map_free(&ac->race_pairs);
+	cov_event_u64map_free(&ac->var_index);
+	cov_event_u64map_free(&ac->site_threads);
+	cov_event_u64map_free(&ac->race_pairs);
 	suppress_free(ac->supp);
 	for (i = 0; i < ac->nrace_names; i++)
 		free(ac->race_names[i]);
@@ -187,7 +188,7 @@ void access_campaign_end(struct campaign *c)
 	free(ac->site_id);
 	free(ac->func_id);
 	free(ac->shared_site);
-	site_set_free(&ac->set);
+	site_finder_set_free(&ac->set);
 	for (i = 0; i < ac->ninc; i++)
 		free(ac->inc[i]);
 	for (i = 0; i < ac->nexc; i++)
@@ -284,18 +285,18 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 		/* The sync probes' own "sync" metric is stored already. */
 		if (m == COV_SYNC)
 			continue;
-		ts = cov_metrics_tasks(ar->m, (enum cov_metric)m);
+		ts = metrics_tasks(ar->m, (enum cov_metric)m);
 		for (i = 0; i < ts->count; i++) {
 			char *k = access_stable_key(ac, ts->keys[i]);
 
-			store_cover_task(c->st, cov_metric_name((enum cov_metric)m), k,
+			store_cover_task(c->st, metrics_metric_name((enum cov_metric)m), k,
 					 ts->hits[i]);
 			free(k);
 		}
 	}
-	rd = cov_metrics_races(ar->m);
-	for (i = 0; i < race_warning_count(rd); i++) {
-		const struct race_warning *w = race_warning_get(rd, i);
+	rd = metrics_races(ar->m);
+	for (i = 0; i < races_warning_count(rd); i++) {
+		const struct race_warning *w = races_warning_get(rd, i);
 		/* The pair in site order: one warning whichever came first. */
 		bool swap = w->second.site < w->first.site;
 		const struct race_access *a = swap ? &w->second : &w->first;
@@ -308,9 +309,9 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 		race_var_text(ac, c->st, w->var, &w->second, var, sizeof(var));
 		snprintf(threads, sizeof(threads), "%s %s, %s %s",
 			 a->thread < ac->npaths ? ac->paths[a->thread] : "?",
-			 cov_op_writes(a->op) ? "writes" : "reads",
+			 cov_event_op_writes(a->op) ? "writes" : "reads",
 			 b->thread < ac->npaths ? ac->paths[b->thread] : "?",
-			 cov_op_writes(b->op) ? "writes" : "reads");
+			 cov_event_op_writes(b->op) ? "writes" : "reads");
 		lockset_text(c->st, &a->held, l1, sizeof(l1));
 		lockset_text(c->st, &b->held, l2, sizeof(l2));
 		snprintf(locks, sizeof(locks), "%s, %s", l1, l2);
@@ -318,7 +319,7 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 				     sites, 2, threads, locks);
 		ac->warnings++;
 	}
-	dl = cov_metrics_deadlocks(ar->m);
+	dl = metrics_deadlocks(ar->m);
 	for (i = 0; i < dl->count; i++) {
 		unsigned a, b;
 		char n1[512], n2[512], locks[1100];
@@ -343,9 +344,8 @@ void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t 
 	*warnings = 0;
 	if (!ar || ar->estimate)
 		return;
-	*wgoldilock_sc = (double)cov_metrics_wgoldilock(ar->m);
-	*warnings =
-		race_warning_count(cov_metrics_races(ar->m)) + cov_metrics_deadlocks(ar->m)->count;
+	*wgoldilock_sc = (double)metrics_wgoldilock(ar->m);
+	*warnings = races_warning_count(metrics_races(ar->m)) + metrics_deadlocks(ar->m)->count;
 }
 
 /* The run's access configuration, for its strategy JSON (replay). */

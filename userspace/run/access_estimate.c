@@ -16,14 +16,14 @@
 /* Did two threads execute this access site (estimation)? */
 static bool site_multi(const struct access_campaign *ac, uint32_t site)
 {
-	const uint64_t *slot = cov_u64map_get(&ac->site_threads, site);
+	const uint64_t *slot = cov_event_u64map_get(&ac->site_threads, site);
 
 	return slot && (*slot >> 32);
 }
 
 static bool precedes(void *order, uint32_t s, uint32_t t)
 {
-	return map_site_order_precedes(order, s, t);
+	return map_patterns_site_order_precedes(order, s, t);
 }
 
 static void estimate_domain(struct campaign *c, struct access_campaign *ac)
@@ -44,9 +44,9 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 						  .writes = v->writes,
 						  .nwrites = v->nwrites };
 	}
-	ac->domain = map_domain_formula(vs, n);
+	ac->domain = map_patterns_domain_formula(vs, n);
 	if (ac->norder)
-		order = map_site_order_build(ac->order_events, ac->norder);
+		order = map_patterns_site_order_build(ac->order_events, ac->norder);
 	/* Every pattern has a write step and one of another thread: a
 	 * variable whose writes are all ordered (program order, create,
 	 * join) with all its other accesses can complete none. */
@@ -60,10 +60,10 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 				if (o == v->writes[w]) /* two threads at one site */
 					v->steer = site_multi(ac, o);
 				else
-					v->steer =
-						!order ||
-						(!map_site_order_precedes(order, v->writes[w], o) &&
-						 !map_site_order_precedes(order, o, v->writes[w]));
+					v->steer = !order || (!map_patterns_site_order_precedes(
+								      order, v->writes[w], o) &&
+							      !map_patterns_site_order_precedes(
+								      order, o, v->writes[w]));
 			}
 		}
 		ac->nsteer += v->steer;
@@ -72,9 +72,10 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 				 v->name, v->id, v->nreads, v->nwrites,
 				 v->steer ? ", steered" : "");
 	}
-	cov_taskset_init(&keys);
+	cov_event_taskset_init(&keys);
 	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
-		ac->domain_hb = map_domain_estimate(vs, n, order ? precedes : NULL, order, &keys);
+		ac->domain_hb =
+			map_patterns_domain_estimate(vs, n, order ? precedes : NULL, order, &keys);
 		if (keys.count <= ACCESS_MAX_REQUIREMENTS)
 			for (i = 0; i < keys.count; i++) {
 				char *k = access_stable_key(ac, keys.keys[i]);
@@ -86,8 +87,8 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 	} else {
 		ac->domain_hb = ac->domain;
 	}
-	cov_taskset_free(&keys);
-	map_site_order_free(order);
+	cov_event_taskset_free(&keys);
+	map_patterns_site_order_free(order);
 	free(vs);
 }
 
@@ -106,8 +107,9 @@ static void static_sites(struct campaign *c, struct access_campaign *ac)
 		int64_t id;
 		uint32_t site;
 
-		if (!(s->decode.flags & CS_ACC_RIP) || sym_resolve_vaddr(s->object, ea, &ss) ||
-		    !ss.object || !ss.symbol || ss.is_func)
+		if (!(s->decode.flags & CS_ACC_RIP) ||
+		    symbolize_resolve_vaddr(s->object, ea, &ss) || !ss.object || !ss.symbol ||
+		    ss.is_func)
 			continue;
 		id = access_key_site(c, ss.object, ss.offset - ss.sym_offset);
 		v = id > 0 && id <= UINT32_MAX ? access_var_find(ac, (uint32_t)id) : NULL;

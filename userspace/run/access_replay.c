@@ -44,7 +44,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 		return -EINVAL;
 	ac = xcalloc(1, sizeof(*ac));
 	c->acc = ac;
-	cov_u64map_init(&ac->var_index);
+	cov_event_u64map_init(&ac->var_index);
 	if (json_sub_array(obj, "include", &ac->inc, &ac->ninc) ||
 	    json_sub_array(obj, "exclude", &ac->exc, &ac->nexc) ||
 	    json_sub_array(obj, "objects", &ac->objs, &ac->nobjs) ||

@@ -48,7 +48,7 @@
 #include "lib/delayq.h"
 #include "lib/json.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/strategy.h"
 
 #include "sync.skel.h"
@@ -103,7 +103,7 @@ struct attach {
 	bool sp_open;
 	struct ring_buffer *rb;
 	struct site_resolver res;
-	size_t told;		   /* res's files the probes know of (site_resolver_tell) */
+	size_t told;		   /* res's files the probes know of (syncov_resolver_tell) */
 	struct attach_access *acc; /* --access */
 	struct procsel ps;
 	struct attach_proc *procs;
@@ -192,9 +192,9 @@ static int proc_take(struct attach *a, pid_t pid)
 	procsel_comm(pid, p->comm, sizeof(p->comm));
 	if (a->o->pid == 0) /* --comm/--cgroup: the probes found it by their filter */
 		sync_probes_track(&a->sp, pid);
-	site_resolver_scan_pid(&a->res, pid);
+	syncov_resolver_scan_pid(&a->res, pid);
 	if (a->sp_open)
-		site_resolver_tell(&a->res, &a->sp, &a->told);
+		syncov_resolver_tell(&a->res, &a->sp, &a->told);
 	if (a->acc && !attach_access_add_pid(a->acc, pid))
 		cs_warn("pid %d (%s) runs another program than the first process: its accesses "
 			"are not probed",
@@ -319,7 +319,7 @@ static void on_parked(struct attach *a, const struct cs_event *e, const struct c
 	p.access = acc;
 	p.split = split;
 	a->points++;
-	a->apoints += cov_op_is_access(e->op);
+	a->apoints += cov_event_op_is_access(e->op);
 	strat_host_decide(&a->host, &p);
 }
 
@@ -373,8 +373,8 @@ static void handle_event(struct attach *a, void *data, size_t len)
 	 * event's site, lock or thread start is in a file without a path
 	 * here): learn the paths while the process lives. */
 	if (e->op == CS_OP_EXEC || e->op == CS_OP_FORK || (e->flags & CS_EV_NEWFILE)) {
-		site_resolver_scan_pid(&a->res, (pid_t)e->pid);
-		site_resolver_tell(&a->res, &a->sp, &a->told);
+		syncov_resolver_scan_pid(&a->res, (pid_t)e->pid);
+		syncov_resolver_tell(&a->res, &a->sp, &a->told);
 	}
 	if (e->op == CS_OP_EXIT && e->tid == e->pid && p) {
 		p->have_code = true;
@@ -383,7 +383,7 @@ static void handle_event(struct attach *a, void *data, size_t len)
 	if (e->op == CS_OP_EXIT)
 		strat_host_thread_drop(&a->host, e->tid);
 	park = a->steer && (e->flags & CS_EV_PARKED) &&
-	       (is_park_op(e->op) || (a->acc && cov_op_is_access(e->op)));
+	       (is_park_op(e->op) || (a->acc && cov_event_op_is_access(e->op)));
 	if (a->acc && p)
 		acc = attach_access_event(a->acc, e, park && a->end == END_NONE, &split);
 	if (park) {
@@ -463,7 +463,7 @@ static void check_done(struct attach *a, int status, bool timed_out)
 	a->checks_failed++;
 	a->check_status = status;
 	free(a->check_output);
-	a->check_output = read_capture(a->check_fd, &len);
+	a->check_output = onerun_read_capture(a->check_fd, &len);
 	a->end = END_CHECK;
 	if (timed_out)
 		snprintf(a->end_text, sizeof(a->end_text), "--check timed out after %.0f s",
@@ -570,9 +570,9 @@ static int attach_setup(struct attach *a)
 	err = sync_probes_attach(&a->sp, &a->rt, a->o->pid ? a->o->pid : -1);
 	if (err)
 		return err;
-	site_resolver_add_path(&a->res, a->rt.object);
-	site_resolver_add_path(&a->res, a->rt.ldso);
-	site_resolver_tell(&a->res, &a->sp, &a->told);
+	syncov_resolver_add_path(&a->res, a->rt.object);
+	syncov_resolver_add_path(&a->res, a->rt.ldso);
+	syncov_resolver_tell(&a->res, &a->sp, &a->told);
 	if (a->o->access) {
 		struct attach_access_opts ao = {
 			.pid = first,
@@ -713,7 +713,7 @@ static void attach_detach(struct attach *a)
 			ring_buffer__consume(a->rb);
 		sync_probes_stats(&a->sp, a->stats);
 		sync_probes_detach(&a->sp);
-		site_resolver_load_vmas(&a->res, sync_probes_map_fd(&a->sp, "cs_sync_vmas"));
+		syncov_resolver_load_vmas(&a->res, sync_probes_map_fd(&a->sp, "cs_sync_vmas"));
 		syncov_harvest(&a->sp, &a->res, NULL, false, &a->run);
 	}
 	if (a->ctl) {
@@ -938,7 +938,7 @@ static void store_window(struct attach *a)
 	}
 	for (i = 0; i < a->run.tasks.n; i++) {
 		const struct syncov_task *t = &a->run.tasks.tasks[i];
-		char *k = run_store_key(a->st, t->key);
+		char *k = run_sites_store_key(a->st, t->key);
 
 		store_cover_task(a->st, syncov_metric_name(t->metric), k, t->hits);
 		free(k);
@@ -1007,7 +1007,7 @@ int attach_run(const struct attach_opts *o)
 	if (a.o->pid) {
 		const char *why;
 
-		if (launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
+		if (launcher_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 			goto out;
 		why = procsel_refusal(a.o->pid, a.uid, a.o->allow_other);
 		if (why) {
@@ -1021,7 +1021,7 @@ int attach_run(const struct attach_opts *o)
 		       cs_self_command(true));
 		goto out;
 	}
-	if (!a.o->pid && launch_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
+	if (!a.o->pid && launcher_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
 		goto out;
 	if (a.o->dir && store_start(&a))
 		goto out;
@@ -1036,7 +1036,7 @@ int attach_run(const struct attach_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	site_resolver_init(&a.res);
+	syncov_resolver_init(&a.res);
 	err = attach_setup(&a);
 	a.t0 = now_ns();
 	a.started_ns = (int64_t)now_realtime_ns();
@@ -1060,7 +1060,7 @@ int attach_run(const struct attach_opts *o)
 	if (a.sp_open)
 		sync_probes_close(&a.sp);
 	policy_free(a.pol);
-	site_resolver_free(&a.res);
+	syncov_resolver_free(&a.res);
 	declog_free(&a.log);
 	procsel_free(&a.ps);
 	free(a.sr.threads);

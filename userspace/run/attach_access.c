@@ -96,7 +96,7 @@ static const uint16_t access_ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };
 
 static uint32_t name_id(struct aa_names *nm, uint64_t key, bool *created)
 {
-	uint64_t *slot = cov_u64map_put(&nm->ids, key, 0, created);
+	uint64_t *slot = cov_event_u64map_put(&nm->ids, key, 0, created);
 
 	if (*created) {
 		nm->names = xrealloc(nm->names, (nm->n + 2) * sizeof(*nm->names));
@@ -119,7 +119,7 @@ static void names_free(struct aa_names *nm)
 		free(nm->names[i]);
 	free(nm->names);
 	free(nm->seq);
-	cov_u64map_free(&nm->ids);
+	cov_event_u64map_free(&nm->ids);
 }
 
 static const char *base(const char *path)
@@ -145,7 +145,7 @@ static char *code_name(struct attach_access *aa, pid_t pid, uint64_t addr)
 	struct symbolizer *sz = sz_of(aa, pid);
 	struct sym_site ss = { 0 };
 
-	if (sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.object) {
+	if (sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.object) {
 		if (ss.symbol && ss.file)
 			return xasprintf("%s (%s:%d)", ss.symbol, base(ss.file), ss.line);
 		if (ss.symbol)
@@ -191,7 +191,7 @@ static uint32_t cb_sync(void *ctx, uint64_t addr)
 
 	if (!created)
 		return id;
-	if (sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.symbol && !ss.is_func)
+	if (sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.symbol && !ss.is_func)
 		aa->locks.names[id] = ss.sym_offset
 					      ? xasprintf("%s+0x%" PRIx64, ss.symbol, ss.sym_offset)
 					      : xstrdup(ss.symbol);
@@ -226,14 +226,14 @@ static uint32_t var_at(struct attach_access *aa, uint64_t addr)
 {
 	struct symbolizer *sz = sz_of(aa, (pid_t)aa->cur->pid);
 	struct sym_site ss = { 0 };
-	uint64_t *slot = cov_u64map_get(&aa->var_of, addr);
+	uint64_t *slot = cov_event_u64map_get(&aa->var_of, addr);
 	uint64_t key = addr;
 	bool created, global;
 	uint32_t id;
 
 	if (slot)
 		return (uint32_t)*slot;
-	global = sz && symbolizer_resolve(sz, addr, &ss) == 0 && ss.object && ss.symbol &&
+	global = sz && symbolize_resolve(sz, addr, &ss) == 0 && ss.object && ss.symbol &&
 		 !ss.is_func;
 	if (global)
 		key = addr - ss.sym_offset;
@@ -243,7 +243,7 @@ static uint32_t var_at(struct attach_access *aa, uint64_t addr)
 			global	    ? xasprintf("%s (%s)", ss.symbol, base(ss.object))
 			: ss.object ? xasprintf("%s+0x%" PRIx64, base(ss.object), ss.offset)
 				    : xasprintf("0x%" PRIx64 " (heap or stack)", addr);
-	*cov_u64map_put(&aa->var_of, addr, 0, NULL) = id;
+	*cov_event_u64map_put(&aa->var_of, addr, 0, NULL) = id;
 	return id;
 }
 
@@ -251,7 +251,7 @@ static uint32_t var_at(struct attach_access *aa, uint64_t addr)
 static bool var_shared(struct attach_access *aa, uint32_t var, uint32_t tid)
 {
 	bool created;
-	uint64_t *slot = cov_u64map_put(&aa->var_tid, var, tid, &created);
+	uint64_t *slot = cov_event_u64map_put(&aa->var_tid, var, tid, &created);
 
 	if (!created && !(*slot >> 32) && (*slot & 0xffffffffULL) != tid) {
 		*slot |= 1ULL << 32;
@@ -271,7 +271,7 @@ static void proc_add(struct attach_access *aa, pid_t pid)
 {
 	aa->procs = xrealloc(aa->procs, (aa->nprocs + 1) * sizeof(*aa->procs));
 	aa->procs[aa->nprocs].pid = pid;
-	aa->procs[aa->nprocs++].sz = symbolizer_new(pid);
+	aa->procs[aa->nprocs++].sz = symbolize_new(pid);
 }
 
 static bool runs_exe(const struct attach_access *aa, pid_t pid)
@@ -306,13 +306,13 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 	aa->conv.thread_id = cb_thread;
 	aa->conv.site_id = cb_site;
 	aa->conv.sync_id = cb_sync;
-	aa->rd = race_detector_new();
-	cov_u64map_init(&aa->threads.ids);
-	cov_u64map_init(&aa->sites.ids);
-	cov_u64map_init(&aa->locks.ids);
-	cov_u64map_init(&aa->vars.ids);
-	cov_u64map_init(&aa->var_of);
-	cov_u64map_init(&aa->var_tid);
+	aa->rd = races_new();
+	cov_event_u64map_init(&aa->threads.ids);
+	cov_event_u64map_init(&aa->sites.ids);
+	cov_event_u64map_init(&aa->locks.ids);
+	cov_event_u64map_init(&aa->vars.ids);
+	cov_event_u64map_init(&aa->var_of);
+	cov_event_u64map_init(&aa->var_tid);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->pid);
 	n = readlink(link, aa->exe, sizeof(aa->exe) - 1);
 	if (n <= 0) {
@@ -322,7 +322,7 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 		return err;
 	}
 	aa->exe[n] = 0;
-	err = site_find(aa->exe, &f, &aa->set);
+	err = site_finder_find(aa->exe, &f, &aa->set);
 	if (err) {
 		cs_err("--access: %s: cannot list its memory-access sites: %s", aa->exe,
 		       err == -ENOEXEC ? "not an x86-64 ELF with a .text" : strerror(-err));
@@ -398,13 +398,13 @@ static void race_feed(struct attach_access *aa, const struct cov_event *ev)
 {
 	struct race_verdict v;
 
-	race_detector_feed(aa->rd, ev, &v);
+	races_feed(aa->rd, ev, &v);
 }
 
 static void feed_access(struct attach_access *aa, const struct cov_event *ev, bool split)
 {
 	struct cov_event evs[2];
-	size_t i, n = cov_access_events(ev, split, evs);
+	size_t i, n = cov_event_access_events(ev, split, evs);
 
 	aa->accesses++;
 	for (i = 0; i < n; i++)
@@ -424,7 +424,7 @@ static void pass_thread(struct attach_access *aa, uint32_t thread)
 
 void attach_access_pass(struct attach_access *aa, uint32_t tid)
 {
-	uint64_t *slot = aa ? cov_u64map_get(&aa->threads.ids, tid) : NULL;
+	uint64_t *slot = aa ? cov_event_u64map_get(&aa->threads.ids, tid) : NULL;
 
 	if (slot)
 		pass_thread(aa, (uint32_t)*slot);
@@ -444,7 +444,7 @@ const struct cov_event *attach_access_event(struct attach_access *aa, const stru
 	aa->cur = e;
 	ev.thread = cb_thread(aa, e->tid);
 	pass_thread(aa, ev.thread); /* it runs: its held access has executed */
-	if (!cov_op_is_access(e->op)) {
+	if (!cov_event_op_is_access(e->op)) {
 		if (e->op != CS_OP_FORK && e->op != CS_OP_EXEC &&
 		    !cov_event_from_cs(&aa->conv, e, &ev))
 			race_feed(aa, &ev);
@@ -502,7 +502,7 @@ static void lockset_text(const struct attach_access *aa, const struct cov_lockse
 
 uint64_t attach_access_warnings(struct attach_access *aa)
 {
-	return aa ? race_warning_count(aa->rd) : 0;
+	return aa ? races_warning_count(aa->rd) : 0;
 }
 
 static bool same_sites(const struct race_warning *a, const struct race_warning *b)
@@ -514,13 +514,13 @@ static bool same_sites(const struct race_warning *a, const struct race_warning *
 
 static const char *rw(uint16_t op)
 {
-	return cov_op_writes(op) ? "writes" : "reads";
+	return cov_event_op_writes(op) ? "writes" : "reads";
 }
 
 void attach_access_report_text(struct attach_access *aa, FILE *f)
 {
 	struct race_detector *rd = aa->rd;
-	size_t n = race_warning_count(rd), i, shown = 0;
+	size_t n = races_warning_count(rd), i, shown = 0;
 	char l1[512], l2[512];
 
 	fprintf(f,
@@ -532,18 +532,18 @@ void attach_access_report_text(struct attach_access *aa, FILE *f)
 		aa->nshared);
 	fprintf(f, "races: %zu warnings\n", n);
 	for (i = 0; i < n && shown < AA_MAX_SHOWN; i++) {
-		const struct race_warning *w = race_warning_get(rd, i);
+		const struct race_warning *w = races_warning_get(rd, i);
 		size_t k, same = 0;
 
 		/* One line per variable and pair of sites (threads differ:
 		 * a server's threads come and go). */
 		for (k = 0; k < i; k++)
-			if (same_sites(race_warning_get(rd, k), w))
+			if (same_sites(races_warning_get(rd, k), w))
 				break;
 		if (k < i)
 			continue;
 		for (k = i; k < n; k++)
-			same += same_sites(race_warning_get(rd, k), w);
+			same += same_sites(races_warning_get(rd, k), w);
 		shown++;
 		lockset_text(aa, &w->first.held, l1, sizeof(l1));
 		lockset_text(aa, &w->second.held, l2, sizeof(l2));
@@ -569,7 +569,8 @@ static void access_json(struct json *j, const char *key, const struct attach_acc
 	json_obj_begin(j, key);
 	json_kv_str(j, "thread", name_of(&aa->threads, x->thread));
 	json_kv_str(j, "op",
-		    cov_op_writes(x->op) ? (cov_op_reads(x->op) ? "rw" : "write") : "read");
+		    cov_event_op_writes(x->op) ? (cov_event_op_reads(x->op) ? "rw" : "write")
+					       : "read");
 	json_kv_str(j, "site", name_of(&aa->sites, x->site));
 	json_kv_str(j, "locks", l);
 	json_obj_end(j);
@@ -578,7 +579,7 @@ static void access_json(struct json *j, const char *key, const struct attach_acc
 void attach_access_report_json(struct attach_access *aa, struct json *j)
 {
 	struct race_detector *rd = aa->rd;
-	size_t n = race_warning_count(rd), i;
+	size_t n = races_warning_count(rd), i;
 
 	json_obj_begin(j, "access");
 	json_kv_str(j, "program", aa->exe);
@@ -591,7 +592,7 @@ void attach_access_report_json(struct attach_access *aa, struct json *j)
 	json_kv_uint(j, "shared_variables", aa->nshared);
 	json_arr_begin(j, "races");
 	for (i = 0; i < n; i++) {
-		const struct race_warning *w = race_warning_get(rd, i);
+		const struct race_warning *w = races_warning_get(rd, i);
 
 		json_obj_begin(j, NULL);
 		json_kv_str(j, "variable", name_of(&aa->vars, w->var));
@@ -615,7 +616,7 @@ static int64_t store_site(struct attach_access *aa, struct store *st, uint32_t s
 		return 0;
 	s = &aa->set.sites[aa->sites.seq[site]];
 	snprintf(key, sizeof(key), "%s+0x%" PRIx64, s->object, s->offset);
-	return run_store_insn_site(st, key);
+	return run_sites_store_insn_site(st, key);
 }
 
 void attach_access_store(struct attach_access *aa, struct store *st)
@@ -623,8 +624,8 @@ void attach_access_store(struct attach_access *aa, struct store *st)
 	struct race_detector *rd = aa->rd;
 	size_t i;
 
-	for (i = 0; i < race_warning_count(rd); i++) {
-		const struct race_warning *w = race_warning_get(rd, i);
+	for (i = 0; i < races_warning_count(rd); i++) {
+		const struct race_warning *w = races_warning_get(rd, i);
 		int64_t sites[2] = { store_site(aa, st, w->first.site),
 				     store_site(aa, st, w->second.site) };
 		char threads[256], l1[512], l2[512], locks[1100];
@@ -648,18 +649,18 @@ void attach_access_free(struct attach_access *aa)
 		return;
 	if (aa->ap_open)
 		access_probes_close(&aa->ap);
-	site_set_free(&aa->set);
+	site_finder_set_free(&aa->set);
 	for (i = 0; i < aa->nprocs; i++)
-		symbolizer_free(aa->procs[i].sz);
+		symbolize_free(aa->procs[i].sz);
 	free(aa->procs);
 	cov_event_conv_free(&aa->conv);
-	race_detector_free(aa->rd);
+	races_free(aa->rd);
 	names_free(&aa->threads);
 	names_free(&aa->sites);
 	names_free(&aa->locks);
 	names_free(&aa->vars);
-	cov_u64map_free(&aa->var_of);
-	cov_u64map_free(&aa->var_tid);
+	cov_event_u64map_free(&aa->var_of);
+	cov_event_u64map_free(&aa->var_tid);
 	free(aa->pending);
 	free(aa);
 }

@@ -63,12 +63,12 @@ static int on_event(void *ctx, void *data, size_t len)
 		n = readlink(exe, path, sizeof(path) - 1);
 		if (n > 0) {
 			path[n] = 0;
-			site_resolver_add_path(&o->res, path);
+			syncov_resolver_add_path(&o->res, path);
 		}
-		site_resolver_scan_pid(&o->res, e->pid);
-		site_resolver_tell(&o->res, &o->sp, &o->told);
+		syncov_resolver_scan_pid(&o->res, e->pid);
+		syncov_resolver_tell(&o->res, &o->sp, &o->told);
 	}
-	tmodel_add_event(&o->tm, e);
+	thread_model_add_event(&o->tm, e);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static bool observe_done(struct observe *o)
 	if (o->duration_s > 0 && now_ns() - o->t0 >= (uint64_t)(o->duration_s * 1e9))
 		return true;
 	if (o->mode == OBS_LAUNCH)
-		return launch_wait(&o->l, 1) == 1;
+		return launcher_wait(&o->l, 1) == 1;
 	if (o->mode == OBS_PID)
 		return !observe_pid_alive(o->pid);
 	return false;
@@ -112,7 +112,7 @@ static int observe_loop(struct observe *o)
 		return err;
 	}
 	if (o->launched) {
-		err = launch_release(&o->l, o->ti.path);
+		err = launcher_release(&o->l, o->ti.path);
 		if (err) {
 			ring_buffer__free(rb);
 			return err;
@@ -127,7 +127,7 @@ static int observe_loop(struct observe *o)
 	}
 	o->stopped = observe_stop || (o->mode == OBS_LAUNCH && !o->l.reaped);
 	if (o->mode == OBS_LAUNCH && !o->l.reaped)
-		launch_kill(&o->l);
+		launcher_kill(&o->l);
 	if (o->mode == OBS_LAUNCH)
 		o->exit_status = o->l.status;
 	ring_buffer__consume(rb);
@@ -172,13 +172,13 @@ static int observe_setup(struct observe *o)
 		o->argv[0] = o->ti.path;
 		lo.argv = o->argv;
 		lo.stdin_fd = lo.stdout_fd = lo.stderr_fd = -1;
-		err = launch_resolve_user(NULL, &lo.uid, &lo.gid, &lo.drop_privs);
+		err = launcher_resolve_user(NULL, &lo.uid, &lo.gid, &lo.drop_privs);
 		if (err)
 			return err;
 		/* The target's output must not mix into a report on stdout. */
 		if (!o->out_path)
 			lo.stdout_fd = STDERR_FILENO;
-		err = launch_prepare(&lo, &o->l);
+		err = launcher_prepare(&lo, &o->l);
 		if (err) {
 			cs_err("cannot start %s: %s", o->ti.path, strerror(-err));
 			return err;
@@ -197,14 +197,14 @@ static int observe_setup(struct observe *o)
 	err = sync_probes_attach(&o->sp, &o->rt, filter);
 	if (err)
 		return err;
-	site_resolver_add_path(&o->res, o->rt.object);
-	site_resolver_add_path(&o->res, o->rt.ldso);
-	site_resolver_add_paths(&o->res, o->rt.libs);
+	syncov_resolver_add_path(&o->res, o->rt.object);
+	syncov_resolver_add_path(&o->res, o->rt.ldso);
+	syncov_resolver_add_paths(&o->res, o->rt.libs);
 	if (o->mode == OBS_LAUNCH)
-		site_resolver_add_path(&o->res, o->ti.path);
+		syncov_resolver_add_path(&o->res, o->ti.path);
 	if (o->mode == OBS_PID)
-		site_resolver_scan_pid(&o->res, o->pid);
-	site_resolver_tell(&o->res, &o->sp, &o->told);
+		syncov_resolver_scan_pid(&o->res, o->pid);
+	syncov_resolver_tell(&o->res, &o->sp, &o->told);
 	return 0;
 }
 
@@ -215,7 +215,7 @@ static bool static_internal_action(const struct tm_thread *t, uint64_t site, voi
 	struct observe *o = arg;
 	struct site_ref s;
 
-	site_resolve(&o->res, t->tgid, t->gen, site, &s);
+	syncov_resolve(&o->res, t->tgid, t->gen, site, &s);
 	return syncov_static_internal(o->rt.object, &s);
 }
 
@@ -233,14 +233,14 @@ static char *addr_text(struct observe *o, const struct syncov_thread *t, uint64_
 
 	if (!addr)
 		return strcpy(buf, "-");
-	site_resolve(&o->res, t->tgid, t->gen, addr, &s);
-	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	syncov_resolve(&o->res, t->tgid, t->gen, addr, &s);
+	syncov_site_describe(syncov_site_key(&s, key, sizeof(key)), &ss, buf, len);
 	return buf;
 }
 
 static uint64_t thread_events(struct observe *o, const struct syncov_thread *t)
 {
-	struct tm_thread *mt = tmodel_thread(&o->tm, t->tgid, t->gen, t->tid, false, NULL);
+	struct tm_thread *mt = thread_model_thread(&o->tm, t->tgid, t->gen, t->tid, false, NULL);
 
 	return mt ? mt->nevents : 0;
 }
@@ -288,7 +288,7 @@ static void report_text(struct observe *o, FILE *f)
 	fprintf(f, "events: %" PRIu64, o->tm.events);
 	for (i = 0; i < CS_OP__COUNT; i++)
 		if (o->tm.by_op[i])
-			fprintf(f, ", %s %" PRIu64, tm_op_name(i), o->tm.by_op[i]);
+			fprintf(f, ", %s %" PRIu64, thread_model_op_name(i), o->tm.by_op[i]);
 	fprintf(f,
 		"\ndrops: ring buffer %" PRIu64 ", lost per thread %" PRIu64 ", map full %" PRIu64
 		", lockset overflow %" PRIu64 "; libc-internal calls "
@@ -352,12 +352,14 @@ static void report_json(struct observe *o, FILE *f)
 		json_kv_bool(&j, "main", t->main);
 		json_kv_str(&j, "parent", p ? p->id : NULL);
 		if (t->create_site) {
-			site_resolve(&o->res, t->tgid, t->gen, t->create_site, &s);
-			cov_report_json_site(&j, "creation_site", site_key(&s, key, sizeof(key)));
+			syncov_resolve(&o->res, t->tgid, t->gen, t->create_site, &s);
+			cov_report_json_site(&j, "creation_site",
+					     syncov_site_key(&s, key, sizeof(key)));
 		}
 		if (t->start_routine) {
-			site_resolve(&o->res, t->tgid, t->gen, t->start_routine, &s);
-			cov_report_json_site(&j, "start_routine", site_key(&s, key, sizeof(key)));
+			syncov_resolve(&o->res, t->tgid, t->gen, t->start_routine, &s);
+			cov_report_json_site(&j, "start_routine",
+					     syncov_site_key(&s, key, sizeof(key)));
 		}
 		json_kv_uint(&j, "events", thread_events(o, t));
 		json_kv_bool(&j, "exited", t->exited);
@@ -370,7 +372,7 @@ static void report_json(struct observe *o, FILE *f)
 	json_obj_begin(&j, "by_kind");
 	for (i = 0; i < CS_OP__COUNT; i++)
 		if (o->tm.by_op[i])
-			json_kv_uint(&j, tm_op_name(i), o->tm.by_op[i]);
+			json_kv_uint(&j, thread_model_op_name(i), o->tm.by_op[i]);
 	json_obj_end(&j);
 	json_obj_end(&j);
 	json_obj_begin(&j, "drops");
@@ -418,8 +420,8 @@ int observe_run(struct observe *o)
 	observe_stop = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	site_resolver_init(&o->res);
-	tmodel_init(&o->tm, OBSERVE_MAX_ACTIONS);
+	syncov_resolver_init(&o->res);
+	thread_model_init(&o->tm, OBSERVE_MAX_ACTIONS);
 	o->t0 = now_ns();
 	err = observe_setup(o);
 	if (err)
@@ -432,18 +434,18 @@ int observe_run(struct observe *o)
 	/* Uprobes go before the harvest: nothing of the target runs probed
 	 * from here on. */
 	sync_probes_detach(&o->sp);
-	site_resolver_load_vmas(&o->res, sync_probes_map_fd(&o->sp, "cs_sync_vmas"));
+	syncov_resolver_load_vmas(&o->res, sync_probes_map_fd(&o->sp, "cs_sync_vmas"));
 	syncov_harvest(&o->sp, &o->res, o->rt.is_static ? o->rt.object : NULL, false, &o->run);
 	if (o->rt.is_static)
-		o->internal_static = tmodel_drop_internal(&o->tm, static_internal_action, o);
+		o->internal_static = thread_model_drop_internal(&o->tm, static_internal_action, o);
 	ret = observe_report(o) ? EXIT_USAGE : 0;
 cleanup:
 	if (o->launched && !o->l.reaped)
-		launch_kill(&o->l);
+		launcher_kill(&o->l);
 	syncov_run_free(&o->run);
 	sync_probes_close(&o->sp);
-	tmodel_free(&o->tm);
-	site_resolver_free(&o->res);
+	thread_model_free(&o->tm);
+	syncov_resolver_free(&o->res);
 	free(o->seen);
 	return ret;
 }

@@ -35,7 +35,7 @@ struct observe {
 	struct sync_runtime rt;
 	struct sync_probes sp;
 	struct site_resolver res;
-	size_t told; /* res's files the probes know of (site_resolver_tell) */
+	size_t told; /* res's files the probes know of (syncov_resolver_tell) */
 	struct thread_model tm;
 	struct launch l;
 	bool launched;

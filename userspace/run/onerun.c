@@ -46,14 +46,14 @@
 #include "access.skel.h"
 #include "sync.skel.h"
 
-volatile sig_atomic_t run_stop;
+volatile sig_atomic_t onerun_stop;
 
-void run_on_signal(int sig)
+void onerun_on_signal(int sig)
 {
-	run_stop = sig;
+	onerun_stop = sig;
 }
 
-bool sched_ext_supported(void)
+bool onerun_sched_ext_supported(void)
 {
 	return access("/sys/kernel/sched_ext/state", R_OK) == 0;
 }
@@ -66,14 +66,14 @@ static const char *kernel_release(void)
 	return u.release;
 }
 
-int check_environment(const struct campaign *c)
+int onerun_check_environment(const struct campaign *c)
 {
 	if (geteuid() != 0) {
 		cs_err("run needs root to load BPF probes and the scheduler (try: %s run ...)",
 		       cs_self_command(true));
 		return -EPERM;
 	}
-	if (c->steer && !sched_ext_supported()) {
+	if (c->steer && !onerun_sched_ext_supported()) {
 		cs_err("this kernel (%s) has no sched_ext, which --strategy %s needs: add --vm to "
 		       "run the campaign in the sched_ext VM (or use --strategy none)",
 		       kernel_release(), c->o->strategy);
@@ -132,11 +132,11 @@ static int64_t event_site_id(struct onerun *r, const struct cs_event *e)
 	int64_t id;
 
 	camp_lock(r);
-	id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+	id = run_sites_id(r->st, r, e->pid, e->gen, e->site);
 	if (id <= 0) {
 		/* The mapping may be new: learn it and try once more. */
-		run_refresh_vmas(r);
-		id = run_site_id(r->st, r, e->pid, e->gen, e->site);
+		run_sites_refresh_vmas(r);
+		id = run_sites_id(r->st, r, e->pid, e->gen, e->site);
 	}
 	camp_unlock(r);
 	return id;
@@ -170,7 +170,7 @@ static struct strat_thread *thread_add(struct onerun *r, uint32_t tid, const cha
  * see (created by libc internals) get "?N" in order of appearance. */
 static struct strat_thread *thread_of(struct onerun *r, uint32_t tid, uint32_t pid)
 {
-	struct strat_thread *t = run_thread_find(r, tid);
+	struct strat_thread *t = run_sites_thread_find(r, tid);
 	char path[48];
 
 	if (t)
@@ -186,7 +186,7 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
 	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
 	char path[80];
 
-	if (!parent || run_thread_find(r, (uint32_t)e->obj))
+	if (!parent || run_sites_thread_find(r, (uint32_t)e->obj))
 		return;
 	snprintf(path, sizeof(path), "%s.%u", parent->path, ++parent->ncreated);
 	/* Deep creation trees: the path's hash stands for its prefix. */
@@ -205,7 +205,7 @@ static void process_forked(struct onerun *r, const struct cs_event *e)
 	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
 	char path[80];
 
-	if (!parent || run_thread_find(r, (uint32_t)e->obj))
+	if (!parent || run_sites_thread_find(r, (uint32_t)e->obj))
 		return;
 	snprintf(path, sizeof(path), "%s.f%u", parent->path, ++parent->nforked);
 	if (strlen(path) >= sizeof(parent->path))
@@ -302,7 +302,7 @@ static void pass_seen(struct onerun *r, struct strat_thread *t, uint64_t ts)
 static void on_resumed(struct policy *pol, uint32_t tid, uint64_t ts, uint32_t reason, void *ctx)
 {
 	struct onerun *r = ctx;
-	struct strat_thread *t = run_thread_find(r, tid);
+	struct strat_thread *t = run_sites_thread_find(r, tid);
 	struct pass_rec *p;
 	bool by_sched =
 		reason == CS_REL_WATCHDOG || reason == CS_REL_TEARDOWN || reason == CS_REL_EVENT;
@@ -372,7 +372,7 @@ static int64_t point_site(struct onerun *r, const struct cs_event *e)
 
 static void passed_tid(struct onerun *r, uint32_t tid)
 {
-	passed(r, run_thread_find(r, tid));
+	passed(r, run_sites_thread_find(r, tid));
 }
 
 /* strat_host hook: a delayed or halted thread goes on (delayq_due, a
@@ -445,13 +445,13 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	 * access_point does), in the recording and in a replay alike; a
 	 * synchronization point by its call site. */
 	t->site = 0;
-	if (cov_op_is_access(e->op))
+	if (cov_event_op_is_access(e->op))
 		ACCESS_HOOK(r, t->site = access_point_site(r->camp, e));
 	if (!t->site)
 		t->site = point_site(r, e);
 	p.e = e;
 	r->decisions++;
-	if (cov_op_is_access(e->op)) {
+	if (cov_event_op_is_access(e->op)) {
 		bool kept;
 
 		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended));
@@ -509,12 +509,12 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 				       .delayed = delay_begin,
 				       .resume = delay_over };
 	r->timeout_s = c->o->run_timeout_s;
-	r->grace_s = run_grace_s(r->timeout_s);
+	r->grace_s = onerun_grace_s(r->timeout_s);
 	r->forks_noted = &c->forks_noted;
 	r->tty = c->tty;
 }
 
-double run_grace_s(double timeout_s)
+double onerun_grace_s(double timeout_s)
 {
 	return timeout_s < RUN_MAX_GRACE ? timeout_s : RUN_MAX_GRACE;
 }
@@ -543,7 +543,7 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*e))
 		return 0;
-	if (cov_op_is_access(e->op)) {
+	if (cov_event_op_is_access(e->op)) {
 		/* From the access probes (probes/access.bpf.c): not part of
 		 * the thread model, a decision point when parked. */
 		t = thread_of(r, e->tid, e->pid);
@@ -564,13 +564,13 @@ static int on_event(void *ctx, void *data, size_t len)
 		 * next event of the CPU that met the file, most often the
 		 * same thread's). */
 		for (i = 0; i < r->nseen; i++)
-			site_resolver_scan_pid(&r->res, r->seen[i]);
-		site_resolver_tell(&r->res, r->sp, &r->nknown);
+			syncov_resolver_scan_pid(&r->res, r->seen[i]);
+		syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	} else if (fresh || e->op == CS_OP_EXEC) {
-		site_resolver_scan_pid(&r->res, e->pid);
-		site_resolver_tell(&r->res, r->sp, &r->nknown);
+		syncov_resolver_scan_pid(&r->res, e->pid);
+		syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	}
-	tmodel_add_event(&r->tm, e);
+	thread_model_add_event(&r->tm, e);
 	if (e->op == CS_OP_CREATE)
 		thread_created(r, e);
 	else if (e->op == CS_OP_FORK)
@@ -700,7 +700,7 @@ static int run_loop(struct onerun *r)
 		r->parks_at_start = ss0.parks;
 		r->watchdog_at_start = ss0.watchdog;
 	}
-	err = launch_release(&r->l, r->ti->path);
+	err = launcher_release(&r->l, r->ti->path);
 	if (err) {
 		r->sess->cur = NULL;
 		r->rb = NULL;
@@ -714,11 +714,11 @@ static int run_loop(struct onerun *r)
 	r->t0 = now_ns();
 	deadline = r->t0 + (uint64_t)(r->timeout_s * 1e9);
 	for (;;) {
-		int w = launch_reap(&r->l);
+		int w = launcher_reap(&r->l);
 
 		if (w == 1 || w < 0)
 			break;
-		if (run_stop) {
+		if (onerun_stop) {
 			r->interrupted = true;
 			break;
 		}
@@ -785,12 +785,12 @@ static int run_loop(struct onerun *r)
 	run_session_consume(r); /* its target may still run: a hang */
 	if (r->graced)
 		r->grace_used_s = (now_ns() - grace_t0) / 1e9;
-	if (r->graced && !r->timed_out && r->l.reaped && !run_stop)
+	if (r->graced && !r->timed_out && r->l.reaped && !onerun_stop)
 		r->slow = true;
 	if (r->timed_out && !r->dl_found_s)
 		run_timeout_analyze_deadlock(r);
 	if (!r->l.reaped)
-		launch_kill(&r->l);
+		launcher_kill(&r->l);
 	r->t1 = now_ns();
 	if (steered) {
 		struct cs_sched_stats ss;
@@ -838,7 +838,7 @@ static int capture_fd(const char *name)
 }
 
 /* Read a captured stream, keeping its last RUN_OUTPUT_MAX bytes. */
-char *read_capture(int fd, size_t *len)
+char *onerun_read_capture(int fd, size_t *len)
 {
 	off_t end = lseek(fd, 0, SEEK_END), start = 0;
 	char *buf;
@@ -884,8 +884,8 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	struct launch_opts lo = { 0 };
 	int err;
 
-	site_resolver_init(&r->res);
-	tmodel_init(&r->tm, RUN_MAX_ACTIONS);
+	syncov_resolver_init(&r->res);
+	thread_model_init(&r->tm, RUN_MAX_ACTIONS);
 	r->nseen = 0;
 	r->nknown = 0;
 	err = run_session_prepare(r->sess, r);
@@ -908,10 +908,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
 	if (!r->sess->dontfork) {
-		launch_dontfork_bpf_maps();
+		launcher_dontfork_bpf_maps();
 		r->sess->dontfork = true;
 	}
-	err = launch_prepare(&lo, &r->l);
+	err = launcher_prepare(&lo, &r->l);
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
 	if (err) {
@@ -936,14 +936,14 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (err)
 		return err;
 	if (!r->sess->paths_ready) {
-		site_resolver_add_path(&r->sess->paths, r->rt->object);
-		site_resolver_add_path(&r->sess->paths, r->rt->ldso);
-		site_resolver_add_path(&r->sess->paths, r->ti->path);
-		site_resolver_add_paths(&r->sess->paths, r->rt->libs);
+		syncov_resolver_add_path(&r->sess->paths, r->rt->object);
+		syncov_resolver_add_path(&r->sess->paths, r->rt->ldso);
+		syncov_resolver_add_path(&r->sess->paths, r->ti->path);
+		syncov_resolver_add_paths(&r->sess->paths, r->rt->libs);
 		r->sess->paths_ready = true;
 	}
-	site_resolver_copy_paths(&r->res, &r->sess->paths);
-	site_resolver_tell(&r->res, r->sp, &r->nknown);
+	syncov_resolver_copy_paths(&r->res, &r->sess->paths);
+	syncov_resolver_tell(&r->res, r->sp, &r->nknown);
 	if (r->access_on && r->sess->ap_open) {
 		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
 		if (err)
@@ -996,7 +996,7 @@ void onerun_cleanup(struct onerun *r)
 	if (r->pol) /* the session's: its notes are no longer this run's */
 		policy_on_resumed(r->pol, NULL, NULL);
 	if (r->launched)
-		launch_end(&r->l);
+		launcher_end(&r->l);
 	if (r->ctl)
 		scx_concsched_quiesce(r->ctl);
 	if (r->sess && r->sess->ap_open)
@@ -1005,8 +1005,8 @@ void onerun_cleanup(struct onerun *r)
 		sync_probes_end_run(r->sp);
 	access_run_free(r);
 	syncov_run_free(&r->cov);
-	tmodel_free(&r->tm);
-	site_resolver_free(&r->res);
+	thread_model_free(&r->tm);
+	syncov_resolver_free(&r->res);
 	declog_free(&r->log);
 	free(r->passes);
 	free(r->sr.threads);
@@ -1058,7 +1058,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	/* Nothing of this run emits from here on; the campaign's links
 	 * stay for the next run. */
 	sync_probes_end_run(r->sp);
-	run_refresh_vmas(r);
+	run_sites_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, true, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;
 	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",

@@ -14,22 +14,22 @@
 #include "run/run_types.h"
 
 /* Set by the SIGINT/SIGTERM/SIGHUP handler: stop after this run. */
-extern volatile sig_atomic_t run_stop;
-void run_on_signal(int sig);
+extern volatile sig_atomic_t onerun_stop;
+void onerun_on_signal(int sig);
 
-bool sched_ext_supported(void);
+bool onerun_sched_ext_supported(void);
 /* Root, and sched_ext when the campaign steers; one line on stderr if not. */
-int check_environment(const struct campaign *c);
+int onerun_check_environment(const struct campaign *c);
 
 /* A run of campaign c; strat NULL and steer false for an observed run. */
 void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
 		 bool steer);
 /* The grace period after a run timeout of timeout_s under steering. */
-double run_grace_s(double timeout_s);
+double onerun_grace_s(double timeout_s);
 /* Run the target once; the caller cleans up with onerun_cleanup. */
 int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
 void onerun_cleanup(struct onerun *r);
 /* A captured stream's last RUN_OUTPUT_MAX bytes (malloc'd, NUL-ended). */
-char *read_capture(int fd, size_t *len);
+char *onerun_read_capture(int fd, size_t *len);
 
 #endif

@@ -43,7 +43,7 @@ void run_session_close(struct run_session *s)
 	if (s->ctl)
 		scx_concsched_quiesce(s->ctl);
 	cgroup_destroy(&s->cg);
-	site_resolver_free(&s->paths);
+	syncov_resolver_free(&s->paths);
 	if (s->rb) { /* ep came with it */
 		ring_buffer__free(s->rb);
 		close(s->ep);
@@ -133,7 +133,7 @@ static int session_access(struct run_session *s)
 
 	if (s->ap_open || !s->aset)
 		return 0;
-	alloc = access_alloc_object(s->aprog);
+	alloc = access_probes_alloc_object(s->aprog);
 	ao.alloc_object = alloc;
 	ao.sync_events_fd = sync_probes_map_fd(&s->sp, "cs_sync_events");
 	ao.steer_cap = s->steer_cap;

@@ -43,34 +43,34 @@ static int64_t store_site_of(struct store *st, const char *key, bool insn)
 	return store_add_site(st, &ss);
 }
 
-int64_t run_store_site(struct store *st, const char *key)
+int64_t run_sites_store_site(struct store *st, const char *key)
 {
 	return store_site_of(st, key, false);
 }
 
-int64_t run_store_insn_site(struct store *st, const char *key)
+int64_t run_sites_store_insn_site(struct store *st, const char *key)
 {
 	return store_site_of(st, key, true);
 }
 
-int64_t run_site_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr)
+int64_t run_sites_id(struct store *st, struct onerun *r, uint32_t tgid, uint32_t gen, uint64_t addr)
 {
 	struct site_ref s;
 	char key[PATH_MAX + 32];
 
-	if (site_resolve(&r->res, tgid, gen, addr, &s) || !s.object)
+	if (syncov_resolve(&r->res, tgid, gen, addr, &s) || !s.object)
 		return 0;
-	return run_store_site(st, site_key(&s, key, sizeof(key)));
+	return run_sites_store_site(st, syncov_site_key(&s, key, sizeof(key)));
 }
 
-char *run_store_key(struct store *st, const char *key)
+char *run_sites_store_key(struct store *st, const char *key)
 {
 	size_t cap = strlen(key) * 2 + 64, n = 0;
 	char *out = xcalloc(1, cap), *dup = xstrdup(key), *save = NULL, *tok;
 
 	for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		char *at = strchr(tok, '@'), ref[24], *site = at ? at + 1 : tok;
-		int64_t id = run_store_site(st, site);
+		int64_t id = run_sites_store_site(st, site);
 		char piece[PATH_MAX + 64];
 
 		if (id > 0 && at) {
@@ -93,13 +93,13 @@ char *run_store_key(struct store *st, const char *key)
 	return out;
 }
 
-void run_refresh_vmas(struct onerun *r)
+void run_sites_refresh_vmas(struct onerun *r)
 {
 	r->res.nvmas = 0;
-	site_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
+	syncov_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
 }
 
-struct strat_thread *run_thread_find(struct onerun *r, uint32_t tid)
+struct strat_thread *run_sites_thread_find(struct onerun *r, uint32_t tid)
 {
 	size_t i;
 

@@ -23,8 +23,8 @@ static const char *action_site(struct onerun *r, const struct tm_thread *t, uint
 	struct sym_site ss;
 	char key[PATH_MAX + 32];
 
-	site_resolve(&r->res, t->tgid, t->gen, addr, &s);
-	syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, buf, len);
+	syncov_resolve(&r->res, t->tgid, t->gen, addr, &s);
+	syncov_site_describe(syncov_site_key(&s, key, sizeof(key)), &ss, buf, len);
 	return buf;
 }
 
@@ -36,9 +36,10 @@ static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64
 	struct sym_site ss;
 	char key[PATH_MAX + 32], text[1024];
 
-	site_resolve(&r->res, t->tgid, t->gen, lock, &s);
+	syncov_resolve(&r->res, t->tgid, t->gen, lock, &s);
 	if (s.object) {
-		syncov_site_describe(site_key(&s, key, sizeof(key)), &ss, text, sizeof(text));
+		syncov_site_describe(syncov_site_key(&s, key, sizeof(key)), &ss, text,
+				     sizeof(text));
 		if (ss.symbol && !ss.is_func) {
 			if (ss.sym_offset)
 				snprintf(buf, len, "%s+%" PRIu64 " (0x%" PRIx64 ")", ss.symbol,
@@ -62,7 +63,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	if (!n)
 		return;
 	run_session_consume(r);
-	run_refresh_vmas(r);
+	run_sites_refresh_vmas(r);
 	dt = xcalloc(n, sizeof(*dt));
 	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
 	names = xcalloc(n, sizeof(*names));
@@ -70,7 +71,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &r->tm.threads[i];
 		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
-		struct strat_thread *rt = run_thread_find(r, t->tid);
+		struct strat_thread *rt = run_sites_thread_find(r, t->tid);
 
 		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
 		dt[i].name = names[i];
@@ -85,8 +86,8 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			for (a = t->nactions; a-- > 0;) {
 				const struct tm_action *x = &t->actions[a];
 
-				if (tm_op_is_acquire(x->op) &&
-				    tm_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
+				if (thread_model_op_is_acquire(x->op) &&
+				    thread_model_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
 					held[nh].site = action_site(r, t, x->site, texts[nt++],
 								    sizeof(texts[0]));
 					break;
@@ -95,7 +96,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			nh++;
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
+		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
 			dt[i].waits_name =
@@ -105,7 +106,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			blocked++;
 		}
 	}
-	if (blocked && deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
+	if (blocked && oracle_deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
 		r->has_deadlock = true;
 	free(dt);
 	free(held);
@@ -180,12 +181,12 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 			held[nh++].lock = t->held[j];
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && tm_action_waits_for_good(last)) {
+		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
 			dt[i].blocked = true;
 			dt[i].waits_for = last->obj;
 		}
 	}
-	len = deadlock_analyze(dt, n, cyc, NULL, 0);
+	len = oracle_deadlock_analyze(dt, n, cyc, NULL, 0);
 	for (k = 0; k < len; k++) {
 		const struct tm_thread *t = &m->threads[cyc[k]];
 		uint64_t w[2] = { t->tid, t->nevents };

@@ -38,7 +38,7 @@ struct json;
 #define RUN_DEFAULT_CAP	    1000
 #define RUN_MAX_JOBS	    64 /* -j */
 #define RUN_DEFAULT_TIMEOUT 30.0
-/* --strategy when none is given (strategies/registry.c); the fallback
+/* --strategy when none is given (strategies/strategy_registry.c); the fallback
  * when the default does not combine with the other options (--serial:
  * the portfolio picks who runs itself). */
 #define RUN_DEFAULT_STRATEGY  "portfolio"

@@ -139,7 +139,7 @@ static void observe_sched_ext(struct sched_run *r)
 {
 	char *ops;
 
-	snprintf(r->state_during, sizeof(r->state_during), "%s", sched_ext_state());
+	snprintf(r->state_during, sizeof(r->state_during), "%s", scx_concsched_state());
 	ops = read_line_file("/sys/kernel/sched_ext/root/ops");
 	snprintf(r->ops_during, sizeof(r->ops_during), "%s", ops ? ops : "");
 	free(ops);
@@ -195,7 +195,7 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	json_arr_end(&j);
 	json_kv_int(&j, "exit_kind", scx_concsched_exit_kind(r->ctl));
 	json_kv_bool(&j, "ejected", scx_concsched_ejected(r->ctl));
-	json_kv_str(&j, "sched_ext_state_after", sched_ext_state());
+	json_kv_str(&j, "sched_ext_state_after", scx_concsched_state());
 	json_obj_end(&j);
 	json_end(&j);
 }
@@ -244,7 +244,7 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 				r[k].max_threads = (int)st.nr_threads;
 			if (!observed)
 				observe_sched_ext(&r[k]);
-			rc = launch_reap(&l[k]);
+			rc = launcher_reap(&l[k]);
 			if (rc < 0)
 				goto out;
 			done[k] = rc > 0;
@@ -260,7 +260,7 @@ static int run_loop(struct sched_run *r, struct launch *l, int n, unsigned run_t
 			for (k = 0; k < n; k++) {
 				scx_concsched_quiesce(r[k].ctl);
 				if (!done[k])
-					launch_kill(&l[k]);
+					launcher_kill(&l[k]);
 			}
 			break;
 		}
@@ -325,7 +325,7 @@ int sched_run_once(struct sched_run *r, int n, const struct scx_concsched_opts *
 	if (err)
 		goto cleanup;
 	for (k = 0; k < n; k++) {
-		err = launch_prepare(lo, &l[k]);
+		err = launcher_prepare(lo, &l[k]);
 		if (err) {
 			cs_err("cannot start %s: %s", path, strerror(-err));
 			goto cleanup;
@@ -342,7 +342,7 @@ int sched_run_once(struct sched_run *r, int n, const struct scx_concsched_opts *
 		scx_concsched_set_active(r[k].ctl, true);
 	}
 	for (k = 0; k < n; k++) {
-		if (launch_release(&l[k], path)) {
+		if (launcher_release(&l[k], path)) {
 			launched[k] = false;
 			goto cleanup;
 		}
@@ -369,7 +369,7 @@ cleanup:
 	for (k = 0; k < n; k++) {
 		if (launched[k] && !l[k].reaped) {
 			scx_concsched_quiesce(r[k].ctl);
-			launch_kill(&l[k]);
+			launcher_kill(&l[k]);
 		}
 	}
 	for (k = n - 1; k >= 0; k--) {

@@ -76,7 +76,7 @@ static void sweep_legacy(const char *host_out)
 	free(dir);
 }
 
-void vm_scratch_sweep(const char *host_out)
+void vm_campaign_scratch_sweep(const char *host_out)
 {
 	const char *parent = scratch_parent();
 	DIR *d = opendir(parent);
@@ -222,16 +222,17 @@ static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
 /* Run `concsched ARGV...` in the VM; when sub, the campaign streams into
  * host_out, and the guest's /out comes back into a scratch directory from
  * which /out/SUB is moved to host_out if the stream did not arrive whole. */
-int run_in_vm(char **guest_argv, const char *host_out, const char *sub, const char *const *carry,
-	      unsigned timeout_s, unsigned cpus)
+int vm_campaign_run(char **guest_argv, const char *host_out, const char *sub,
+		    const char *const *carry, unsigned timeout_s, unsigned cpus)
 {
-	return run_in_vm_records(guest_argv, host_out, sub, carry, timeout_s, cpus, NULL, NULL);
+	return vm_campaign_run_records(guest_argv, host_out, sub, carry, timeout_s, cpus, NULL,
+				       NULL);
 }
 
-int run_in_vm_records(char **guest_argv, const char *host_out, const char *sub,
-		      const char *const *carry, unsigned timeout_s, unsigned cpus,
-		      int (*record_fn)(char kind, const void *data, size_t len, void *arg),
-		      void *record_arg)
+int vm_campaign_run_records(char **guest_argv, const char *host_out, const char *sub,
+			    const char *const *carry, unsigned timeout_s, unsigned cpus,
+			    int (*record_fn)(char kind, const void *data, size_t len, void *arg),
+			    void *record_arg)
 {
 	char *env_dir = xasprintf("CONCSCHED_HOST_DIR=%s", host_out);
 	char host[256] = "", *env_host;
@@ -250,7 +251,7 @@ int run_in_vm_records(char **guest_argv, const char *host_out, const char *sub,
 	env[ne++] = env_host;
 	cs_self_command_env(&env[ne], &env[ne + 1]);
 	ne += 2;
-	if (!sched_ext_supported())
+	if (!onerun_sched_ext_supported())
 		env[ne++] = "CONCSCHED_HOST_NO_SCHED_EXT=1";
 	if (sub) {
 		tmp = xasprintf("%s/" SCRATCH_PREFIX "%d.XXXXXX", scratch_parent(), (int)getpid());

@@ -51,7 +51,7 @@ int ga_init(struct ga *g, const struct ga_gene_spec *spec, uint32_t ngenes,
 	g->spec = spec;
 	g->ngenes = ngenes;
 	g->par = *par;
-	cs_rng_seed(&g->rng, seed);
+	rng_seed(&g->rng, seed);
 	for (uint32_t i = 0; i < par->pop_size; i++) {
 		ga_random_genome(g, g->pop[i].genes);
 		g->pop[i].needs_eval = true;
@@ -62,7 +62,7 @@ int ga_init(struct ga *g, const struct ga_gene_spec *spec, uint32_t ngenes,
 void ga_random_genome(struct ga *g, int32_t *genes)
 {
 	for (uint32_t i = 0; i < g->ngenes; i++)
-		genes[i] = (int32_t)cs_rng_range(&g->rng, g->spec[i].min, g->spec[i].max);
+		genes[i] = (int32_t)rng_range(&g->rng, g->spec[i].min, g->spec[i].max);
 }
 
 uint32_t ga_fittest_of(const struct ga *g, const uint32_t *cand, uint32_t n)
@@ -84,7 +84,7 @@ uint32_t ga_select_tournament(struct ga *g)
 	if (n > GA_MAX_POP)
 		n = GA_MAX_POP;
 	for (uint32_t i = 0; i < n; i++)
-		cand[i] = (uint32_t)cs_rng_below(&g->rng, g->par.pop_size);
+		cand[i] = (uint32_t)rng_below(&g->rng, g->par.pop_size);
 	return ga_fittest_of(g, cand, n);
 }
 
@@ -95,8 +95,8 @@ uint32_t ga_select_proportional(struct ga *g)
 	for (uint32_t i = 0; i < g->par.pop_size; i++)
 		total += g->pop[i].fitness > 0 ? g->pop[i].fitness : 0;
 	if (!(total > 0))
-		return (uint32_t)cs_rng_below(&g->rng, g->par.pop_size);
-	x = cs_rng_double(&g->rng) * total;
+		return (uint32_t)rng_below(&g->rng, g->par.pop_size);
+	x = rng_double(&g->rng) * total;
 	for (uint32_t i = 0; i < g->par.pop_size; i++) {
 		double f = g->pop[i].fitness > 0 ? g->pop[i].fitness : 0;
 
@@ -116,7 +116,7 @@ void ga_crossover_uniform(struct ga *g, int32_t *a, int32_t *b)
 	for (uint32_t i = 0; i < g->ngenes; i++) {
 		int32_t t;
 
-		if (!cs_rng_chance(&g->rng, g->par.crossover_p))
+		if (!rng_chance(&g->rng, g->par.crossover_p))
 			continue;
 		t = a[i];
 		a[i] = b[i];
@@ -135,7 +135,7 @@ static int32_t mutate_ordinal(struct ga *g, const struct ga_gene_spec *s, int32_
 	if (sigma < 2)
 		sigma = 2;
 	for (int tries = 0; tries < 8; tries++) {
-		x = v + llround(cs_rng_gauss(&g->rng) * sigma);
+		x = v + llround(rng_gauss(&g->rng) * sigma);
 		if (x >= s->min && x <= s->max)
 			return (int32_t)x;
 	}
@@ -147,12 +147,12 @@ void ga_mutate(struct ga *g, int32_t *genes)
 	for (uint32_t i = 0; i < g->ngenes; i++) {
 		const struct ga_gene_spec *s = &g->spec[i];
 
-		if (!cs_rng_chance(&g->rng, g->par.mutation_p))
+		if (!rng_chance(&g->rng, g->par.mutation_p))
 			continue;
 		if (s->ordinal)
 			genes[i] = mutate_ordinal(g, s, genes[i]);
 		else /* non-ordinal: any value of the range, the current one included */
-			genes[i] = (int32_t)cs_rng_range(&g->rng, s->min, s->max);
+			genes[i] = (int32_t)rng_range(&g->rng, s->min, s->max);
 	}
 }
 

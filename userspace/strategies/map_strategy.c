@@ -61,7 +61,7 @@ struct map_strategy {
 	struct map_strategy_stats stats;   /* totals */
 	struct map_online **spare;	   /* matchers of ended runs */
 	size_t nspare;
-	struct map_exec own; /* the run of map_run_begin and the calls on s */
+	struct map_exec own; /* the run of map_strategy_run_begin and the calls on s */
 };
 
 static void prefix_key(unsigned pattern, uint32_t x, uint32_t site, char *buf, size_t len)
@@ -75,10 +75,10 @@ static void note_covered(struct map_strategy *s, const struct map_instance *in)
 	char key[64];
 
 	prefix_key(in->pattern, in->x, in->site[0], key, sizeof(key));
-	cov_taskset_add(&s->covered_prefix, key, 1);
+	cov_event_taskset_add(&s->covered_prefix, key, 1);
 }
 
-/* From map_online_feed, under s->lock. */
+/* From map_patterns_online_feed, under s->lock. */
 static void online_hook(void *ctx, const struct map_instance *in, bool is_new)
 {
 	struct map_exec *x = ctx;
@@ -92,15 +92,15 @@ static void online_hook(void *ctx, const struct map_instance *in, bool is_new)
 static void exec_init(struct map_exec *x, struct map_strategy *s, struct map_online *online)
 {
 	x->s = s;
-	cov_taskset_init(&x->tried);
-	x->online = online ? online : map_online_new(s->opts.window);
-	map_online_set_hook(x->online, online_hook, x);
-	cs_rng_seed(&x->rng, 0);
+	cov_event_taskset_init(&x->tried);
+	x->online = online ? online : map_patterns_online_new(s->opts.window);
+	map_patterns_online_set_hook(x->online, online_hook, x);
+	rng_seed(&x->rng, 0);
 }
 
 static void exec_fini(struct map_exec *x)
 {
-	cov_taskset_free(&x->tried);
+	cov_event_taskset_free(&x->tried);
 	free(x->thr);
 }
 
@@ -112,9 +112,9 @@ struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts)
 		s->opts = *opts;
 	if (!s->opts.stall_limit)
 		s->opts.stall_limit = STALL_LIMIT_DEFAULT;
-	cov_taskset_init(&s->covered);
-	cov_taskset_init(&s->covered_prefix);
-	cov_u64map_init(&s->vars_seen);
+	cov_event_taskset_init(&s->covered);
+	cov_event_taskset_init(&s->covered_prefix);
+	cov_event_u64map_init(&s->vars_seen);
 	exec_init(&s->own, s, NULL);
 	s->own.stats = &s->stats;
 	return s;
@@ -124,13 +124,13 @@ void map_strategy_free(struct map_strategy *s)
 {
 	if (!s)
 		return;
-	cov_taskset_free(&s->covered);
-	cov_taskset_free(&s->covered_prefix);
-	cov_u64map_free(&s->vars_seen);
+	cov_event_taskset_free(&s->covered);
+	cov_event_taskset_free(&s->covered_prefix);
+	cov_event_u64map_free(&s->vars_seen);
 	exec_fini(&s->own);
-	map_online_free(s->own.online);
+	map_patterns_online_free(s->own.online);
 	while (s->nspare)
-		map_online_free(s->spare[--s->nspare]);
+		map_patterns_online_free(s->spare[--s->nspare]);
 	free(s->spare);
 	free(s);
 }
@@ -139,10 +139,10 @@ void map_strategy_mark_covered(struct map_strategy *s, const char *key)
 {
 	struct map_instance in;
 
-	if (map_instance_parse(key, &in))
+	if (map_patterns_instance_parse(key, &in))
 		return;
 	cs_lock_acquire(&s->lock);
-	cov_taskset_add(&s->covered, key, 1);
+	cov_event_taskset_add(&s->covered, key, 1);
 	note_covered(s, &in);
 	cs_lock_release(&s->lock);
 }
@@ -166,16 +166,16 @@ static void target_clear(struct map_exec *x)
 /* A new run on x: no threads, no target, nothing tried, an empty window. */
 static void exec_begin(struct map_exec *x, uint64_t seed)
 {
-	cs_rng_seed(&x->rng, seed);
+	rng_seed(&x->rng, seed);
 	memset(x->thr, 0, x->nthr * sizeof(*x->thr));
-	cov_taskset_free(&x->tried);
-	cov_taskset_init(&x->tried);
-	map_online_run_begin(x->online);
+	cov_event_taskset_free(&x->tried);
+	cov_event_taskset_init(&x->tried);
+	map_patterns_online_run_begin(x->online);
 	target_clear(x);
 	x->stats->runs++;
 }
 
-struct map_exec *map_exec_new(struct map_strategy *s, uint64_t seed)
+struct map_exec *map_strategy_exec_new(struct map_strategy *s, uint64_t seed)
 {
 	struct map_exec *x = xcalloc(1, sizeof(*x));
 	struct map_online *online = NULL;
@@ -206,14 +206,14 @@ static void stats_add(struct map_strategy_stats *to, const struct map_strategy_s
 	to->covered_new += from->covered_new;
 }
 
-void map_exec_end(struct map_exec *x)
+void map_strategy_exec_end(struct map_exec *x)
 {
 	struct map_strategy *s;
 
 	if (!x)
 		return;
 	s = x->s;
-	map_online_run_begin(x->online); /* its windows' memory goes now */
+	map_patterns_online_run_begin(x->online); /* its windows' memory goes now */
 	cs_lock_acquire(&s->lock);
 	stats_add(&s->stats, &x->counts);
 	s->spare = xrealloc(s->spare, (s->nspare + 1) * sizeof(*s->spare));
@@ -223,7 +223,7 @@ void map_exec_end(struct map_exec *x)
 	free(x);
 }
 
-void map_run_begin(struct map_strategy *s, uint64_t seed)
+void map_strategy_run_begin(struct map_strategy *s, uint64_t seed)
 {
 	exec_begin(&s->own, seed);
 }
@@ -247,17 +247,17 @@ static void target_abandon(struct map_exec *x)
 	if (!x->target.active)
 		return;
 	prefix_key(x->target.pattern, x->target.x, x->target.site[0], key, sizeof(key));
-	cov_taskset_add(&x->tried, key, 1);
+	cov_event_taskset_add(&x->tried, key, 1);
 	x->stats->targets_abandoned++;
 	target_clear(x);
 }
 
-void map_exec_thread_start(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_start(struct map_exec *x, uint32_t t)
 {
 	thr(x, t)->state = T_ENABLED;
 }
 
-void map_exec_thread_blocked(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_blocked(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -265,7 +265,7 @@ void map_exec_thread_blocked(struct map_exec *x, uint32_t t)
 		m->state = T_BLOCKED;
 }
 
-void map_exec_thread_runnable(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_runnable(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -281,7 +281,7 @@ static bool target_needs(const struct map_exec *x, uint32_t t)
 
 	if (!g->active)
 		return false;
-	p = map_pattern_get(g->pattern);
+	p = map_patterns_get(g->pattern);
 	for (unsigned j = g->next; j < p->nsteps; j++) {
 		if (p->step[j].role == MAP_ROLE_A && g->a == t)
 			return true;
@@ -291,7 +291,7 @@ static bool target_needs(const struct map_exec *x, uint32_t t)
 	return false;
 }
 
-void map_exec_thread_exit(struct map_exec *x, uint32_t t)
+void map_strategy_exec_thread_exit(struct map_exec *x, uint32_t t)
 {
 	struct mthr *m = thr(x, t);
 
@@ -311,9 +311,9 @@ static bool is_next_step(const struct map_exec *x, uint32_t t, uint32_t var, uns
 
 	if (!g->active)
 		return false;
-	p = map_pattern_get(g->pattern);
+	p = map_patterns_get(g->pattern);
 	st = &p->step[g->next];
-	if (!map_step_accepts(st, op))
+	if (!map_patterns_step_accepts(st, op))
 		return false;
 	if (st->var == MAP_VAR_X && var != g->x)
 		return false;
@@ -331,8 +331,8 @@ static bool is_scheduling_point(const struct map_exec *x, uint32_t var)
 	return g->active && (var == g->x || (g->has_y && var == g->y));
 }
 
-enum map_verdict map_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site, uint32_t var,
-					unsigned op)
+enum map_verdict map_strategy_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site,
+						 uint32_t var, unsigned op)
 {
 	struct mthr *m = thr(x, t);
 	bool was_paused = m->paused;
@@ -369,20 +369,21 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	char key[64];
 
 	for (unsigned id = 1; id <= MAP_NPATTERNS; id++) {
-		const struct map_pattern *p = map_pattern_get(id);
+		const struct map_pattern *p = map_patterns_get(id);
 
-		if (!map_step_accepts(&p->step[0], ev->op))
+		if (!map_patterns_step_accepts(&p->step[0], ev->op))
 			continue;
 		if (p->nvars == 2 && !var_seen_other(s))
 			continue;
 		prefix_key(id, ev->obj, ev->site, key, sizeof(key));
-		if (cov_taskset_has(&s->covered_prefix, key) || cov_taskset_has(&x->tried, key))
+		if (cov_event_taskset_has(&s->covered_prefix, key) ||
+		    cov_event_taskset_has(&x->tried, key))
 			continue;
 		cand[ncand++] = id;
 	}
 	if (!ncand)
 		return;
-	pick = cand[cs_rng_below(&x->rng, ncand)];
+	pick = cand[rng_below(&x->rng, ncand)];
 	for (unsigned i = 0; i < ncand && !s->opts.no_prefer_ww; i++)
 		if (cand[i] == 3)
 			pick = 3;
@@ -402,7 +403,7 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 static void target_advance(struct map_exec *x, const struct cov_event *ev)
 {
 	struct map_target *g = &x->target;
-	const struct map_pattern *p = map_pattern_get(g->pattern);
+	const struct map_pattern *p = map_patterns_get(g->pattern);
 	const struct map_step *st = &p->step[g->next];
 	struct map_instance in;
 	char key[160];
@@ -424,7 +425,8 @@ static void target_advance(struct map_exec *x, const struct cov_event *ev)
 	 * narrower than the target's span. */
 	in = (struct map_instance){ .pattern = g->pattern, .x = g->x, .y = g->y };
 	memcpy(in.site, g->site, sizeof(in.site));
-	if (cov_taskset_add(&x->s->covered, map_instance_key(&in, key, sizeof(key)), 1)) {
+	if (cov_event_taskset_add(&x->s->covered, map_patterns_instance_key(&in, key, sizeof(key)),
+				  1)) {
 		x->stats->covered_new++;
 		note_covered(x->s, &in);
 	}
@@ -432,12 +434,12 @@ static void target_advance(struct map_exec *x, const struct cov_event *ev)
 	target_clear(x);
 }
 
-void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
+void map_strategy_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 {
 	struct map_strategy *s = x->s;
 	struct mthr *m;
 
-	if (!cov_op_is_access(ev->op))
+	if (!cov_event_op_is_access(ev->op))
 		return;
 	m = thr(x, ev->thread);
 	if (m->paused) {
@@ -450,8 +452,8 @@ void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 	/* The coverage this access adds, and the target it may start, are
 	 * the campaign's: one run at a time touches them. */
 	cs_lock_acquire(&s->lock);
-	cov_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
-	map_online_feed(x->online, ev, &s->covered);
+	cov_event_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
+	map_patterns_online_feed(x->online, ev, &s->covered);
 	if (x->target.active && is_next_step(x, ev->thread, ev->obj, ev->op))
 		target_advance(x, ev);
 	else if (!x->target.active)
@@ -459,7 +461,7 @@ void map_exec_after_access(struct map_exec *x, const struct cov_event *ev)
 	cs_lock_release(&s->lock);
 }
 
-bool map_exec_all_enabled_paused(const struct map_exec *x)
+bool map_strategy_exec_all_enabled_paused(const struct map_exec *x)
 {
 	bool any = false;
 
@@ -475,7 +477,7 @@ bool map_exec_all_enabled_paused(const struct map_exec *x)
 	return any;
 }
 
-int map_exec_choose_release(struct map_exec *x, struct map_release *out)
+int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out)
 {
 	uint32_t paused[256], n = 0, pick = UINT32_MAX;
 	enum map_release_why why = MAP_REL_RANDOM;
@@ -498,7 +500,7 @@ int map_exec_choose_release(struct map_exec *x, struct map_release *out)
 		}
 	}
 	if (pick == UINT32_MAX) {
-		pick = paused[cs_rng_below(&x->rng, n)];
+		pick = paused[rng_below(&x->rng, n)];
 		if (++x->target.stalls >= x->s->opts.stall_limit)
 			target_abandon(x);
 	}
@@ -514,80 +516,80 @@ int map_exec_choose_release(struct map_exec *x, struct map_release *out)
 	return 0;
 }
 
-bool map_exec_is_paused(const struct map_exec *x, uint32_t t)
+bool map_strategy_exec_is_paused(const struct map_exec *x, uint32_t t)
 {
 	return t < x->nthr && x->thr[t].paused;
 }
 
-const struct map_target *map_exec_target(const struct map_exec *x)
+const struct map_target *map_strategy_exec_target(const struct map_exec *x)
 {
 	return &x->target;
 }
 
-uint64_t map_exec_generation(const struct map_exec *x)
+uint64_t map_strategy_exec_generation(const struct map_exec *x)
 {
 	return x->generation;
 }
 
-const struct map_strategy_stats *map_exec_stats(const struct map_exec *x)
+const struct map_strategy_stats *map_strategy_exec_stats(const struct map_exec *x)
 {
 	return x->stats;
 }
 
 /* ---- the strategy's own run ------------------------------------------------------------ */
 
-void map_thread_start(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_start(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_start(&s->own, t);
+	map_strategy_exec_thread_start(&s->own, t);
 }
 
-void map_thread_blocked(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_blocked(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_blocked(&s->own, t);
+	map_strategy_exec_thread_blocked(&s->own, t);
 }
 
-void map_thread_runnable(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_runnable(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_runnable(&s->own, t);
+	map_strategy_exec_thread_runnable(&s->own, t);
 }
 
-void map_thread_exit(struct map_strategy *s, uint32_t t)
+void map_strategy_thread_exit(struct map_strategy *s, uint32_t t)
 {
-	map_exec_thread_exit(&s->own, t);
+	map_strategy_exec_thread_exit(&s->own, t);
 }
 
-enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
-				   unsigned op)
+enum map_verdict map_strategy_before_access(struct map_strategy *s, uint32_t t, uint32_t site,
+					    uint32_t var, unsigned op)
 {
-	return map_exec_before_access(&s->own, t, site, var, op);
+	return map_strategy_exec_before_access(&s->own, t, site, var, op);
 }
 
-void map_after_access(struct map_strategy *s, const struct cov_event *ev)
+void map_strategy_after_access(struct map_strategy *s, const struct cov_event *ev)
 {
-	map_exec_after_access(&s->own, ev);
+	map_strategy_exec_after_access(&s->own, ev);
 }
 
-bool map_all_enabled_paused(const struct map_strategy *s)
+bool map_strategy_all_enabled_paused(const struct map_strategy *s)
 {
-	return map_exec_all_enabled_paused(&s->own);
+	return map_strategy_exec_all_enabled_paused(&s->own);
 }
 
-int map_choose_release(struct map_strategy *s, struct map_release *out)
+int map_strategy_choose_release(struct map_strategy *s, struct map_release *out)
 {
-	return map_exec_choose_release(&s->own, out);
+	return map_strategy_exec_choose_release(&s->own, out);
 }
 
-bool map_is_paused(const struct map_strategy *s, uint32_t t)
+bool map_strategy_is_paused(const struct map_strategy *s, uint32_t t)
 {
-	return map_exec_is_paused(&s->own, t);
+	return map_strategy_exec_is_paused(&s->own, t);
 }
 
-const struct map_target *map_current_target(const struct map_strategy *s)
+const struct map_target *map_strategy_current_target(const struct map_strategy *s)
 {
-	return map_exec_target(&s->own);
+	return map_strategy_exec_target(&s->own);
 }
 
-uint64_t map_target_generation(const struct map_strategy *s)
+uint64_t map_strategy_target_generation(const struct map_strategy *s)
 {
-	return map_exec_generation(&s->own);
+	return map_strategy_exec_generation(&s->own);
 }

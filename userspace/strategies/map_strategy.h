@@ -17,7 +17,7 @@
  *    y once bound). A thread about to perform the target's next step
  *    proceeds at once (eager); any other thread at a scheduling point is
  *    paused. Accesses to other variables are not scheduling points.
- *  - When every enabled thread is paused, map_choose_release releases the
+ *  - When every enabled thread is paused, map_strategy_choose_release releases the
  *    paused thread whose pending access is the target's next step, or, if
  *    none is, one chosen at random (seeded). After `stall_limit` random
  *    releases without progress the target is abandoned for this run; it
@@ -25,8 +25,8 @@
  *  - Coverage (instances found by an online matcher, window as in
  *    map_patterns.h) is kept across runs; map_strategy_mark_covered
  *    restores it from an earlier campaign.
- * Whenever the target changes, map_target_generation() changes: the
- * caller should then call map_before_access again for each paused thread
+ * Whenever the target changes, map_strategy_target_generation() changes: the
+ * caller should then call map_strategy_before_access again for each paused thread
  * (re-evaluation; PROCEED means release it now).
  *
  * Runs at once (run -j N): a struct map_strategy holds what the runs
@@ -35,10 +35,10 @@
  * flight has a struct map_exec with what is its own (the RNG, its threads,
  * its target, the prefixes it tried, its window of accesses, its counts).
  * An instance a run covers is covered for every other run at once: their
- * next targets skip it. A run's counts join the totals at map_exec_end.
- * The map_* calls without "exec" below drive the strategy's own run, one
+ * next targets skip it. A run's counts join the totals at map_strategy_exec_end.
+ * The map_strategy_* calls without "exec" below drive the strategy's own run, one
  * run at a time, with its counts in the totals as they happen; they must
- * not be mixed with runs of map_exec_new that are in flight.
+ * not be mixed with runs of map_strategy_exec_new that are in flight.
  */
 #ifndef CONCSCHED_MAP_STRATEGY_H
 #define CONCSCHED_MAP_STRATEGY_H
@@ -101,7 +101,7 @@ struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts);
 void map_strategy_free(struct map_strategy *s);
 /* Restore a covered instance key from an earlier run/campaign. */
 void map_strategy_mark_covered(struct map_strategy *s, const char *key);
-/* The covered instances; read it while no run of map_exec_new is in
+/* The covered instances; read it while no run of map_strategy_exec_new is in
  * flight (another run may add to it). */
 const struct cov_taskset *map_strategy_covered(const struct map_strategy *s);
 /* The totals: the strategy's own run as it goes, other runs once ended. */
@@ -110,49 +110,49 @@ const struct map_strategy_stats *map_strategy_stats(const struct map_strategy *s
 /* ---- runs at once: each its own state over the shared coverage ---------- */
 
 /* A run begins (seeded): its own threads, target and RNG. */
-struct map_exec *map_exec_new(struct map_strategy *s, uint64_t seed);
+struct map_exec *map_strategy_exec_new(struct map_strategy *s, uint64_t seed);
 /* It ended: its counts join the totals; x is freed. */
-void map_exec_end(struct map_exec *x);
+void map_strategy_exec_end(struct map_exec *x);
 
-void map_exec_thread_start(struct map_exec *x, uint32_t t);
-void map_exec_thread_blocked(struct map_exec *x, uint32_t t);
-void map_exec_thread_runnable(struct map_exec *x, uint32_t t);
-void map_exec_thread_exit(struct map_exec *x, uint32_t t);
-enum map_verdict map_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site, uint32_t var,
-					unsigned op);
-void map_exec_after_access(struct map_exec *x, const struct cov_event *ev);
-bool map_exec_all_enabled_paused(const struct map_exec *x);
-int map_exec_choose_release(struct map_exec *x, struct map_release *out);
-bool map_exec_is_paused(const struct map_exec *x, uint32_t t);
-const struct map_target *map_exec_target(const struct map_exec *x);
-uint64_t map_exec_generation(const struct map_exec *x);
+void map_strategy_exec_thread_start(struct map_exec *x, uint32_t t);
+void map_strategy_exec_thread_blocked(struct map_exec *x, uint32_t t);
+void map_strategy_exec_thread_runnable(struct map_exec *x, uint32_t t);
+void map_strategy_exec_thread_exit(struct map_exec *x, uint32_t t);
+enum map_verdict map_strategy_exec_before_access(struct map_exec *x, uint32_t t, uint32_t site,
+						 uint32_t var, unsigned op);
+void map_strategy_exec_after_access(struct map_exec *x, const struct cov_event *ev);
+bool map_strategy_exec_all_enabled_paused(const struct map_exec *x);
+int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out);
+bool map_strategy_exec_is_paused(const struct map_exec *x, uint32_t t);
+const struct map_target *map_strategy_exec_target(const struct map_exec *x);
+uint64_t map_strategy_exec_generation(const struct map_exec *x);
 /* This run's counts so far (not yet in the totals). */
-const struct map_strategy_stats *map_exec_stats(const struct map_exec *x);
+const struct map_strategy_stats *map_strategy_exec_stats(const struct map_exec *x);
 
 /* ---- the strategy's own run: the same calls, one run at a time ---------- */
 
-void map_run_begin(struct map_strategy *s, uint64_t seed);
+void map_strategy_run_begin(struct map_strategy *s, uint64_t seed);
 
 /* Thread lifecycle, as in tsa.h: blocked = waiting in the kernel. */
-void map_thread_start(struct map_strategy *s, uint32_t t);
-void map_thread_blocked(struct map_strategy *s, uint32_t t);
-void map_thread_runnable(struct map_strategy *s, uint32_t t);
-void map_thread_exit(struct map_strategy *s, uint32_t t);
+void map_strategy_thread_start(struct map_strategy *s, uint32_t t);
+void map_strategy_thread_blocked(struct map_strategy *s, uint32_t t);
+void map_strategy_thread_runnable(struct map_strategy *s, uint32_t t);
+void map_strategy_thread_exit(struct map_strategy *s, uint32_t t);
 
 /* Thread t is about to access `var` at `site` (op CS_OP_READ/WRITE/RW).
- * PAUSE: park it until map_choose_release names it (or a re-evaluation
+ * PAUSE: park it until map_strategy_choose_release names it (or a re-evaluation
  * says PROCEED). */
-enum map_verdict map_before_access(struct map_strategy *s, uint32_t t, uint32_t site, uint32_t var,
-				   unsigned op);
+enum map_verdict map_strategy_before_access(struct map_strategy *s, uint32_t t, uint32_t site,
+					    uint32_t var, unsigned op);
 /* An access was executed (feeds coverage and the target's progress). */
-void map_after_access(struct map_strategy *s, const struct cov_event *ev);
+void map_strategy_after_access(struct map_strategy *s, const struct cov_event *ev);
 
-bool map_all_enabled_paused(const struct map_strategy *s);
+bool map_strategy_all_enabled_paused(const struct map_strategy *s);
 /* Pick the paused thread to release and unpause it. 0 or -EAGAIN. */
-int map_choose_release(struct map_strategy *s, struct map_release *out);
+int map_strategy_choose_release(struct map_strategy *s, struct map_release *out);
 
-bool map_is_paused(const struct map_strategy *s, uint32_t t);
-const struct map_target *map_current_target(const struct map_strategy *s);
-uint64_t map_target_generation(const struct map_strategy *s);
+bool map_strategy_is_paused(const struct map_strategy *s, uint32_t t);
+const struct map_target *map_strategy_current_target(const struct map_strategy *s);
+uint64_t map_strategy_target_generation(const struct map_strategy *s);
 
 #endif

@@ -406,7 +406,7 @@ static void random_seeding(struct cs_rng *r, struct noise_seed_cfg *s, enum nois
 	const struct strength_ref *ref = &strength_refs[kind];
 
 	s->kind = kind;
-	s->lo = s->hi = (uint32_t)cs_rng_range(r, ref->low, ref->high);
+	s->lo = s->hi = (uint32_t)rng_range(r, ref->low, ref->high);
 }
 
 void noise_config_random(struct cs_rng *r, struct noise_config *c)
@@ -415,16 +415,16 @@ void noise_config_random(struct cs_rng *r, struct noise_config *c)
 						    NOISE_SEED_BUSYWAIT, NOISE_SEED_WAIT };
 
 	memset(c, 0, sizeof(*c));
-	c->placement = (enum noise_placement)cs_rng_below(r, NOISE_PLACE__COUNT);
+	c->placement = (enum noise_placement)rng_below(r, NOISE_PLACE__COUNT);
 	/* seed 004: useful frequencies are 5-50 %. */
-	c->freq = (uint32_t)cs_rng_range(r, 50, 500);
-	random_seeding(r, &c->seed, (enum noise_seeding)cs_rng_below(r, NOISE_SEED__COUNT));
-	random_seeding(r, &c->read, basic[cs_rng_below(r, ARRAY_SIZE(basic))]);
-	random_seeding(r, &c->write, basic[cs_rng_below(r, ARRAY_SIZE(basic))]);
+	c->freq = (uint32_t)rng_range(r, 50, 500);
+	random_seeding(r, &c->seed, (enum noise_seeding)rng_below(r, NOISE_SEED__COUNT));
+	random_seeding(r, &c->read, basic[rng_below(r, ARRAY_SIZE(basic))]);
+	random_seeding(r, &c->write, basic[rng_below(r, ARRAY_SIZE(basic))]);
 	if (c->placement != NOISE_PLACE_READ_WRITE)
 		c->read = c->write = c->seed;
-	c->halt_one = cs_rng_chance(r, 0.25);
-	c->timeout_tamper = cs_rng_chance(r, 0.25);
+	c->halt_one = rng_chance(r, 0.25);
+	c->timeout_tamper = rng_chance(r, 0.25);
 }
 
 /* ---- decisions ------------------------------------------------------------ */
@@ -433,14 +433,14 @@ void noise_run_begin(struct noise_run *r, const struct noise_config *c, uint64_t
 {
 	memset(r, 0, sizeof(*r));
 	r->cfg = *c;
-	cs_rng_seed(&r->rng, seed);
+	rng_seed(&r->rng, seed);
 }
 
 void noise_run_choose_var(struct noise_run *r, const uint64_t *vars, size_t n)
 {
 	if (!n)
 		return;
-	r->var = vars[cs_rng_below(&r->rng, n)];
+	r->var = vars[rng_below(&r->rng, n)];
 	r->var_chosen = true;
 }
 
@@ -481,7 +481,7 @@ static bool frequency_fires(struct noise_run *r, const struct noise_point *pt)
 
 	if (r->cfg.placement == NOISE_PLACE_COVERAGE)
 		p /= 1.0 + log2(1.0 + (double)pt->site_hits);
-	return cs_rng_chance(&r->rng, p);
+	return rng_chance(&r->rng, p);
 }
 
 static const struct noise_seed_cfg *seeding_for(const struct noise_run *r,
@@ -500,7 +500,7 @@ static struct noise_decision seeding_action(struct noise_run *r, const struct no
 {
 	static const enum noise_act mixed[] = { NOISE_ACT_YIELD, NOISE_ACT_SLEEP,
 						NOISE_ACT_BUSYWAIT, NOISE_ACT_WAIT };
-	int64_t n = cs_rng_range(&r->rng, s->lo, s->hi);
+	int64_t n = rng_range(&r->rng, s->lo, s->hi);
 	struct noise_decision d = { NOISE_ACT_NONE, n };
 
 	switch (s->kind) {
@@ -525,10 +525,10 @@ static struct noise_decision seeding_action(struct noise_run *r, const struct no
 		break;
 	case NOISE_SEED_PRIORITY:
 		d.act = NOISE_ACT_PRIORITY;
-		d.n = cs_rng_chance(&r->rng, 0.5) ? n : -n;
+		d.n = rng_chance(&r->rng, 0.5) ? n : -n;
 		break;
 	case NOISE_SEED_MIXED:
-		d.act = mixed[cs_rng_below(&r->rng, ARRAY_SIZE(mixed))];
+		d.act = mixed[rng_below(&r->rng, ARRAY_SIZE(mixed))];
 		if (d.act == NOISE_ACT_YIELD)
 			d.n = n / MIXED_US_PER_YIELD > 0 ? n / MIXED_US_PER_YIELD : 1;
 		break;
@@ -549,7 +549,7 @@ struct noise_decision noise_decide(struct noise_run *r, const struct noise_point
 	r->eligible++;
 	if (!frequency_fires(r, pt))
 		return d;
-	if (r->cfg.halt_one && cs_rng_permille(&r->rng, HALT_ONE_PERMILLE))
+	if (r->cfg.halt_one && rng_permille(&r->rng, HALT_ONE_PERMILLE))
 		d.act = NOISE_ACT_HALT;
 	else
 		d = seeding_action(r, seeding_for(r, pt));
@@ -562,11 +562,11 @@ uint64_t noise_tamper_timeout(struct noise_run *r, uint64_t timeout_ns)
 	uint32_t pct;
 
 	if (r->cfg.seed.kind == NOISE_SEED_TIMEOUT)
-		pct = (uint32_t)cs_rng_range(&r->rng, r->cfg.seed.lo, r->cfg.seed.hi);
+		pct = (uint32_t)rng_range(&r->rng, r->cfg.seed.lo, r->cfg.seed.hi);
 	else if (r->cfg.timeout_tamper)
 		pct = TAMPER_DEFAULT_PCT;
 	else
 		return timeout_ns;
 	/* Cut a uniform share of up to pct % off the program's timeout. */
-	return timeout_ns - cs_rng_below(&r->rng, timeout_ns / 100 * pct + 1);
+	return timeout_ns - rng_below(&r->rng, timeout_ns / 100 * pct + 1);
 }

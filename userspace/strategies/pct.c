@@ -22,10 +22,10 @@ int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
 		return -EINVAL;
 	p->depth = depth;
 	p->k = k;
-	cs_rng_seed(&p->rng, seed);
+	rng_seed(&p->rng, seed);
 	/* d-1 distinct change points, uniform in [1, k]. */
 	while (p->nchange < depth - 1) {
-		uint64_t c = 1 + cs_rng_below(&p->rng, k);
+		uint64_t c = 1 + rng_below(&p->rng, k);
 		bool dup = false;
 
 		for (uint32_t i = 0; i < p->nchange; i++)
@@ -58,7 +58,7 @@ void pct_thread_add(struct pct *p, uint32_t t)
 	p->threads[t].known = 1;
 	/* A fresh random key per thread orders the threads by a uniformly
 	 * random permutation, whatever order they appear in. */
-	p->threads[t].key = cs_rng_next(&p->rng);
+	p->threads[t].key = rng_next(&p->rng);
 }
 
 /* Does a run before b? */

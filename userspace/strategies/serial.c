@@ -9,7 +9,7 @@
 
 #include "kernel/policy.h"
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
 
 static const char *const serial_names[] = { "off", "fifo", "random", "prio" };
@@ -35,7 +35,7 @@ void serial_list_init(struct serial_list *l, enum cs_serial_mode mode, uint64_t 
 {
 	memset(l, 0, sizeof(*l));
 	l->mode = mode;
-	cs_rng_seed(&l->rng, run_seed ^ 0x73657269616cULL);
+	rng_seed(&l->rng, run_seed ^ 0x73657269616cULL);
 }
 
 void serial_list_free(struct serial_list *l)
@@ -91,7 +91,7 @@ size_t serial_list_choose(struct serial_list *l, const struct strat_run *r)
 	/* fifo: the oldest thread (first in creation-path order) runs until
 	 * it blocks, ends or waits for a younger one; random: a seeded
 	 * choice. Either way no tid or timing enters. */
-	chosen = order[l->mode == CS_SERIAL_FIFO ? 0 : cs_rng_below(&l->rng, l->n)].ti;
+	chosen = order[l->mode == CS_SERIAL_FIFO ? 0 : rng_below(&l->rng, l->n)].ti;
 	for (i = 0; i < l->n; i++)
 		if (l->v[i].ti == chosen)
 			pick = i;
@@ -274,7 +274,7 @@ static const struct strategy_ops serial_ops = {
 	.all_parked = serial_all_parked,
 };
 
-struct strategy *strategy_serial_wrap(struct strategy *inner, enum cs_serial_mode mode)
+struct strategy *serial_wrap(struct strategy *inner, enum cs_serial_mode mode)
 {
 	struct strategy *s = xcalloc(1, sizeof(*s));
 	struct serial_strat *ss = xcalloc(1, sizeof(*ss));

@@ -50,6 +50,6 @@ void serial_list_release(struct serial_list *l, struct strat_run *r, size_t i);
 const char *serial_mode_name(enum cs_serial_mode m);
 int serial_mode_parse(const char *s, enum cs_serial_mode *m);
 
-struct strategy *strategy_serial_wrap(struct strategy *inner, enum cs_serial_mode mode);
+struct strategy *serial_wrap(struct strategy *inner, enum cs_serial_mode mode);
 
 #endif

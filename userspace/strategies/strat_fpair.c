@@ -7,7 +7,7 @@
  * The profile: every probed access the runs reach (its function, variable,
  * read/write and the locks held) goes into the table; after each run the
  * pairs are grouped again over the grown profile (a pair keeps its
- * attempts). Each run targets one pair (f, g) chosen by fpair_next: the
+ * attempts). Each run targets one pair (f, g) chosen by metrics_fpair_next: the
  * high group first (a shared variable written on one side whose maximum
  * protecting locksets do not intersect), by S(p) = max(|r - c|, 1) * r;
  * pairs that always hold a common lock are dropped. The first run has no
@@ -33,7 +33,7 @@
  * blocked elsewhere) or when a held thread left (the watchdog), and then
  * the thread goes on; at most FP_HOLDS holds per run. Every release is
  * logged, so a run replays in its order. The fpair metric measures which
- * pairs ran concurrently; fpair_record counts the attempt and whether it
+ * pairs ran concurrently; metrics_fpair_record counts the attempt and whether it
  * was covered. Each run's configuration records "fpair": {"f", "g",
  * "group"} (campaign function ids, "high" or "low"), its note whether the
  * target was met. docs/strategies.md "fpair".
@@ -43,7 +43,7 @@
  * the accesses its points see and adds them to the profile at its end, in
  * the order seen (nothing reads the profile during a run, so one run at a
  * time profiles as before); a run's target is marked in flight from its
- * begin to its end, and fpair_next passes over the pairs in flight, so
+ * begin to its end, and metrics_fpair_next passes over the pairs in flight, so
  * runs at once target different pairs while there are enough.
  */
 #include <errno.h>
@@ -129,7 +129,7 @@ static struct fp_thread *fp_thread(struct fpair_run *fr, size_t i)
 	return &fr->th[i];
 }
 
-/* What fpair_profile_add reads of an access: its function, variable,
+/* What metrics_fpair_profile_add reads of an access: its function, variable,
  * operation and locks held, hashed. */
 static uint64_t access_key(const struct cov_event *ev)
 {
@@ -160,7 +160,7 @@ static void keep_access(struct fpair_run *fr, const struct cov_event *ev)
 
 	if (!ev->func)
 		return; /* the profile skips it too */
-	idx = cov_u64map_put(&fr->seen_index, key, fr->nseen, &created);
+	idx = cov_event_u64map_put(&fr->seen_index, key, fr->nseen, &created);
 	if (!created && same_access(&fr->seen[*idx], ev))
 		return;
 	/* a new access, or another one with the same hash: kept (the index
@@ -181,7 +181,7 @@ static int fpair_init(struct strategy *s, const char *opts, char *err, size_t er
 		return -EINVAL;
 	}
 	fs = xcalloc(1, sizeof(*fs));
-	fs->t = fpair_table_new();
+	fs->t = metrics_fpair_table_new();
 	s->priv = fs;
 	return 0;
 }
@@ -191,7 +191,7 @@ static void fpair_destroy(struct strategy *s)
 	struct fpair_strat *fs = s->priv;
 
 	if (fs)
-		fpair_table_free(fs->t);
+		metrics_fpair_table_free(fs->t);
 	free(fs);
 	s->priv = NULL;
 }
@@ -213,15 +213,15 @@ static void fpair_run_begin(struct strategy *s, struct strat_run *r)
 	struct fpair_strat *fs = s->priv;
 	struct fpair_run *fr = xcalloc(1, sizeof(*fr));
 
-	cov_u64map_init(&fr->seen_index);
-	fr->target = fs->kept && !fpair_next(fs->t, &fr->f, &fr->g);
+	cov_event_u64map_init(&fr->seen_index);
+	fr->target = fs->kept && !metrics_fpair_next(fs->t, &fr->f, &fr->g);
 	if (fr->target) {
 		uint64_t tries, covered;
 
-		fr->group = fpair_group_of(fs->t, fr->f, fr->g);
-		if (!fpair_counts(fs->t, fr->f, fr->g, &tries, &covered))
+		fr->group = metrics_fpair_group_of(fs->t, fr->f, fr->g);
+		if (!metrics_fpair_counts(fs->t, fr->f, fr->g, &tries, &covered))
 			fr->pattern = covered;
-		fpair_fly(fs->t, fr->f, fr->g, true);
+		metrics_fpair_fly(fs->t, fr->f, fr->g, true);
 	}
 	r->priv = fr;
 }
@@ -249,10 +249,11 @@ static void fpair_note_run(struct fpair_strat *fs, struct fpair_run *fr, struct 
 	uint64_t attempts = 0, covered = 0;
 	char note[256], line[160] = "";
 
-	fpair_record(fs->t, fr->f, fr->g, fr->met);
+	metrics_fpair_record(fs->t, fr->f, fr->g, fr->met);
 	fs->targeted++;
 	fs->met += fr->met;
-	if (fr->met && !fpair_counts(fs->t, fr->f, fr->g, &attempts, &covered) && covered == 1) {
+	if (fr->met && !metrics_fpair_counts(fs->t, fr->f, fr->g, &attempts, &covered) &&
+	    covered == 1) {
 		fs->pairs_met++;
 		snprintf(line, sizeof(line),
 			 "fpair: functions f%u and f%u ran concurrently, at attempt %" PRIu64
@@ -276,14 +277,14 @@ static void fpair_run_end(struct strategy *s, struct strat_run *r, struct strat_
 		return;
 	/* The run's profile first, as if its points had added it. */
 	for (size_t i = 0; i < fr->nseen; i++)
-		fpair_profile_add(fs->t, &fr->seen[i]);
+		metrics_fpair_profile_add(fs->t, &fr->seen[i]);
 	if (fr->target)
-		fpair_fly(fs->t, fr->f, fr->g, false);
+		metrics_fpair_fly(fs->t, fr->f, fr->g, false);
 	if (o->ran && fr->target)
 		fpair_note_run(fs, fr, c);
-	fs->kept = fpair_group(fs->t);
+	fs->kept = metrics_fpair_group(fs->t);
 	free(fr->seen);
-	cov_u64map_free(&fr->seen_index);
+	cov_event_u64map_free(&fr->seen_index);
 	free(fr->th);
 	free(fr);
 	r->priv = NULL;

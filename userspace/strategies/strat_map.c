@@ -5,7 +5,7 @@
  * the campaign finds the shared variables and which of them a write may
  * meet concurrently ("contended"); only accesses to those are steered.
  *
- * Every probed access parks; map_before_access decides. Synchronization
+ * Every probed access parks; map_strategy_before_access decides. Synchronization
  * points park too and go on at once: the run's observed schedule then
  * holds their order, which a replay enforces (a lost wake-up is an order
  * of a signal and a wait, not of accesses). PROCEED releases
@@ -15,7 +15,7 @@
  * and no other access to that variable is let go before that (else two
  * released threads would race for the order the engine chose). At each
  * all-parked note: re-evaluate the kept threads against the current target
- * (PROCEED -> release), else map_choose_release. Every release of a kept
+ * (PROCEED -> release), else map_strategy_choose_release. Every release of a kept
  * thread is logged (DECLOG_RELEASE, arg = enum map_release_why, or
  * MAP_REL_REEVAL) so `replay` re-applies them in order. Covered patterns
  * carry across runs: the campaign's coverage is one struct map_strategy,
@@ -128,7 +128,7 @@ static void map_run_start(struct strategy *s, struct strat_run *r)
 	struct map_strat *ms = s->priv;
 	struct map_run *mr = xcalloc(1, sizeof(*mr));
 
-	mr->x = map_exec_new(ms->eng, r->seed);
+	mr->x = map_strategy_exec_new(ms->eng, r->seed);
 	r->priv = mr;
 }
 
@@ -144,7 +144,7 @@ static void map_run_stop(struct strategy *s, struct strat_run *r, struct strat_c
 	for (size_t i = 0; i < ARRAY_SIZE(ms->rel); i++)
 		ms->rel[i] += mr->rel[i];
 	ms->deferred += mr->deferred;
-	map_exec_end(mr->x);
+	map_strategy_exec_end(mr->x);
 	free(mr->th);
 	free(mr);
 	r->priv = NULL;
@@ -221,8 +221,8 @@ static bool reevaluate(struct strat_run *r)
 
 		if (!h->held || var_in_flight(mr, i, h->hev.obj))
 			continue;
-		if (map_exec_before_access(mr->x, h->hev.thread, h->hev.site, h->hev.obj,
-					   h->hev.op) == MAP_PROCEED) {
+		if (map_strategy_exec_before_access(mr->x, h->hev.thread, h->hev.site, h->hev.obj,
+						    h->hev.op) == MAP_PROCEED) {
 			release_held(r, i, MAP_REL_REEVAL);
 			any = true;
 		}
@@ -234,7 +234,7 @@ static void map_thread_begins(struct strategy *s, struct strat_run *r, struct st
 {
 	struct map_run *mr = r->priv;
 
-	map_exec_thread_start(mr->x, t->cid);
+	map_strategy_exec_thread_start(mr->x, t->cid);
 }
 
 /* Any event of thread t: what it did before has executed (a kept thread
@@ -253,7 +253,7 @@ static void map_event(struct strategy *s, struct strat_run *r, const struct cs_e
 		}
 	}
 	if (e->op == CS_OP_EXIT) {
-		map_exec_thread_exit(mr->x, t->cid);
+		map_strategy_exec_thread_exit(mr->x, t->cid);
 		reevaluate(r);
 	}
 }
@@ -265,7 +265,7 @@ static void map_executed(struct strategy *s, struct strat_run *r, const struct c
 	struct map_run *mr = r->priv;
 
 	if (mr)
-		map_exec_after_access(mr->x, ev);
+		map_strategy_exec_after_access(mr->x, ev);
 }
 
 /* A thread parked at an access: keep it or let it go. */
@@ -286,7 +286,8 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 		return;
 	}
 	h = map_thread(mr, i);
-	if (map_exec_before_access(mr->x, p->t->cid, ev->site, ev->obj, ev->op) == MAP_PROCEED) {
+	if (map_strategy_exec_before_access(mr->x, p->t->cid, ev->site, ev->obj, ev->op) ==
+	    MAP_PROCEED) {
 		/* Only once the access to this variable released before it
 		 * has executed: the engine's order must be the real one. */
 		if (!var_in_flight(mr, i, ev->obj)) {
@@ -303,8 +304,9 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 	}
 	if (cs_verbose > 1)
 		cs_debug("map: thread %s @%u v%u op %u: %s", p->t->path, ev->site, ev->obj, ev->op,
-			 map_exec_is_paused(mr->x, p->t->cid) ? "pause"
-							      : "wait (same variable in flight)");
+			 map_strategy_exec_is_paused(mr->x, p->t->cid)
+				 ? "pause"
+				 : "wait (same variable in flight)");
 	h->held = true;
 	h->hev = *ev;
 	d->v = STRAT_PARK;
@@ -326,7 +328,7 @@ static void map_all_parked(struct strategy *s, struct strat_run *r, const struct
 		clear_inflight(mr, i);
 	if (reevaluate(r))
 		return;
-	if (map_exec_choose_release(mr->x, &rel))
+	if (map_strategy_exec_choose_release(mr->x, &rel))
 		return;
 	for (i = 0; i < mr->nth && i < r->nthreads; i++)
 		if (mr->th[i].held && r->threads[i].cid == rel.thread) {

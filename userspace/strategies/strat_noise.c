@@ -169,7 +169,7 @@ static void noise_run_start(struct strategy *s, struct strat_run *r)
 	struct cs_rng rng;
 
 	if (ns->random) {
-		cs_rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
+		rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
 		do
 			noise_config_random(&rng, &nr->cfg);
 		while (!noise_seeding_runs(&nr->cfg) ||
@@ -261,10 +261,10 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 
 	pt.thread = (uint32_t)p->t->id;
 	pt.site_hits = p->k;
-	if (cov_op_is_access(p->e->op)) {
+	if (cov_event_op_is_access(p->e->op)) {
 		/* A probed access (--access): the variables the estimation
 		 * runs found shared are the ones probed. */
-		pt.kind = cov_op_writes(p->e->op) ? NOISE_PT_WRITE : NOISE_PT_READ;
+		pt.kind = cov_event_op_writes(p->e->op) ? NOISE_PT_WRITE : NOISE_PT_READ;
 		pt.site = p->access ? p->access->site : (uint32_t)p->e->site;
 		pt.var = p->access ? p->access->obj : 0;
 		pt.shared = p->access != NULL;
@@ -302,7 +302,7 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	}
 }
 
-const struct strategy_ops strat_none_ops = {
+const struct strategy_ops strat_noise_none_ops = {
 	.name = "none",
 	.summary = "no steering, any kernel; not native reruns: the probes alone change the "
 		   "timing, so compare strategies against native reruns",
@@ -310,7 +310,7 @@ const struct strategy_ops strat_none_ops = {
 	.replay = STRAT_REPLAY_DECISIONS,
 };
 
-const struct strategy_ops strat_random_ops = {
+const struct strategy_ops strat_noise_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
 		   "yields at synchronization points, and with --access at probed accesses to "

@@ -283,7 +283,7 @@ static void pct_strat_thread(struct strategy *s, struct strat_run *r, struct str
  * the thread is released, and stays when another thread ran before). */
 static bool spins(struct pct_strat_run *pr, uint32_t ti, const struct strat_point *p)
 {
-	bool write = !p->access || p->split || cov_op_writes(p->access->op);
+	bool write = !p->access || p->split || cov_event_op_writes(p->access->op);
 	struct pct_spin *sp;
 	uint32_t i;
 
@@ -373,7 +373,7 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 {
 	struct pct_strat_run *pr = r->priv;
 
-	if (cov_op_is_access(p->e->op) && !p->access) {
+	if (cov_event_op_is_access(p->e->op) && !p->access) {
 		d->v = STRAT_PROCEED;
 		return;
 	}

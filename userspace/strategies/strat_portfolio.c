@@ -67,16 +67,16 @@
 #define PF_MIN_SECONDS	 0.01 /* a run's time, at least (no division by ~0) */
 #define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
 
-extern const struct strategy_ops strat_random_ops, strat_pct_ops, strat_fpair_ops;
+extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops;
 
 /* The access arms first: in docs/perf.md's corpus table they find the
  * synchronization bugs too (pcta and randoma every one of them in 5 of 5
  * seeds), and the bugs between plain accesses only they find. */
 const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
-	{ "random --access", "random", &strat_random_ops, NULL, true, "concurpairs" },
+	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs" },
 	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
-	{ "random", "random", &strat_random_ops, NULL, false, "sp" },
+	{ "random", "random", &strat_noise_random_ops, NULL, false, "sp" },
 	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp" },
 };
 
@@ -310,7 +310,7 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 
 	pf->access = strat_portfolio_access_affordable(c, pf->plain_ns, &why);
 	c->access_off = !pf->access;
-	cs_rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
+	rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
 	for (i = 0; i < PF_NARMS; i++)
 		pf->arm[i].on = !pf->arm[i].spec->access || pf->access;
 	if (!c->quiet && !pf->access)
@@ -393,7 +393,7 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 			tie[ntie++] = i;
 	}
 	if (ntie > 1)
-		k = (size_t)cs_rng_below(&pf->rng, ntie);
+		k = (size_t)rng_below(&pf->rng, ntie);
 	return tie[k];
 }
 

@@ -92,7 +92,7 @@ static int tsa_observed(struct strategy *s, struct strat_campaign *c,
 	struct tsa_strat *ts = s->priv;
 
 	ts->observed++;
-	return tsa_estimate_run(obs->tm, obs->res, c->site_of, c->ctx, &ts->est, &ts->st);
+	return tsa_model_estimate(obs->tm, obs->res, c->site_of, c->ctx, &ts->est, &ts->st);
 }
 
 /* "sp @X -> @Y" -> (X, Y), the key the store gives an SP task. */
@@ -288,7 +288,7 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 		d->v = STRAT_PARK;
 		return;
 	}
-	if (!cov_op_is_lock_request(p->e->op))
+	if (!cov_event_op_is_lock_request(p->e->op))
 		return;
 	site = runtime_site(r, p->e);
 	if (!site) {

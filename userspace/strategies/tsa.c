@@ -148,7 +148,7 @@ struct tsa_engine *tsa_engine_new(const struct tsa_pairset *estimated, bool heur
 		cov->n_uncovered++;
 		site_count_add(cov, x, y, 1);
 	}
-	cs_rng_seed(&e->rng, 0);
+	rng_seed(&e->rng, 0);
 	return e;
 }
 
@@ -161,7 +161,7 @@ struct tsa_engine *tsa_engine_run_new(struct tsa_engine *campaign)
 	e->cov = campaign->cov;
 	e->campaign = campaign;
 	e->heuristic = campaign->heuristic;
-	cs_rng_seed(&e->rng, 0);
+	rng_seed(&e->rng, 0);
 	/* Sites retired before now are in no tsa_pause_sites list the run
 	 * will ask for: it has nothing to drop for them. */
 	cs_lock_acquire(&e->cov->lock);
@@ -221,7 +221,7 @@ void tsa_run_begin(struct tsa_engine *e, uint64_t seed)
 	u64map_clear(&e->lock_index);
 	e->nlocks = 0;
 	e->clock = 0;
-	cs_rng_seed(&e->rng, seed);
+	rng_seed(&e->rng, seed);
 	e->stats.runs++;
 }
 
@@ -498,7 +498,7 @@ static uint32_t pick_release(struct tsa_engine *e, const uint32_t *cand, uint32_
 		}
 	if (!e->heuristic) {
 		*rule = TSA_RULE_RANDOM;
-		return cand[cs_rng_below(&e->rng, n)];
+		return cand[rng_below(&e->rng, n)];
 	}
 	/* Rule 3: the action whose site has the fewest uncovered requirements
 	 * has the least to gain from staying paused. Ties (seed 000 leaves
@@ -515,7 +515,7 @@ static uint32_t pick_release(struct tsa_engine *e, const uint32_t *cand, uint32_
 		if (ui < ub) {
 			best = i;
 			ties = 1;
-		} else if (ui == ub && cs_rng_below(&e->rng, ++ties) == 0) {
+		} else if (ui == ub && rng_below(&e->rng, ++ties) == 0) {
 			best = i; /* reservoir sampling: each tied one 1/ties */
 		}
 	}

@@ -11,9 +11,9 @@ static uint32_t action_site(const struct site_resolver *res, const struct tm_thr
 	char key[PATH_MAX + 32];
 	int64_t id;
 
-	if (site_resolve(res, t->tgid, t->gen, addr, &s) || !s.object)
+	if (syncov_resolve(res, t->tgid, t->gen, addr, &s) || !s.object)
 		return 0;
-	id = site_of(ctx, site_key(&s, key, sizeof(key)));
+	id = site_of(ctx, syncov_site_key(&s, key, sizeof(key)));
 	return id > 0 && id <= UINT32_MAX ? (uint32_t)id : 0;
 }
 
@@ -38,12 +38,12 @@ static int model_from_run(const struct thread_model *tm, const struct site_resol
 			uint64_t lock;
 			uint32_t site, n = 0, j;
 
-			if (!tm_op_is_acquire(x->op))
+			if (!thread_model_op_is_acquire(x->op))
 				continue;
 			site = action_site(res, t, x->site, site_of, ctx);
 			if (!site)
 				continue;
-			lock = tm_action_lock(x->op, x->obj, x->arg);
+			lock = thread_model_action_lock(x->op, x->obj, x->arg);
 			for (j = 0; j < x->nlockset && j < CS_LOCKSET_MAX; j++)
 				if (x->lockset[j] != lock)
 					set[n++] = x->lockset[j];
@@ -66,9 +66,9 @@ static void stats_add(struct tsa_estimate_stats *to, const struct tsa_estimate_s
 	to->rejected_ac4 += s->rejected_ac4;
 }
 
-int tsa_estimate_run(const struct thread_model *tm, const struct site_resolver *res,
-		     tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
-		     struct tsa_estimate_stats *st)
+int tsa_model_estimate(const struct thread_model *tm, const struct site_resolver *res,
+		       tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
+		       struct tsa_estimate_stats *st)
 {
 	struct tsa_estimate_stats one = { 0 };
 	struct tsa_model m;

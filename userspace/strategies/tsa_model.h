@@ -20,8 +20,8 @@ typedef int64_t (*tsa_site_of_fn)(void *ctx, const char *key);
 
 /* The estimate of one observed run, added to out; its statistics added
  * to st (st->requirements is left to the caller). 0 or -errno. */
-int tsa_estimate_run(const struct thread_model *tm, const struct site_resolver *res,
-		     tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
-		     struct tsa_estimate_stats *st);
+int tsa_model_estimate(const struct thread_model *tm, const struct site_resolver *res,
+		       tsa_site_of_fn site_of, void *ctx, struct tsa_pairset *out,
+		       struct tsa_estimate_stats *st);
 
 #endif

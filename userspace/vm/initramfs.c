@@ -66,12 +66,12 @@ static size_t path_slot(const struct cpio_writer *w, const char *path)
 	return h;
 }
 
-bool cpio_has(const struct cpio_writer *w, const char *path)
+bool initramfs_has(const struct cpio_writer *w, const char *path)
 {
 	return w->cap_paths && w->paths[path_slot(w, path)];
 }
 
-void cpio_mark(struct cpio_writer *w, const char *path)
+void initramfs_mark(struct cpio_writer *w, const char *path)
 {
 	size_t h;
 
@@ -84,15 +84,15 @@ void cpio_mark(struct cpio_writer *w, const char *path)
 	w->n_paths++;
 }
 
-void cpio_init(struct cpio_writer *w, FILE *f)
+void initramfs_init(struct cpio_writer *w, FILE *f)
 {
 	memset(w, 0, sizeof(*w));
 	w->f = f;
 	w->ino = 1000;
-	cpio_mark(w, "/");
+	initramfs_mark(w, "/");
 }
 
-void cpio_free(struct cpio_writer *w)
+void initramfs_free(struct cpio_writer *w)
 {
 	size_t i;
 
@@ -138,7 +138,7 @@ static int cpio_entry(struct cpio_writer *w, const char *path, mode_t mode, cons
 {
 	int err;
 
-	if (cpio_has(w, path))
+	if (initramfs_has(w, path))
 		return 0;
 	err = cpio_header(w, path, mode, len, 0, 0, 0);
 	if (err)
@@ -146,47 +146,47 @@ static int cpio_entry(struct cpio_writer *w, const char *path, mode_t mode, cons
 	if (len && fwrite(data, 1, len, w->f) != len)
 		return -EIO;
 	w->bytes += len;
-	cpio_mark(w, path);
+	initramfs_mark(w, path);
 	return cpio_pad(w, 4);
 }
 
-int cpio_add_dir(struct cpio_writer *w, const char *path, mode_t mode)
+int initramfs_add_dir(struct cpio_writer *w, const char *path, mode_t mode)
 {
 	return cpio_entry(w, path, S_IFDIR | (mode & 07777), NULL, 0);
 }
 
-int cpio_add_symlink(struct cpio_writer *w, const char *path, const char *target)
+int initramfs_add_symlink(struct cpio_writer *w, const char *path, const char *target)
 {
 	return cpio_entry(w, path, S_IFLNK | 0777, target, strlen(target));
 }
 
-int cpio_add_data(struct cpio_writer *w, const char *path, mode_t mode, const void *data,
-		  size_t len)
+int initramfs_add_data(struct cpio_writer *w, const char *path, mode_t mode, const void *data,
+		       size_t len)
 {
 	return cpio_entry(w, path, S_IFREG | (mode & 07777), data, len);
 }
 
-int cpio_add_chardev(struct cpio_writer *w, const char *path, mode_t mode, unsigned major,
-		     unsigned minor)
+int initramfs_add_chardev(struct cpio_writer *w, const char *path, mode_t mode, unsigned major,
+			  unsigned minor)
 {
 	int err;
 
-	if (cpio_has(w, path))
+	if (initramfs_has(w, path))
 		return 0;
 	err = cpio_header(w, path, S_IFCHR | (mode & 07777), 0, 0, major, minor);
 	if (!err)
-		cpio_mark(w, path);
+		initramfs_mark(w, path);
 	return err;
 }
 
-int cpio_add_file(struct cpio_writer *w, const char *path, mode_t mode, const char *host_path)
+int initramfs_add_file(struct cpio_writer *w, const char *path, mode_t mode, const char *host_path)
 {
 	char buf[65536];
 	struct stat st;
 	uint64_t left;
 	int fd, err;
 
-	if (cpio_has(w, path))
+	if (initramfs_has(w, path))
 		return 0;
 	fd = open(host_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -222,14 +222,14 @@ int cpio_add_file(struct cpio_writer *w, const char *path, mode_t mode, const ch
 	w->bytes += st.st_size;
 	w->payload += st.st_size;
 	w->files++;
-	cpio_mark(w, path);
+	initramfs_mark(w, path);
 	err = cpio_pad(w, 4);
 cleanup:
 	close(fd);
 	return err;
 }
 
-int cpio_finish(struct cpio_writer *w)
+int initramfs_finish(struct cpio_writer *w)
 {
 	int err = cpio_header(w, "TRAILER!!!", 0, 0, 0, 0, 0);
 
@@ -240,7 +240,7 @@ int cpio_finish(struct cpio_writer *w)
 	return err;
 }
 
-char *path_normalize(const char *path)
+char *initramfs_path_normalize(const char *path)
 {
 	char *out = xcalloc(1, strlen(path) + 2);
 	const char *p = path;
@@ -344,7 +344,7 @@ static void elf_deps_scan(Elf *e, struct elf_deps *d)
 	d->is_static = !d->interp[0] && !d->n_needed;
 }
 
-int elf_deps_read(const char *path, struct elf_deps *d)
+int initramfs_elf_deps(const char *path, struct elf_deps *d)
 {
 	unsigned char magic[4];
 	int fd, err = 0;
@@ -369,7 +369,7 @@ cleanup:
 	return err;
 }
 
-void elf_deps_free(struct elf_deps *d)
+void initramfs_elf_deps_free(struct elf_deps *d)
 {
 	size_t i;
 
@@ -404,7 +404,7 @@ static char *lib_in_dir(const char *dir, size_t dlen, const char *needed)
 		free(p);
 		return NULL;
 	}
-	norm = path_normalize(p);
+	norm = initramfs_path_normalize(p);
 	free(p);
 	return norm;
 }
@@ -434,14 +434,15 @@ static char *expand_origin(const char *entry, size_t len, const char *owner)
 	return out;
 }
 
-char *elf_find_library(const char *needed, const char *owner, const char *runpath)
+char *initramfs_find_library(const char *needed, const char *owner, const char *runpath)
 {
 	const char *p = runpath;
 	char *found = NULL;
 	size_t i;
 
 	if (strchr(needed, '/'))
-		return needed[0] == '/' && elf_is_x86_64(needed) ? path_normalize(needed) : NULL;
+		return needed[0] == '/' && elf_is_x86_64(needed) ? initramfs_path_normalize(needed)
+								 : NULL;
 	while (p && *p && !found) {
 		size_t len = strcspn(p, ":");
 		char *dir = expand_origin(p, len, owner);
@@ -462,10 +463,10 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
  * threaded program without it aborts at thread exit. */
 static int carry_glibc_extras(struct cpio_writer *w, const char *owner, int depth)
 {
-	char *lib = elf_find_library("libgcc_s.so.1", owner, NULL);
+	char *lib = initramfs_find_library("libgcc_s.so.1", owner, NULL);
 	int err = 0;
 
-	if (lib && !cpio_has(w, lib))
+	if (lib && !initramfs_has(w, lib))
 		err = carry_one(w, lib, depth + 1, false);
 	free(lib);
 	return err;
@@ -478,16 +479,16 @@ static int carry_elf_deps(struct cpio_writer *w, const char *path, int depth)
 	size_t i;
 	int err;
 
-	err = elf_deps_read(path, &d);
+	err = initramfs_elf_deps(path, &d);
 	if (err || !d.is_elf || d.is_static)
 		goto cleanup;
-	if (d.interp[0] && !cpio_has(w, d.interp)) {
+	if (d.interp[0] && !initramfs_has(w, d.interp)) {
 		err = carry_one(w, d.interp, depth + 1, false);
 		if (err)
 			goto cleanup;
 	}
 	for (i = 0; i < d.n_needed; i++) {
-		char *lib = elf_find_library(d.needed[i], path, d.runpath);
+		char *lib = initramfs_find_library(d.needed[i], path, d.runpath);
 
 		if (!lib) {
 			cs_err("cannot find %s (needed by %s) in its RUNPATH or the standard "
@@ -498,7 +499,7 @@ static int carry_elf_deps(struct cpio_writer *w, const char *path, int depth)
 		}
 		if (!strcmp(d.needed[i], "libc.so.6"))
 			libc = true;
-		if (!cpio_has(w, lib))
+		if (!initramfs_has(w, lib))
 			err = carry_one(w, lib, depth + 1, false);
 		free(lib);
 		if (err)
@@ -507,7 +508,7 @@ static int carry_elf_deps(struct cpio_writer *w, const char *path, int depth)
 	if (libc)
 		err = carry_glibc_extras(w, path, depth);
 cleanup:
-	elf_deps_free(&d);
+	initramfs_elf_deps_free(&d);
 	return err;
 }
 
@@ -523,18 +524,18 @@ static char *walked_key(const char *path)
 static bool dir_walked(const struct cpio_writer *w, const char *path)
 {
 	char *key = walked_key(path);
-	bool walked = cpio_has(w, key);
+	bool walked = initramfs_has(w, key);
 
 	free(key);
 	return walked;
 }
 
-void carry_exclude(struct cpio_writer *w, const char *path)
+void initramfs_exclude(struct cpio_writer *w, const char *path)
 {
 	char *key = walked_key(path);
 
-	cpio_mark(w, path);
-	cpio_mark(w, key);
+	initramfs_mark(w, path);
+	initramfs_mark(w, key);
 	free(key);
 }
 
@@ -544,7 +545,7 @@ static int carry_dir_entries(struct cpio_writer *w, const char *path, int depth)
 	char *key = walked_key(path);
 	int n, i, err = 0;
 
-	cpio_mark(w, key);
+	initramfs_mark(w, key);
 	free(key);
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
@@ -581,18 +582,18 @@ static int carry_symlink(struct cpio_writer *w, const char *path, int depth, boo
 		return -errno;
 	}
 	target[n] = 0;
-	err = cpio_add_symlink(w, path, target);
+	err = initramfs_add_symlink(w, path, target);
 	if (err)
 		return err;
 	if (target[0] == '/') {
-		resolved = path_normalize(target);
+		resolved = initramfs_path_normalize(target);
 	} else {
 		dir = xstrdup(path);
 		*strrchr(dir, '/') = 0;
 		resolved = xasprintf("%s/%s", dir, target);
 		free(dir);
 		dir = resolved;
-		resolved = path_normalize(dir);
+		resolved = initramfs_path_normalize(dir);
 		free(dir);
 	}
 	/* A link met inside a carried directory brings its target file, but
@@ -635,8 +636,8 @@ static int carry_parents(struct cpio_writer *w, const char *path, int depth, boo
 			}
 			free(p);
 			return err ? err : 1;
-		} else if (!cpio_has(w, p)) {
-			err = cpio_add_dir(w, p, st.st_mode);
+		} else if (!initramfs_has(w, p)) {
+			err = initramfs_add_dir(w, p, st.st_mode);
 		}
 		*s = '/';
 	}
@@ -653,7 +654,7 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 		cs_err("cannot carry %s: too many levels of symbolic links", path);
 		return -ELOOP;
 	}
-	if (cpio_has(w, path)) {
+	if (initramfs_has(w, path)) {
 		/* Already there: only a directory met as a parent may still
 		 * have its contents to bring. */
 		if (shallow || dir_walked(w, path) || lstat(path, &st) || !S_ISDIR(st.st_mode))
@@ -670,12 +671,12 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 	if (S_ISLNK(st.st_mode))
 		return carry_symlink(w, path, depth, shallow);
 	if (S_ISDIR(st.st_mode)) {
-		err = cpio_add_dir(w, path, st.st_mode);
+		err = initramfs_add_dir(w, path, st.st_mode);
 		return err || shallow ? err : carry_dir_entries(w, path, depth);
 	}
 	if (!S_ISREG(st.st_mode))
 		return 0; /* sockets, fifos, devices: the guest has its own /dev */
-	err = cpio_add_file(w, path, st.st_mode, path);
+	err = initramfs_add_file(w, path, st.st_mode, path);
 	if (err) {
 		cs_err("cannot carry %s: %s", path, strerror(-err));
 		return err;
@@ -684,7 +685,7 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 	return carry_elf_deps(w, path, depth);
 }
 
-int carry_path(struct cpio_writer *w, const char *path)
+int initramfs_carry(struct cpio_writer *w, const char *path)
 {
 	char *norm;
 	int err;
@@ -693,20 +694,20 @@ int carry_path(struct cpio_writer *w, const char *path)
 		cs_err("cannot carry %s: not an absolute path", path);
 		return -EINVAL;
 	}
-	norm = path_normalize(path);
+	norm = initramfs_path_normalize(path);
 	err = carry_one(w, norm, 0, false);
 	free(norm);
 	return err;
 }
 
-int carry_skeleton(struct cpio_writer *w, const char *path)
+int initramfs_carry_skeleton(struct cpio_writer *w, const char *path)
 {
 	char *norm;
 	int err;
 
 	if (path[0] != '/')
 		return -EINVAL;
-	norm = path_normalize(path);
+	norm = initramfs_path_normalize(path);
 	err = carry_one(w, norm, 0, true);
 	free(norm);
 	return err;

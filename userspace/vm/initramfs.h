@@ -28,21 +28,21 @@ struct cpio_writer {
 	size_t n_paths, cap_paths;
 };
 
-void cpio_init(struct cpio_writer *w, FILE *f);
+void initramfs_init(struct cpio_writer *w, FILE *f);
 /* Mark a path as present without writing it (it comes from the base). */
-void cpio_mark(struct cpio_writer *w, const char *path);
-bool cpio_has(const struct cpio_writer *w, const char *path);
-int cpio_add_dir(struct cpio_writer *w, const char *path, mode_t mode);
-int cpio_add_symlink(struct cpio_writer *w, const char *path, const char *target);
-int cpio_add_data(struct cpio_writer *w, const char *path, mode_t mode, const void *data,
-		  size_t len);
+void initramfs_mark(struct cpio_writer *w, const char *path);
+bool initramfs_has(const struct cpio_writer *w, const char *path);
+int initramfs_add_dir(struct cpio_writer *w, const char *path, mode_t mode);
+int initramfs_add_symlink(struct cpio_writer *w, const char *path, const char *target);
+int initramfs_add_data(struct cpio_writer *w, const char *path, mode_t mode, const void *data,
+		       size_t len);
 /* Regular file copied from host_path; 0 or -errno. */
-int cpio_add_file(struct cpio_writer *w, const char *path, mode_t mode, const char *host_path);
-int cpio_add_chardev(struct cpio_writer *w, const char *path, mode_t mode, unsigned major,
-		     unsigned minor);
+int initramfs_add_file(struct cpio_writer *w, const char *path, mode_t mode, const char *host_path);
+int initramfs_add_chardev(struct cpio_writer *w, const char *path, mode_t mode, unsigned major,
+			  unsigned minor);
 /* TRAILER!!! and zero padding to 512 bytes. 0 or -errno (write error). */
-int cpio_finish(struct cpio_writer *w);
-void cpio_free(struct cpio_writer *w);
+int initramfs_finish(struct cpio_writer *w);
+void initramfs_free(struct cpio_writer *w);
 
 /* What carry needs to know about an ELF file: its program interpreter
  * (empty when static) and its DT_NEEDED/DT_RUNPATH/DT_RPATH strings. */
@@ -56,29 +56,29 @@ struct elf_deps {
 };
 
 /* 0 (is_elf false for non-ELF files) or -errno when unreadable. */
-int elf_deps_read(const char *path, struct elf_deps *d);
-void elf_deps_free(struct elf_deps *d);
+int initramfs_elf_deps(const char *path, struct elf_deps *d);
+void initramfs_elf_deps_free(struct elf_deps *d);
 /* The file the dynamic loader would pick for NEEDED of object OWNER:
  * RUNPATH/RPATH ($ORIGIN expanded), then the standard x86-64 directories.
  * Returns a malloc'd absolute path or NULL. */
-char *elf_find_library(const char *needed, const char *owner, const char *runpath);
+char *initramfs_find_library(const char *needed, const char *owner, const char *runpath);
 
 /* Copy PATH (absolute, as the guest will see it) into the archive: its
  * directories, the symlinks along it (and their targets), the file or,
  * recursively, the directory, and for every ELF file its interpreter and
  * libraries. 0 or -errno with one line printed. */
-int carry_path(struct cpio_writer *w, const char *path);
+int initramfs_carry(struct cpio_writer *w, const char *path);
 
-/* Like carry_path, but a directory is carried without its contents (the
+/* Like initramfs_carry, but a directory is carried without its contents (the
  * guest's /bin, /lib... and working directory exist, with the same
  * symlinks as on the host). */
-int carry_skeleton(struct cpio_writer *w, const char *path);
+int initramfs_carry_skeleton(struct cpio_writer *w, const char *path);
 
 /* Mark PATH as present and never to be walked into by a later carry (the
  * base archive's directories, the runner's own temporary directory). */
-void carry_exclude(struct cpio_writer *w, const char *path);
+void initramfs_exclude(struct cpio_writer *w, const char *path);
 
 /* Lexically normalise an absolute path (collapse //, ., ..). malloc'd. */
-char *path_normalize(const char *path);
+char *initramfs_path_normalize(const char *path);
 
 #endif

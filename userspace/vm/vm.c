@@ -106,7 +106,7 @@ struct vm_ctx {
 static char *abs_path(const char *cwd, const char *p)
 {
 	char *joined = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", cwd, p);
-	char *norm = path_normalize(joined);
+	char *norm = initramfs_path_normalize(joined);
 
 	free(joined);
 	return norm;
@@ -140,7 +140,7 @@ static int resolve_command(struct vm_ctx *c, struct cpio_writer *w)
 		if (n > 0) {
 			self[n] = 0;
 			c->argv[0] = xstrdup(self);
-			return carry_path(w, self);
+			return initramfs_carry(w, self);
 		}
 	}
 	if (!strchr(name, '/')) {
@@ -168,7 +168,7 @@ static int resolve_command(struct vm_ctx *c, struct cpio_writer *w)
 			return -EINVAL;
 		}
 	}
-	err = carry_path(w, host);
+	err = initramfs_carry(w, host);
 	free(host);
 	return err;
 }
@@ -188,7 +188,7 @@ static int carry_file_args(struct vm_ctx *c, struct cpio_writer *w)
 			continue;
 		p = abs_path(c->cwd, *a);
 		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			err = carry_path(w, p);
+			err = initramfs_carry(w, p);
 		free(p);
 	}
 	return err;
@@ -210,7 +210,7 @@ static int write_run_scripts(struct vm_ctx *c, struct cpio_writer *w)
 	sh_quote(f, c->argv[0]);
 	fputc('\n', f);
 	fclose(f);
-	err = cpio_add_data(w, "/.concsched/run/env.sh", 0644, buf, len);
+	err = initramfs_add_data(w, "/.concsched/run/env.sh", 0644, buf, len);
 	free(buf);
 	if (err)
 		return err;
@@ -230,7 +230,7 @@ static int write_run_scripts(struct vm_ctx *c, struct cpio_writer *w)
 	}
 	fputc('\n', f);
 	fclose(f);
-	err = cpio_add_data(w, "/.concsched/run/cmd.sh", 0755, buf, len);
+	err = initramfs_add_data(w, "/.concsched/run/cmd.sh", 0755, buf, len);
 	free(buf);
 	return err;
 }
@@ -276,42 +276,42 @@ static int build_initrd(struct vm_ctx *c)
 		close(out);
 		return err;
 	}
-	cpio_init(&w, f);
+	initramfs_init(&w, f);
 	/* The base archive's directories are the guest's own (/proc, /tmp...). */
 	for (i = 0; i < vm_base_ndirs; i++)
-		carry_exclude(&w, vm_base_dirs[i]);
+		initramfs_exclude(&w, vm_base_dirs[i]);
 	/* `--carry /tmp` must not pull in the archive being written. */
-	tmp = path_normalize(c->tmpdir);
-	carry_exclude(&w, tmp);
+	tmp = initramfs_path_normalize(c->tmpdir);
+	initramfs_exclude(&w, tmp);
 	free(tmp);
 	err = 0;
 	/* Same top-level shape as the host (merged /usr symlinks included), so
 	 * every carried path resolves the same way in the guest. */
 	for (i = 0; i < ARRAY_SIZE(layout) && !err; i++)
 		if (access(layout[i], F_OK) == 0)
-			err = carry_skeleton(&w, layout[i]);
+			err = initramfs_carry_skeleton(&w, layout[i]);
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (!err && n > 0) {
 		self[n] = 0;
-		err = carry_path(&w, self);
+		err = initramfs_carry(&w, self);
 	}
 	err = err ?: resolve_command(c, &w);
 	for (i = 0; o->carry && o->carry[i] && !err; i++) {
 		char *p = abs_path(c->cwd, o->carry[i]);
 
-		err = carry_path(&w, p);
+		err = initramfs_carry(&w, p);
 		free(p);
 	}
 	err = err ?: carry_file_args(c, &w);
 	if (!err && access(c->cwd, F_OK) == 0)
-		err = carry_skeleton(&w, c->cwd);
+		err = initramfs_carry_skeleton(&w, c->cwd);
 	err = err ?: write_run_scripts(c, &w);
-	err = err ?: cpio_finish(&w);
+	err = err ?: initramfs_finish(&w);
 	if (err == -EIO || err == -EFBIG)
 		cs_err("cannot write the VM initramfs %s: %s", c->initrd, strerror(-err));
 	cs_debug("vm: initramfs: %u files, %llu bytes carried", w.files,
 		 (unsigned long long)w.payload);
-	cpio_free(&w);
+	initramfs_free(&w);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;
@@ -798,7 +798,7 @@ static int vm_prepare(struct vm_ctx *c)
 	if (err)
 		return err;
 	if (c->o->cwd)
-		c->cwd = path_normalize(c->o->cwd);
+		c->cwd = initramfs_path_normalize(c->o->cwd);
 	else
 		c->cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
 	remove_stale_tmpdirs(t && *t ? t : "/tmp");

@@ -34,10 +34,10 @@ static char *find_static_busybox(void)
 		struct elf_deps d;
 		bool ok;
 
-		if (elf_deps_read(cands[i], &d))
+		if (initramfs_elf_deps(cands[i], &d))
 			continue;
 		ok = d.is_elf && d.is_static;
-		elf_deps_free(&d);
+		initramfs_elf_deps_free(&d);
 		if (ok)
 			return xstrdup(cands[i]);
 	}
@@ -74,18 +74,18 @@ static int base_write(const char *path, const char *busybox, const char *init)
 	f = fopen(path, "we");
 	if (!f)
 		return -errno;
-	cpio_init(&w, f);
+	initramfs_init(&w, f);
 	err = 0;
 	for (i = 0; i < vm_base_ndirs && !err; i++)
-		err = cpio_add_dir(&w, vm_base_dirs[i], 0755);
+		err = initramfs_add_dir(&w, vm_base_dirs[i], 0755);
 	/* The kernel opens /dev/console for /init before devtmpfs exists. */
-	err = err ?: cpio_add_chardev(&w, "/dev/console", 0600, 5, 1);
-	err = err ?: cpio_add_file(&w, "/.concsched/busybox", 0755, busybox);
-	err = err ?: cpio_add_file(&w, "/init", 0755, init);
-	err = err ?: cpio_add_data(&w, "/etc/passwd", 0644, etc_passwd, strlen(etc_passwd));
-	err = err ?: cpio_add_data(&w, "/etc/group", 0644, etc_group, strlen(etc_group));
-	err = err ?: cpio_finish(&w);
-	cpio_free(&w);
+	err = err ?: initramfs_add_chardev(&w, "/dev/console", 0600, 5, 1);
+	err = err ?: initramfs_add_file(&w, "/.concsched/busybox", 0755, busybox);
+	err = err ?: initramfs_add_file(&w, "/init", 0755, init);
+	err = err ?: initramfs_add_data(&w, "/etc/passwd", 0644, etc_passwd, strlen(etc_passwd));
+	err = err ?: initramfs_add_data(&w, "/etc/group", 0644, etc_group, strlen(etc_group));
+	err = err ?: initramfs_finish(&w);
+	initramfs_free(&w);
 	if (fclose(f) && !err)
 		err = -errno;
 	return err;

@@ -4,8 +4,8 @@
  * noise configuration string...) to ops (strategies/strategy.h), and the
  * wrappers the campaign puts around a strategy: --serial and replay.
  */
-#ifndef CONCSCHED_REGISTRY_H
-#define CONCSCHED_REGISTRY_H
+#ifndef CONCSCHED_STRATEGY_REGISTRY_H
+#define CONCSCHED_STRATEGY_REGISTRY_H
 
 #include <stddef.h>
 #include <stdio.h>

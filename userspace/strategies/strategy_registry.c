@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The strategy registry (registry.h). Adding a strategy: its file in
+ * The strategy registry (strategy_registry.h). Adding a strategy: its file in
  * strategies/ defines `const struct strategy_ops strat_NAME_ops`, and one
  * line below names it (docs/DESIGN.md "Adding a strategy"). The catch-all
  * (STRAT_F_ANY_NAME) is tried after every exact name.
@@ -12,11 +12,11 @@
 #include <strings.h>
 
 #include "lib/util.h"
-#include "strategies/registry.h"
+#include "strategies/strategy_registry.h"
 
 #define CS_STRATEGIES(X)                                                                           \
-	X(strat_none_ops)                                                                          \
-	X(strat_random_ops)                                                                        \
+	X(strat_noise_none_ops)                                                                    \
+	X(strat_noise_random_ops)                                                                  \
 	X(strat_tsa_ops)                                                                           \
 	X(strat_tsa_h_ops)                                                                         \
 	X(strat_map_ops)                                                                           \
