@@ -323,6 +323,50 @@ __noinline __u32 cs_sched_point(__u32 tid, __u64 site, __u32 op, __u64 obj)
 	return act == CS_ACT_PARK ? CS_EV_PARKED : CS_EV_DELAYED;
 }
 
+/* A new thread's start, before its first instruction (CS_OP_START), from
+ * the fork tracepoint in its creator's context: the point is the child's,
+ * tid its tid, site its start routine, policy its scheduling policy (the
+ * child inherits SCHED_EXT). A park or delay marks the child; having never
+ * run it takes no kick: the scheduler parks it at its first enqueue
+ * (wake_up_new_task's), which comes after this tracepoint. A yield is
+ * nothing here (a new thread queues anyway). Same return as
+ * cs_sched_point. */
+static __always_inline __u32 cs_sched_start_point(__u32 tid, __u64 site, __u32 policy)
+{
+	struct cs_sched_cfg *cfg;
+	struct cs_thread_ctl *tc;
+	__u32 act, release_tid = 0;
+	__u64 delay_ns = 0, now;
+
+	if (policy != CS_SCHED_EXT_POLICY)
+		return 0;
+	tc = cs_thread_ctl_get(tid);
+	if (!tc)
+		return 0;
+	cfg = cs_cfg_of(tc->target);
+	if (!cfg || !cfg->active || tc->state != CS_TS_RUN)
+		return 0;
+	__sync_fetch_and_add(&cfg->points, 1);
+	tc->points++;
+	act = cs_point_action(tc, tid, site, CS_OP_START, &delay_ns, &release_tid);
+	if (act != CS_ACT_PARK && act != CS_ACT_DELAY)
+		return 0;
+	now = bpf_ktime_get_ns();
+	tc->probe_ts = now;
+	tc->site = site;
+	tc->obj = tid;
+	tc->op = CS_OP_START;
+	tc->action = act;
+	tc->cpu = bpf_get_smp_processor_id();
+	if (act == CS_ACT_DELAY) {
+		tc->deadline_ns = now + delay_ns;
+		tc->state = CS_TS_DELAY_PENDING;
+		return CS_EV_DELAYED;
+	}
+	tc->state = CS_TS_PARK_PENDING;
+	return CS_EV_PARKED;
+}
+
 /* The attach point of the fexit kick (sched/kick.bpf.c, sched_ctl attaches
  * it by this name). Called only with preemption disabled: the kick's
  * self-IPI then cannot preempt the thread inside the fexit program, where
