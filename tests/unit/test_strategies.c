@@ -1406,6 +1406,7 @@ static void test_start_point(void)
 	struct strategy *s;
 	size_t i, j;
 	bool sorted;
+	char *cfg;
 
 	s = make("pct:1");
 	fl_begin(&fl, s, 11, 3);
@@ -1423,6 +1424,23 @@ static void test_start_point(void)
 		sorted = order[i] < 3 && order[i - 1] < 3 && prio[order[i - 1]] > prio[order[i]];
 	tap_ok(sorted, "pct: the starts and the lock request go by priority (%u, %u, %u)", order[0],
 	       order[1], order[2]);
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* A start is no step: the next run's k counts the 3 lock requests
+	 * of this one, not its 2 starts. */
+	s = make("pct:3");
+	fl_begin(&fl, s, 12, 3);
+	for (i = 1; i < 3; i++)
+		fl_point(&fl, i, CS_OP_START, 0x70, 100 + i, NULL, false);
+	for (i = 0; i < 3; i++)
+		fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_end(&fl);
+	fl_begin(&fl, s, 13, 1);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":3,\"k\":3}}",
+		   "pct: k counts the steps of the run before, its starts left out");
+	free(cfg);
 	fl_end(&fl);
 	strategy_free(s);
 
@@ -2505,7 +2523,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(237 + 9);
+	tap_plan(237 + 10);
 	test_registry();
 	test_noise();
 	test_noise_exit();
