@@ -21,12 +21,12 @@ trap 'rm -rf "$T"' EXIT
 
 # Until the first failure, at most 140 runs. pct parks each worker at its
 # start and, once main waits in pthread_join, lets them begin one at a time
-# by priority (with its change points): the reverse order in about 1 run
-# of 5. Measured in the VM (2026-11-28, `run --vm -s pct -n 100 --seed S
-# --keep-going`, seeds 7, 9, 10): 27, 12 and 18 of 100 failing runs, 57 of
-# 300 = 0.19. Its 99.9 % lower bound is about 0.12 a run; at 0.10 a miss
-# in 140 runs is below 0.90^140 = 4e-7 (0.81^140 = 1e-13 at the measured
-# rate).
+# by priority (a start is no step: no change point falls there): the
+# reverse order is one of the 3! = 6 priority orders. Measured in the VM
+# (2026-11-28, `run --vm -s pct -n 100 --seed S --keep-going`, seeds 7, 9,
+# 10): 22, 13 and 21 of 100 failing runs, 56 of 300 = 0.19. Its 99.9 %
+# lower bound is about 0.12 a run; at 0.10 a miss in 140 runs is below
+# 0.90^140 = 4e-7 (0.81^140 = 1e-13 at the measured rate).
 "$CS" run --vm -s pct -n 140 -o "$T/pct" -- "$P" >/dev/null 2>"$T/pct.err"
 is "$?" 1 "pct on race_start_order finds the failure: exit 1"
 s=$(campaign_summary "$T/pct")
