@@ -76,7 +76,7 @@ int main(void)
 	int n, err;
 	bool lines_ok = true;
 
-	tap_plan(29);
+	tap_plan(30);
 	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
 
 	err = site_finder_find(prog, &only_acc, &set);
@@ -89,6 +89,7 @@ int main(void)
 	check_one(&set, "acc_xchg", CS_ACC_READ | CS_ACC_WRITE | CS_ACC_LOCK, 8, "acc_swapped");
 	check_one(&set, "acc_cas", CS_ACC_READ | CS_ACC_WRITE | CS_ACC_LOCK, 4, "acc_cas_word");
 	check_one(&set, "acc_deref", CS_ACC_READ, 4, NULL);
+	check_one(&set, "acc_test_flag", CS_ACC_READ, 1, "acc_flags");
 	s = only_site(&set, "acc_deref", &n);
 	tap_ok(s && s->decode.base == CS_REG_DI && s->decode.index == CS_REG_NONE &&
 		       s->decode.disp == 0 && !(s->decode.flags & CS_ACC_RIP),

@@ -307,6 +307,12 @@ static int site_decode(csh h, const cs_insn *in, struct site_set *set, struct me
 		acc |= CS_ACC_WRITE;
 	if (!acc)
 		acc = CS_ACC_READ;
+	/* capstone 4 marks test's memory operand written in its immediate
+	 * forms (F6 /0, F7 /0: `testb $0x46,(%rcx,%rsi)`); test only reads.
+	 * A read taken for a write made sqlite3's const sqlite3CtypeMap a
+	 * written, racing variable (docs/races.md). */
+	if (in->id == X86_INS_TEST)
+		acc &= ~CS_ACC_WRITE;
 	if (x->prefix[0] == X86_PREFIX_LOCK || in->id == X86_INS_XCHG)
 		acc |= CS_ACC_LOCK;
 	/* A lock prefix is only valid on read-modify-write instructions, and
