@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/access_probes.h"
+#include "run/sites_shared.h"
 #include "cli/commands.h"
 #include "lib/json.h"
 #include "kernel/site_finder.h"
@@ -292,7 +292,7 @@ int cmd_sites(int argc, char **argv)
 	if (rc)
 		goto cleanup;
 	if (o.shared) {
-		rc = access_probes_shared_cmd(&set, ti.path, argv + optind, o.timeout_ms, o.json);
+		rc = sites_shared_run(&set, ti.path, argv + optind, o.timeout_ms, o.json);
 		goto cleanup;
 	}
 	if (o.json)
