@@ -16,7 +16,9 @@
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "kernel/target.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 struct sites_opts {
 	bool json, list, shared;
@@ -201,21 +203,21 @@ static int sites_collect(const struct sites_opts *o, const char *prog, struct si
 
 	err = site_finder_find(prog, &o->filter, set);
 	if (err) {
-		cs_err("%s: cannot decode .text: %s", prog, strerror(-err));
+		log_err("%s: cannot decode .text: %s", prog, strerror(-err));
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < o->nobjects; i++) {
 		char *lib = site_finder_resolve_object(prog, o->objects[i]);
 
 		if (!lib) {
-			cs_err("--sites-object %s: no such shared object (give a path, or a name "
-			       "found in the library path, e.g. libc)",
-			       o->objects[i]);
+			log_err("--sites-object %s: no such shared object (give a path, or a name "
+				"found in the library path, e.g. libc)",
+				o->objects[i]);
 			return EXIT_USAGE;
 		}
 		err = site_finder_find(lib, &o->filter, set);
 		if (err) {
-			cs_err("%s: cannot decode .text: %s", lib, strerror(-err));
+			log_err("%s: cannot decode .text: %s", lib, strerror(-err));
 			free(lib);
 			return EXIT_USAGE;
 		}
@@ -266,7 +268,7 @@ int cmd_sites(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_u64(optarg, &v) || !v || v > 86400) {
-				cs_err("--timeout %s: want seconds, 1..86400", optarg);
+				log_err("--timeout %s: want seconds, 1..86400", optarg);
 				goto cleanup;
 			}
 			o.timeout_ms = (unsigned)v * 1000;
@@ -281,13 +283,13 @@ int cmd_sites(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || (!o.shared && optind + 1 != argc)) {
-		cs_err("sites: need exactly one PROG (see concsched sites --help)");
+		log_err("sites: need exactly one PROG (see concsched sites --help)");
 		goto cleanup;
 	}
 	if (target_inspect(argv[optind], &ti))
 		goto cleanup;
 	if (!ti.has_symtab)
-		cs_warn("%s is stripped: sites are reported as object+offset", ti.path);
+		log_warn("%s is stripped: sites are reported as object+offset", ti.path);
 	rc = sites_collect(&o, ti.path, &set);
 	if (rc)
 		goto cleanup;

@@ -17,7 +17,9 @@
 #include "access.skel.h"
 #include "kernel/links.h"
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 /* ---- attach ------------------------------------------------------------ */
 
@@ -103,8 +105,8 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 		return;
 	}
 	if (n == 1) {
-		cs_debug("access probe refused at %s+0x%" PRIx64 ": %s", path,
-			 ap->set->sites[idx[0]].offset, strerror(errno));
+		log_debug("access probe refused at %s+0x%" PRIx64 ": %s", path,
+			  ap->set->sites[idx[0]].offset, strerror(errno));
 		return;
 	}
 	access_attach_list(ap, path, pid, idx, n / 2, offs, cookies);
@@ -153,7 +155,7 @@ static void access_attach_allocs(struct access_probes *ap, const char *object, p
 		cookies[n++] = i;
 	}
 	if (!n) {
-		cs_warn("%s has no malloc: heap blocks are named by their first access", object);
+		log_warn("%s has no malloc: heap blocks are named by their first access", object);
 		return;
 	}
 	o.offsets = offs;
@@ -165,9 +167,9 @@ static void access_attach_allocs(struct access_probes *ap, const char *object, p
 						    &o)
 		 : NULL;
 	if (!in || !out) {
-		cs_warn("cannot follow malloc in %s (%s): heap blocks are named by their first "
-			"access",
-			object, strerror(errno));
+		log_warn("cannot follow malloc in %s (%s): heap blocks are named by their first "
+			 "access",
+			 object, strerror(errno));
 		bpf_link__destroy(in);
 		return;
 	}
@@ -186,13 +188,13 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	ap->set = set;
 	ap->candidates = set->n;
 	if (!set->n) {
-		cs_err("no access sites to probe (check --sites-include/--sites-exclude)");
+		log_err("no access sites to probe (check --sites-include/--sites-exclude)");
 		return -EINVAL;
 	}
 	ap->skel = access_bpf__open();
 	if (!ap->skel) {
 		err = -errno;
-		cs_err("cannot open the access probe BPF object: %s", strerror(-err));
+		log_err("cannot open the access probe BPF object: %s", strerror(-err));
 		return err;
 	}
 	ap->skel->rodata->record_events = !opts || opts->record_events;
@@ -212,8 +214,8 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 		bpf_map__set_max_entries(ap->skel->maps.access_events, 4096);
 		err = bpf_map__reuse_fd(ap->skel->maps.cs_sync_events, opts->sync_events_fd);
 		if (err) {
-			cs_err("cannot share the event ring buffer with the access probes: %s",
-			       strerror(-err));
+			log_err("cannot share the event ring buffer with the access probes: %s",
+				strerror(-err));
 			goto fail;
 		}
 	} else {
@@ -228,13 +230,13 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 	}
 	err = access_bpf__load(ap->skel);
 	if (err) {
-		cs_err("cannot load the access probe BPF program: %s%s", strerror(-err),
-		       err == -EPERM ? " (run as root)" : "");
+		log_err("cannot load the access probe BPF program: %s%s", strerror(-err),
+			err == -EPERM ? " (run as root)" : "");
 		goto fail;
 	}
 	err = access_fill_sites(ap);
 	if (err) {
-		cs_err("cannot fill the access site table: %s", strerror(-err));
+		log_err("cannot fill the access site table: %s", strerror(-err));
 		goto fail;
 	}
 	if (opts && opts->alloc_object)
@@ -469,16 +471,16 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 
 	if (bpf_map_update_elem(bpf_map__fd(ap->skel->maps.access_tgids), &tgid, &one, BPF_ANY)) {
 		err = -errno;
-		cs_err("cannot record the target process for the access probes: %s",
-		       strerror(-err));
+		log_err("cannot record the target process for the access probes: %s",
+			strerror(-err));
 		return err;
 	}
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
 	ap->pid = pid;
 	ap->attach_err = 0;
-	old_print = libbpf_set_print(cs_verbose ? NULL : access_quiet_print);
-	if (cs_verbose)
+	old_print = libbpf_set_print(log_verbose ? NULL : access_quiet_print);
+	if (log_verbose)
 		libbpf_set_print(old_print);
 	if (ap->run_events && ap->ngroups && same_selection(ap, mask)) {
 		/* What the last run's probe cap took away comes back. */
@@ -490,15 +492,15 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 			attach_picked(ap, -1, ap->shed);
 			ap->attached = attached;
 			ap->attach_ns = now_ns() - t0;
-			cs_debug("access probes: %zu sites the probe cap took away attached again "
-				 "(%.3g ms)",
-				 ap->nshed, ap->attach_ns / 1e6);
+			log_debug("access probes: %zu sites the probe cap took away attached again "
+				  "(%.3g ms)",
+				  ap->nshed, ap->attach_ns / 1e6);
 			memset(ap->shed, 0, set->n * sizeof(*ap->shed));
 			ap->nshed = 0;
 		}
 		libbpf_set_print(old_print);
-		cs_debug("access probes: the campaign's links on %zu sites serve this run",
-			 ap->attached);
+		log_debug("access probes: the campaign's links on %zu sites serve this run",
+			  ap->attached);
 		goto allocs;
 	}
 	drop_site_links(ap);
@@ -521,9 +523,10 @@ allocs:
 		access_attach_allocs(ap, ap->alloc_object, pid);
 	if (ap->attach_err || !ap->attached) {
 		err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
-		cs_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux 6.6+ "
-		       "and root)",
-		       set->n, strerror(-err));
+		log_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux "
+			"6.6+ "
+			"and root)",
+			set->n, strerror(-err));
 		return err;
 	}
 	return 0;

@@ -14,7 +14,10 @@
 #include "kernel/launcher.h"
 #include "kernel/symbolize.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 
 static void read_stack_top(pid_t pid, void *arg)
 {
@@ -166,8 +169,8 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 	int rc = EXIT_FAILURE, err, done = 0;
 
 	if (geteuid() != 0) {
-		cs_err("sites --shared attaches uprobes: run as root (%s sites --shared ...)",
-		       cs_self_command(true));
+		log_err("sites --shared attaches uprobes: run as root (%s sites --shared ...)",
+			self_command(true));
 		return 2;
 	}
 	while (argv[argc])
@@ -202,7 +205,7 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 	 * program would be gone, with its maps, before a later read (main's
 	 * stack locals then passed for shared). */
 	if (launcher_at_exec(&l, read_stack_top, &stack_top)) {
-		cs_err("%s: could not stop it at its exec to read its stack", prog);
+		log_err("%s: could not stop it at its exec to read its stack", prog);
 		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
@@ -218,7 +221,7 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 		if (err != 0)
 			done = 1;
 		else if (now_ns() > deadline) {
-			cs_warn("%s did not exit within %u s: killed", prog, timeout_ms / 1000);
+			log_warn("%s did not exit within %u s: killed", prog, timeout_ms / 1000);
 			launcher_kill(&l);
 			done = 1;
 		}
