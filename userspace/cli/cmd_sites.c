@@ -112,16 +112,10 @@ static void sites_print_text(const struct site_set *set, bool list)
 		       fc[i].sites, fc[i].reads, fc[i].writes, fc[i].rmw, fc[i].locked);
 		for (; list && j < set->n; j++) {
 			const struct mem_site *s = &set->sites[j];
-			struct sym_site ss = { .object = s->object,
-					       .offset = s->offset,
-					       .symbol = s->function,
-					       .sym_offset = s->func_offset,
-					       .file = s->file,
-					       .line = s->line };
 
 			if (s->object != fc[i].object || s->function != fc[i].function)
 				break;
-			symbolize_site_format(&ss, where, sizeof(where));
+			site_finder_site_text(s, where, sizeof(where));
 			printf("    0x%-8" PRIx64 " %-2s %2u  %-40s %s\n", s->offset,
 			       site_finder_access_str(s->decode.flags), s->decode.size, where,
 			       s->insn);

@@ -194,6 +194,18 @@ const char *site_finder_access_str(uint8_t flags)
 	}
 }
 
+void site_finder_site_text(const struct mem_site *s, char *buf, size_t len)
+{
+	struct sym_site ss = { .object = s->object,
+			       .offset = s->offset,
+			       .symbol = s->function,
+			       .sym_offset = s->func_offset,
+			       .file = s->file,
+			       .line = s->line };
+
+	symbolize_site_format(&ss, buf, len);
+}
+
 bool site_finder_filter_match(const struct site_filter *f, const char *function, const char *file)
 {
 	const char *base = file ? strrchr(file, '/') : NULL;

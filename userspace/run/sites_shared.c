@@ -24,18 +24,6 @@ static void read_stack_top(pid_t pid, void *arg)
 	*(uint64_t *)arg = access_probes_main_stack_top(pid);
 }
 
-static void sv_site_text(const struct mem_site *s, char *buf, size_t len)
-{
-	struct sym_site ss = { .object = s->object,
-			       .offset = s->offset,
-			       .symbol = s->function,
-			       .sym_offset = s->func_offset,
-			       .file = s->file,
-			       .line = s->line };
-
-	symbolize_site_format(&ss, buf, len);
-}
-
 static void sv_var_name(const struct shared_var *v, const struct site_set *set, char *buf,
 			size_t len)
 {
@@ -52,7 +40,7 @@ static void sv_var_name(const struct shared_var *v, const struct site_set *set, 
 		snprintf(buf, len, "heap block of %" PRIu64 " bytes allocated at %s", v->alloc_size,
 			 where);
 	} else {
-		sv_site_text(&set->sites[v->first_site], where, sizeof(where));
+		site_finder_site_text(&set->sites[v->first_site], where, sizeof(where));
 		snprintf(buf, len, "heap (first access %s)", where);
 	}
 }
@@ -78,7 +66,7 @@ static void sv_print_text(struct access_probes *ap, const struct shared_var *var
 		for (k = 0; k < vars[i].nsites; k++) {
 			const struct mem_site *s = &set->sites[vars[i].sites[k]];
 
-			sv_site_text(s, where, sizeof(where));
+			site_finder_site_text(s, where, sizeof(where));
 			printf("      %-2s %-44s %s+0x%" PRIx64 "\n",
 			       site_finder_access_str(s->decode.flags), where,
 			       strrchr(s->object, '/') + 1, s->offset);
@@ -125,7 +113,7 @@ static void sv_print_json(struct access_probes *ap, const struct shared_var *var
 		for (k = 0; k < vars[i].nsites; k++) {
 			const struct mem_site *s = &set->sites[vars[i].sites[k]];
 
-			sv_site_text(s, where, sizeof(where));
+			site_finder_site_text(s, where, sizeof(where));
 			json_obj_begin(&j, NULL);
 			json_kv_str(&j, "object", s->object);
 			json_kv_uint(&j, "offset", s->offset);
