@@ -30,6 +30,9 @@ static void vm_usage(FILE *f)
 		"The guest has busybox, /sys/kernel/sched_ext, BTF, debugfs, tracefs and bpffs.\n\n"
 		"Options:\n"
 		"  -t, --timeout SEC    kill the command after SEC seconds (exit status 124)\n"
+		"  -b, --boot-limit SEC a boot that has not started the command after SEC\n"
+		"                       seconds is killed and tried again, 3 boots in all\n"
+		"                       (default 120; exit status 125 when all 3 stall)\n"
 		"  -c, --cpus N         virtual CPUs (default 2)\n"
 		"  -m, --mem MB         guest memory (default 1024; carried files live in it)\n"
 		"  -C, --carry PATH     copy a host file or directory into the guest (repeatable)\n"
@@ -103,6 +106,7 @@ static int vm_exit_status(const struct vm_opts *o, const struct vm_result *r)
 int cmd_vm(int argc, char **argv)
 {
 	static const struct option opts[] = { { "timeout", required_argument, NULL, 't' },
+					      { "boot-limit", required_argument, NULL, 'b' },
 					      { "cpus", required_argument, NULL, 'c' },
 					      { "mem", required_argument, NULL, 'm' },
 					      { "carry", required_argument, NULL, 'C' },
@@ -120,10 +124,13 @@ int cmd_vm(int argc, char **argv)
 	int c, err, status = EXIT_USAGE;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:c:m:C:e:o:d:L:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+t:b:c:m:C:e:o:d:L:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			err = parse_uint_opt("--timeout", optarg, 1, 86400 * 7, &o.timeout_s);
+			break;
+		case 'b':
+			err = parse_uint_opt("--boot-limit", optarg, 1, 3600, &o.boot_limit_s);
 			break;
 		case 'c':
 			err = parse_uint_opt("--cpus", optarg, 1, 64, &o.cpus);
