@@ -15,7 +15,7 @@
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/self.h"
 
 static char prog[PATH_MAX + 64];
 
@@ -77,7 +77,7 @@ int main(void)
 	bool lines_ok = true;
 
 	tap_plan(30);
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses", self_dir());
 
 	err = site_finder_find(prog, &only_acc, &set);
 	tap_is_int(err, 0, "site_finder_find on %s", prog);
@@ -150,7 +150,7 @@ int main(void)
 	site_finder_set_free(&fset);
 	site_finder_set_free(&all);
 
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses-stripped", cs_self_dir());
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses-stripped", self_dir());
 	site_finder_find(prog, NULL, &st);
 	tap_ok(st.n > 0 && !st.sites[0].function, "stripped: sites found, no function names (%zu)",
 	       st.n);

@@ -23,7 +23,11 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/futex_lock.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/ga.h"
 #include "strategies/noise.h"
 #include "strategies/pct.h"
@@ -849,7 +853,7 @@ static void test_map_at_once_coverage(void)
  * feeds their accesses as executed from inside the release (as go_on). */
 struct map_worker {
 	struct fake_loop fl; /* first: r.ctx is the worker too */
-	struct cs_lock *camp;
+	struct futex_lock *camp;
 	int *go; /* both start together */
 	uint64_t seed;
 	unsigned runs, steps;
@@ -883,9 +887,9 @@ static void *mw_main(void *arg)
 	for (unsigned run = 0; run < w->runs; run++) {
 		size_t nt = 3;
 
-		cs_lock_acquire(w->camp);
+		futex_lock_acquire(w->camp);
 		fl_begin(&w->fl, s, w->seed * 1000 + run, nt);
-		cs_lock_release(w->camp);
+		futex_lock_release(w->camp);
 		w->fl.r.release = mw_release;
 		memset(w->held, 0, sizeof(w->held));
 		memset(w->exited, 0, sizeof(w->exited));
@@ -928,9 +932,9 @@ static void *mw_main(void *arg)
 				s->ops->executed(s, &w->fl.r, ev);
 			}
 		}
-		cs_lock_acquire(w->camp);
+		futex_lock_acquire(w->camp);
 		fl_end(&w->fl);
-		cs_lock_release(w->camp);
+		futex_lock_release(w->camp);
 	}
 	return NULL;
 }
@@ -939,7 +943,7 @@ static void test_map_at_once_stress(void)
 {
 	struct strategy *s = make("map");
 	struct strat_campaign c = { .quiet = true };
-	struct cs_lock camp = { 0 };
+	struct futex_lock camp = { 0 };
 	struct map_worker w[2];
 	pthread_t th[2];
 	struct map_totals t;

@@ -6,11 +6,7 @@
  */
 #include "kernel/site_finder.h"
 
-/* capstone's error typedef is named cs_err, like util.h's error printer. */
-#define cs_err capstone_cs_err
 #include <capstone/capstone.h>
-#undef cs_err
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +19,8 @@
 #include <unistd.h>
 
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 /* capstone register -> pt_regs slot; CS_REG_NONE for "no register";
  * -1 for registers the probe cannot read (32-bit address registers,
@@ -195,6 +192,18 @@ const char *site_finder_access_str(uint8_t flags)
 	default:
 		return "RW";
 	}
+}
+
+void site_finder_site_text(const struct mem_site *s, char *buf, size_t len)
+{
+	struct sym_site ss = { .object = s->object,
+			       .offset = s->offset,
+			       .symbol = s->function,
+			       .sym_offset = s->func_offset,
+			       .file = s->file,
+			       .line = s->line };
+
+	symbolize_site_format(&ss, buf, len);
 }
 
 bool site_finder_filter_match(const struct site_filter *f, const char *function, const char *file)

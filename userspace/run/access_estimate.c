@@ -6,12 +6,15 @@
  * what an exploration run (a run probing every candidate) adds.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "run/access.h"
 #include "run/access_state.h"
 #include "coverage/map_patterns.h"
 #include "results/store.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* Did two threads execute this access site (estimation)? */
 static bool site_multi(const struct access_campaign *ac, uint32_t site)
@@ -68,9 +71,9 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 		}
 		ac->nsteer += v->steer;
 		if (v->shared)
-			cs_debug("map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
-				 v->name, v->id, v->nreads, v->nwrites,
-				 v->steer ? ", steered" : "");
+			log_debug(
+				"map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
+				v->name, v->id, v->nreads, v->nwrites, v->steer ? ", steered" : "");
 	}
 	cov_event_taskset_init(&keys);
 	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
@@ -180,11 +183,11 @@ void access_campaign_estimated(struct campaign *c)
 			ac->domain, ac->domain_hb, ac->requirements);
 	}
 	if (!ac->nshared_sites)
-		cs_warn("--access: no shared variable found: the runs probe no access%s until an "
-			"exploration run (every candidate probed, runs 4, 8, ... 32, then every "
-			"%u) finds one",
-			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
-			ACCESS_EXPLORE_LATER);
+		log_warn("--access: no shared variable found: the runs probe no access%s until an "
+			 "exploration run (every candidate probed, runs 4, 8, ... 32, then every "
+			 "%u) finds one",
+			 strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
+			 ACCESS_EXPLORE_LATER);
 	c->sc.contended_vars = ac->nsteer;
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -46,7 +46,10 @@
 #include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/pct.h"
 #include "strategies/strategy.h"
 
@@ -214,8 +217,8 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 	if (o->ran && pr->points)
 		ps->k = pr->points;
 	if (pr->yields)
-		cs_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
-			 pr->yields == 1 ? "" : "s");
+		log_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
+			  pr->yields == 1 ? "" : "s");
 	pct_free(&pr->eng);
 	free(pr->waiting);
 	free(pr->prio);
@@ -261,7 +264,7 @@ static void prio_sync(struct pct_strat_run *pr, struct strat_run *r)
 			continue;
 		pr->prio[i] = p;
 		if (policy_set_prio(r->pol, r->threads[i].tid, p))
-			cs_debug("pct: cannot set the priority of thread %s", r->threads[i].path);
+			log_debug("pct: cannot set the priority of thread %s", r->threads[i].path);
 	}
 }
 

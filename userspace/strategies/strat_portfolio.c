@@ -56,7 +56,7 @@
 
 #include "lib/json.h"
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 #include "strategies/strat_portfolio.h"
 #include "strategies/strategy.h"
 
