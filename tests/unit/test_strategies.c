@@ -125,6 +125,8 @@ static bool fl_access; /* the next fl_begin's run has access points (--access) *
  * campaign_begin/campaign_end around each */
 static bool fl_keep_campaign;
 static uint64_t fl_est_accesses; /* the campaign's accesses per estimation run */
+static size_t fl_cross_vars;	 /* its variables written by one thread, read by another */
+static uint64_t fl_est_cross;	 /* their accesses per estimation run */
 
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
@@ -135,6 +137,8 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->s = s;
 	fl->c.quiet = true;
 	fl->c.est_accesses = fl_est_accesses;
+	fl->c.cross_vars = fl_cross_vars;
+	fl->c.est_cross_accesses = fl_est_cross;
 	fl->c.site_of = fl_site_of;
 	fl->c.add_requirement = fl_add_req;
 	fl->c.for_each_task = fl_tasks;
@@ -173,9 +177,12 @@ static void fl_end(struct fake_loop *fl)
 	fl_end_with(fl, &o);
 }
 
-/* Thread i reaches a decision point of op (its next point index). */
-static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t op, uint64_t site,
-				      uint64_t obj, const struct cov_event *access, bool contended)
+/* Thread i reaches a decision point of op (its next point index); cross:
+ * the access's variable is written by one thread and read by another. */
+static struct strat_decision fl_point_cross(struct fake_loop *fl, size_t i, uint16_t op,
+					    uint64_t site, uint64_t obj,
+					    const struct cov_event *access, bool contended,
+					    bool cross)
 {
 	struct strat_decision d = { .v = STRAT_PROCEED };
 	struct cs_event e = { 0 };
@@ -192,10 +199,17 @@ static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t o
 	p.e = &e;
 	p.access = access;
 	p.contended = contended;
+	p.cross = cross;
 	if (fl->s->ops->event)
 		fl->s->ops->event(fl->s, &fl->r, &e, p.t);
 	fl->s->ops->point(fl->s, &fl->r, &p, &d);
 	return d;
+}
+
+static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t op, uint64_t site,
+				      uint64_t obj, const struct cov_event *access, bool contended)
+{
+	return fl_point_cross(fl, i, op, site, obj, access, contended, false);
 }
 
 static void fl_all_parked(struct fake_loop *fl)
@@ -1051,7 +1065,7 @@ static void test_pct_depth1(void)
 			second = i;
 	fl_begin(&fl, s, 5, 3);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":1,\"k\":1}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":1,\"k\":1,\"focus\":\"every step\"}}",
 		   "pct:1 with nothing observed records depth 1, k 1");
 	free(cfg);
 	tap_ok(prios_match(&fl, &p),
@@ -1152,7 +1166,7 @@ static void test_pct_change_point(void)
 	pct_observe(s, 2);
 	fl_begin(&fl, s, 9, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"every step\"}}",
 		   "k comes from the observed run: its 2 lock acquisitions");
 	free(cfg);
 	pct_init(&p, 2, 2, 9);
@@ -1182,7 +1196,7 @@ static void test_pct_change_point(void)
 	/* The run reached 5 decision points: the next run's k. */
 	fl_begin(&fl, s, 10, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":5}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"every step\"}}",
 		   "the next run's k is the previous run's 5 decision points");
 	free(cfg);
 	fl_end(&fl);
@@ -1213,7 +1227,7 @@ static void test_pct_access(void)
 	fl_begin(&fl, s, 9, 2);
 	fl_est_accesses = 0;
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":6}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":6,\"focus\":\"every step\"}}",
 		   "with --access the first k adds the estimation run's 4 accesses to its 2 "
 		   "acquisitions");
 	free(cfg);
@@ -1245,11 +1259,94 @@ static void test_pct_access(void)
 	fl_access = false;
 	fl_begin(&fl, s, 10, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"every step\"}}",
 		   "the next run's k is the previous run's 3 access steps (the unfollowed access "
 		   "is none)");
 	free(cfg);
 	fl_end(&fl);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct --access with variables written by one thread and read by another
+ * (the campaign's cross_vars): the change point is drawn over the accesses
+ * to them only. Depth 2 over k = 3 such accesses (the estimation run's),
+ * a seed whose change point is 2: the top thread runs its lock request, an
+ * access to a shared variable that is not cross-thread (a step, not a
+ * counted one), its first cross-thread access (counted 1), and drops at
+ * its second (counted 2): the other thread goes. The next run's k is the
+ * previous run's 2 cross-thread accesses. */
+static void test_pct_focus(void)
+{
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	struct cov_event served = { .obj = 8, .site = 12, .func = 5 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	uint64_t seed;
+	uint32_t order[2] = { 0, 1 };
+	size_t top, other;
+	int wrong = 0;
+	char *cfg;
+
+	for (seed = 1;; seed++) { /* the first seed whose change point is 2 */
+		pct_init_focused(&p, 2, 3, seed);
+		if (p.change[0] == 2)
+			break;
+		pct_free(&p);
+	}
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	if (pct_priority(&p, 1) > pct_priority(&p, 0)) {
+		order[0] = 1;
+		order[1] = 0;
+	}
+	top = order[0];
+	other = order[1];
+	pct_observe(s, 2);
+	fl_access = true;
+	fl_est_accesses = 6;
+	fl_cross_vars = 1;
+	fl_est_cross = 3;
+	fl_begin(&fl, s, seed, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"cross-thread accesses\"}}",
+		   "with cross-thread variables k is their estimation run's 3 accesses");
+	free(cfg);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	tap_is_int(fl_point(&fl, top, CS_OP_WRITE, 0x60, 0x9100, &served, true).v, STRAT_PARK,
+		   "focus: an access to a shared variable that is not cross-thread still waits");
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	fl_point_cross(&fl, top, CS_OP_WRITE, 0x50, 0x9000, &acc, true, true);
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	tap_is_int(wrong, 0,
+		   "the top thread (%zu) runs its lock, its other access and its first "
+		   "cross-thread access",
+		   top);
+	fl_point_cross(&fl, top, CS_OP_WRITE, 0x54, 0x9008, &acc, true, true);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
+	       "at its second cross-thread access (change point 2) it drops to priority 1 and "
+	       "the other thread (%zu) goes",
+	       other);
+	fl_end(&fl);
+	fl_keep_campaign = true; /* the same campaign's next run */
+	fl_begin(&fl, s, seed + 1, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"cross-thread accesses\"}}",
+		   "the next run's k is the previous run's 2 cross-thread accesses");
+	free(cfg);
+	fl_end(&fl);
+	fl_keep_campaign = false;
+	fl_access = false;
+	fl_est_accesses = 0;
+	fl_cross_vars = 0;
+	fl_est_cross = 0;
 	pct_free(&p);
 	strategy_free(s);
 }
@@ -2420,7 +2517,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(237);
+	tap_plan(242);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2438,6 +2535,7 @@ int main(void)
 	test_pct_exit();
 	test_pct_seeds();
 	test_pct_access();
+	test_pct_focus();
 	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();

@@ -650,6 +650,16 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 	slot = cov_event_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
 	if (!created && (*slot & 0xffffffffULL) != ev->thread)
 		*slot |= 1ULL << 32;
+	slot = cov_event_u64map_put(&ar->ac->site_held, ev->site, ar->ac->nsite_locks, &created);
+	if (created) {
+		ar->ac->site_locks =
+			xrealloc(ar->ac->site_locks,
+				 (ar->ac->nsite_locks + 1) * sizeof(*ar->ac->site_locks));
+		ar->ac->site_locks[ar->ac->nsite_locks++] = ev->held;
+	} else {
+		cov_event_lockset_intersect(&ar->ac->site_locks[*slot], &ev->held);
+	}
+	v->est_accesses += ar->estimate;
 	if (cov_event_op_reads(ev->op))
 		access_add_site(&v->reads, &v->nreads, ev->site);
 	if (cov_event_op_writes(ev->op))
@@ -756,6 +766,7 @@ int access_campaign_begin(struct campaign *c)
 	c->acc = ac;
 	cov_event_u64map_init(&ac->var_index);
 	cov_event_u64map_init(&ac->site_threads);
+	cov_event_u64map_init(&ac->site_held);
 	err = load_suppressions(c, ac);
 	if (err)
 		return err;
@@ -940,15 +951,18 @@ void access_pass(struct onerun *r, struct strat_thread *t)
 }
 
 bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
-		  struct cov_event *ev, bool *split, bool *contended)
+		  struct cov_event *ev, bool *split, bool *contended, bool *cross)
 {
 	struct access_run *ar = r->acc;
 	struct acc_pending *p;
+	const struct acc_var *v;
 
-	*contended = false;
+	*contended = *cross = false;
 	if (!ar || ar->estimate || !access_event(r, e, t, ev, split))
 		return false;
 	*contended = steerable(ar->ac, ev->obj);
+	v = access_var_find(ar->ac, ev->obj);
+	*cross = v && v->cross;
 	p = pending_of(ar, tindex(r, t));
 	p->on = true;
 	p->split = *split;

@@ -178,6 +178,8 @@ void access_campaign_end(struct campaign *c)
 	free(ac->vars);
 	cov_event_u64map_free(&ac->var_index);
 	cov_event_u64map_free(&ac->site_threads);
+	cov_event_u64map_free(&ac->site_held);
+	free(ac->site_locks);
 	cov_event_u64map_free(&ac->race_pairs);
 	suppress_free(ac->supp);
 	for (i = 0; i < ac->nrace_names; i++)

@@ -460,7 +460,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	if (cov_event_op_is_access(e->op)) {
 		bool kept;
 
-		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended));
+		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended, &p.cross));
 		if (kept)
 			p.access = &ev;
 	}

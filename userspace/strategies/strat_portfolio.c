@@ -207,6 +207,8 @@ static struct strat_campaign arm_view(const struct pf_arm *a, struct strat_campa
 	if (!a->spec->access) {
 		ac.est_accesses = 0;
 		ac.contended_vars = 0;
+		ac.cross_vars = 0;
+		ac.est_cross_accesses = 0;
 	}
 	return ac;
 }
