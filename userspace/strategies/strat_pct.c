@@ -488,7 +488,9 @@ const struct strategy_ops strat_pct_ops = {
 		   "priority change points (DEPTH 1-" TEXT(
 			   PCT_MAX_DEPTH) ", default 3); a step is a "
 					  "synchronization point (with --access: and an access to "
-					  "a shared variable)",
+					  "a shared variable; the change points then fall on "
+					  "accesses to variables one thread writes and another "
+					  "reads)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
 		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,
