@@ -5,7 +5,8 @@
 #   make test       check-layout, then unit + host + VM tests through prove
 #   make test-repeat N=20 TESTS="tests/vm/NAME.t ..."  the flake hunter
 #   make test-kernels  the VM tests on each VM kernel (sid, trixie-backports)
-#   make check-layout  userspace/ layout: no include/call cycle, no upward arrow
+#   make check-layout  userspace/ layout: no include/call cycle, no upward arrow,
+#                      every export on its file's prefix
 #   make bench      benchmarks (results go to docs/perf.md by hand)
 #   make bench-bugs every strategy on the bug-class corpus (hours; docs/perf.md)
 #   make vmlinux    regenerate build/vmlinux.h

@@ -36,7 +36,7 @@ skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $2 # SKIP $1"; }
 skip_all() { echo "TAP version 13"; echo "1..0 # SKIP $1"; exit 0; }
 done_testing() { exit $((_tap_fail > 0)); }
 
-# concsched as the commands it prints name it (cs_self_command) when run
+# concsched as the commands it prints name it (self_command) when run
 # from the current directory as root without SUDO_USER: "concsched" when
 # PATH finds this binary, else its path, relative to the cwd under it.
 cs_printed() {

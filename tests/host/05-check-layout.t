@@ -7,10 +7,11 @@
 # path that does not exist and a strategy callback called outside
 # strategies/ is rejected with one line per problem; --prefixes lists and
 # counts the exports off their file's name (or, for a file split out of a
-# module, the module's).
+# module, the module's), and the check fails on each of them (lib/xalloc's
+# x prefix the one exception).
 # timeout: 60
 source "$(dirname "$0")/../lib.sh"
-plan 33
+plan 38
 
 CL=$ROOT/tools/check-layout
 T=$(mktemp -d)
@@ -121,4 +122,17 @@ like "$out" "^lib/p_q: 1 of 3 exports off the prefix p_q_ or p_: zz$" "a file sp
 like "$out" "^lib/p_r: 1 of 2 exports off the prefix p_r_ or p_: p_q_z$" "but not another file's longer stem"
 like "$out" "^lib/lone_w: 1 of 2 exports off the prefix lone_w_: lone_a$" "no lone.c: lone_ is not a prefix of lone_w.c"
 like "$out" "^check-layout: 4 of 9 exported symbols in 4 objects off their file's prefix$" "--prefixes counts them"
+
+# The check itself fails on each export off its prefix, one line each;
+# lib/xalloc.c may export x* (xcalloc), nothing else.
+printf 'int xone(void) { return 1; }\nint yone(void) { return 2; }\n' >"$P/userspace/lib/xalloc.c"
+${CC:-cc} -c "$P/userspace/lib/xalloc.c" -o "$P/build/obj/lib/xalloc.o" || diag "cc xalloc.c failed"
+out=$("$CL" --root "$P" --prefixes)
+like "$out" "^lib/xalloc: 1 of 2 exports off the prefix x: yone$" "lib/xalloc.c: x* is its prefix"
+"$CL" --root "$P" >/dev/null 2>"$T/err"; rc=$?
+err=$(cat "$T/err")
+is $rc 1 "exports off their file's prefix: exit 1"
+like "$err" "build/obj/lib/p\.o exports other, off its file's prefix p_ " "the check names the object and the export"
+like "$err" "build/obj/lib/xalloc\.o exports yone, off its file's prefix x " "lib/xalloc.c exporting a name without x"
+is "$(wc -l <"$T/err")" 5 "one line per export off its prefix"
 done_testing

@@ -12,11 +12,13 @@
  *   acc_xchg          RW xchg (implicitly locked), 8 bytes
  *   acc_cas           RW lock cmpxchg, 4 bytes
  *   acc_stack_local   stack only: no site
+ *   acc_test_flag     R  test $imm, 1 byte (capstone 4 says written)
  *   acc_pair_store_lock  a store, then a lock add: the lock add cannot be
  *                        probed on the store's probe, so it is after itself
  *   acc_pair_lock_load   a lock add at the entry, then a load: its only
  *                        place is the load's probe, so it is no site
- * (the two pairs are never called: they are for the site finder only)
+ * (the two pairs and acc_test_flag are never called: they are for the
+ * site finder only)
  * Run: accesses [ITERATIONS] — prints the variables' addresses, then two
  * threads both run every function ITERATIONS times (default 100), so each
  * global is shared; each thread's stack local is not. acc_deref also reads
@@ -35,6 +37,7 @@ long acc_atomic;
 long acc_swapped;
 int acc_cas_word;
 static int acc_main_only;
+unsigned char acc_flags;
 
 #define NOINLINE __attribute__((noinline))
 
@@ -51,6 +54,11 @@ NOINLINE int acc_load_global(void)
 NOINLINE void acc_inc_global(void)
 {
 	acc_counter++;
+}
+
+NOINLINE int acc_test_flag(void)
+{
+	return (acc_flags & 0x46) != 0;
 }
 
 NOINLINE int acc_deref(int *p)

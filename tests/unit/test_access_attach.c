@@ -15,7 +15,7 @@
 #include "kernel/access_probes.h"
 #include "kernel/symbolize.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/self.h"
 
 int main(void)
 {
@@ -35,7 +35,7 @@ int main(void)
 			tap_skip("needs root (uprobes)", "access probe attach");
 		return tap_done();
 	}
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses", self_dir());
 	site_finder_find(prog, &f, &set);
 	for (i = 0; i < set.n; i++)
 		if (set.sites[i].function && !strcmp(set.sites[i].function, "acc_atomic_add"))

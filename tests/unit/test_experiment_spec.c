@@ -13,7 +13,7 @@
 
 #include "experiment/exp_cell.h"
 #include "experiment/exp_spec.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/cs-expspec-XXXXXX", *realdir;

@@ -12,7 +12,9 @@
 
 #include "vm/initramfs.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/xalloc.h"
 
 static void check_normalize(void)
 {
@@ -61,7 +63,7 @@ static void check_newc(const char *dir)
 	free(cmd);
 	tap_is_int(rc, 0, "cpio(1) reads the archive");
 	cmd = xasprintf("%s/x/d/l", dir);
-	got = read_file(cmd, NULL);
+	got = file_read(cmd, NULL);
 	tap_is_str(got ? got : "", "hello\n", "file content through the symlink (first add wins)");
 	free(got);
 	tap_ok(lstat(cmd, &st) == 0 && S_ISLNK(st.st_mode), "symlink kept as a symlink");

@@ -13,7 +13,9 @@
 
 #include "kernel/launcher.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 /* Processes of group pgid that are not zombies (a killed orphan may stay a
  * zombie until init reaps it; that is not a survivor). */
@@ -29,7 +31,7 @@ static int live_in_group(pid_t pgid)
 		char st = 0;
 
 		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		buf = read_file(path, NULL);
+		buf = file_read(path, NULL);
 		if (!buf)
 			continue;
 		rp = strrchr(buf, ')');
@@ -56,7 +58,7 @@ static pid_t parent_of(pid_t pid)
 	int pp = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	buf = read_file(path, NULL);
+	buf = file_read(path, NULL);
 	if (!buf)
 		return -1;
 	rp = strrchr(buf, ')');
@@ -93,7 +95,7 @@ static bool running(pid_t pid)
 	char path[64], *buf, *rp, st = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	buf = read_file(path, NULL);
+	buf = file_read(path, NULL);
 	if (!buf)
 		return false;
 	rp = strrchr(buf, ')');
@@ -254,7 +256,7 @@ static void see_at_exec(pid_t pid, void *arg)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	buf = read_file(path, NULL);
+	buf = file_read(path, NULL);
 	rp = buf ? strrchr(buf, ')') : NULL;
 	if (rp)
 		sscanf(rp + 2, "%c", &seen->state);

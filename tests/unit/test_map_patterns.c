@@ -13,7 +13,7 @@
 #include "coverage/map_patterns.h"
 #include "lib/rng.h"
 #include "tap_taskset.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
 
 #define TA 1
 #define TB 2

@@ -17,7 +17,6 @@
 
 #include "strategies/map_strategy.h"
 #include "tap.h"
-#include "lib/util.h"
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE };
 

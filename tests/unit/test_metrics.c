@@ -14,7 +14,7 @@
 #include "coverage/metrics.h"
 #include "coverage/races.h"
 #include "tap_taskset.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
 
 static struct cov_event_conv conv;
 static struct cov_metrics *M;

@@ -19,7 +19,6 @@
 
 #include "tap.h"
 #include "kernel/procsel.h"
-#include "lib/util.h"
 
 static int go[2], done[2];
 

@@ -13,7 +13,6 @@
  */
 #include "coverage/races.h"
 #include "tap.h"
-#include "lib/util.h"
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE, RW = CS_OP_RW };
 enum { MAIN = 1, T2 = 2, T3 = 3, CNT = 1, M = 5, M2 = 6 };

@@ -20,7 +20,7 @@
 #include "results/report.h"
 #include "results/store.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 #define FIXTURE_RUNS 40
 #define FAILING_RUN  30
@@ -345,7 +345,7 @@ int main(int argc, char **argv)
 	if (!mkdtemp(tmp))
 		return 1;
 	/* Printed commands as the host would print them for a sudo user
-	 * with concsched on PATH (cs_self_command; tests/host/report-merge.t
+	 * with concsched on PATH (self_command; tests/host/report-merge.t
 	 * checks how a real binary names itself). */
 	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
 	setenv("CONCSCHED_HOST_SUDO", "1", 1);

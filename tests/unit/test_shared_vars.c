@@ -13,7 +13,7 @@
 #include "kernel/access_probes.h"
 #include "kernel/symbolize.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/self.h"
 
 #define BIAS	  0x555500000000ULL
 #define SP_T1	  0x7f0000100000ULL
@@ -70,7 +70,7 @@ int main(void)
 	int i;
 
 	tap_plan(13);
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses", self_dir());
 	tap_is_int(site_finder_find(prog, &f, &set), 0, "sites of %s", prog);
 	s_inc = site_of("acc_inc_global");
 	s_deref = site_of("acc_deref");

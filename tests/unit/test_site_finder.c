@@ -15,7 +15,7 @@
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/self.h"
 
 static char prog[PATH_MAX + 64];
 
@@ -76,8 +76,8 @@ int main(void)
 	int n, err;
 	bool lines_ok = true;
 
-	tap_plan(29);
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses", cs_self_dir());
+	tap_plan(30);
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses", self_dir());
 
 	err = site_finder_find(prog, &only_acc, &set);
 	tap_is_int(err, 0, "site_finder_find on %s", prog);
@@ -89,6 +89,7 @@ int main(void)
 	check_one(&set, "acc_xchg", CS_ACC_READ | CS_ACC_WRITE | CS_ACC_LOCK, 8, "acc_swapped");
 	check_one(&set, "acc_cas", CS_ACC_READ | CS_ACC_WRITE | CS_ACC_LOCK, 4, "acc_cas_word");
 	check_one(&set, "acc_deref", CS_ACC_READ, 4, NULL);
+	check_one(&set, "acc_test_flag", CS_ACC_READ, 1, "acc_flags");
 	s = only_site(&set, "acc_deref", &n);
 	tap_ok(s && s->decode.base == CS_REG_DI && s->decode.index == CS_REG_NONE &&
 		       s->decode.disp == 0 && !(s->decode.flags & CS_ACC_RIP),
@@ -149,7 +150,7 @@ int main(void)
 	site_finder_set_free(&fset);
 	site_finder_set_free(&all);
 
-	snprintf(prog, sizeof(prog), "%s/../programs/accesses-stripped", cs_self_dir());
+	snprintf(prog, sizeof(prog), "%s/../programs/accesses-stripped", self_dir());
 	site_finder_find(prog, NULL, &st);
 	tap_ok(st.n > 0 && !st.sites[0].function, "stripped: sites found, no function names (%zu)",
 	       st.n);

@@ -20,7 +20,8 @@
 #include "results/store.h"
 #include "results/stream.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/xalloc.h"
 
 static char tmp[64];
 
@@ -503,7 +504,7 @@ static int replay_file(const char *file, const char *dir, size_t chunk, struct r
 {
 	struct stream_reader rd = { 0 };
 	size_t len = 0, off;
-	char *data = read_file(file, &len);
+	char *data = file_read(file, &len);
 	int err = data ? 0 : -EIO;
 
 	memset(rx, 0, sizeof(*rx));
@@ -631,7 +632,7 @@ static void test_replicate(void)
 	{
 		struct stream_reader rd = { 0 };
 		size_t len = 0;
-		char *data = read_file(path("records"), &len);
+		char *data = file_read(path("records"), &len);
 		/* The second record is the first changeset: skip the snapshot. */
 		uint32_t slen = (uint8_t)data[3] | (uint8_t)data[4] << 8 |
 				(uint32_t)(uint8_t)data[5] << 16 | (uint32_t)(uint8_t)data[6] << 24;

@@ -23,7 +23,11 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/futex_lock.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/ga.h"
 #include "strategies/noise.h"
 #include "strategies/pct.h"
@@ -121,6 +125,8 @@ static bool fl_access; /* the next fl_begin's run has access points (--access) *
  * campaign_begin/campaign_end around each */
 static bool fl_keep_campaign;
 static uint64_t fl_est_accesses; /* the campaign's accesses per estimation run */
+static size_t fl_cross_vars;	 /* its variables written by one thread, read by another */
+static uint64_t fl_est_cross;	 /* their accesses per estimation run */
 
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
@@ -131,6 +137,8 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->s = s;
 	fl->c.quiet = true;
 	fl->c.est_accesses = fl_est_accesses;
+	fl->c.cross_vars = fl_cross_vars;
+	fl->c.est_cross_accesses = fl_est_cross;
 	fl->c.site_of = fl_site_of;
 	fl->c.add_requirement = fl_add_req;
 	fl->c.for_each_task = fl_tasks;
@@ -169,9 +177,12 @@ static void fl_end(struct fake_loop *fl)
 	fl_end_with(fl, &o);
 }
 
-/* Thread i reaches a decision point of op (its next point index). */
-static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t op, uint64_t site,
-				      uint64_t obj, const struct cov_event *access, bool contended)
+/* Thread i reaches a decision point of op (its next point index); cross:
+ * the access's variable is written by one thread and read by another. */
+static struct strat_decision fl_point_cross(struct fake_loop *fl, size_t i, uint16_t op,
+					    uint64_t site, uint64_t obj,
+					    const struct cov_event *access, bool contended,
+					    bool cross)
 {
 	struct strat_decision d = { .v = STRAT_PROCEED };
 	struct cs_event e = { 0 };
@@ -188,10 +199,17 @@ static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t o
 	p.e = &e;
 	p.access = access;
 	p.contended = contended;
+	p.cross = cross;
 	if (fl->s->ops->event)
 		fl->s->ops->event(fl->s, &fl->r, &e, p.t);
 	fl->s->ops->point(fl->s, &fl->r, &p, &d);
 	return d;
+}
+
+static struct strat_decision fl_point(struct fake_loop *fl, size_t i, uint16_t op, uint64_t site,
+				      uint64_t obj, const struct cov_event *access, bool contended)
+{
+	return fl_point_cross(fl, i, op, site, obj, access, contended, false);
 }
 
 static void fl_all_parked(struct fake_loop *fl)
@@ -849,7 +867,7 @@ static void test_map_at_once_coverage(void)
  * feeds their accesses as executed from inside the release (as go_on). */
 struct map_worker {
 	struct fake_loop fl; /* first: r.ctx is the worker too */
-	struct cs_lock *camp;
+	struct futex_lock *camp;
 	int *go; /* both start together */
 	uint64_t seed;
 	unsigned runs, steps;
@@ -883,9 +901,9 @@ static void *mw_main(void *arg)
 	for (unsigned run = 0; run < w->runs; run++) {
 		size_t nt = 3;
 
-		cs_lock_acquire(w->camp);
+		futex_lock_acquire(w->camp);
 		fl_begin(&w->fl, s, w->seed * 1000 + run, nt);
-		cs_lock_release(w->camp);
+		futex_lock_release(w->camp);
 		w->fl.r.release = mw_release;
 		memset(w->held, 0, sizeof(w->held));
 		memset(w->exited, 0, sizeof(w->exited));
@@ -928,9 +946,9 @@ static void *mw_main(void *arg)
 				s->ops->executed(s, &w->fl.r, ev);
 			}
 		}
-		cs_lock_acquire(w->camp);
+		futex_lock_acquire(w->camp);
 		fl_end(&w->fl);
-		cs_lock_release(w->camp);
+		futex_lock_release(w->camp);
 	}
 	return NULL;
 }
@@ -939,7 +957,7 @@ static void test_map_at_once_stress(void)
 {
 	struct strategy *s = make("map");
 	struct strat_campaign c = { .quiet = true };
-	struct cs_lock camp = { 0 };
+	struct futex_lock camp = { 0 };
 	struct map_worker w[2];
 	pthread_t th[2];
 	struct map_totals t;
@@ -1047,7 +1065,7 @@ static void test_pct_depth1(void)
 			second = i;
 	fl_begin(&fl, s, 5, 3);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":1,\"k\":1}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":1,\"k\":1,\"focus\":\"every step\"}}",
 		   "pct:1 with nothing observed records depth 1, k 1");
 	free(cfg);
 	tap_ok(prios_match(&fl, &p),
@@ -1148,7 +1166,7 @@ static void test_pct_change_point(void)
 	pct_observe(s, 2);
 	fl_begin(&fl, s, 9, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"every step\"}}",
 		   "k comes from the observed run: its 2 lock acquisitions");
 	free(cfg);
 	pct_init(&p, 2, 2, 9);
@@ -1178,7 +1196,7 @@ static void test_pct_change_point(void)
 	/* The run reached 5 decision points: the next run's k. */
 	fl_begin(&fl, s, 10, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":5}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"every step\"}}",
 		   "the next run's k is the previous run's 5 decision points");
 	free(cfg);
 	fl_end(&fl);
@@ -1209,7 +1227,7 @@ static void test_pct_access(void)
 	fl_begin(&fl, s, 9, 2);
 	fl_est_accesses = 0;
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":6}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":6,\"focus\":\"every step\"}}",
 		   "with --access the first k adds the estimation run's 4 accesses to its 2 "
 		   "acquisitions");
 	free(cfg);
@@ -1241,11 +1259,94 @@ static void test_pct_access(void)
 	fl_access = false;
 	fl_begin(&fl, s, 10, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"every step\"}}",
 		   "the next run's k is the previous run's 3 access steps (the unfollowed access "
 		   "is none)");
 	free(cfg);
 	fl_end(&fl);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct --access with variables written by one thread and read by another
+ * (the campaign's cross_vars): the change point is drawn over the accesses
+ * to them only. Depth 2 over k = 3 such accesses (the estimation run's),
+ * a seed whose change point is 2: the top thread runs its lock request, an
+ * access to a shared variable that is not cross-thread (a step, not a
+ * counted one), its first cross-thread access (counted 1), and drops at
+ * its second (counted 2): the other thread goes. The next run's k is the
+ * previous run's 2 cross-thread accesses. */
+static void test_pct_focus(void)
+{
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	struct cov_event served = { .obj = 8, .site = 12, .func = 5 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	uint64_t seed;
+	uint32_t order[2] = { 0, 1 };
+	size_t top, other;
+	int wrong = 0;
+	char *cfg;
+
+	for (seed = 1;; seed++) { /* the first seed whose change point is 2 */
+		pct_init_focused(&p, 2, 3, seed);
+		if (p.change[0] == 2)
+			break;
+		pct_free(&p);
+	}
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	if (pct_priority(&p, 1) > pct_priority(&p, 0)) {
+		order[0] = 1;
+		order[1] = 0;
+	}
+	top = order[0];
+	other = order[1];
+	pct_observe(s, 2);
+	fl_access = true;
+	fl_est_accesses = 6;
+	fl_cross_vars = 1;
+	fl_est_cross = 3;
+	fl_begin(&fl, s, seed, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"cross-thread accesses\"}}",
+		   "with cross-thread variables k is their estimation run's 3 accesses");
+	free(cfg);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	tap_is_int(fl_point(&fl, top, CS_OP_WRITE, 0x60, 0x9100, &served, true).v, STRAT_PARK,
+		   "focus: an access to a shared variable that is not cross-thread still waits");
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	fl_point_cross(&fl, top, CS_OP_WRITE, 0x50, 0x9000, &acc, true, true);
+	fl_all_parked(&fl);
+	wrong += released_thread(&fl) != top;
+	tap_is_int(wrong, 0,
+		   "the top thread (%zu) runs its lock, its other access and its first "
+		   "cross-thread access",
+		   top);
+	fl_point_cross(&fl, top, CS_OP_WRITE, 0x54, 0x9008, &acc, true, true);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
+	       "at its second cross-thread access (change point 2) it drops to priority 1 and "
+	       "the other thread (%zu) goes",
+	       other);
+	fl_end(&fl);
+	fl_keep_campaign = true; /* the same campaign's next run */
+	fl_begin(&fl, s, seed + 1, 2);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"cross-thread accesses\"}}",
+		   "the next run's k is the previous run's 2 cross-thread accesses");
+	free(cfg);
+	fl_end(&fl);
+	fl_keep_campaign = false;
+	fl_access = false;
+	fl_est_accesses = 0;
+	fl_cross_vars = 0;
+	fl_est_cross = 0;
 	pct_free(&p);
 	strategy_free(s);
 }
@@ -1438,7 +1539,7 @@ static void test_start_point(void)
 	fl_end(&fl);
 	fl_begin(&fl, s, 13, 1);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":3,\"k\":3}}",
+	tap_is_str(cfg, "{\"pct\":{\"depth\":3,\"k\":3,\"focus\":\"every step\"}}",
 		   "pct: k counts the steps of the run before, its starts left out");
 	free(cfg);
 	fl_end(&fl);
@@ -2523,7 +2624,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(237 + 10);
+	tap_plan(242 + 10);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2542,6 +2643,7 @@ int main(void)
 	test_start_point();
 	test_pct_seeds();
 	test_pct_access();
+	test_pct_focus();
 	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();

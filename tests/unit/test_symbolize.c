@@ -19,7 +19,7 @@
 
 #include "kernel/symbolize.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/self.h"
 
 #define NFIX 4
 
@@ -355,7 +355,7 @@ int main(void)
 	int i;
 
 	tap_plan(NFIX * 13 + 6 + 2 + 6 + 7);
-	snprintf(dir, sizeof(dir), "%s/../programs", cs_self_dir());
+	snprintf(dir, sizeof(dir), "%s/../programs", self_dir());
 	for (i = 0; i < NFIX; i++)
 		check_variant(dir, variants[i], &alpha_off);
 	check_self_libc();

@@ -8,12 +8,13 @@
 
 #include "tap.h"
 #include "kernel/target.h"
-#include "lib/util.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 
 int main(int argc, char **argv)
 {
 	struct target_info ti;
-	char *bank = xasprintf("%s/../../examples/bank", cs_self_dir());
+	char *bank = xasprintf("%s/../../examples/bank", self_dir());
 	const char *script = "/tmp/concsched-target-script";
 	FILE *f;
 

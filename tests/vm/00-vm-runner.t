@@ -9,7 +9,7 @@
 # The rest are argument and environment errors that never boot.
 source "$(dirname "$0")/../lib.sh"
 need_vm
-plan 37
+plan 42
 
 work=$(mktemp -d /tmp/vm-runner-test.XXXXXX)
 # qemu's command line holds its temp dir; a private TMPDIR lets pgrep find
@@ -106,4 +106,16 @@ like "$(grep '^concsched: vm:' "$work/err3")" 'guest kernel died: Kernel panic' 
 	"guest panic: one-line reason from the kernel log"
 like "$(cat "$work/err3")" 'guest kernel log' "guest panic: the kernel log tail is shown"
 ok "$(pgrep -f "$TMPDIR" >/dev/null; [ $? -ne 0 ]; echo $?)" "guest panic: no qemu left behind"
+
+# ---- boots 4-6: a boot that never reaches the command is tried again ----
+# A TCG boot reaches the command after several seconds (tools/test-speed's
+# reference for a whole cycle is 5 s), so with a 1 s limit every boot stalls.
+"$CS" vm --boot-limit 1 -- /bin/true >/dev/null 2>"$work/err4"
+is "$?" 125 "every boot stalled: exit 125"
+is "$(grep -c 'booting again (attempt [23] of 3)' "$work/err4")" 2 \
+	"a stalled boot is tried again, 3 boots in all"
+like "$(grep '^concsched: vm:' "$work/err4" | tail -1)" 'did not start the command within 1 s' \
+	"all stalled: one-line reason"
+ok "$(pgrep -f "$TMPDIR" >/dev/null; [ $? -ne 0 ]; echo $?)" "stalled boots: no qemu left behind"
+is "$(ls -A "$TMPDIR")" "" "stalled boots: temporary files removed"
 done_testing

@@ -82,7 +82,34 @@ for k in 0 1; do
 	is "$(jget "$j" user_releases)" 0 "event: copy $k: none from userspace"
 done
 
-# check_serial SECTION COPIES STEPS: one thread at a time, in turns, in
+# token_takebacks SECTION: serial_preempts summed over SECTION's runs. The
+# seed decides the order only while the token passes from thread to thread:
+# when a vCPU stalls past the stale limit (CS_TOKEN_STALE_NS, 100 ms; the
+# host starves a TCG vCPU that long under load), the scheduler takes the
+# token back and counts it, and the next thread is whichever is queued then
+# (14-sched-targets under test-repeat: 1 run in 20, serial_preempts 2, order
+# 0123 where seed 7 gives 2013). The order is then compared only for being
+# one round repeated.
+token_takebacks() {
+	section "$o" "$1" | grep '^{' | sed -n 's/.*"serial_preempts":\([0-9]*\).*/\1/p' |
+		awk '{ c += $1 } END { print c + 0 }'
+}
+
+# not_rounds N: the orders on stdin that are not their first N threads
+# repeated, each N distinct (one round of every thread, in a fixed order).
+not_rounds() {
+	awk -v n="$1" '{
+		r = substr($0, 1, n); ok = length($0) % n == 0
+		for (i = 1; i <= n; i++)
+			for (k = i + 1; k <= n; k++)
+				if (substr(r, i, 1) == substr(r, k, 1)) ok = 0
+		for (i = 1; ok && i <= length($0); i += n)
+			if (substr($0, i, n) != r) ok = 0
+		if (!ok) print
+	}'
+}
+
+# check_serial SECTION COPIES STEPS THREADS: one thread at a time, in turns, in
 # each copy; the copies' orders are one order (3 tests + 2 per copy).
 check_serial() {
 	local s n order k j
@@ -90,7 +117,12 @@ check_serial() {
 	n=$(printf '%s\n' "$s" | grep -c "^steps $3 overlap 0 breaks 0$")
 	is "$n" "$2" "$1: $3 steps in each of $2 copies, one thread at a time, in turns"
 	order=$(printf '%s\n' "$s" | sed -n 's/^order //p' | sort -u)
-	is "$(printf '%s\n' "$order" | wc -l)" 1 "$1: every copy ran in the same order ($order)"
+	if [ "$(token_takebacks "$1")" = 0 ]; then
+		is "$(printf '%s\n' "$order" | wc -l)" 1 "$1: every copy ran in the same order ($order)"
+	else
+		is "$(printf '%s\n' "$order" | not_rounds "$4" | wc -l)" 0 \
+			"$1: token taken back: each copy's order repeats its first round ($order)"
+	fi
 	cross=$(printf '%s\n' "$s" | sed -n 's/^cross //p' | awk '{ c += $1 } END { print c + 0 }')
 	ok "$([ "$cross" -gt 0 ]; echo $?)" "$1: the copies ran at once ($cross steps met another copy's)"
 	for k in $(seq 0 $(($2 - 1))); do
@@ -99,12 +131,17 @@ check_serial() {
 		is "$(jget "$j" exit_code)" 0 "$1: copy $k exits 0"
 	done
 }
-check_serial serial2 2 20
+check_serial serial2 2 20 4
 one=$(section "$o" serial1 | sed -n 's/^order //p')
 like "$(section "$o" serial1)" "^steps 20 overlap 0 breaks 0$" "serial1: alone, in turns"
-is "$(section "$o" serial2 | sed -n 's/^order //p' | head -1)" "$one" \
-	"serial2: each copy's order is the order seed 7 gives alone"
-check_serial pct3 3 30
+if [ "$(($(token_takebacks serial1) + $(token_takebacks serial2)))" = 0 ]; then
+	is "$(section "$o" serial2 | sed -n 's/^order //p' | sort -u)" "$one" \
+		"serial2: each copy's order is the order seed 7 gives alone"
+else
+	is "$(printf '%s\n' "$one" | not_rounds 4 | wc -l)" 0 \
+		"serial2: token taken back: the single run's order repeats its first round ($one)"
+fi
+check_serial pct3 3 30 3
 is "$(json_copy pct3 2 | grep -o '"target":[0-9]*')" '"target":2' "pct3: copy 2 is target 2"
 
 s=$(section "$o" toomany)

@@ -22,7 +22,8 @@
 #include "kernel/access_probes.h"
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
 
 __attribute__((noinline)) void bench_hit(int *p)
 {
@@ -145,7 +146,7 @@ int main(int argc, char **argv)
 	char *path;
 
 	if (geteuid() != 0) {
-		cs_err("access_cost needs root (uprobes)");
+		log_err("access_cost needs root (uprobes)");
 		return 2;
 	}
 	libbpf_set_print(quiet);
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
 	self[len] = 0;
 	path = site_finder_resolve_object(NULL, "libc");
 	if (!path || site_finder_find(path, NULL, &libc)) {
-		cs_err("cannot decode libc");
+		log_err("cannot decode libc");
 		return 2;
 	}
 	printf("| measurement | result | | |\n|---|---|---|---|\n");

@@ -37,7 +37,10 @@
 #include "kernel/sync.h"
 #include "kernel/symbolize.h"
 #include "sync.skel.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/parse.h"
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
@@ -273,7 +276,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		n = (unsigned)v;
 	if (geteuid()) {
-		cs_err("probe_cost needs root (BPF uprobes)");
+		log_err("probe_cost needs root (BPF uprobes)");
 		return 2;
 	}
 	libbpf_set_print(NULL);
@@ -285,7 +288,7 @@ int main(int argc, char **argv)
 	nf = sync_find_offsets(rt.object, fns, offs);
 	prog = empty_prog();
 	if (nf <= 0 || prog < 0) {
-		cs_err("cannot set up: %s", strerror(nf <= 0 ? ENOENT : errno));
+		log_err("cannot set up: %s", strerror(nf <= 0 ? ENOENT : errno));
 		return 2;
 	}
 	if (sync_probes_open(&sp, &po) || sync_probes_track(&sp, getpid()))
@@ -322,7 +325,7 @@ int main(int argc, char **argv)
 				break;
 		}
 		if (err) {
-			cs_err("%s: cannot attach: %s", sync_fn_name(bc->fn), strerror(-err));
+			log_err("%s: cannot attach: %s", sync_fn_name(bc->fn), strerror(-err));
 			continue;
 		}
 		if (entry != offs[i])

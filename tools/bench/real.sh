@@ -14,21 +14,30 @@
 # `concsched attach -p PID -s none --access` for the client's run (race
 # warnings; a failure is the server crashing or not answering after, or
 # the client failing), and under Helgrind (its data-race contexts and the
-# client's throughput). Prints markdown tables (docs/perf.md). Host only
-# (strategy none needs no sched_ext); the steered VM campaigns and sqlite3
-# are not here yet.
+# client's throughput). sqlite3: Debian's libsqlite3 driven by
+# build/bench/sqlite_threads (tools/bench/sqlite_threads.c: writers on a
+# shared serialized connection and on connections of their own, two
+# readers, WAL; a run fails when the table does not hold exactly what was
+# written) under the same three columns and Helgrind. Prints markdown
+# tables (docs/perf.md). Host only (strategy none needs no sched_ext); the
+# steered VM campaigns are not here yet.
 # Needs root (uprobes) and the packages of make deps.
 #   tools/bench/real.sh          N=3 tools/bench/real.sh
 #   PARTS=servers SECS=10 SERVERS=memcached tools/bench/real.sh
+#   PARTS=sqlite SQ_THREADS=4 SQ_ROWS=500 tools/bench/real.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
 N=${N:-1}
-PARTS=${PARTS:-compressors servers}
+PARTS=${PARTS:-compressors sqlite servers}
+SQ_THREADS=${SQ_THREADS:-4} # sqlite_threads writers
+SQ_ROWS=${SQ_ROWS:-500}     # rows each writer inserts
 SECS=${SECS:-10} # each server client run, in seconds (memcaslap -t)
 SERVERS=${SERVERS:-memcached redis}
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
+SQ=$here/build/bench/sqlite_threads
+[ -x "$SQ" ] || { echo "real: build first: make (no $SQ)" >&2; exit 2; }
 for t in pigz pbzip2 lbzip2 xz zstd valgrind python3 memcached memcaslap redis-server \
 	redis-benchmark redis-cli; do
 	command -v $t >/dev/null || { echo "real: no $t (make deps installs it)" >&2; exit 2; }
@@ -39,6 +48,7 @@ mkdir "$T/lib"
 # Helgrind runs against a private copy of libc: another concsched's
 # uprobes on libc would stop valgrind on their breakpoints.
 cp "$(ldd "$(command -v pigz)" | awk '/libc.so/ { print $3 }')" "$T/lib/"
+cp "$(ldd "$SQ" | awk '/libsqlite3.so/ { print $3 }')" "$T/lib/"
 "$here/tools/bench/gen_text.py" "$T/text"
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
@@ -82,6 +92,25 @@ compressors() {
 	row "lbzip2 -dc" lbzip2 -n 2 -c
 	row "xz -dc" xz -T2 -c
 	row "zstd -dc" zstd -T2 -c
+}
+
+# ---- sqlite3 ----------------------------------------------------------------
+
+sqlite() {
+	local t0 nat hg i rc cmd=("$SQ" "$T/sq.db" "$SQ_THREADS" "$SQ_ROWS")
+	echo "| command | campaign | native | run -s none: failures / warnings / time | run -s none --access: failures / race warnings / time | Helgrind: races / time |"
+	echo "|---|---|---|---|---|---|"
+	t0=$(now)
+	"${cmd[@]}" >/dev/null
+	rc=$?
+	nat="$(secs "$t0") s"
+	[ $rc -eq 0 ] || nat="$nat (FAILED: exit $rc)"
+	for ((i = 1; i <= N; i++)); do
+		t0=$(now)
+		LD_LIBRARY_PATH=$T/lib valgrind --tool=helgrind "${cmd[@]}" >/dev/null 2>"$T/hg"
+		hg="$(grep -c 'Possible data race' "$T/hg") / $(secs "$t0") s"
+		echo "| \`sqlite_threads DB $SQ_THREADS $SQ_ROWS\` | $i | $nat | $(campaign -s none -n 1 -- "${cmd[@]}") | $(campaign -s none --access -n 1 -- "${cmd[@]}") | $hg |"
+	done
 }
 
 # ---- servers under attach ----------------------------------------------------

@@ -39,7 +39,12 @@
 #include "kernel/target.h"
 #include "lib/declog.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/futex_lock.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/serial.h"
 
 static const char *const metric_names[] = { "sp", "goodlock", "hbpair", "sync" };
@@ -257,12 +262,12 @@ static void campaign_stream_start(struct campaign *c)
 		return;
 	c->stream_fd = open(port, O_WRONLY | O_CLOEXEC);
 	if (c->stream_fd < 0) {
-		cs_warn("cannot open %s to stream the campaign: %s", port, strerror(errno));
+		log_warn("cannot open %s to stream the campaign: %s", port, strerror(errno));
 		return;
 	}
 	err = store_replicate(c->st, campaign_stream_record, c);
 	if (err) {
-		cs_warn("cannot stream the campaign: %s", strerror(-err));
+		log_warn("cannot stream the campaign: %s", strerror(-err));
 		close(c->stream_fd);
 		c->stream_fd = -1;
 	}
@@ -362,7 +367,7 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	res.err_len = err_len;
 	ret = store_end_run(c->st, &res);
 	if (ret)
-		cs_err("cannot commit run %" PRId64 ": %s", index, store_errmsg(c->st));
+		log_err("cannot commit run %" PRId64 ": %s", index, store_errmsg(c->st));
 	free(blob);
 	free(out);
 	free(err);
@@ -489,7 +494,7 @@ static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
 	ri.started_ns = r->started_ns;
 	err = store_begin_run(c->st, &ri, &index);
 	if (err) {
-		cs_err("cannot record run: %s", store_errmsg(c->st));
+		log_err("cannot record run: %s", store_errmsg(c->st));
 		run_ended(c, r, false, false);
 		onerun_cleanup(r);
 		free(cfg);
@@ -601,7 +606,7 @@ static void *run_worker_main(void *arg)
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
 	w->sess.probe_cap = c->sess.probe_cap;
-	cs_lock_acquire(&c->lock);
+	futex_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;
 		char *cfg = run_prepare(c, &r);
@@ -609,9 +614,9 @@ static void *run_worker_main(void *arg)
 
 		r.sess = &w->sess;
 		r.camp_lock = &c->lock;
-		cs_lock_release(&c->lock);
+		futex_lock_release(&c->lock);
 		err = onerun_do(&r, c->uid, c->gid, c->drop);
-		cs_lock_acquire(&c->lock);
+		futex_lock_acquire(&c->lock);
 		err = run_finish(c, &r, cfg, err);
 		if (err < 0 && !c->jobs_err)
 			c->jobs_err = err;
@@ -621,7 +626,7 @@ static void *run_worker_main(void *arg)
 			c->recheck[c->nrecheck++] = c->nruns;
 		}
 	}
-	cs_lock_release(&c->lock);
+	futex_lock_release(&c->lock);
 	run_session_close(&w->sess); /* its links take grace periods: unlocked */
 	return NULL;
 }
@@ -643,7 +648,7 @@ static int campaign_jobs(struct campaign *c)
 		for (i = 0; i < c->o->jobs && !err; i++)
 			err = run_session_target(&w[i].sess, &c->sess);
 		if (err) {
-			cs_err("cannot steer %u runs at once: %s", c->o->jobs, strerror(-err));
+			log_err("cannot steer %u runs at once: %s", c->o->jobs, strerror(-err));
 			for (i = 0; i < c->o->jobs; i++)
 				run_session_close(&w[i].sess);
 			free(w);
@@ -659,10 +664,10 @@ static int campaign_jobs(struct campaign *c)
 			w[i].sess.cpus = cpus;
 		err = pthread_create(&w[i].th, NULL, run_worker_main, &w[i]);
 		if (err) {
-			cs_err("cannot start run worker %u: %s", i + 1, strerror(err));
-			cs_lock_acquire(&c->lock);
+			log_err("cannot start run worker %u: %s", i + 1, strerror(err));
+			futex_lock_acquire(&c->lock);
 			c->jobs_err = -err;
-			cs_lock_release(&c->lock);
+			futex_lock_release(&c->lock);
 			break;
 		}
 		w[i].started = true;
@@ -715,7 +720,7 @@ static int access_estimate(struct campaign *c)
 		}
 		onerun_cleanup(&r);
 		if (err)
-			cs_err("--access: the estimation run failed: %s", strerror(-err));
+			log_err("--access: the estimation run failed: %s", strerror(-err));
 	}
 	if (!err)
 		access_campaign_estimated(c);
@@ -742,7 +747,8 @@ static int campaign_estimate(struct campaign *c)
 		}
 		onerun_cleanup(&r);
 		if (err)
-			cs_err("%s: the estimation run failed: %s", c->o->strategy, strerror(-err));
+			log_err("%s: the estimation run failed: %s", c->o->strategy,
+				strerror(-err));
 	}
 	return err;
 }
@@ -887,7 +893,7 @@ static int final_report(struct campaign *c)
 	ro.replay_vm = getenv("CONCSCHED_HOST_NO_SCHED_EXT") || !onerun_sched_ext_supported();
 	err = report_load(c->st, &ro, &rep);
 	if (err) {
-		cs_err("cannot summarise the campaign: %s", strerror(-err));
+		log_err("cannot summarise the campaign: %s", strerror(-err));
 		return err;
 	}
 	if (c->o->json)

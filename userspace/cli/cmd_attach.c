@@ -11,7 +11,10 @@
 #include "cli/commands.h"
 #include "run/attach.h"
 #include "run/run_types.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 static void usage(FILE *f)
 {
@@ -93,7 +96,7 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (parse_u64(optarg, &v) || v == 0 || v > 0x7fffffff) {
-				cs_err("--pid %s: not a process id", optarg);
+				log_err("--pid %s: not a process id", optarg);
 				return -EINVAL;
 			}
 			a->pid = (pid_t)v;
@@ -101,7 +104,7 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 			break;
 		case 'c':
 			if (!*optarg) {
-				cs_err("--comm: empty name");
+				log_err("--comm: empty name");
 				return -EINVAL;
 			}
 			a->comm = optarg;
@@ -116,20 +119,20 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 			break;
 		case 'S':
 			if (parse_u64(optarg, &a->seed)) {
-				cs_err("--seed %s: not a number", optarg);
+				log_err("--seed %s: not a number", optarg);
 				return -EINVAL;
 			}
 			seed_set = true;
 			break;
 		case 'E':
 			if (parse_double(optarg, &a->epoch_s) || a->epoch_s < 0) {
-				cs_err("--epoch %s: not a number of seconds", optarg);
+				log_err("--epoch %s: not a number of seconds", optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'd':
 			if (parse_double(optarg, &a->duration_s) || a->duration_s <= 0) {
-				cs_err("--duration %s: not a positive number of seconds", optarg);
+				log_err("--duration %s: not a positive number of seconds", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -138,8 +141,8 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 			break;
 		case 'K':
 			if (parse_double(optarg, &a->check_every_s) || a->check_every_s <= 0) {
-				cs_err("--check-every %s: not a positive number of seconds",
-				       optarg);
+				log_err("--check-every %s: not a positive number of seconds",
+					optarg);
 				return -EINVAL;
 			}
 			every_set = true;
@@ -160,7 +163,7 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 			break;
 		case 'C':
 			if (parse_u64(optarg, &a->steer_cap)) {
-				cs_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
+				log_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
 				return -EINVAL;
 			}
 			cap_set = true;
@@ -180,21 +183,22 @@ static int parse_args(struct attach_opts *a, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		cs_err("attach: unexpected argument '%s' (attach takes -p, --comm or --cgroup, "
-		       "not a program)",
-		       argv[optind]);
+		log_err("attach: unexpected argument '%s' (attach takes -p, --comm or --cgroup, "
+			"not a program)",
+			argv[optind]);
 		return -EINVAL;
 	}
 	if (nsel != 1) {
-		cs_err("attach: give one of -p PID, --comm NAME or --cgroup PATH");
+		log_err("attach: give one of -p PID, --comm NAME or --cgroup PATH");
 		return -EINVAL;
 	}
 	if (every_set && !a->check) {
-		cs_err("attach: --check-every goes with --check");
+		log_err("attach: --check-every goes with --check");
 		return -EINVAL;
 	}
 	if ((a->ninc || a->nexc || cap_set) && !a->access) {
-		cs_err("attach: --sites-include, --sites-exclude and --steer-cap go with --access");
+		log_err("attach: --sites-include, --sites-exclude and --steer-cap go with "
+			"--access");
 		return -EINVAL;
 	}
 	if (!seed_set)

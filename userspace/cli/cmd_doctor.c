@@ -17,7 +17,11 @@
 #include "cli/commands.h"
 #include "cli/cmd_doctor.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 #include "vm/vm.h"
 
 static bool path_exists(const char *p)
@@ -69,7 +73,7 @@ void cmd_doctor_probe(struct doctor_report *r)
 	uname(&u);
 	snprintf(r->kernel, sizeof(r->kernel), "%s", u.release);
 	r->sched_ext = path_exists("/sys/kernel/sched_ext");
-	state = r->sched_ext ? read_line_file("/sys/kernel/sched_ext/state") : NULL;
+	state = r->sched_ext ? file_read_line("/sys/kernel/sched_ext/state") : NULL;
 	snprintf(r->sched_ext_state, sizeof(r->sched_ext_state), "%s", state ? state : "absent");
 	free(state);
 	r->btf = path_exists("/sys/kernel/btf/vmlinux");
@@ -78,11 +82,11 @@ void cmd_doctor_probe(struct doctor_report *r)
 	r->privileged = has_caps();
 	r->libbpf_major = libbpf_major_version();
 	r->libbpf_minor = libbpf_minor_version();
-	kpath = xasprintf("%s/kernel/current/vmlinuz", cs_cache_dir());
+	kpath = xasprintf("%s/kernel/current/vmlinuz", self_cache_dir());
 	r->vm_kernel = path_exists(kpath);
 	if (r->vm_kernel) {
-		char *vp = xasprintf("%s/kernel/current/version", cs_cache_dir());
-		char *v = read_line_file(vp);
+		char *vp = xasprintf("%s/kernel/current/version", self_cache_dir());
+		char *v = file_read_line(vp);
 
 		snprintf(r->vm_kernel_version, sizeof(r->vm_kernel_version), "%s", v ? v : "?");
 		free(v);
@@ -102,7 +106,7 @@ void cmd_doctor_probe(struct doctor_report *r)
 static bool debian_13(void)
 {
 	const char *p = getenv("CONCSCHED_OS_RELEASE");
-	char *os = read_file(p && *p ? p : "/etc/os-release", NULL);
+	char *os = file_read(p && *p ? p : "/etc/os-release", NULL);
 	bool yes = os && strstr(os, "\nID=debian") && strstr(os, "VERSION_ID=\"13\"");
 
 	free(os);
@@ -137,7 +141,7 @@ static void print_text(const struct doctor_report *r)
 	     r->kvm ? "hardware KVM usable" : "not usable: the VM runs under TCG (slower)");
 
 	if (!r->privileged)
-		printf("problem: no BPF privileges: run as root (%s ...)\n", cs_self_command(true));
+		printf("problem: no BPF privileges: run as root (%s ...)\n", self_command(true));
 	if (!r->btf)
 		printf("problem: kernel has no BTF: boot a kernel with CONFIG_DEBUG_INFO_BTF=y, "
 		       "or use --vm\n");
@@ -234,7 +238,7 @@ int cmd_doctor(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		cs_err("doctor: unexpected argument '%s'", argv[optind]);
+		log_err("doctor: unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
 	cmd_doctor_probe(&r);

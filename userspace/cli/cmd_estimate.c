@@ -22,7 +22,10 @@
 #include "kernel/symbolize.h"
 #include "kernel/target.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 #include "strategies/tsa_model.h"
 
 /* ---- concsched estimate ---------------------------------------------------------------------- */
@@ -102,7 +105,7 @@ int cmd_estimate(int argc, char **argv)
 		switch (ch) {
 		case O_EST:
 			if (parse_u64(optarg, &v) || !v || v > 1000) {
-				cs_err("--estimate-runs %s: 1-1000", optarg);
+				log_err("--estimate-runs %s: 1-1000", optarg);
 				return EXIT_USAGE;
 			}
 			o.estimate_runs = (unsigned)v;
@@ -112,8 +115,8 @@ int cmd_estimate(int argc, char **argv)
 			break;
 		case O_TIMEOUT:
 			if (parse_double(optarg, &o.run_timeout_s) || o.run_timeout_s <= 0) {
-				cs_err("--run-timeout %s: not a positive number of seconds",
-				       optarg);
+				log_err("--run-timeout %s: not a positive number of seconds",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -128,12 +131,12 @@ int cmd_estimate(int argc, char **argv)
 	o.argv = argv + optind;
 	o.argc = argc - optind;
 	if (!o.argc) {
-		cs_err("estimate: no program given (concsched estimate -- PROG ARGS)");
+		log_err("estimate: no program given (concsched estimate -- PROG ARGS)");
 		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
-		cs_err("estimate needs root to load BPF probes (try: %s estimate ...)",
-		       cs_self_command(true));
+		log_err("estimate needs root to load BPF probes (try: %s estimate ...)",
+			self_command(true));
 		return EXIT_USAGE;
 	}
 	if (target_inspect(o.argv[0], &c.ti) || sync_runtime_for_exec(&c.ti, &c.rt) ||
@@ -152,7 +155,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	st.requirements = est.count;
 	if (err) {
-		cs_err("estimate: the observed run failed: %s", strerror(-err));
+		log_err("estimate: the observed run failed: %s", strerror(-err));
 		goto out;
 	}
 	if (json) {

@@ -17,7 +17,8 @@
 #include "experiment/exp_merge.h"
 #include "experiment/exp_report.h"
 #include "experiment/exp_spec.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 static void experiment_usage(FILE *f)
 {
@@ -64,7 +65,7 @@ static void experiment_usage(FILE *f)
 
 static int bad_usage(const char *what)
 {
-	cs_err("%s (see concsched experiment --help)", what);
+	log_err("%s (see concsched experiment --help)", what);
 	return EXIT_USAGE;
 }
 
@@ -174,7 +175,7 @@ static int experiment_run(int argc, char **argv)
 	exp_index_close(x);
 	exp_spec_free(&s);
 	if (err == 130)
-		cs_err("interrupted: run the same command again to resume");
+		log_err("interrupted: run the same command again to resume");
 	else if (!err && !o.quiet)
 		printf("experiment %s: done (concsched experiment report %s)\n", o.dir, o.dir);
 	return err == 130 ? 130 : err ? EXIT_USAGE : 0;
@@ -187,12 +188,12 @@ static int write_output(const struct exp_report *r, const char *path,
 	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
 
 	if (!f) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
+		log_err("cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	fn(r, f);
 	if (f != stdout && fclose(f)) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
+		log_err("cannot write %s: %s", path, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -241,7 +242,7 @@ static int experiment_report(int argc, char **argv)
 		return EXIT_USAGE;
 	err = exp_report_load(x, argv[optind], &r);
 	if (err)
-		cs_err("cannot read the experiment index of %s", argv[optind]);
+		log_err("cannot read the experiment index of %s", argv[optind]);
 	/* The text goes to stdout unless a file output went there. */
 	if (!err && !(csv && !strcmp(csv, "-")) && !(ccsv && !strcmp(ccsv, "-")) &&
 	    !(json && !strcmp(json, "-")))
@@ -266,7 +267,7 @@ static int open_merge_destination(const char *dir, struct exp_index *first, stru
 	int err;
 
 	if (!hash || !spec) {
-		cs_err("the first input has no spec recorded");
+		log_err("the first input has no spec recorded");
 		err = -EINVAL;
 	} else {
 		err = exp_index_open(dir, hash, spec, out);
@@ -336,6 +337,6 @@ int cmd_experiment(int argc, char **argv)
 		return experiment_merge(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return experiment_report(argc - 1, argv + 1);
-	cs_err("unknown experiment command '%s' (run, report or merge)", argv[1]);
+	log_err("unknown experiment command '%s' (run, report or merge)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -10,7 +10,8 @@
 
 #include "results/store.h"
 #include "cli/commands.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 static void merge_usage(FILE *f)
 {
@@ -43,7 +44,7 @@ static int open_destination(const char *dir, struct store *first, struct store *
 		return store_open(dir, false, out);
 	err = store_get_campaign(first, &c);
 	if (err) {
-		cs_err("cannot read the configuration of %s", store_dir(first));
+		log_err("cannot read the configuration of %s", store_dir(first));
 		return err;
 	}
 	free(c.uuid);
@@ -81,14 +82,14 @@ int cmd_merge(int argc, char **argv)
 			merge_usage(stdout);
 			return 0;
 		default:
-			cs_err("see concsched merge --help");
+			log_err("see concsched merge --help");
 			return EXIT_USAGE;
 		}
 	}
 	nsrc = argc - optind;
 	if (nsrc < 1 || !out) {
-		cs_err("merge needs campaign directories and -o DIR (e.g. concsched merge A B -o "
-		       "C)");
+		log_err("merge needs campaign directories and -o DIR (e.g. concsched merge A B -o "
+			"C)");
 		return EXIT_USAGE;
 	}
 	srcs = xcalloc(nsrc, sizeof(*srcs));
@@ -97,9 +98,9 @@ int cmd_merge(int argc, char **argv)
 			goto cleanup;
 	for (i = 1; i < nsrc; i++) {
 		if (!store_same_binary(srcs[0], srcs[i], &ha, &hb)) {
-			cs_err("cannot merge %s and %s: they test different binaries (hash %s vs "
-			       "%s)",
-			       argv[optind], argv[optind + i], ha, hb);
+			log_err("cannot merge %s and %s: they test different binaries (hash %s vs "
+				"%s)",
+				argv[optind], argv[optind + i], ha, hb);
 			free(ha);
 			free(hb);
 			goto cleanup;
@@ -112,13 +113,13 @@ int cmd_merge(int argc, char **argv)
 	for (i = 0; i < nsrc; i++) {
 		added = store_merge(dst, srcs[i]);
 		if (added == -EXDEV) {
-			cs_err("cannot merge %s into %s: they test different binaries",
-			       argv[optind + i], out);
+			log_err("cannot merge %s into %s: they test different binaries",
+				argv[optind + i], out);
 			goto cleanup;
 		}
 		if (added < 0) {
-			cs_err("merging %s into %s failed: %s (%s)", argv[optind + i], out,
-			       strerror(-added), store_errmsg(dst));
+			log_err("merging %s into %s failed: %s (%s)", argv[optind + i], out,
+				strerror(-added), store_errmsg(dst));
 			goto cleanup;
 		}
 		printf("%s: %d new run%s\n", argv[optind + i], added, added == 1 ? "" : "s");

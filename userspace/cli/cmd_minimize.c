@@ -8,7 +8,8 @@
 #include "replay/minimize.h"
 #include "run/vm_campaign.h"
 #include "cli/commands.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
 
 static void minimize_usage(FILE *f)
 {
@@ -58,29 +59,29 @@ int cmd_minimize(int argc, char **argv)
 		switch (c) {
 		case 'r':
 			if (parse_u64(optarg, &v) || !v) {
-				cs_err("--run %s: a run number (1, 2, ...)", optarg);
+				log_err("--run %s: a run number (1, 2, ...)", optarg);
 				return EXIT_USAGE;
 			}
 			mo.run = (int64_t)v;
 			break;
 		case 't':
 			if (parse_u64(optarg, &v) || !v || v > 1000) {
-				cs_err("--times %s: 1-1000", optarg);
+				log_err("--times %s: 1-1000", optarg);
 				return EXIT_USAGE;
 			}
 			mo.times = (unsigned)v;
 			break;
 		case O_TRIES:
 			if (parse_u64(optarg, &v) || !v || v > 100000) {
-				cs_err("--max-tries %s: 1-100000", optarg);
+				log_err("--max-tries %s: 1-100000", optarg);
 				return EXIT_USAGE;
 			}
 			mo.max_tries = (unsigned)v;
 			break;
 		case O_RUN_TIMEOUT:
 			if (parse_double(optarg, &mo.run_timeout_s) || mo.run_timeout_s <= 0) {
-				cs_err("--run-timeout %s: not a positive number of seconds",
-				       optarg);
+				log_err("--run-timeout %s: not a positive number of seconds",
+					optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -99,12 +100,12 @@ int cmd_minimize(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		cs_err("minimize: give one campaign directory (concsched minimize DIR --run N)");
+		log_err("minimize: give one campaign directory (concsched minimize DIR --run N)");
 		return EXIT_USAGE;
 	}
 	mo.dir = argv[optind];
 	if (!mo.run) {
-		cs_err("minimize: which run? (--run N; concsched report %s lists them)", mo.dir);
+		log_err("minimize: which run? (--run N; concsched report %s lists them)", mo.dir);
 		return EXIT_USAGE;
 	}
 	vm_campaign_scratch_sweep(NULL);

@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "run/observe.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/self.h"
 
 static void usage(FILE *f)
 {
@@ -84,7 +87,7 @@ static int parse_args(struct observe *o, int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_u64(optarg, &v) || v == 0 || v > 0x7fffffff) {
-				cs_err("--pid %s: not a process id", optarg);
+				log_err("--pid %s: not a process id", optarg);
 				return -EINVAL;
 			}
 			o->mode = OBS_PID;
@@ -92,7 +95,7 @@ static int parse_args(struct observe *o, int argc, char **argv)
 			break;
 		case 'd':
 			if (parse_double(optarg, &o->duration_s) || o->duration_s <= 0) {
-				cs_err("--duration %s: not a positive number of seconds", optarg);
+				log_err("--duration %s: not a positive number of seconds", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -107,20 +110,20 @@ static int parse_args(struct observe *o, int argc, char **argv)
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 	if (o->mode == OBS_LAUNCH && o->argc == 0) {
-		cs_err("observe: no program given (concsched observe -- PROG ARGS, -p PID or "
-		       "--all)");
+		log_err("observe: no program given (concsched observe -- PROG ARGS, -p PID or "
+			"--all)");
 		return -EINVAL;
 	}
 	if (o->mode != OBS_LAUNCH && o->argc) {
-		cs_err("observe: give a program, -p PID or --all, not several");
+		log_err("observe: give a program, -p PID or --all, not several");
 		return -EINVAL;
 	}
 	if ((o->comm || o->cgroup) && o->mode != OBS_ALL) {
-		cs_err("observe: --comm and --cgroup go with --all");
+		log_err("observe: --comm and --cgroup go with --all");
 		return -EINVAL;
 	}
 	if (o->mode == OBS_PID && !observe_pid_alive(o->pid)) {
-		cs_err("pid %d: no such process", (int)o->pid);
+		log_err("pid %d: no such process", (int)o->pid);
 		return -ESRCH;
 	}
 	return 0;
@@ -135,8 +138,8 @@ int cmd_observe(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	if (geteuid() != 0) {
-		cs_err("observe needs root to load BPF probes (try: %s observe ...)",
-		       cs_self_command(true));
+		log_err("observe needs root to load BPF probes (try: %s observe ...)",
+			self_command(true));
 		return EXIT_USAGE;
 	}
 	return observe_run(&o);

@@ -8,7 +8,8 @@
 #include "replay/replay.h"
 #include "run/vm_campaign.h"
 #include "cli/commands.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
 
 static void replay_usage(FILE *f)
 {
@@ -44,7 +45,7 @@ static void replay_usage(FILE *f)
 static int parse_seconds(const char *opt, const char *s, double *out)
 {
 	if (parse_double(s, out) || *out <= 0) {
-		cs_err("%s %s: not a positive number of seconds", opt, s);
+		log_err("%s %s: not a positive number of seconds", opt, s);
 		return -EINVAL;
 	}
 	return 0;
@@ -72,14 +73,14 @@ static int parse_replay_args(struct replay_opts *ro, int argc, char **argv)
 		switch (c) {
 		case 'r':
 			if (parse_u64(optarg, &v) || !v) {
-				cs_err("--run %s: a run number (1, 2, ...)", optarg);
+				log_err("--run %s: a run number (1, 2, ...)", optarg);
 				return -EINVAL;
 			}
 			ro->run = (int64_t)v;
 			break;
 		case 't':
 			if (parse_u64(optarg, &ro->times) || !ro->times) {
-				cs_err("--times %s: a positive number", optarg);
+				log_err("--times %s: a positive number", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -105,12 +106,12 @@ static int parse_replay_args(struct replay_opts *ro, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		cs_err("replay: give one campaign directory (concsched replay DIR --run N)");
+		log_err("replay: give one campaign directory (concsched replay DIR --run N)");
 		return -EINVAL;
 	}
 	ro->dir = argv[optind];
 	if (!ro->run) {
-		cs_err("replay: which run? (--run N; concsched report %s lists them)", ro->dir);
+		log_err("replay: which run? (--run N; concsched report %s lists them)", ro->dir);
 		return -EINVAL;
 	}
 	return 0;

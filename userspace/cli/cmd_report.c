@@ -13,7 +13,8 @@
 #include "cli/commands.h"
 #include "experiment/exp_ci.h"
 #include "results/report_ci_write.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
 
 static void report_usage(FILE *f)
 {
@@ -65,12 +66,12 @@ static int write_html_file(const struct report *r, const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
+		log_err("cannot write %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	report_html_write(r, f);
 	if (ferror(f) | fclose(f)) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
+		log_err("cannot write %s: %s", path, strerror(errno));
 		return -EIO;
 	}
 	return 0;
@@ -84,14 +85,14 @@ static int write_schedule(struct store *s, const char *dir, int64_t run, bool js
 	int err = schedule_load(s, run, &v);
 
 	if (err == -ENOENT) {
-		cs_err("%s has no run %lld (concsched report %s lists its runs)", dir,
-		       (long long)run, dir);
+		log_err("%s has no run %lld (concsched report %s lists its runs)", dir,
+			(long long)run, dir);
 		return EXIT_USAGE;
 	}
 	if (err) {
-		cs_err("run %lld of %s has no schedule (only steered runs record one, since "
-		       "this version)",
-		       (long long)run, dir);
+		log_err("run %lld of %s has no schedule (only steered runs record one, since "
+			"this version)",
+			(long long)run, dir);
 		schedule_free(&v);
 		return EXIT_USAGE;
 	}
@@ -149,16 +150,16 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'C':
 			if (parse_u64(optarg, &sched_run) || !sched_run) {
-				cs_err("--schedule %s: a run number (1, 2, ...)", optarg);
+				log_err("--schedule %s: a run number (1, 2, ...)", optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'S':
 			if (saturation_parse(optarg, &sat)) {
-				cs_err("bad --saturation '%s' (expected WINDOW,THRESHOLD like "
-				       "50,0.1 "
-				       "or 120s,0.1)",
-				       optarg);
+				log_err("bad --saturation '%s' (expected WINDOW,THRESHOLD like "
+					"50,0.1 "
+					"or 120s,0.1)",
+					optarg);
 				return EXIT_USAGE;
 			}
 			ro.sat = &sat;
@@ -167,42 +168,43 @@ int cmd_report(int argc, char **argv)
 			report_usage(stdout);
 			return 0;
 		default:
-			cs_err("see concsched report --help");
+			log_err("see concsched report --help");
 			return EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1) {
-		cs_err(argc - optind
-			       ? "report takes one campaign directory (see concsched report --help)"
-			       : "report needs a campaign directory (e.g. concsched report camp)");
+		log_err(argc - optind
+				? "report takes one campaign directory (see concsched report "
+				  "--help)"
+				: "report needs a campaign directory (e.g. concsched report camp)");
 		return EXIT_USAGE;
 	}
 	ro.dir = argv[optind];
 	ro.replay_vm = access("/sys/kernel/sched_ext", F_OK) != 0;
 	if ((tasks || sched_run) && html) {
-		cs_err("--tasks and --schedule print to the terminal; they do not combine with "
-		       "--html");
+		log_err("--tasks and --schedule print to the terminal; they do not combine with "
+			"--html");
 		return EXIT_USAGE;
 	}
 	if (tasks && sched_run) {
-		cs_err("--tasks or --schedule: one at a time");
+		log_err("--tasks or --schedule: one at a time");
 		return EXIT_USAGE;
 	}
 	if ((tasks || sched_run) && (ci.junit || ci.sarif)) {
-		cs_err("--tasks and --schedule print to the terminal; they do not combine with "
-		       "--junit or --sarif");
+		log_err("--tasks and --schedule print to the terminal; they do not combine with "
+			"--junit or --sarif");
 		return EXIT_USAGE;
 	}
 	if (exp_ci_is_experiment(ro.dir)) {
 		if (!ci.junit && !ci.sarif) {
-			cs_err("%s is an experiment: concsched experiment report %s (or report "
-			       "--junit/--sarif FILE)",
-			       ro.dir, ro.dir);
+			log_err("%s is an experiment: concsched experiment report %s (or report "
+				"--junit/--sarif FILE)",
+				ro.dir, ro.dir);
 			return EXIT_USAGE;
 		}
 		if (html || json || ro.sat) {
-			cs_err("for an experiment directory report writes --junit and --sarif "
-			       "only");
+			log_err("for an experiment directory report writes --junit and --sarif "
+				"only");
 			return EXIT_USAGE;
 		}
 		return exp_ci_write(ro.dir, &ci, ro.replay_vm);
@@ -222,7 +224,7 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	if (report_load(s, &ro, &r)) {
-		cs_err("cannot read campaign %s: %s", ro.dir, store_errmsg(s));
+		log_err("cannot read campaign %s: %s", ro.dir, store_errmsg(s));
 		goto cleanup;
 	}
 	if (html && write_html_file(r, html))

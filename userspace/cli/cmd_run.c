@@ -19,7 +19,11 @@
 #include "coverage/syncov.h"
 #include "kernel/target.h"
 #include "lib/suppress.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/self.h"
+#include "lib/shell.h"
+#include "lib/xalloc.h"
 #include "strategies/pct.h"
 #include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
@@ -141,7 +145,8 @@ static void usage(FILE *f)
 		"001)\n"
 		"  sudo concsched run -s pct:2 -n 100 -o camp -- ./mytest  # PCT, bug depth 2\n"
 		"  sudo concsched run -s pct:2 --access -n 100 -o camp -- ./mytest\n"
-		"                        # PCT with a step at each shared load and store too\n"
+		"                        # PCT with a step at each shared load and store too,\n"
+		"                        # change points where one thread writes, another reads\n"
 		"  sudo concsched run -s ga:2,8 -n 64 -o camp -- ./mytest  # 4 GA generations\n"
 		"  sudo concsched run -s fpair -n 100 -o camp -- ./mytest  # function pairs\n"
 		"  sudo concsched run -s portfolio -n 200 -o camp -- ./mytest  # all of them\n"
@@ -164,17 +169,17 @@ static bool strategy_fits(const struct run_opts *o, const struct strategy *s, bo
 
 	if (strategy_has(s, STRAT_F_NEEDS_ACCESS) && (!access || o->serial != CS_SERIAL_OFF)) {
 		if (report)
-			cs_err(access ? "--strategy %s acts at memory accesses, which --serial "
-					"does not steer: drop --serial"
-				      : "--strategy %s acts at memory accesses: add --access (its "
-					"estimation runs find the shared variables to probe)",
-			       o->strategy);
+			log_err(access ? "--strategy %s acts at memory accesses, which --serial "
+					 "does not steer: drop --serial"
+				       : "--strategy %s acts at memory accesses: add --access (its "
+					 "estimation runs find the shared variables to probe)",
+				o->strategy);
 		return false;
 	}
 	if (o->serial != CS_SERIAL_OFF && strategy_has(s, STRAT_F_PICKS)) {
 		if (report)
-			cs_err("--serial does not combine with --strategy %s (%s picks who runs)",
-			       o->strategy, strategy_name(s));
+			log_err("--serial does not combine with --strategy %s (%s picks who runs)",
+				o->strategy, strategy_name(s));
 		return false;
 	}
 	return true;
@@ -185,7 +190,7 @@ static int new_strategy(struct run_opts *o, struct strategy **s)
 	char err[200] = "";
 
 	if (strategy_new(o->strategy, s, err, sizeof(err))) {
-		cs_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
+		log_err("--strategy %s: %s (see concsched run --help)", o->strategy, err);
 		return -EINVAL;
 	}
 	return 0;
@@ -204,9 +209,9 @@ static int make_strategy(struct run_opts *o)
 	if (new_strategy(o, &s))
 		return -EINVAL;
 	if (!o->strategy_set && !strategy_fits(o, s, false)) {
-		cs_debug("no --strategy, and the default %s does not combine with the "
-			 "options: strategy %s",
-			 o->strategy, RUN_FALLBACK_STRATEGY);
+		log_debug("no --strategy, and the default %s does not combine with the "
+			  "options: strategy %s",
+			  o->strategy, RUN_FALLBACK_STRATEGY);
 		strategy_free(s);
 		o->strategy = RUN_FALLBACK_STRATEGY;
 		if (new_strategy(o, &s))
@@ -243,7 +248,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 	if (!o->out)
 		o->out = out_alloc = campaign_default_out(ti.path);
 	if (access(o->out, F_OK) == 0) {
-		cs_err("%s already exists (choose another --out, or remove it)", o->out);
+		log_err("%s already exists (choose another --out, or remove it)", o->out);
 		free(out_alloc);
 		return EXIT_USAGE;
 	}
@@ -292,7 +297,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 		char q[PATH_MAX];
 
 		fprintf(stderr, "concsched: campaign stored in %s (%s report %s)\n", o->out,
-			cs_self_command(false), cs_shell_quote(o->out, q, sizeof(q)));
+			self_command(false), shell_quote(o->out, q, sizeof(q)));
 	}
 	free(gargv);
 	free(carry);
@@ -306,7 +311,7 @@ static int run_vm(struct run_opts *o, int argc, char **argv)
 static int parse_seconds(const char *opt, const char *s, double *out)
 {
 	if (parse_double(s, out) || *out <= 0) {
-		cs_err("%s %s: not a positive number of seconds", opt, s);
+		log_err("%s %s: not a positive number of seconds", opt, s);
 		return -EINVAL;
 	}
 	return 0;
@@ -327,7 +332,7 @@ static int check_suppressions(const struct run_opts *o)
 	for (size_t i = 0; !err && i < o->nsuppressions; i++) {
 		err = suppress_load(s, o->suppressions[i]);
 		if (err && err != -EINVAL)
-			cs_err("--suppressions %s: %s", o->suppressions[i], strerror(-err));
+			log_err("--suppressions %s: %s", o->suppressions[i], strerror(-err));
 	}
 	suppress_free(s);
 	return err;
@@ -416,13 +421,13 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case 'n':
 			if (parse_u64(optarg, &o->runs) || !o->runs) {
-				cs_err("--runs %s: not a positive number", optarg);
+				log_err("--runs %s: not a positive number", optarg);
 				return -EINVAL;
 			}
 			break;
 		case 'j':
 			if (parse_u64(optarg, &v) || !v || v > RUN_MAX_JOBS) {
-				cs_err("--jobs %s: 1-%d runs at once", optarg, RUN_MAX_JOBS);
+				log_err("--jobs %s: 1-%d runs at once", optarg, RUN_MAX_JOBS);
 				return -EINVAL;
 			}
 			o->jobs = (unsigned)v;
@@ -438,14 +443,14 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_SEED:
 			if (parse_u64(optarg, &o->seed)) {
-				cs_err("--seed %s: not a number", optarg);
+				log_err("--seed %s: not a number", optarg);
 				return -EINVAL;
 			}
 			o->seed_set = true;
 			break;
 		case O_SERIAL:
 			if (serial_mode_parse(optarg, &o->serial)) {
-				cs_err("--serial %s: use off, fifo or random", optarg);
+				log_err("--serial %s: use off, fifo or random", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -457,16 +462,16 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_SLICE:
 			if (parse_u64(optarg, &v) || v < RUN_SLICE_MIN_US || v > RUN_SLICE_MAX_US) {
-				cs_err("--slice-us %s: a time slice in microseconds, %u to %u",
-				       optarg, RUN_SLICE_MIN_US, RUN_SLICE_MAX_US);
+				log_err("--slice-us %s: a time slice in microseconds, %u to %u",
+					optarg, RUN_SLICE_MIN_US, RUN_SLICE_MAX_US);
 				return -EINVAL;
 			}
 			o->sched_slice_us = (unsigned)v;
 			break;
 		case O_MAX_FAILURES:
 			if (parse_u64(optarg, &v) || !v || v > UINT32_MAX) {
-				cs_err("--max-failures %s: a number of failing runs, at least 1",
-				       optarg);
+				log_err("--max-failures %s: a number of failing runs, at least 1",
+					optarg);
 				return -EINVAL;
 			}
 			o->keep_going = true;
@@ -480,11 +485,11 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_METRIC:
 			if (campaign_metric_index(optarg) < 0) {
-				cs_err("--metric %s: use sp, goodlock, hbpair or sync (with "
-				       "--access "
-				       "also lp, concurpairs, avio*, hbpair*, goodlock*, eraser*, "
-				       "goldilock-sc, fpair, map)",
-				       optarg);
+				log_err("--metric %s: use sp, goodlock, hbpair or sync (with "
+					"--access "
+					"also lp, concurpairs, avio*, hbpair*, goodlock*, eraser*, "
+					"goldilock-sc, fpair, map)",
+					optarg);
 				return -EINVAL;
 			}
 			o->metric = optarg;
@@ -506,16 +511,16 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_SAT:
 			if (saturation_parse(optarg, &o->sat)) {
-				cs_err("--saturation %s: expected WINDOW,THRESHOLD like 50,0.1 or "
-				       "120s,0.1",
-				       optarg);
+				log_err("--saturation %s: expected WINDOW,THRESHOLD like 50,0.1 or "
+					"120s,0.1",
+					optarg);
 				return -EINVAL;
 			}
 			o->sat_spec = optarg;
 			break;
 		case O_EXPECT:
 			if (parse_u64(optarg, &v) || v > 255) {
-				cs_err("--expect-exit %s: an exit status is 0-255", optarg);
+				log_err("--expect-exit %s: an exit status is 0-255", optarg);
 				return -EINVAL;
 			}
 			o->expect_exit_set = true;
@@ -532,14 +537,14 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_VM_CPUS:
 			if (parse_u64(optarg, &v) || !v || v > 64) {
-				cs_err("--vm-cpus %s: 1-64", optarg);
+				log_err("--vm-cpus %s: 1-64", optarg);
 				return -EINVAL;
 			}
 			o->vm_cpus = (unsigned)v;
 			break;
 		case O_STEER_CAP:
 			if (parse_u64(optarg, &v)) {
-				cs_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
+				log_err("--steer-cap %s: a number of hits (0: no cap)", optarg);
 				return -EINVAL;
 			}
 			o->steer_cap = v;
@@ -547,7 +552,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_PROBE_CAP:
 			if (parse_u64(optarg, &v)) {
-				cs_err("--probe-cap %s: a number of hits (0: no cap)", optarg);
+				log_err("--probe-cap %s: a number of hits (0: no cap)", optarg);
 				return -EINVAL;
 			}
 			o->probe_cap = v;
@@ -555,17 +560,17 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			break;
 		case O_REPLAY_CHECK:
 			if (parse_u64(optarg, &v) || v > 100) {
-				cs_err("--replay-check %s: replays of each failing steered run, "
-				       "0-100 "
-				       "(0: no check)",
-				       optarg);
+				log_err("--replay-check %s: replays of each failing steered run, "
+					"0-100 "
+					"(0: no check)",
+					optarg);
 				return -EINVAL;
 			}
 			o->replay_check = (unsigned)v;
 			break;
 		case O_EST:
 			if (parse_u64(optarg, &v) || !v || v > 1000) {
-				cs_err("--estimate-runs %s: 1-1000", optarg);
+				log_err("--estimate-runs %s: 1-1000", optarg);
 				return -EINVAL;
 			}
 			o->estimate_runs = (unsigned)v;
@@ -581,7 +586,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	o->argv = argv + optind;
 	o->argc = argc - optind;
 	if (!o->argc) {
-		cs_err("run: no program given (concsched run [OPTIONS] -- PROG ARGS)");
+		log_err("run: no program given (concsched run [OPTIONS] -- PROG ARGS)");
 		return -EINVAL;
 	}
 	if (!o->sat_spec) {
@@ -593,50 +598,50 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 	if (err)
 		return err;
 	if (o->steer_cap_set && !o->access) {
-		cs_err("--steer-cap bounds the steering at access sites: add --access (or a "
-		       "strategy that implies it)");
+		log_err("--steer-cap bounds the steering at access sites: add --access (or a "
+			"strategy that implies it)");
 		return -EINVAL;
 	}
 	if (o->probe_cap_set && !o->access) {
-		cs_err("--probe-cap bounds the probing of access sites: add --access (or a "
-		       "strategy that implies it)");
+		log_err("--probe-cap bounds the probing of access sites: add --access (or a "
+			"strategy that implies it)");
 		return -EINVAL;
 	}
 	if (o->probe_cap && (!o->steer_cap || o->probe_cap < o->steer_cap)) {
 		if (o->probe_cap_set) {
-			cs_err("--probe-cap %" PRIu64 " is below the steering cap (%" PRIu64
-			       "%s): a site must be probed to be steered",
-			       o->probe_cap, o->steer_cap, o->steer_cap ? "" : ", no cap");
+			log_err("--probe-cap %" PRIu64 " is below the steering cap (%" PRIu64
+				"%s): a site must be probed to be steered",
+				o->probe_cap, o->steer_cap, o->steer_cap ? "" : ", no cap");
 			return -EINVAL;
 		}
 		o->probe_cap = o->steer_cap ? o->steer_cap : 0; /* follows --steer-cap */
 	}
 	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
-		cs_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
-		       "--access (or --strategy map)");
+		log_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "
+			"--access (or --strategy map)");
 		return -EINVAL;
 	}
 	if (o->nsuppressions && !o->access) {
-		cs_err("--suppressions filters the race warnings of --access: add --access");
+		log_err("--suppressions filters the race warnings of --access: add --access");
 		return -EINVAL;
 	}
 	if (check_suppressions(o))
 		return -EINVAL;
 	if (o->jobs > 1 && strategy_has(o->strat, STRAT_F_STEERS) &&
 	    !strategy_has(o->strat, STRAT_F_JOBS)) {
-		cs_err("--jobs %u: --strategy %s decides each run's steps from state the "
-		       "campaign's runs share while they run (its coverage, in one engine): use "
-		       "-j 1 (docs/run.md, \"Steered runs at once\")",
-		       o->jobs, o->strategy);
+		log_err("--jobs %u: --strategy %s decides each run's steps from state the "
+			"campaign's runs share while they run (its coverage, in one engine): use "
+			"-j 1 (docs/run.md, \"Steered runs at once\")",
+			o->jobs, o->strategy);
 		return -EINVAL;
 	}
 	if (o->jobs > CS_SCHED_MAX_TARGETS - 1 && strategy_has(o->strat, STRAT_F_STEERS)) {
-		cs_err("--jobs %u: at most %d steered runs at once (the scheduler's targets)",
-		       o->jobs, CS_SCHED_MAX_TARGETS - 1);
+		log_err("--jobs %u: at most %d steered runs at once (the scheduler's targets)",
+			o->jobs, CS_SCHED_MAX_TARGETS - 1);
 		return -EINVAL;
 	}
 	if (campaign_metric_index(o->metric) == SYNCOV__COUNT && !o->access) {
-		cs_err("--metric %s is a metric of memory accesses: add --access", o->metric);
+		log_err("--metric %s is a metric of memory accesses: add --access", o->metric);
 		return -EINVAL;
 	}
 	return 0;

@@ -16,7 +16,9 @@
 #include "cli/commands.h"
 #include "run/sched_run.h"
 #include "kernel/target.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 static void usage(FILE *f)
 {
@@ -101,7 +103,7 @@ static int parse_point(const char *arg, enum cs_action act, struct point_spec *p
 	free(s);
 	return 0;
 bad:
-	cs_err("bad point '%s' (see concsched sched --help)", arg);
+	log_err("bad point '%s' (see concsched sched --help)", arg);
 	free(s);
 	return -EINVAL;
 }
@@ -180,7 +182,7 @@ int cmd_sched(int argc, char **argv)
 			      : opt == 'y' ? CS_ACT_YIELD
 					   : CS_ACT_RELEASE;
 			if (r.nr_points >= SCHED_CMD_MAX_POINTS) {
-				cs_err("at most %d points", SCHED_CMD_MAX_POINTS);
+				log_err("at most %d points", SCHED_CMD_MAX_POINTS);
 				goto cleanup;
 			}
 			if (parse_point(optarg, act, &r.points[r.nr_points]))
@@ -189,20 +191,20 @@ int cmd_sched(int argc, char **argv)
 			break;
 		case 'r':
 			if (parse_release(optarg, &r)) {
-				cs_err("--release: want all-parked, never or after:USEC, got '%s'",
-				       optarg);
+				log_err("--release: want all-parked, never or after:USEC, got '%s'",
+					optarg);
 				goto cleanup;
 			}
 			break;
 		case 's':
 			if (parse_serial(optarg, &so.serial)) {
-				cs_err("--serial: want fifo, random or pct, got '%s'", optarg);
+				log_err("--serial: want fifo, random or pct, got '%s'", optarg);
 				goto cleanup;
 			}
 			break;
 		case 'S':
 			if (parse_u64(optarg, &so.seed)) {
-				cs_err("--seed: not a number: '%s'", optarg);
+				log_err("--seed: not a number: '%s'", optarg);
 				goto cleanup;
 			}
 			break;
@@ -212,13 +214,13 @@ int cmd_sched(int argc, char **argv)
 		case 'l':
 		case 't':
 			if (parse_u64(optarg, &v) || v == 0 || v > 3600000) {
-				cs_err("--%s: want a positive number, got '%s'",
-				       opt == 'w'   ? "watchdog-ms"
-				       : opt == 'T' ? "timeout-ms"
-				       : opt == 'l' ? "slice-us"
-				       : opt == 'c' ? "cycles"
-						    : "run-timeout-ms",
-				       optarg);
+				log_err("--%s: want a positive number, got '%s'",
+					opt == 'w'   ? "watchdog-ms"
+					: opt == 'T' ? "timeout-ms"
+					: opt == 'l' ? "slice-us"
+					: opt == 'c' ? "cycles"
+						     : "run-timeout-ms",
+					optarg);
 				goto cleanup;
 			}
 			if (opt == 'w')
@@ -235,8 +237,8 @@ int cmd_sched(int argc, char **argv)
 		case 'C':
 			if (parse_u64(optarg, &ncopies) || !ncopies ||
 			    ncopies > SCHED_CMD_MAX_COPIES) {
-				cs_err("--copies: want 1-%d, got '%s'", SCHED_CMD_MAX_COPIES,
-				       optarg);
+				log_err("--copies: want 1-%d, got '%s'", SCHED_CMD_MAX_COPIES,
+					optarg);
 				goto cleanup;
 			}
 			break;
@@ -256,7 +258,7 @@ int cmd_sched(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		cs_err("sched: no program given (concsched sched [OPTIONS] -- PROG [ARGS...])");
+		log_err("sched: no program given (concsched sched [OPTIONS] -- PROG [ARGS...])");
 		goto cleanup;
 	}
 	if (target_inspect(argv[optind], &ti))
@@ -264,7 +266,7 @@ int cmd_sched(int argc, char **argv)
 	if (launcher_resolve_user(user, &lo_.uid, &lo_.gid, &lo_.drop_privs))
 		goto cleanup;
 	if (geteuid() != 0) {
-		cs_err("sched needs root (BPF and sched_ext): run it with sudo");
+		log_err("sched needs root (BPF and sched_ext): run it with sudo");
 		goto cleanup;
 	}
 	argv[optind] = ti.path;
@@ -289,8 +291,8 @@ int cmd_sched(int argc, char **argv)
 				    (unsigned)run_timeout_ms, pretty);
 		if (rc == EXIT_USAGE || (cycles > 1 && rc != 0)) {
 			if (cycles > 1)
-				cs_err("cycle %llu of %llu failed", (unsigned long long)cycle + 1,
-				       (unsigned long long)cycles);
+				log_err("cycle %llu of %llu failed", (unsigned long long)cycle + 1,
+					(unsigned long long)cycles);
 			break;
 		}
 	}

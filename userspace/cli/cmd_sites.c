@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/access_probes.h"
+#include "run/sites_shared.h"
 #include "cli/commands.h"
 #include "lib/json.h"
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "kernel/target.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 struct sites_opts {
 	bool json, list, shared;
@@ -110,16 +112,10 @@ static void sites_print_text(const struct site_set *set, bool list)
 		       fc[i].sites, fc[i].reads, fc[i].writes, fc[i].rmw, fc[i].locked);
 		for (; list && j < set->n; j++) {
 			const struct mem_site *s = &set->sites[j];
-			struct sym_site ss = { .object = s->object,
-					       .offset = s->offset,
-					       .symbol = s->function,
-					       .sym_offset = s->func_offset,
-					       .file = s->file,
-					       .line = s->line };
 
 			if (s->object != fc[i].object || s->function != fc[i].function)
 				break;
-			symbolize_site_format(&ss, where, sizeof(where));
+			site_finder_site_text(s, where, sizeof(where));
 			printf("    0x%-8" PRIx64 " %-2s %2u  %-40s %s\n", s->offset,
 			       site_finder_access_str(s->decode.flags), s->decode.size, where,
 			       s->insn);
@@ -201,21 +197,21 @@ static int sites_collect(const struct sites_opts *o, const char *prog, struct si
 
 	err = site_finder_find(prog, &o->filter, set);
 	if (err) {
-		cs_err("%s: cannot decode .text: %s", prog, strerror(-err));
+		log_err("%s: cannot decode .text: %s", prog, strerror(-err));
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < o->nobjects; i++) {
 		char *lib = site_finder_resolve_object(prog, o->objects[i]);
 
 		if (!lib) {
-			cs_err("--sites-object %s: no such shared object (give a path, or a name "
-			       "found in the library path, e.g. libc)",
-			       o->objects[i]);
+			log_err("--sites-object %s: no such shared object (give a path, or a name "
+				"found in the library path, e.g. libc)",
+				o->objects[i]);
 			return EXIT_USAGE;
 		}
 		err = site_finder_find(lib, &o->filter, set);
 		if (err) {
-			cs_err("%s: cannot decode .text: %s", lib, strerror(-err));
+			log_err("%s: cannot decode .text: %s", lib, strerror(-err));
 			free(lib);
 			return EXIT_USAGE;
 		}
@@ -266,7 +262,7 @@ int cmd_sites(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_u64(optarg, &v) || !v || v > 86400) {
-				cs_err("--timeout %s: want seconds, 1..86400", optarg);
+				log_err("--timeout %s: want seconds, 1..86400", optarg);
 				goto cleanup;
 			}
 			o.timeout_ms = (unsigned)v * 1000;
@@ -281,18 +277,18 @@ int cmd_sites(int argc, char **argv)
 		}
 	}
 	if (optind >= argc || (!o.shared && optind + 1 != argc)) {
-		cs_err("sites: need exactly one PROG (see concsched sites --help)");
+		log_err("sites: need exactly one PROG (see concsched sites --help)");
 		goto cleanup;
 	}
 	if (target_inspect(argv[optind], &ti))
 		goto cleanup;
 	if (!ti.has_symtab)
-		cs_warn("%s is stripped: sites are reported as object+offset", ti.path);
+		log_warn("%s is stripped: sites are reported as object+offset", ti.path);
 	rc = sites_collect(&o, ti.path, &set);
 	if (rc)
 		goto cleanup;
 	if (o.shared) {
-		rc = access_probes_shared_cmd(&set, ti.path, argv + optind, o.timeout_ms, o.json);
+		rc = sites_shared_run(&set, ti.path, argv + optind, o.timeout_ms, o.json);
 		goto cleanup;
 	}
 	if (o.json)

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 
 #include "cli/commands.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 #include "vm/vm.h"
 
 static void vm_usage(FILE *f)
@@ -28,6 +30,9 @@ static void vm_usage(FILE *f)
 		"The guest has busybox, /sys/kernel/sched_ext, BTF, debugfs, tracefs and bpffs.\n\n"
 		"Options:\n"
 		"  -t, --timeout SEC    kill the command after SEC seconds (exit status 124)\n"
+		"  -b, --boot-limit SEC a boot that has not started the command after SEC\n"
+		"                       seconds (or died before it) is tried again, 3 boots\n"
+		"                       in all (default 120; exit status 125 when all fail)\n"
 		"  -c, --cpus N         virtual CPUs (default 2)\n"
 		"  -m, --mem MB         guest memory (default 1024; carried files live in it)\n"
 		"  -C, --carry PATH     copy a host file or directory into the guest (repeatable)\n"
@@ -57,7 +62,7 @@ static int parse_uint_opt(const char *opt, const char *s, unsigned min, unsigned
 	uint64_t v;
 
 	if (parse_u64(s, &v) || v < min || v > max) {
-		cs_err("vm: %s wants a number from %u to %u, got '%s'", opt, min, max, s);
+		log_err("vm: %s wants a number from %u to %u, got '%s'", opt, min, max, s);
 		return -EINVAL;
 	}
 	*out = v;
@@ -73,27 +78,27 @@ static void push(const char ***list, size_t *n, const char *s)
 
 static int vm_exit_status(const struct vm_opts *o, const struct vm_result *r)
 {
-	if (cs_verbose || o->show_log)
+	if (log_verbose || o->show_log)
 		fprintf(stderr,
 			"concsched: vm: %s, boot-to-command %.2f s (guest kernel %.2f s), command "
 			"%.2f s, whole run %.2f s, initramfs %.1f MB\n",
 			r->accel, r->boot_s, r->guest_boot_s, r->cmd_s, r->total_s,
 			r->initrd_bytes / 1e6);
 	if (o->out_dir && !r->out_complete)
-		cs_warn("vm: %s may be incomplete: the guest did not finish sending %s", o->out_dir,
-			VM_GUEST_OUT);
+		log_warn("vm: %s may be incomplete: the guest did not finish sending %s",
+			 o->out_dir, VM_GUEST_OUT);
 	switch (r->outcome) {
 	case VM_EXITED:
 		return r->exit_code;
 	case VM_TIMEOUT:
-		cs_err("vm: %s", r->reason);
+		log_err("vm: %s", r->reason);
 		return VM_EXIT_TIMEOUT;
 	case VM_INTERRUPTED:
-		cs_err("vm: %s; qemu stopped", r->reason);
+		log_err("vm: %s; qemu stopped", r->reason);
 		return 128 + r->signal;
 	case VM_DIED:
 	default:
-		cs_err("vm: %s", r->reason);
+		log_err("vm: %s", r->reason);
 		return VM_EXIT_VM_DIED;
 	}
 }
@@ -101,6 +106,7 @@ static int vm_exit_status(const struct vm_opts *o, const struct vm_result *r)
 int cmd_vm(int argc, char **argv)
 {
 	static const struct option opts[] = { { "timeout", required_argument, NULL, 't' },
+					      { "boot-limit", required_argument, NULL, 'b' },
 					      { "cpus", required_argument, NULL, 'c' },
 					      { "mem", required_argument, NULL, 'm' },
 					      { "carry", required_argument, NULL, 'C' },
@@ -118,10 +124,13 @@ int cmd_vm(int argc, char **argv)
 	int c, err, status = EXIT_USAGE;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+t:c:m:C:e:o:d:L:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+t:b:c:m:C:e:o:d:L:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			err = parse_uint_opt("--timeout", optarg, 1, 86400 * 7, &o.timeout_s);
+			break;
+		case 'b':
+			err = parse_uint_opt("--boot-limit", optarg, 1, 3600, &o.boot_limit_s);
 			break;
 		case 'c':
 			err = parse_uint_opt("--cpus", optarg, 1, 64, &o.cpus);
@@ -158,17 +167,17 @@ int cmd_vm(int argc, char **argv)
 			status = 0;
 			goto cleanup;
 		default:
-			cs_err("vm: see concsched vm --help");
+			log_err("vm: see concsched vm --help");
 			goto cleanup;
 		}
 		if (err)
 			goto cleanup;
 	}
 	if (optind >= argc) {
-		cs_err("vm: no command given (concsched vm [OPTIONS] -- COMMAND [ARGS...])");
+		log_err("vm: no command given (concsched vm [OPTIONS] -- COMMAND [ARGS...])");
 		goto cleanup;
 	}
-	o.show_log = o.show_log || cs_verbose;
+	o.show_log = o.show_log || log_verbose;
 	o.argv = argv + optind;
 	o.carry = carry;
 	o.env = env;

@@ -5,7 +5,7 @@
 #ifndef CONCSCHED_COMMANDS_H
 #define CONCSCHED_COMMANDS_H
 
-#include "lib/util.h" /* EXIT_USAGE */
+#include "lib/log.h" /* EXIT_USAGE */
 
 int cmd_doctor(int argc, char **argv);
 int cmd_observe(int argc, char **argv);

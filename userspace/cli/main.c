@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
 
 struct subcommand {
 	const char *name;
@@ -82,12 +83,12 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(argv[1], "--verbose") || !strcmp(argv[1], "-v")) {
-			cs_verbose++;
+			log_verbose++;
 			argc--;
 			argv++;
 			continue;
 		}
-		cs_err("unknown option '%s' (see concsched --help)", argv[1]);
+		log_err("unknown option '%s' (see concsched --help)", argv[1]);
 		return EXIT_USAGE;
 	}
 	if (argc < 2) {
@@ -105,6 +106,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1);
-	cs_err("unknown command '%s' (see concsched --help)", argv[1]);
+	log_err("unknown command '%s' (see concsched --help)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/fnv1a64.h"
+#include "lib/xalloc.h"
 
 /* ---- operations --------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 /* Shadow and sync keys: raw addresses (below 2^57 on x86-64), or ids. */
 #define KEY_ID	   (1ULL << 63) /* a variable or sync object known by id only */

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 #define A  MAP_ROLE_A
 #define B  MAP_ROLE_B

@@ -16,7 +16,8 @@
 #include "lib/json.h"
 #include "coverage/map_patterns.h"
 #include "coverage/races.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 /* ---- names ------------------------------------------------------------------ */
 

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 /* GLS elements: kind in the top 4 bits, abstract id below. */
 #define GLS_THREAD  (1u << 28)

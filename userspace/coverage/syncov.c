@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,7 +14,9 @@
 #include "kernel/maps.h"
 #include "kernel/sync.h"
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/fnv1a64.h"
+#include "lib/xalloc.h"
 
 static const char *const metric_names[SYNCOV__COUNT] = {
 	[SYNCOV_SP] = "sp",
@@ -107,7 +110,7 @@ int syncov_resolver_scan_pid(struct site_resolver *r, pid_t pid)
 	size_t len;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	buf = read_file(path, &len);
+	buf = file_read(path, &len);
 	if (!buf)
 		return -errno;
 	/* "start-end perms offset dev inode   /path" */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static const char *const op_names[CS_OP__COUNT] = {
 	[CS_OP_NONE] = "none",

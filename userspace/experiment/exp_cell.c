@@ -13,7 +13,9 @@
 #include "results/saturation.h"
 #include "results/store.h"
 #include "experiment/exp_cell.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 static volatile sig_atomic_t exp_stop;
 
@@ -214,7 +216,7 @@ static int run_one(const struct exp_spec *s, struct exp_index *x, const struct e
 	int status, err;
 
 	/* A cell interrupted midway left a partial campaign: start it afresh. */
-	cs_remove_tree(out);
+	tree_remove(out);
 	if ((err = exp_index_put(x, &r)))
 		goto out;
 	argv = exp_cell_argv(s, c, exe, out);
@@ -224,15 +226,15 @@ static int run_one(const struct exp_spec *s, struct exp_index *x, const struct e
 		goto out;
 	}
 	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1) {
-		cs_err("cell %s: concsched run failed (%s; see %s)", name,
-		       status < 0 ? strerror(-status) : "exit status", log);
+		log_err("cell %s: concsched run failed (%s; see %s)", name,
+			status < 0 ? strerror(-status) : "exit status", log);
 		r.status = "error";
 		exp_index_put(x, &r);
 		err = -EIO;
 		goto out;
 	}
 	if ((err = exp_cell_read_campaign(out, &r))) {
-		cs_err("cell %s: cannot read its campaign %s", name, out);
+		log_err("cell %s: cannot read its campaign %s", name, out);
 		goto out;
 	}
 	r.status = "done";
@@ -259,7 +261,7 @@ int exp_cell_run(const struct exp_spec *s, struct exp_index *x, const struct exp
 	size_t i, n = exp_spec_ncells(s);
 	int err = 0;
 
-	mkdir_p(logs, 0755);
+	tree_mkdir_p(logs, 0755);
 	free(logs);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);

@@ -14,7 +14,8 @@
 #include "experiment/exp_index.h"
 #include "results/report_ci.h"
 #include "results/store.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 bool exp_ci_is_experiment(const char *dir)
 {
@@ -72,7 +73,7 @@ int exp_ci_write(const char *dir, const struct report_ci_files *out, bool replay
 
 	nents = scandir(cells, &ents, has_campaign, alphasort);
 	if (nents < 0) {
-		cs_err("%s has no cells yet (%s: %s)", dir, cells, strerror(errno));
+		log_err("%s has no cells yet (%s: %s)", dir, cells, strerror(errno));
 		free(cells);
 		return EXIT_USAGE;
 	}

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include "experiment/exp_index.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 struct exp_index {
 	sqlite3 *db;
@@ -34,7 +36,7 @@ static int open_db(const char *dir, int flags, struct exp_index **out)
 	if (rc == SQLITE_OK && !(flags & SQLITE_OPEN_READONLY))
 		rc = sqlite3_exec(x->db, schema, NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		cs_err("experiment index %s: %s", path, sqlite3_errmsg(x->db));
+		log_err("experiment index %s: %s", path, sqlite3_errmsg(x->db));
 		free(path);
 		exp_index_close(x);
 		return -EIO;
@@ -79,26 +81,26 @@ int exp_index_open(const char *dir, const char *spec_hash, const char *spec_json
 	char *have;
 	int err;
 
-	if (mkdir_p(dir, 0755)) {
+	if (tree_mkdir_p(dir, 0755)) {
 		err = -errno;
-		cs_err("experiment directory %s: %s", dir, strerror(errno));
+		log_err("experiment directory %s: %s", dir, strerror(errno));
 		return err;
 	}
 	if ((err = open_db(dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &x)))
 		return err;
 	have = exp_index_meta(x, "spec_hash");
 	if (have && strcmp(have, spec_hash)) {
-		cs_err("%s holds an experiment of another spec (hash %s, this spec %s): use "
-		       "another "
-		       "-o DIR",
-		       dir, have, spec_hash);
+		log_err("%s holds an experiment of another spec (hash %s, this spec %s): use "
+			"another "
+			"-o DIR",
+			dir, have, spec_hash);
 		free(have);
 		exp_index_close(x);
 		return -EEXIST;
 	}
 	if (!have && (set_meta(x, "spec_hash", spec_hash) || set_meta(x, "spec", spec_json) ||
 		      set_meta(x, "version", CONCSCHED_VERSION))) {
-		cs_err("experiment index %s: %s", dir, sqlite3_errmsg(x->db));
+		log_err("experiment index %s: %s", dir, sqlite3_errmsg(x->db));
 		exp_index_close(x);
 		return -EIO;
 	}
@@ -114,7 +116,7 @@ int exp_index_open_existing(const char *dir, bool read_only, struct exp_index **
 
 	free(path);
 	if (!ok) {
-		cs_err("%s is not an experiment directory (no %s in it)", dir, EXP_DB_NAME);
+		log_err("%s is not an experiment directory (no %s in it)", dir, EXP_DB_NAME);
 		return -ENOENT;
 	}
 	return open_db(dir, read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, out);
@@ -178,7 +180,7 @@ int exp_index_put(struct exp_index *x, const struct exp_cell_row *r)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		cs_err("experiment index: %s", sqlite3_errmsg(x->db));
+		log_err("experiment index: %s", sqlite3_errmsg(x->db));
 		return -EIO;
 	}
 	return 0;

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "experiment/exp_merge.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 static int copy_cell(const char *dst_dir, const char *src_dir, const struct exp_cell_row *r)
 {
@@ -17,20 +19,20 @@ static int copy_cell(const char *dst_dir, const char *src_dir, const struct exp_
 	int err;
 
 	parent = xasprintf("%s/cells", dst_dir);
-	mkdir_p(parent, 0755);
+	tree_mkdir_p(parent, 0755);
 	free(parent);
 	parent = xasprintf("%s/logs", dst_dir);
-	mkdir_p(parent, 0755);
+	tree_mkdir_p(parent, 0755);
 	free(parent);
 	/* A partial copy of an earlier merge, or a cell this directory had
 	 * started itself and not finished: the done one replaces it. */
-	cs_remove_tree(to);
-	err = cs_copy_tree(from, to);
+	tree_remove(to);
+	err = tree_copy(from, to);
 	if (err)
-		cs_err("cannot copy cell %s to %s: %s", from, to, strerror(-err));
+		log_err("cannot copy cell %s to %s: %s", from, to, strerror(-err));
 	if (!err && access(lfrom, F_OK) == 0) {
-		cs_remove_tree(lto);
-		cs_copy_tree(lfrom, lto);
+		tree_remove(lto);
+		tree_copy(lfrom, lto);
 	}
 	free(from);
 	free(to);
@@ -48,13 +50,13 @@ int exp_merge(struct exp_index *dst, const char *dst_dir, struct exp_index *src,
 	int err = 0, added = 0;
 
 	if (!hd || !hs || strcmp(hd, hs)) {
-		cs_err("cannot merge %s into %s: they ran different specs (hash %s vs %s)", src_dir,
-		       dst_dir, hs ? hs : "none", hd ? hd : "none");
+		log_err("cannot merge %s into %s: they ran different specs (hash %s vs %s)",
+			src_dir, dst_dir, hs ? hs : "none", hd ? hd : "none");
 		err = -EXDEV;
 		goto out;
 	}
 	if ((err = exp_index_cells(src, &rows, &n))) {
-		cs_err("cannot read the experiment index of %s", src_dir);
+		log_err("cannot read the experiment index of %s", src_dir);
 		goto out;
 	}
 	for (i = 0; i < n && !err; i++) {

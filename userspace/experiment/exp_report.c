@@ -10,7 +10,9 @@
 #include "experiment/exp_report.h"
 #include "experiment/stats.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/html.h"
+#include "lib/xalloc.h"
 
 struct metric_mean {
 	char *name;
@@ -872,7 +874,7 @@ static void html_curves(const struct exp_report *r, const char *program, FILE *f
 		}
 		fprintf(f, "\"/>\n<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"12\">", l,
 			h + 14 + 20 * (int)k, col);
-		cs_html_escape(f, g->strategy);
+		html_escape(f, g->strategy);
 		fprintf(f, " (%zu/%zu found)</text>\n", g->found, g->n);
 		k++;
 	}
@@ -915,17 +917,17 @@ static void html_coverage(const struct exp_report *r, const struct prog_metrics 
 		"<svg class=\"coverage\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		"height=\"%d\" data-program=\"",
 		w, h);
-	cs_html_escape(f, p->program);
+	html_escape(f, p->program);
 	fputs("\" data-metric=\"", f);
-	cs_html_escape(f, metric);
+	html_escape(f, metric);
 	fputs("\">\n<title>", f);
-	cs_html_escape(f, p->program);
+	html_escape(f, p->program);
 	fputs(": coverage of ", f);
-	cs_html_escape(f, metric);
+	html_escape(f, metric);
 	fprintf(f, "</title>\n<text x=\"%d\" y=\"16\" font-size=\"13\" font-weight=\"bold\">", l);
-	cs_html_escape(f, p->program);
+	html_escape(f, p->program);
 	fputs(": ", f);
-	cs_html_escape(f, metric);
+	html_escape(f, metric);
 	fputs(" coverage</text>\n", f);
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
@@ -963,7 +965,7 @@ static void html_coverage(const struct exp_report *r, const struct prog_metrics 
 			"<polygon class=\"iqr\" fill=\"%s\" fill-opacity=\"0.25\" stroke=\"none\" "
 			"data-strategy=\"",
 			col);
-		cs_html_escape(f, g->strategy);
+		html_escape(f, g->strategy);
 		fputs("\" points=\"", f);
 		for (run = 0;; run = run + step > r->budget ? r->budget : run + step) {
 			x = l + pw * (double)run / B;
@@ -1006,7 +1008,7 @@ static void html_coverage(const struct exp_report *r, const struct prog_metrics 
 			l, ly - 9, col, l, ly - 4, l + 18, ly - 4, col);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-size=\"12\">", l + 24, ly,
 			col);
-		cs_html_escape(f, g->strategy);
+		html_escape(f, g->strategy);
 		fprintf(f, ": median of %zu seed%s, band Q1..Q3", g->n, g->n == 1 ? "" : "s");
 		if (r->budget && !isnan(g->curves[k].median[0]))
 			fprintf(f, " (%g at the budget)", g->curves[k].median[r->budget - 1]);
@@ -1019,7 +1021,7 @@ static void html_coverage(const struct exp_report *r, const struct prog_metrics 
 static void html_cell(FILE *f, const char *s)
 {
 	fputs("<td>", f);
-	cs_html_escape(f, s);
+	html_escape(f, s);
 	fputs("</td>", f);
 }
 
@@ -1078,7 +1080,7 @@ void exp_report_html(const struct exp_report *r, FILE *f)
 	      "pre{background:#f6f6f6;padding:8px}</style></head><body>\n"
 	      "<h1>concsched experiment</h1>\n<pre>",
 	      f);
-	cs_html_escape(f, text);
+	html_escape(f, text);
 	free(text);
 	fputs("</pre>\n", f);
 	for (i = 0; i < r->ngroups; i++) {
@@ -1087,7 +1089,7 @@ void exp_report_html(const struct exp_report *r, FILE *f)
 		if (j < i)
 			continue;
 		fputs("<h2>Found by budget: ", f);
-		cs_html_escape(f, r->groups[i].program);
+		html_escape(f, r->groups[i].program);
 		fputs("</h2>\n<p>Fraction of the campaigns (seeds) that found a failure within b "
 		      "runs.</p>\n",
 		      f);
@@ -1096,7 +1098,7 @@ void exp_report_html(const struct exp_report *r, FILE *f)
 	html_cov_table(r, f);
 	for (i = 0; i < r->nprogs; i++) {
 		fputs("<h2>Coverage: ", f);
-		cs_html_escape(f, r->progs[i].program);
+		html_escape(f, r->progs[i].program);
 		fputs("</h2>\n<p>Covered tasks of each metric after run r, r = 1..budget: per "
 		      "strategy the median over its seeds (line) and the interquartile range, "
 		      "25th to 75th percentile (band; type 7 quantiles as above). A campaign "

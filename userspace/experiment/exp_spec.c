@@ -10,7 +10,9 @@
 
 #include "experiment/exp_spec.h"
 #include "experiment/suite.h"
-#include "lib/util.h"
+#include "lib/fnv1a64.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_registry.h"
 
 /* The file being parsed, for error lines. */
@@ -32,7 +34,7 @@ static int check_keys(const struct spec_ctx *x, json_t *obj, const char *where,
 			if (!strcmp(*k, key))
 				break;
 		if (!*k) {
-			cs_err("%s: %s: unknown key \"%s\"", x->file, where, key);
+			log_err("%s: %s: unknown key \"%s\"", x->file, where, key);
 			return -EINVAL;
 		}
 	}
@@ -50,14 +52,14 @@ static int get_strings(const struct spec_ctx *x, json_t *obj, const char *key, c
 	if (!a)
 		return 0;
 	if (!json_is_array(a)) {
-		cs_err("%s: %s: \"%s\" must be an array of strings", x->file, where, key);
+		log_err("%s: %s: \"%s\" must be an array of strings", x->file, where, key);
 		return -EINVAL;
 	}
 	*out = xcalloc(json_array_size(a) + 1, sizeof(char *));
 	json_array_foreach(a, i, v)
 	{
 		if (!json_is_string(v)) {
-			cs_err("%s: %s: \"%s\"[%zu] must be a string", x->file, where, key, i);
+			log_err("%s: %s: \"%s\"[%zu] must be a string", x->file, where, key, i);
 			return -EINVAL;
 		}
 		(*out)[(*n)++] = xstrdup(json_string_value(v));
@@ -73,7 +75,7 @@ static int get_number(const struct spec_ctx *x, json_t *obj, const char *key, co
 	if (!v)
 		return 0;
 	if (!json_is_number(v) || json_number_value(v) < 0) {
-		cs_err("%s: %s: \"%s\" must be a number >= 0", x->file, where, key);
+		log_err("%s: %s: \"%s\" must be a number >= 0", x->file, where, key);
 		return -EINVAL;
 	}
 	*out = json_number_value(v);
@@ -117,28 +119,28 @@ static int parse_program(const struct spec_ctx *x, json_t *o, size_t i, struct e
 
 	snprintf(where, sizeof(where), "programs[%zu]", i);
 	if (!json_is_object(o)) {
-		cs_err("%s: %s must be an object", x->file, where);
+		log_err("%s: %s must be an object", x->file, where);
 		return -EINVAL;
 	}
 	if ((err = check_keys(x, o, where, known)))
 		return err;
 	v = json_object_get(o, "path");
 	if (!json_is_string(v)) {
-		cs_err("%s: %s: \"path\" (a string) is required", x->file, where);
+		log_err("%s: %s: \"path\" (a string) is required", x->file, where);
 		return -EINVAL;
 	}
 	path = json_string_value(v)[0] == '/' ? xstrdup(json_string_value(v))
 					      : xasprintf("%s/%s", x->dir, json_string_value(v));
 	p->path = absolute_program(path);
 	if (!p->path || access(p->path, X_OK)) {
-		cs_err("%s: %s: program %s: %s", x->file, where, path, strerror(errno));
+		log_err("%s: %s: program %s: %s", x->file, where, path, strerror(errno));
 		free(path);
 		return -ENOENT;
 	}
 	free(path);
 	v = json_object_get(o, "name");
 	if (v && !json_is_string(v)) {
-		cs_err("%s: %s: \"name\" must be a string", x->file, where);
+		log_err("%s: %s: \"name\" must be a string", x->file, where);
 		return -EINVAL;
 	}
 	tmp = xstrdup(p->path);
@@ -155,7 +157,7 @@ static int parse_program(const struct spec_ctx *x, json_t *o, size_t i, struct e
 		return err;
 	v = json_object_get(o, "access");
 	if (v && !json_is_boolean(v)) {
-		cs_err("%s: %s: \"access\" must be true or false", x->file, where);
+		log_err("%s: %s: \"access\" must be true or false", x->file, where);
 		return -EINVAL;
 	}
 	p->access = v && json_is_true(v);
@@ -182,15 +184,15 @@ static int parse_strategy(const struct spec_ctx *x, json_t *o, size_t i, struct 
 			return err;
 	}
 	if (!json_is_string(v) || (name && !json_is_string(name))) {
-		cs_err("%s: %s: a strategy is a string or an object with \"strategy\" (a string)",
-		       x->file, where);
+		log_err("%s: %s: a strategy is a string or an object with \"strategy\" (a string)",
+			x->file, where);
 		return -EINVAL;
 	}
 	s->spec = xstrdup(json_string_value(v));
 	s->name = safe_name(name ? json_string_value(name) : s->spec);
 	if (strategy_new(s->spec, &st, msg, sizeof(msg))) {
-		cs_err("%s: %s: unknown strategy '%s'%s%s", x->file, where, s->spec,
-		       msg[0] ? ": " : "", msg);
+		log_err("%s: %s: unknown strategy '%s'%s%s", x->file, where, s->spec,
+			msg[0] ? ": " : "", msg);
 		return -EINVAL;
 	}
 	strategy_free(st);
@@ -204,13 +206,13 @@ static int parse_seeds(const struct spec_ctx *x, json_t *root, struct exp_spec *
 	size_t i;
 
 	if (!seeds == !rep) {
-		cs_err("%s: give either \"seeds\" (an array) or \"repetitions\" (seeds 1..N)",
-		       x->file);
+		log_err("%s: give either \"seeds\" (an array) or \"repetitions\" (seeds 1..N)",
+			x->file);
 		return -EINVAL;
 	}
 	if (rep) {
 		if (!json_is_integer(rep) || json_integer_value(rep) < 1) {
-			cs_err("%s: \"repetitions\" must be an integer >= 1", x->file);
+			log_err("%s: \"repetitions\" must be an integer >= 1", x->file);
 			return -EINVAL;
 		}
 		s->nseeds = json_integer_value(rep);
@@ -220,14 +222,14 @@ static int parse_seeds(const struct spec_ctx *x, json_t *root, struct exp_spec *
 		return 0;
 	}
 	if (!json_is_array(seeds) || !json_array_size(seeds)) {
-		cs_err("%s: \"seeds\" must be a non-empty array of integers", x->file);
+		log_err("%s: \"seeds\" must be a non-empty array of integers", x->file);
 		return -EINVAL;
 	}
 	s->seeds = xcalloc(json_array_size(seeds), sizeof(*s->seeds));
 	json_array_foreach(seeds, i, v)
 	{
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			cs_err("%s: seeds[%zu] must be an integer >= 0", x->file, i);
+			log_err("%s: seeds[%zu] must be an integer >= 0", x->file, i);
 			return -EINVAL;
 		}
 		s->seeds[s->nseeds++] = json_integer_value(v);
@@ -244,8 +246,8 @@ static int parse_budget_where(const struct spec_ctx *x, json_t *root, struct exp
 	int err;
 
 	if (!json_is_object(b)) {
-		cs_err("%s: \"budget\" (an object with \"runs\" and/or \"seconds\") is required",
-		       x->file);
+		log_err("%s: \"budget\" (an object with \"runs\" and/or \"seconds\") is required",
+			x->file);
 		return -EINVAL;
 	}
 	if ((err = check_keys(x, b, "budget", kb)) ||
@@ -254,13 +256,13 @@ static int parse_budget_where(const struct spec_ctx *x, json_t *root, struct exp
 		return err;
 	s->budget_runs = (uint64_t)runs;
 	if (!s->budget_runs && s->budget_s <= 0) {
-		cs_err("%s: budget: give \"runs\" and/or \"seconds\" (> 0)", x->file);
+		log_err("%s: budget: give \"runs\" and/or \"seconds\" (> 0)", x->file);
 		return -EINVAL;
 	}
 	if (!w)
 		return 0;
 	if (!json_is_object(w)) {
-		cs_err("%s: \"where\" must be an object", x->file);
+		log_err("%s: \"where\" must be an object", x->file);
 		return -EINVAL;
 	}
 	if ((err = check_keys(x, w, "where", kw)) ||
@@ -268,7 +270,7 @@ static int parse_budget_where(const struct spec_ctx *x, json_t *root, struct exp
 		return err;
 	v = json_object_get(w, "vm");
 	if (v && !json_is_boolean(v)) {
-		cs_err("%s: where: \"vm\" must be true or false", x->file);
+		log_err("%s: where: \"vm\" must be true or false", x->file);
 		return -EINVAL;
 	}
 	s->vm = v && json_is_true(v);
@@ -281,7 +283,7 @@ static int parse_array(const struct spec_ctx *x, json_t *root, const char *key, 
 	json_t *a = json_object_get(root, key);
 
 	if (!json_is_array(a) || !json_array_size(a)) {
-		cs_err("%s: \"%s\" must be a non-empty array", x->file, key);
+		log_err("%s: \"%s\" must be a non-empty array", x->file, key);
 		return -EINVAL;
 	}
 	*n = json_array_size(a);
@@ -340,7 +342,7 @@ static int parse_root(const struct spec_ctx *x, json_t *root, struct exp_spec *s
 	int err;
 
 	if (!json_is_object(root)) {
-		cs_err("%s: the spec must be a JSON object", x->file);
+		log_err("%s: the spec must be a JSON object", x->file);
 		return -EINVAL;
 	}
 	if ((err = check_keys(x, root, "spec", known)))
@@ -379,12 +381,12 @@ int exp_spec_load(const char *path, struct exp_spec *out)
 	memset(out, 0, sizeof(*out));
 	if (access(path, R_OK)) {
 		err = -errno;
-		cs_err("experiment spec %s: %s", path, strerror(errno));
+		log_err("experiment spec %s: %s", path, strerror(errno));
 		return err;
 	}
 	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		cs_err("%s:%d:%d: invalid JSON: %s", path, jerr.line, jerr.column, jerr.text);
+		log_err("%s:%d:%d: invalid JSON: %s", path, jerr.line, jerr.column, jerr.text);
 		return -EINVAL;
 	}
 	tmp = xstrdup(path);

@@ -53,7 +53,7 @@ struct exp_cell {
 	size_t program, strategy, seed;
 };
 
-/* Parse SPEC file `path`. On error prints one line (cs_err: file, and for
+/* Parse SPEC file `path`. On error prints one line (log_err: file, and for
  * invalid JSON jansson's line and column) and returns -EINVAL / -errno. */
 int exp_spec_load(const char *path, struct exp_spec *out);
 void exp_spec_free(struct exp_spec *s);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "experiment/stats.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -8,7 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 bool suite_entry(const json_t *entry)
 {
@@ -47,10 +48,10 @@ static char *capture(char *const argv[], const char *file, const char *where)
 	out[len] = 0;
 	close(fds[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		cs_err("%s: %s: listing the test cases with %s failed (%s)", file, where, argv[0],
-		       pid < 0						 ? strerror(errno)
-		       : WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "cannot run it"
-									 : "exit status not 0");
+		log_err("%s: %s: listing the test cases with %s failed (%s)", file, where, argv[0],
+			pid < 0						  ? strerror(errno)
+			: WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "cannot run it"
+									  : "exit status not 0");
 		free(out);
 		return NULL;
 	}
@@ -134,7 +135,7 @@ static json_t *expand_ctest(const json_t *entry, const char *dir, const char *fi
 	doc = json_loads(out, 0, &e);
 	free(out);
 	if (!doc) {
-		cs_err("%s: %s: ctest's test list is not JSON: %s", file, where, e.text);
+		log_err("%s: %s: ctest's test list is not JSON: %s", file, where, e.text);
 		return NULL;
 	}
 	cases = json_array();
@@ -165,18 +166,18 @@ json_t *suite_expand(const json_t *entry, const char *dir, const char *file, con
 	char *path;
 
 	if (g && c) {
-		cs_err("%s: %s: \"gtest\" or \"ctest\", not both", file, where);
+		log_err("%s: %s: \"gtest\" or \"ctest\", not both", file, where);
 		return NULL;
 	}
 	if (!v || json_object_get(entry, "path")) {
-		cs_err("%s: %s: \"%s\" must be a string, and replaces \"path\"", file, where,
-		       g ? "gtest" : "ctest");
+		log_err("%s: %s: \"%s\" must be a string, and replaces \"path\"", file, where,
+			g ? "gtest" : "ctest");
 		return NULL;
 	}
 	path = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", dir, v);
 	cases = g ? expand_gtest(entry, path, file, where) : expand_ctest(entry, path, file, where);
 	if (cases && !json_array_size(cases)) {
-		cs_err("%s: %s: %s lists no test case", file, where, path);
+		log_err("%s: %s: %s lists no test case", file, where, path);
 		json_decref(cases);
 		cases = NULL;
 	}

@@ -223,10 +223,4 @@ struct shared_var *access_probes_shared_vars(const struct access_trace *trace,
 uint64_t access_probes_main_stack_top(pid_t pid);
 void access_probes_shared_vars_free(struct shared_var *v, size_t n);
 
-/* `concsched sites --shared`: launch ARGV (argv[0] = resolved PROG) with
- * access probes on SET, wait up to timeout_ms, print shared variables.
- * Returns the exit status of the command. */
-int access_probes_shared_cmd(const struct site_set *set, const char *prog, char **argv,
-			     unsigned timeout_ms, bool json);
-
 #endif

@@ -13,7 +13,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/futex_lock.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -35,9 +39,9 @@ static void warn_once(const char *what, int err)
 	if (cg_state.warned)
 		return;
 	cg_state.warned = true;
-	cs_warn("%s: %s; processes a run leaves behind are killed through its process group "
-		"instead (one that leaves the group survives the run)",
-		what, strerror(-err));
+	log_warn("%s: %s; processes a run leaves behind are killed through its process group "
+		 "instead (one that leaves the group survives the run)",
+		 what, strerror(-err));
 }
 
 static bool is_cgroup2(const char *path)
@@ -103,7 +107,7 @@ static void kill_path(const char *dir)
 	 * (a process forking meanwhile shows up in the next round). */
 	p = xasprintf("%s/cgroup.procs", dir);
 	for (round = 0; round < 100; round++) {
-		procs = read_file(p, NULL);
+		procs = file_read(p, NULL);
 		if (!procs || !*procs) {
 			free(procs);
 			break;
@@ -125,7 +129,7 @@ static void kill_path(const char *dir)
 static bool populated_path(const char *dir)
 {
 	char *p = xasprintf("%s/cgroup.procs", dir);
-	char *procs = read_file(p, NULL);
+	char *procs = file_read(p, NULL);
 	bool pop = procs && *procs;
 
 	free(p);
@@ -168,9 +172,9 @@ static void sweep_stale(const char *base)
 			continue;
 		p = xasprintf("%s/%s", base, e->d_name);
 		if (destroy_path(p, 200))
-			cs_debug("cannot remove the stale cgroup %s", p);
+			log_debug("cannot remove the stale cgroup %s", p);
 		else
-			cs_debug("removed the cgroup %s of a concsched that is gone", p);
+			log_debug("removed the cgroup %s of a concsched that is gone", p);
 		free(p);
 	}
 	if (d)
@@ -193,10 +197,10 @@ static int setup_locked(void)
 		cg_state.err = -ENOTSUP;
 		if (!cg_state.warned) {
 			cg_state.warned = true;
-			cs_warn("no cgroup v2 %s%s; processes a run leaves behind are killed "
-				"through its process group instead (one that leaves the group "
-				"survives the run)",
-				root ? "at " : "mounted", root ? root : "");
+			log_warn("no cgroup v2 %s%s; processes a run leaves behind are killed "
+				 "through its process group instead (one that leaves the group "
+				 "survives the run)",
+				 root ? "at " : "mounted", root ? root : "");
 		}
 		free(root);
 		return cg_state.err;
@@ -219,12 +223,12 @@ static int setup_locked(void)
 
 static int setup(void)
 {
-	static struct cs_lock cg_lock;
+	static struct futex_lock cg_lock;
 	int err;
 
-	cs_lock_acquire(&cg_lock);
+	futex_lock_acquire(&cg_lock);
 	err = setup_locked();
-	cs_lock_release(&cg_lock);
+	futex_lock_release(&cg_lock);
 	return err;
 }
 
@@ -299,8 +303,8 @@ void cgroup_destroy(struct run_cgroup *cg)
 		return;
 	err = destroy_path(cg->path, CG_EMPTY_WAIT_MS);
 	if (err)
-		cs_warn("cannot remove the cgroup %s: %s (a later concsched removes it)", cg->path,
-			strerror(-err));
+		log_warn("cannot remove the cgroup %s: %s (a later concsched removes it)", cg->path,
+			 strerror(-err));
 	free(cg->path);
 	cg->path = NULL;
 }
@@ -312,11 +316,11 @@ int cgroup_id_level(const char *path, uint64_t *id, uint32_t *level)
 	struct stat st;
 
 	if (!realpath(path, real) || stat(real, &st) || !S_ISDIR(st.st_mode)) {
-		cs_err("--cgroup %s: no such cgroup directory", path);
+		log_err("--cgroup %s: no such cgroup directory", path);
 		return -ENOENT;
 	}
 	if (strncmp(real, "/sys/fs/cgroup", 14)) {
-		cs_err("--cgroup %s: not under /sys/fs/cgroup (cgroup v2)", path);
+		log_err("--cgroup %s: not under /sys/fs/cgroup (cgroup v2)", path);
 		return -EINVAL;
 	}
 	*id = st.st_ino; /* cgroup v2: the directory's inode is the cgroup id */

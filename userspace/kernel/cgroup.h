@@ -24,7 +24,7 @@ struct run_cgroup {
 };
 
 /* Create the next run's cgroup. 0, or -errno when cgroup v2 is not usable
- * here: the first failure in a process is said once (cs_warn) with the
+ * here: the first failure in a process is said once (log_warn) with the
  * fallback, killing the process group. */
 int cgroup_create(struct run_cgroup *cg);
 /* Move pid into the cgroup. 0 or -errno (said once, as above). */
@@ -46,7 +46,7 @@ bool cgroup_populated(const struct run_cgroup *cg);
 
 /* The id and depth (below the cgroup2 root) of the cgroup v2 directory
  * path, for a --cgroup selection. 0, or -ENOENT / -EINVAL (said with
- * cs_err) when path is not a cgroup directory under /sys/fs/cgroup. */
+ * log_err) when path is not a cgroup directory under /sys/fs/cgroup. */
 int cgroup_id_level(const char *path, uint64_t *id, uint32_t *level);
 
 #endif

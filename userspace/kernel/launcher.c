@@ -19,7 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/futex_lock.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/parse.h"
 
 /* Child-side failure report: which step, and errno. */
 struct launch_err {
@@ -66,7 +70,7 @@ int launcher_resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *drop)
 		else
 			pw = getpwnam(user);
 		if (!pw) {
-			cs_err("--user %s: no such user", user);
+			log_err("--user %s: no such user", user);
 			return -ENOENT;
 		}
 		*uid = pw->pw_uid;
@@ -174,8 +178,8 @@ static pid_t fork_into_cgroup(int cgfd)
 }
 
 /* Not a pthread mutex: concsched's pthread calls trap into the campaign's
- * own libc uprobes (util.h struct cs_lock). */
-static struct cs_lock launch_lock;
+ * own libc uprobes (lib/futex_lock.h). */
+static struct futex_lock launch_lock;
 
 /* The controller's mappings of BPF maps (a probe object's 8 MiB event
  * ring buffer is mapped twice, its data maps once) are page tables a fork
@@ -398,7 +402,7 @@ int launcher_prepare(const struct launch_opts *o, struct launch *l)
 	/* -j N: no other run's clone may copy this run's child ends of the
 	 * pipes (its errp write end would hold launcher_release's read open
 	 * until that other child's exec). From the pipes to their close. */
-	cs_lock_acquire(&launch_lock);
+	futex_lock_acquire(&launch_lock);
 	if (pipe2(gate, O_CLOEXEC)) {
 		err = -errno;
 		goto fail;
@@ -439,12 +443,12 @@ int launcher_prepare(const struct launch_opts *o, struct launch *l)
 	launch_got(l, pid, moved);
 	close(gate[0]);
 	close(errp[1]);
-	cs_lock_release(&launch_lock);
+	futex_lock_release(&launch_lock);
 	l->gate_fd = gate[1];
 	l->err_fd = errp[0];
 	return 0;
 fail:
-	cs_lock_release(&launch_lock);
+	futex_lock_release(&launch_lock);
 	if (cgfd >= 0)
 		close(cgfd);
 	cgroup_destroy(launch_cg(l));
@@ -473,14 +477,14 @@ int launcher_release(struct launch *l, const char *prog)
 	if (n != sizeof(e))
 		return 0; /* EOF: exec succeeded */
 	if (e.step == STEP_SCHED && e.err == EINVAL)
-		cs_err("%s: cannot switch to SCHED_EXT: no sched_ext scheduler is loaded "
-		       "(kernel without sched_ext? try --vm)",
-		       prog);
+		log_err("%s: cannot switch to SCHED_EXT: no sched_ext scheduler is loaded "
+			"(kernel without sched_ext? try --vm)",
+			prog);
 	else
-		cs_err("%s: %s failed: %s", prog,
-		       e.step > 0 && e.step < (int)ARRAY_SIZE(step_names) ? step_names[e.step]
-									  : "launch",
-		       strerror(e.err));
+		log_err("%s: %s failed: %s", prog,
+			e.step > 0 && e.step < (int)ARRAY_SIZE(step_names) ? step_names[e.step]
+									   : "launch",
+			strerror(e.err));
 	launcher_wait(l, 0);
 	return -e.err;
 }

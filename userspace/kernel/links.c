@@ -12,7 +12,7 @@
 
 #include <bpf/libbpf.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 struct destroyer {
 	pthread_t th;

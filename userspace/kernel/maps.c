@@ -9,7 +9,7 @@
 
 #include <bpf/bpf.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 /* Every entry of a hash map, read in batches: a syscall per 256 entries
  * instead of two per entry (a run's harvest made ~100 of them). A kernel

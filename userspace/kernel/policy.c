@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "kernel/scx_concsched.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 struct policy_backend {
 	int (*set_site)(struct policy *p, uint64_t site, const struct cs_site_policy *sp);

@@ -14,7 +14,10 @@
 #include <unistd.h>
 
 #include "kernel/procsel.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 #define PF_KTHREAD_FLAG 0x00200000u /* include/linux/sched.h */
 
@@ -29,7 +32,7 @@ static bool stat_fields(pid_t pid, char *state, unsigned long *flags)
 	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	if (!s)
 		return false;
 	p = strrchr(s, ')');
@@ -52,7 +55,7 @@ const char *procsel_comm(pid_t pid, char *buf, size_t len)
 	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	snprintf(buf, len, "%s", s ? s : "");
 	free(s);
 	n = strlen(buf);
@@ -68,7 +71,7 @@ static bool real_uid(pid_t pid, uid_t *uid)
 	bool ok = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	if (!s)
 		return false;
 	p = strstr(s, "\nUid:");
@@ -168,7 +171,7 @@ static void cgroup_walk(const char *dir, pid_t **out, size_t *n, int depth)
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	for (p = s; p && *p; p = end) {
 		long v = strtol(p, &end, 10);
 
@@ -253,7 +256,7 @@ int procsel_switch(struct procsel *s, pid_t pid, int policy)
 		base = cur & ~SCHED_RESET_ON_FORK;
 		if (base != SCHED_OTHER && base != SCHED_BATCH && base != SCHED_IDLE &&
 		    base != policy) {
-			cs_debug("attach: tid %d keeps its real-time policy %d", (int)tid, base);
+			log_debug("attach: tid %d keeps its real-time policy %d", (int)tid, base);
 			continue;
 		}
 		if (s->nthreads % 64 == 0)
@@ -271,8 +274,8 @@ int procsel_switch(struct procsel *s, pid_t pid, int policy)
 		}
 		if (sched_setscheduler(tid, policy | (cur & SCHED_RESET_ON_FORK), &zero)) {
 			err = -errno;
-			cs_debug("attach: tid %d: cannot switch to policy %d: %s", (int)tid, policy,
-				 strerror(errno));
+			log_debug("attach: tid %d: cannot switch to policy %d: %s", (int)tid,
+				  policy, strerror(errno));
 			continue;
 		}
 		t->switched = true;
@@ -288,7 +291,7 @@ static pid_t parent_of(pid_t pid)
 	int ppid = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	buf = read_file(path, NULL);
+	buf = file_read(path, NULL);
 	p = buf ? strrchr(buf, ')') : NULL;
 	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
 		ppid = 0;

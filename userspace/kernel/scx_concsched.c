@@ -20,7 +20,11 @@
 #include "concsched_abi.h"
 #include "kick.skel.h"
 #include "scx_concsched.skel.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 #define SCHED_EXT_SYSFS	     "/sys/kernel/sched_ext"
 #define SCHED_CTL_MAX_KICKS  64
@@ -61,7 +65,7 @@ struct sched_ctl {
 const char *scx_concsched_state(void)
 {
 	static char buf[64];
-	char *s = read_line_file(SCHED_EXT_SYSFS "/state");
+	char *s = file_read_line(SCHED_EXT_SYSFS "/state");
 
 	if (!s)
 		return "absent";
@@ -84,15 +88,15 @@ static int sched_check_kernel(void)
 	const char *state = scx_concsched_state();
 
 	if (!strcmp(state, "absent")) {
-		cs_err("this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT): "
-		       "run under 'concsched vm' or boot a 6.13+ kernel with sched_ext");
+		log_err("this kernel has no sched_ext (CONFIG_SCHED_CLASS_EXT): "
+			"run under 'concsched vm' or boot a 6.13+ kernel with sched_ext");
 		return -ENOTSUP;
 	}
 	if (strcmp(state, "disabled")) {
-		char *ops = read_line_file(SCHED_EXT_SYSFS "/root/ops");
+		char *ops = file_read_line(SCHED_EXT_SYSFS "/root/ops");
 
-		cs_err("another sched_ext scheduler is %s (%s): unload it first", state,
-		       ops ? ops : "unknown");
+		log_err("another sched_ext scheduler is %s (%s): unload it first", state,
+			ops ? ops : "unknown");
 		free(ops);
 		return -EBUSY;
 	}
@@ -109,13 +113,14 @@ static int sched_check_kfuncs(void)
 
 	btf = btf__load_vmlinux_btf();
 	if (!btf) {
-		cs_err("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
+		log_err("cannot read kernel BTF (/sys/kernel/btf/vmlinux): %s", strerror(errno));
 		return -ENOTSUP;
 	}
 	for (i = 0; i < ARRAY_SIZE(required_kfuncs); i++) {
 		if (btf__find_by_name_kind(btf, required_kfuncs[i], BTF_KIND_FUNC) < 0) {
-			cs_err("kernel too old: sched_ext lacks %s (Linux 6.13 or newer is needed)",
-			       required_kfuncs[i]);
+			log_err("kernel too old: sched_ext lacks %s (Linux 6.13 or newer is "
+				"needed)",
+				required_kfuncs[i]);
 			err = -ENOTSUP;
 			break;
 		}
@@ -151,19 +156,19 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	uint64_t t0;
 
 	if (timeout_ms > 30000) {
-		cs_err("scheduler timeout %u ms is above the kernel's 30000 ms limit", timeout_ms);
+		log_err("scheduler timeout %u ms is above the kernel's 30000 ms limit", timeout_ms);
 		return -EINVAL;
 	}
 	if (watchdog_ms > timeout_ms / 2) {
-		cs_err("watchdog %u ms must stay well under the scheduler timeout (%u ms): "
-		       "use at most %u",
-		       watchdog_ms, timeout_ms, timeout_ms / 2);
+		log_err("watchdog %u ms must stay well under the scheduler timeout (%u ms): "
+			"use at most %u",
+			watchdog_ms, timeout_ms, timeout_ms / 2);
 		return -EINVAL;
 	}
 	c->skel = scx_concsched_bpf__open();
 	if (!c->skel) {
 		err = -errno;
-		cs_err("cannot open the scheduler BPF object: %s", strerror(-err));
+		log_err("cannot open the scheduler BPF object: %s", strerror(-err));
 		return err;
 	}
 	ncpus = libbpf_num_possible_cpus();
@@ -171,13 +176,13 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	c->skel->struct_ops.concsched_ops->timeout_ms = timeout_ms;
 	t0 = now_ns();
 	err = scx_concsched_bpf__load(c->skel);
-	cs_debug("scheduler: BPF load %.1f ms", (now_ns() - t0) / 1e6);
+	log_debug("scheduler: BPF load %.1f ms", (now_ns() - t0) / 1e6);
 	if (err && sched_check_kfuncs())
 		return -ENOTSUP;
 	if (err) {
-		cs_err("cannot load the scheduler BPF programs: %s (run as root; "
-		       "'concsched --verbose' shows the verifier log)",
-		       strerror(-err));
+		log_err("cannot load the scheduler BPF programs: %s (run as root; "
+			"'concsched --verbose' shows the verifier log)",
+			strerror(-err));
 		return err;
 	}
 	cfg.watchdog_ns = (uint64_t)watchdog_ms * 1000000ULL;
@@ -190,8 +195,8 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	c->ops_link = bpf_map__attach_struct_ops(c->skel->maps.concsched_ops);
 	if (!c->ops_link) {
 		err = -errno;
-		cs_err("cannot register the sched_ext scheduler: %s (is another one loading?)",
-		       strerror(-err));
+		log_err("cannot register the sched_ext scheduler: %s (is another one loading?)",
+			strerror(-err));
 		return err;
 	}
 	return 0;
@@ -223,8 +228,8 @@ static void sched_note_complete(struct sched_ctl *c, struct cs_sched_note *n)
 		if (k == have)
 			n->tids[have++] = tids[i];
 	}
-	cs_debug("all-parked note of target %u named %u of its %u parked threads; now %u",
-		 c->target, named, want, have);
+	log_debug("all-parked note of target %u named %u of its %u parked threads; now %u",
+		  c->target, named, want, have);
 	for (i = have; i < CS_NOTE_MAX_TIDS; i++)
 		n->tids[i] = 0;
 	n->nr_parked = have;
@@ -265,13 +270,13 @@ int scx_concsched_open(struct sched_ctl **out, const struct scx_concsched_opts *
 	err = scx_concsched_load(c, o);
 	if (err)
 		goto cleanup;
-	cs_debug("scheduler: kernel check %.1f ms, load+register %.1f ms", (t1 - t0) / 1e6,
-		 (now_ns() - t1) / 1e6);
+	log_debug("scheduler: kernel check %.1f ms, load+register %.1f ms", (t1 - t0) / 1e6,
+		  (now_ns() - t1) / 1e6);
 	c->notes =
 		ring_buffer__new(bpf_map__fd(c->skel->maps.cs_sched_notes), sched_note_cb, c, NULL);
 	if (!c->notes) {
 		err = -errno;
-		cs_err("cannot open the scheduler's note ring buffer: %s", strerror(-err));
+		log_err("cannot open the scheduler's note ring buffer: %s", strerror(-err));
 		goto cleanup;
 	}
 	*out = c;
@@ -310,7 +315,7 @@ int scx_concsched_target_open(struct sched_ctl *owner, struct sched_ctl **out)
 	for (t = 1; t < CS_SCHED_MAX_TARGETS && owner->target_used[t]; t++)
 		;
 	if (t == CS_SCHED_MAX_TARGETS) {
-		cs_err("the scheduler steers at most %d targets at once", CS_SCHED_MAX_TARGETS);
+		log_err("the scheduler steers at most %d targets at once", CS_SCHED_MAX_TARGETS);
 		return -E2BIG;
 	}
 	c = xcalloc(1, sizeof(*c));
@@ -322,7 +327,7 @@ int scx_concsched_target_open(struct sched_ctl *owner, struct sched_ctl **out)
 				     NULL);
 	if (c->notes_fd < 0) {
 		err = -errno;
-		cs_err("cannot make target %u's note ring buffer: %s", t, strerror(-err));
+		log_err("cannot make target %u's note ring buffer: %s", t, strerror(-err));
 		free(c);
 		return err;
 	}
@@ -331,7 +336,7 @@ int scx_concsched_target_open(struct sched_ctl *owner, struct sched_ctl **out)
 	c->notes = err ? NULL : ring_buffer__new(c->notes_fd, sched_note_cb, c, NULL);
 	if (!c->notes) {
 		err = err ? err : -errno;
-		cs_err("cannot open target %u's note ring buffer: %s", t, strerror(-err));
+		log_err("cannot open target %u's note ring buffer: %s", t, strerror(-err));
 		close(c->notes_fd);
 		free(c);
 		return err;
@@ -391,8 +396,8 @@ int scx_concsched_share_maps(struct sched_ctl *c, struct bpf_object *obj)
 		mine = bpf_object__find_map_by_name(c->skel->obj, shared_map_names[i]);
 		err = bpf_map__reuse_fd(theirs, bpf_map__fd(mine));
 		if (err) {
-			cs_err("cannot share map %s with %s: %s", shared_map_names[i],
-			       bpf_object__name(obj), strerror(-err));
+			log_err("cannot share map %s with %s: %s", shared_map_names[i],
+				bpf_object__name(obj), strerror(-err));
 			return err;
 		}
 	}
@@ -442,7 +447,7 @@ int scx_concsched_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 	int err;
 
 	if (c->nr_kicks >= SCHED_CTL_MAX_KICKS) {
-		cs_err("too many probe programs to kick (max %d)", SCHED_CTL_MAX_KICKS);
+		log_err("too many probe programs to kick (max %d)", SCHED_CTL_MAX_KICKS);
 		return -E2BIG;
 	}
 	/* A program without cs_sched_commit() gets the kick on its exit (the
@@ -450,7 +455,7 @@ int scx_concsched_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 	 * blocks the kicks of the other threads on its CPU. */
 	if (!prog_has_kick_hook(prog)) {
 		target = bpf_program__name(prog);
-		cs_debug("kick: %s does not call cs_sched_commit(); kicking on its exit", target);
+		log_debug("kick: %s does not call cs_sched_commit(); kicking on its exit", target);
 	}
 	k = kick_bpf__open();
 	if (!k)
@@ -463,14 +468,14 @@ int scx_concsched_attach_kick(struct sched_ctl *c, struct bpf_program *prog)
 		goto fail;
 	err = kick_bpf__load(k);
 	if (err) {
-		cs_err("cannot load the fexit kick for %s: %s", bpf_program__name(prog),
-		       strerror(-err));
+		log_err("cannot load the fexit kick for %s: %s", bpf_program__name(prog),
+			strerror(-err));
 		goto fail;
 	}
 	err = kick_bpf__attach(k);
 	if (err) {
-		cs_err("cannot attach the fexit kick to %s: %s", bpf_program__name(prog),
-		       strerror(-err));
+		log_err("cannot attach the fexit kick to %s: %s", bpf_program__name(prog),
+			strerror(-err));
 		goto fail;
 	}
 	c->kicks[c->nr_kicks++] = k;
@@ -499,7 +504,7 @@ int scx_concsched_add_point(struct sched_ctl *c, int pid, const char *binary, co
 		c->point_kick = true;
 	}
 	if (c->nr_points + 1 >= SCHED_CTL_MAX_POINTS) {
-		cs_err("too many function points (max %d)", SCHED_CTL_MAX_POINTS / 2);
+		log_err("too many function points (max %d)", SCHED_CTL_MAX_POINTS / 2);
 		return -E2BIG;
 	}
 	/* Two links per point; its index counts points, not links. */
@@ -510,14 +515,14 @@ int scx_concsched_add_point(struct sched_ctl *c, int pid, const char *binary, co
 	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_commit, pid, binary, 0, &uo);
 	if (!l) {
 		err = -errno;
-		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
+		log_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
 		return err;
 	}
 	c->points[c->nr_points++] = l;
 	l = bpf_program__attach_uprobe_opts(c->skel->progs.cs_func_point, pid, binary, 0, &uo);
 	if (!l) {
 		err = -errno;
-		cs_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
+		log_err("cannot attach a uprobe to %s in %s: %s", symbol, binary, strerror(-err));
 		return err;
 	}
 	*index = (uint32_t)(c->nr_points / 2);
@@ -578,7 +583,7 @@ static int sched_thread_set(struct sched_ctl *c, struct cs_thread_set_args *args
 
 	err = bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.cs_thread_set), &ro);
 	if (err) {
-		cs_debug("setting thread %u failed: %s", args->tid, strerror(-err));
+		log_debug("setting thread %u failed: %s", args->tid, strerror(-err));
 		return err;
 	}
 	return args->err;
@@ -618,7 +623,7 @@ static int sched_release_run(struct sched_ctl *c, uint32_t tid, uint32_t reason,
 
 	err = bpf_prog_test_run_opts(bpf_program__fd(c->skel->progs.cs_release), &ro);
 	if (err) {
-		cs_debug("release of tid %u failed: %s", tid, strerror(-err));
+		log_debug("release of tid %u failed: %s", tid, strerror(-err));
 		return err;
 	}
 	return (int)args.released;
@@ -862,8 +867,9 @@ void scx_concsched_detach(struct sched_ctl *c)
 		if (!bpf_prog_get_info_by_fd(bpf_program__fd(c->kicks[i]->progs.cs_kick), &info,
 					     &len) &&
 		    info.recursion_misses)
-			cs_debug("kick %d: %llu kicks skipped by the trampoline (recursion misses)",
-				 i, (unsigned long long)info.recursion_misses);
+			log_debug(
+				"kick %d: %llu kicks skipped by the trampoline (recursion misses)",
+				i, (unsigned long long)info.recursion_misses);
 		kick_bpf__destroy(c->kicks[i]);
 	}
 	c->nr_kicks = 0;
@@ -877,7 +883,7 @@ void scx_concsched_detach(struct sched_ctl *c)
 	c->guard_fd = -1;
 	bpf_link__destroy(c->ops_link);
 	c->ops_link = NULL;
-	cs_debug("scheduler: unregister %.1f ms", (now_ns() - t0) / 1e6);
+	log_debug("scheduler: unregister %.1f ms", (now_ns() - t0) / 1e6);
 }
 
 bool scx_concsched_ejected(struct sched_ctl *c)
@@ -913,7 +919,7 @@ void scx_concsched_close(struct sched_ctl *c)
 	scx_concsched_detach(c);
 	/* A kernel ejection is always news; our own unregistration only
 	 * with --verbose. */
-	if (c->skel && c->skel->bss && !c->exit_printed && (c->ejected || cs_verbose))
+	if (c->skel && c->skel->bss && !c->exit_printed && (c->ejected || log_verbose))
 		scx_concsched_print_exit(c, stderr);
 	ring_buffer__free(c->notes);
 	scx_concsched_bpf__destroy(c->skel);

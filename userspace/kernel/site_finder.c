@@ -6,11 +6,7 @@
  */
 #include "kernel/site_finder.h"
 
-/* capstone's error typedef is named cs_err, like util.h's error printer. */
-#define cs_err capstone_cs_err
 #include <capstone/capstone.h>
-#undef cs_err
-
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +19,8 @@
 #include <unistd.h>
 
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 /* capstone register -> pt_regs slot; CS_REG_NONE for "no register";
  * -1 for registers the probe cannot read (32-bit address registers,
@@ -197,6 +194,18 @@ const char *site_finder_access_str(uint8_t flags)
 	}
 }
 
+void site_finder_site_text(const struct mem_site *s, char *buf, size_t len)
+{
+	struct sym_site ss = { .object = s->object,
+			       .offset = s->offset,
+			       .symbol = s->function,
+			       .sym_offset = s->func_offset,
+			       .file = s->file,
+			       .line = s->line };
+
+	symbolize_site_format(&ss, buf, len);
+}
+
 bool site_finder_filter_match(const struct site_filter *f, const char *function, const char *file)
 {
 	const char *base = file ? strrchr(file, '/') : NULL;
@@ -307,6 +316,12 @@ static int site_decode(csh h, const cs_insn *in, struct site_set *set, struct me
 		acc |= CS_ACC_WRITE;
 	if (!acc)
 		acc = CS_ACC_READ;
+	/* capstone 4 marks test's memory operand written in its immediate
+	 * forms (F6 /0, F7 /0: `testb $0x46,(%rcx,%rsi)`); test only reads.
+	 * A read taken for a write made sqlite3's const sqlite3CtypeMap a
+	 * written, racing variable (docs/races.md). */
+	if (in->id == X86_INS_TEST)
+		acc &= ~CS_ACC_WRITE;
 	if (x->prefix[0] == X86_PREFIX_LOCK || in->id == X86_INS_XCHG)
 		acc |= CS_ACC_LOCK;
 	/* A lock prefix is only valid on read-modify-write instructions, and

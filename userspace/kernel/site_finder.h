@@ -85,5 +85,8 @@ char *site_finder_resolve_object(const char *target, const char *name);
 
 /* "R", "W", "RW" for a site's flags. */
 const char *site_finder_access_str(uint8_t flags);
+/* Where site S is, as symbolize_site_format() writes a resolved site
+ * (function+offset, file:line when known), into buf of len bytes. */
+void site_finder_site_text(const struct mem_site *s, char *buf, size_t len);
 
 #endif

@@ -19,13 +19,14 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 struct sym_segment {
 	uint64_t vaddr, memsz;

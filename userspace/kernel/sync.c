@@ -20,7 +20,9 @@
 #include "kernel/symbolize.h"
 #include "sync.skel.h"
 #include "kernel/target.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* The pthread API we probe (glibc names). "required" functions exist in
  * every glibc with threads; the rest are newer (clock*) or optional and
@@ -158,9 +160,9 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 				offsets[n++] = off;
 				continue;
 			}
-			cs_debug("%s: %s starts with a lock-prefixed instruction, which x86 "
-				 "uprobes refuse: not observed",
-				 object, sync_fns[i].name);
+			log_debug("%s: %s starts with a lock-prefixed instruction, which x86 "
+				  "uprobes refuse: not observed",
+				  object, sync_fns[i].name);
 			continue;
 		}
 		off = sync_probe_point(object, off, size, sync_fns[i].fn);
@@ -316,9 +318,9 @@ int sync_runtime_for_exec(const struct target_info *ti, struct sync_runtime *rt)
 	memset(rt, 0, sizeof(*rt));
 	if (ti->is_static) {
 		if (!ti->has_symtab) {
-			cs_err("%s: static and stripped: no symbol table to find its pthread "
-			       "functions in (rebuild without -s)",
-			       ti->path);
+			log_err("%s: static and stripped: no symbol table to find its pthread "
+				"functions in (rebuild without -s)",
+				ti->path);
 			return -ENOENT;
 		}
 		rt->is_static = true;
@@ -327,17 +329,17 @@ int sync_runtime_for_exec(const struct target_info *ti, struct sync_runtime *rt)
 	}
 	err = elf_interp(ti->path, interp, sizeof(interp));
 	if (err) {
-		cs_err("%s: cannot read its program interpreter: %s", ti->path, strerror(-err));
+		log_err("%s: cannot read its program interpreter: %s", ti->path, strerror(-err));
 		return err;
 	}
 	err = ldso_list_libc(interp, ti->path, libc, sizeof(libc), rt->libs, sizeof(rt->libs));
 	if (err) {
-		cs_err("%s: its dynamic linker %s does not load a libc.so (not a glibc program?)",
-		       ti->path, interp);
+		log_err("%s: its dynamic linker %s does not load a libc.so (not a glibc program?)",
+			ti->path, interp);
 		return -ENOENT;
 	}
 	if (!realpath(libc, rt->object) || !realpath(interp, rt->ldso)) {
-		cs_err("%s: cannot resolve %s: %s", ti->path, libc, strerror(errno));
+		log_err("%s: cannot resolve %s: %s", ti->path, libc, strerror(errno));
 		return -ENOENT;
 	}
 	return 0;
@@ -357,10 +359,10 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 		int err = -errno;
 
 		if (err == -ENOENT || err == -ESRCH)
-			cs_err("pid %d: no such process", (int)pid);
+			log_err("pid %d: no such process", (int)pid);
 		else
-			cs_err("pid %d: cannot read /proc/%d/maps: %s", (int)pid, (int)pid,
-			       strerror(-err));
+			log_err("pid %d: cannot read /proc/%d/maps: %s", (int)pid, (int)pid,
+				strerror(-err));
 		return err;
 	}
 	libc = symbolize_find_object(s, "libc.so");
@@ -386,13 +388,13 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt)
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
 	n = readlink(exe, rt->object, sizeof(rt->object) - 1);
 	if (n <= 0) {
-		cs_err("pid %d: cannot read its executable: %s", (int)pid, strerror(errno));
+		log_err("pid %d: cannot read its executable: %s", (int)pid, strerror(errno));
 		return -ESRCH;
 	}
 	rt->object[n] = 0;
 	if (symbolize_lookup_function(rt->object, "pthread_mutex_lock", &off, NULL)) {
-		cs_err("pid %d: maps no libc and %s has no pthread symbols: nothing to probe",
-		       (int)pid, rt->object);
+		log_err("pid %d: maps no libc and %s has no pthread symbols: nothing to probe",
+			(int)pid, rt->object);
 		return -ENOENT;
 	}
 	rt->is_static = true;
@@ -411,7 +413,7 @@ int sync_probes_open(struct sync_probes *sp, const struct sync_probe_opts *o)
 	skel = sync_bpf__open();
 	if (!skel) {
 		err = -errno;
-		cs_err("cannot open the sync probes BPF object: %s", strerror(-err));
+		log_err("cannot open the sync probes BPF object: %s", strerror(-err));
 		return err;
 	}
 	skel->rodata->cs_sync_scope = o->scope;
@@ -431,8 +433,8 @@ int sync_probes_open(struct sync_probes *sp, const struct sync_probe_opts *o)
 	}
 	err = sync_bpf__load(skel);
 	if (err) {
-		cs_err("cannot load the sync probes: %s%s", strerror(-err),
-		       geteuid() ? " (run as root)" : "");
+		log_err("cannot load the sync probes: %s%s", strerror(-err),
+			geteuid() ? " (run as root)" : "");
 		sync_bpf__destroy(skel);
 		return err;
 	}
@@ -489,13 +491,13 @@ static int add_link(struct sync_probes *sp, struct bpf_link *link, const char *w
 
 	if (!link) {
 		err = -errno;
-		cs_err("cannot attach %s: %s%s", what, strerror(-err),
-		       err == -EPERM || err == -EACCES ? " (run as root)" : "");
+		log_err("cannot attach %s: %s%s", what, strerror(-err),
+			err == -EPERM || err == -EACCES ? " (run as root)" : "");
 		return err;
 	}
 	if (sp->nlinks >= SYNC_MAX_LINKS) {
 		bpf_link__destroy(link);
-		cs_err("too many probe links");
+		log_err("too many probe links");
 		return -E2BIG;
 	}
 	sp->links[sp->nlinks++] = link;
@@ -548,8 +550,8 @@ static struct bpf_link *attach_probeable(struct sync_probes *sp, struct bpf_prog
 		link = bpf_program__attach_uprobe_multi(prog, pid, object, NULL, &o);
 		if (!link) {
 			sp->skipped[sp->nskipped++] = fns[i];
-			cs_debug("%s: cannot probe %s (%s): not observed", object,
-				 sync_fn_name(fns[i]), strerror(errno));
+			log_debug("%s: cannot probe %s (%s): not observed", object,
+				  sync_fn_name(fns[i]), strerror(errno));
 			continue;
 		}
 		bpf_link__destroy(link);
@@ -576,18 +578,18 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 
 	if (pid == -1 && sp->attached_all && sp->nlinks &&
 	    !strcmp(sp->attached_object, rt->object)) {
-		cs_debug("sync probes: the campaign's links on %s serve this run", rt->object);
+		log_debug("sync probes: the campaign's links on %s serve this run", rt->object);
 		return 0;
 	}
 	if (sp->nlinks) /* another object or a pid filter: start over */
 		sync_probes_detach(sp);
 	n = sync_find_offsets(rt->object, fns, offs);
 	if (n < 0) {
-		cs_err("%s: cannot read its symbol table: %s", rt->object, strerror(-n));
+		log_err("%s: cannot read its symbol table: %s", rt->object, strerror(-n));
 		return n;
 	}
 	if (n == 0) {
-		cs_err("%s: no pthread synchronization functions found", rt->object);
+		log_err("%s: no pthread synchronization functions found", rt->object);
 		return -ENOENT;
 	}
 	if (!rt->is_static) {
@@ -595,7 +597,7 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 		if (!err)
 			err = mark_runtime_object(sp, rt->ldso);
 		if (err) {
-			cs_err("%s: %s", rt->object, strerror(-err));
+			log_err("%s: %s", rt->object, strerror(-err));
 			return err;
 		}
 	}
@@ -651,8 +653,8 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 	sp->nprobes += n;
 	sp->attached_all = pid == -1;
 	snprintf(sp->attached_object, sizeof(sp->attached_object), "%s", rt->object);
-	cs_debug("sync probes: %d entry + %d return probes on %s (pid %d)", n, nr, rt->object,
-		 (int)pid);
+	log_debug("sync probes: %d entry + %d return probes on %s (pid %d)", n, nr, rt->object,
+		  (int)pid);
 	return 0;
 }
 

@@ -15,16 +15,12 @@
  */
 #include "kernel/sync.h"
 
-/* capstone's error typedef is named cs_err, like util.h's error printer. */
-#define cs_err capstone_cs_err
 #include <capstone/capstone.h>
-#undef cs_err
-
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 /* At most this many instructions from the entry (a prologue, not a body). */
 #define POINT_MAX_INSNS 8

@@ -5,12 +5,15 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 static int resolve_path(const char *name, char *out)
 {
@@ -43,19 +46,20 @@ static int elf_scan(const char *name, int fd, struct target_info *ti)
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
-		cs_err("%s: not an ELF executable (concsched runs compiled programs; for a script, "
-		       "pass its interpreter: concsched run -- /bin/sh script.sh)",
-		       name);
+		log_err("%s: not an ELF executable (concsched runs compiled programs; for a "
+			"script, "
+			"pass its interpreter: concsched run -- /bin/sh script.sh)",
+			name);
 		err = -ENOEXEC;
 		goto cleanup;
 	}
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
-		cs_err("%s: not an x86-64 program (concsched supports x86-64 ELF only)", name);
+		log_err("%s: not an x86-64 program (concsched supports x86-64 ELF only)", name);
 		err = -ENOEXEC;
 		goto cleanup;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		cs_err("%s: ELF file is not an executable (type %d)", name, eh.e_type);
+		log_err("%s: ELF file is not an executable (type %d)", name, eh.e_type);
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -97,31 +101,31 @@ int target_inspect(const char *name, struct target_info *ti)
 	memset(ti, 0, sizeof(*ti));
 	err = resolve_path(name, ti->path);
 	if (err) {
-		cs_err("%s: no such program%s", name,
-		       strchr(name, '/') ? "" : " in PATH (give a path like ./prog)");
+		log_err("%s: no such program%s", name,
+			strchr(name, '/') ? "" : " in PATH (give a path like ./prog)");
 		return err;
 	}
 	if (stat(ti->path, &st)) {
 		err = -errno;
-		cs_err("%s: %s", name, strerror(errno));
+		log_err("%s: %s", name, strerror(errno));
 		return err;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		cs_err("%s: is a directory, not a program", name);
+		log_err("%s: is a directory, not a program", name);
 		return -EISDIR;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		cs_err("%s: not a regular file", name);
+		log_err("%s: not a regular file", name);
 		return -EINVAL;
 	}
 	if (!(st.st_mode & 0111)) {
-		cs_err("%s: not executable (chmod +x %s)", name, name);
+		log_err("%s: not executable (chmod +x %s)", name, name);
 		return -EACCES;
 	}
 	fd = open(ti->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		cs_err("%s: cannot open: %s", name, strerror(errno));
+		log_err("%s: cannot open: %s", name, strerror(errno));
 		return err;
 	}
 	err = elf_scan(name, fd, ti);

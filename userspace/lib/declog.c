@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static const char declog_magic[4] = { 'C', 'S', 'D', 'L' };
 

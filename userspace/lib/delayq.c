@@ -2,7 +2,7 @@
 /* The threads a strategy delays (delayq.h). */
 #include "lib/delayq.h"
 
-#include "lib/util.h"
+#include "lib/now.h"
 
 bool delayq_add(struct delay *q, size_t *n, size_t cap, uint32_t tid, uint64_t us)
 {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 enum frame_kind {
 	FRAME_FUN, /* fun:GLOB  (Valgrind) */
@@ -187,10 +189,10 @@ int suppress_load(struct suppressions *s, const char *path)
 	if (!err && st != VG_OUT)
 		err = -EINVAL;
 	if (err)
-		cs_err("%s:%u: not a Helgrind suppression ({ name, Helgrind:Race, "
-		       "fun:/obj:/src:/... "
-		       "lines, }) nor a TSan one (race:PATTERN)",
-		       path, lineno);
+		log_err("%s:%u: not a Helgrind suppression ({ name, Helgrind:Race, "
+			"fun:/obj:/src:/... "
+			"lines, }) nor a TSan one (race:PATTERN)",
+			path, lineno);
 	fclose(f);
 	return err;
 }

@@ -26,7 +26,12 @@
 #include "results/store.h"
 #include "run/vm_campaign.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/shell.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 
@@ -137,7 +142,7 @@ static int write_file(const char *path, const void *p, size_t n)
 
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, p, n);
+	err = file_write_all(fd, p, n);
 	if (close(fd) && !err)
 		err = -errno;
 	return err;
@@ -147,7 +152,7 @@ static int emit_result(const char *dir, const struct min_result *m)
 {
 	struct json_mem jm;
 	char *path, *text;
-	int err = mkdir_p(dir, 0755);
+	int err = tree_mkdir_p(dir, 0755);
 
 	if (err)
 		return err;
@@ -177,7 +182,7 @@ static int emit_result(const char *dir, const struct min_result *m)
 
 static int load_result(const char *dir, struct min_result *m)
 {
-	char *path = xasprintf("%s/result.json", dir), *text = read_file(path, NULL), *s;
+	char *path = xasprintf("%s/result.json", dir), *text = file_read(path, NULL), *s;
 	int64_t v;
 	int err = text ? 0 : -ENOENT;
 
@@ -208,7 +213,7 @@ static int load_result(const char *dir, struct min_result *m)
 	m->config_json = json_get_string(text, "config");
 	free(text);
 	path = xasprintf("%s/declog.bin", dir);
-	m->blob = (uint8_t *)read_file(path, &m->blob_len);
+	m->blob = (uint8_t *)file_read(path, &m->blob_len);
 	free(path);
 	if (!m->blob || !m->config_json || !m->outcome[0])
 		err = -EBADMSG;
@@ -219,7 +224,7 @@ static void report_result(const struct minimize_opts *mo, const struct min_resul
 {
 	char q[PATH_MAX];
 
-	cs_shell_quote(mo->dir, q, sizeof(q));
+	shell_quote(mo->dir, q, sizeof(q));
 	if (m->after == m->before) {
 		printf("run %" PRId64 ": %zu preemptions, none can be undone and still fail "
 		       "(%zu candidates tried); stored as run %" PRId64 "\n",
@@ -230,9 +235,8 @@ static void report_result(const struct minimize_opts *mo, const struct min_resul
 		       "schedule is run %" PRId64 "\n",
 		       m->from_run, m->before, m->after, m->tries, idx);
 	}
-	printf("  see it:    %s report %s --schedule %" PRId64 "\n", cs_self_command(false), q,
-	       idx);
-	printf("  replay it: %s replay %s --run %" PRId64 "%s\n", cs_self_command(true), q, idx,
+	printf("  see it:    %s report %s --schedule %" PRId64 "\n", self_command(false), q, idx);
+	printf("  replay it: %s replay %s --run %" PRId64 "%s\n", self_command(true), q, idx,
 	       mo->vm ? " --vm" : "");
 }
 
@@ -250,7 +254,7 @@ static int minimize_in_vm(const struct minimize_opts *mo, struct replayer *p, in
 	int i, n = 0, ret = EXIT_USAGE;
 
 	if (!mkdtemp(tmp)) {
-		cs_err("cannot create a scratch directory %s: %s", tmp, strerror(errno));
+		log_err("cannot create a scratch directory %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	host_out = xasprintf("%s/min", tmp);
@@ -273,19 +277,20 @@ static int minimize_in_vm(const struct minimize_opts *mo, struct replayer *p, in
 	if (ret)
 		goto out;
 	if (load_result(host_out, &m)) {
-		cs_err("the VM's minimize left no readable result");
+		log_err("the VM's minimize left no readable result");
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (store_result(p->st, &m, &idx)) {
-		cs_err("cannot store the minimal schedule in %s: %s", mo->dir, store_errmsg(p->st));
+		log_err("cannot store the minimal schedule in %s: %s", mo->dir,
+			store_errmsg(p->st));
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	report_result(mo, &m, idx);
 out:
 	if (host_out)
-		cs_remove_tree(tmp);
+		tree_remove(tmp);
 	free(m.config_json);
 	free(m.blob);
 	free(host_out);
@@ -314,9 +319,9 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	if (replay_open(&p, &ro, !mo->emit))
 		goto out;
 	if (!p.sr.outcome || !strcmp(p.sr.outcome, "pass")) {
-		cs_err("run %" PRId64 " of %s passed: only a failing run has a schedule to "
-		       "minimize",
-		       mo->run, mo->dir);
+		log_err("run %" PRId64 " of %s passed: only a failing run has a schedule to "
+			"minimize",
+			mo->run, mo->dir);
 		goto out;
 	}
 	if (mo->vm) {
@@ -329,9 +334,9 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 		if (p.dl.entries[i].action == DECLOG_PASS)
 			cur[n++] = p.dl.entries[i];
 	if (!n) {
-		cs_err("run %" PRId64 " of %s has no recorded schedule (not steered, or recorded "
-		       "before schedules were)",
-		       mo->run, mo->dir);
+		log_err("run %" PRId64 " of %s has no recorded schedule (not steered, or recorded "
+			"before schedules were)",
+			mo->run, mo->dir);
 		goto out;
 	}
 	onerun_stop = 0;
@@ -342,9 +347,9 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	fprintf(stderr, "concsched: run %" PRId64 ": %zu points, %zu preemptions\n", mo->run, n,
 		m.before);
 	if (!replay_fails_every_time(&p, CS_SERIAL_OFF, false, cur, n, mo->times, &best)) {
-		cs_err("run %" PRId64 " does not fail as recorded (%s) in every one of %u replays "
-		       "in its recorded order (last: %s): nothing to minimize",
-		       mo->run, p.sr.outcome, mo->times, oracle_outcome_name(best.outcome));
+		log_err("run %" PRId64 " does not fail as recorded (%s) in every one of %u replays "
+			"in its recorded order (last: %s): nothing to minimize",
+			mo->run, p.sr.outcome, mo->times, oracle_outcome_name(best.outcome));
 		goto out;
 	}
 	do {
@@ -386,14 +391,14 @@ int minimize_run(const struct minimize_opts *mo, int argc, char **argv)
 	declog_free(&out_log);
 	if (mo->emit) {
 		if (emit_result(mo->emit, &m)) {
-			cs_err("cannot write %s", mo->emit);
+			log_err("cannot write %s", mo->emit);
 			goto out;
 		}
 		ret = 0;
 		goto out;
 	}
 	if (store_result(p.st, &m, &idx)) {
-		cs_err("cannot store the minimal schedule in %s: %s", mo->dir, store_errmsg(p.st));
+		log_err("cannot store the minimal schedule in %s: %s", mo->dir, store_errmsg(p.st));
 		goto out;
 	}
 	report_result(mo, &m, idx);

@@ -29,7 +29,10 @@
 #include "kernel/target.h"
 #include "lib/declog.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/shell.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_registry.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
@@ -50,7 +53,7 @@ static void record_replays(const char *dir, int64_t run, uint64_t times, uint64_
 	if (store_open(dir, false, &st))
 		return;
 	if (store_add_replay(st, run, times, same, order))
-		cs_warn("cannot note the replays in %s: %s", dir, store_errmsg(st));
+		log_warn("cannot note the replays in %s: %s", dir, store_errmsg(st));
 	store_close(st);
 }
 
@@ -184,25 +187,25 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 	 * passes carry them): look them up in the campaign's store. */
 	p->c.st = p->st;
 	if (store_get_campaign(p->st, &p->camp) || store_load_run(p->st, ro->run, &p->sr)) {
-		cs_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro->dir, ro->run,
-		       cs_self_command(false), cs_shell_quote(ro->dir, q, sizeof(q)));
+		log_err("%s has no run %" PRId64 " (%s report %s lists its runs)", ro->dir, ro->run,
+			self_command(false), shell_quote(ro->dir, q, sizeof(q)));
 		return -ENOENT;
 	}
 	p->ops = replayer_ops(p);
 	if (!p->ops) {
-		cs_err("campaign %s: unknown strategy %s", ro->dir, p->camp.strategy);
+		log_err("campaign %s: unknown strategy %s", ro->dir, p->camp.strategy);
 		return -EINVAL;
 	}
 	if (json_parse_string_array(p->camp.args_json ? p->camp.args_json : "[]", &p->args,
 				    &p->nargs)) {
-		cs_err("campaign %s: unreadable program arguments", ro->dir);
+		log_err("campaign %s: unreadable program arguments", ro->dir);
 		return -EBADMSG;
 	}
 	if (ro->vm)
 		return 0;
 	err = store_load_run_blobs(p->st, ro->run, &blob, &blob_len, &out, &err_text);
 	if (err || !blob || declog_decode(blob, blob_len, &p->dl)) {
-		cs_err("run %" PRId64 " of %s has no readable decision log", ro->run, ro->dir);
+		log_err("run %" PRId64 " of %s has no readable decision log", ro->run, ro->dir);
 		err = -EBADMSG;
 	}
 	free(blob);
@@ -255,9 +258,9 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 	    launcher_resolve_user(NULL, &p->c.uid, &p->c.gid, &p->c.drop))
 		return -EINVAL;
 	if (p->camp.binary_hash && strcmp(p->camp.binary_hash, p->c.ti.hash))
-		cs_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "
-			"differ",
-			p->c.ti.path, p->c.ti.hash, p->camp.binary_hash);
+		log_warn("%s changed since the campaign ran (hash %s, was %s): the replay may "
+			 "differ",
+			 p->c.ti.path, p->c.ti.hash, p->camp.binary_hash);
 	p->o.argv[0] = p->c.ti.path;
 	/* The access sites the run probed (--access, map). */
 	if (access_replay_setup(&p->c, p->sr.strategy_config_json))
@@ -286,11 +289,11 @@ int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdic
 	declog_init(&r.log, p->dl.seed, p->dl.config_json);
 	err = onerun_do(&r, p->c.uid, p->c.gid, p->c.drop);
 	if (!err && r.watchdog_run)
-		cs_warn("the scheduler let %" PRIu64
-			" parked thread%s go on its own after %u ms (the "
-			"controller answered late: a loaded machine?): this replay may not have "
-			"followed the recorded order",
-			r.watchdog_run, r.watchdog_run == 1 ? "" : "s", REPLAY_WATCHDOG_MS);
+		log_warn("the scheduler let %" PRIu64
+			 " parked thread%s go on its own after %u ms (the "
+			 "controller answered late: a loaded machine?): this replay may not have "
+			 "followed the recorded order",
+			 r.watchdog_run, r.watchdog_run == 1 ? "" : "s", REPLAY_WATCHDOG_MS);
 	strategy_run_end(strat, &r.sr, &p->c.sc,
 			 &(struct strat_outcome){ .ran = !err, .timed_out = r.timed_out });
 	if (err) {
@@ -402,9 +405,9 @@ void replay_check_failure(struct campaign *c, int64_t run)
 	if ((same = store_replayed_like(c->st, run))) {
 		/* The same failure replayed already: one check per failure
 		 * (a check costs two scheduler loads, seconds under TCG). */
-		cs_debug("run %" PRId64 ": the same failure as run %" PRId64
-			 ", which replayed: not checked again",
-			 run, same);
+		log_debug("run %" PRId64 ": the same failure as run %" PRId64
+			  ", which replayed: not checked again",
+			  run, same);
 		return;
 	}
 	run_session_close(&c->sess);
@@ -435,9 +438,10 @@ void replay_check_failure(struct campaign *c, int64_t run)
 			swapped = i;
 			if (declog_encode(&log, &blob, &len) ||
 			    store_set_declog(c->st, run, blob, len))
-				cs_warn("run %" PRId64 ": cannot store its schedule with steps %zu "
-					"and %zu swapped: %s",
-					run, i, i + 1, store_errmsg(c->st));
+				log_warn("run %" PRId64
+					 ": cannot store its schedule with steps %zu "
+					 "and %zu swapped: %s",
+					 run, i, i + 1, store_errmsg(c->st));
 			free(blob);
 			declog_free(&log);
 			break;
@@ -456,11 +460,11 @@ void replay_check_failure(struct campaign *c, int64_t run)
 		fprintf(stderr, "concsched: run %" PRId64 ": replayed: %s again (%u of %u)\n", run,
 			p.sr.outcome, times, times);
 	else
-		cs_warn("run %" PRId64 " did not fail again when replayed %s%s (last replay: %s): "
-			"its failure depended on something concsched did not record (timing, or "
-			"state outside the program), and `replay` reproduces it only by chance",
-			run, enforced ? "in its recorded order" : "by its decisions",
-			tries ? ", nor with two adjacent steps swapped" : "", last.summary);
+		log_warn("run %" PRId64 " did not fail again when replayed %s%s (last replay: %s): "
+			 "its failure depended on something concsched did not record (timing, or "
+			 "state outside the program), and `replay` reproduces it only by chance",
+			 run, enforced ? "in its recorded order" : "by its decisions",
+			 tries ? ", nor with two adjacent steps swapped" : "", last.summary);
 out:
 	free(v);
 	free(w);

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 static const char *const outcome_names[OUTCOME_COUNT] = {
 	[OUTCOME_PASS] = "pass",	   [OUTCOME_EXIT_CODE] = "exit-code",

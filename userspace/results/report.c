@@ -16,7 +16,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/util.h"
+#include "lib/self.h"
+#include "lib/shell.h"
 
 /* "native", "VM", or "?" for a campaign that did not record it. */
 const char *report_where_text(const char *where)
@@ -32,8 +33,8 @@ const char *report_replay_command(const char *dir, long run, char *buf, size_t l
 {
 	char q[1024];
 
-	cs_shell_quote(dir, q, sizeof(q));
-	snprintf(buf, len, "%s replay %s --run %ld", cs_self_command(true), q, run);
+	shell_quote(dir, q, sizeof(q));
+	snprintf(buf, len, "%s replay %s --run %ld", self_command(true), q, run);
 	return buf;
 }
 
@@ -243,8 +244,8 @@ void report_write_text(const struct report *r, FILE *f)
 				"    schedule: %zu points, %zu threads, %zu preemptions (%s report "
 				"%s "
 				"--schedule %lld)\n",
-				v.nsteps, v.nthreads, v.npreemptions, cs_self_command(false),
-				cs_shell_quote(r->dir, q, sizeof(q)), (long long)x->run);
+				v.nsteps, v.nthreads, v.npreemptions, self_command(false),
+				shell_quote(r->dir, q, sizeof(q)), (long long)x->run);
 			schedule_free(&v);
 		}
 	}

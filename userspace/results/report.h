@@ -35,7 +35,7 @@ int report_tasks_write(struct store *s, const char *metric, bool json, FILE *f);
 char *report_tasks_key_text(struct store *s, const char *key);
 
 /* "sudo concsched replay 'DIR' --run N" into buf, with this concsched as
- * the user types it (cs_self_command: "sudo " only for a user who is not
+ * the user types it (self_command: "sudo " only for a user who is not
  * root, the binary's path when PATH finds another concsched or none). */
 const char *report_replay_command(const char *dir, long run, char *buf, size_t len);
 

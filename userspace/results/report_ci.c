@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* Length of the valid UTF-8 sequence at p (up to end), 0 when invalid. */
 static size_t utf8_len(const unsigned char *p, const unsigned char *end)
@@ -92,7 +93,7 @@ json_t *report_ci_model(const struct report *r)
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f) {
-		cs_err("cannot render the report: out of memory");
+		log_err("cannot render the report: out of memory");
 		return NULL;
 	}
 	report_write_json(r, f);
@@ -101,7 +102,7 @@ json_t *report_ci_model(const struct report *r)
 	quoted = quote_seeds(buf, len, &qlen);
 	model = json_loadb(quoted, qlen, 0, &e);
 	if (!model)
-		cs_err("cannot read back the report's JSON: %s (line %d)", e.text, e.line);
+		log_err("cannot read back the report's JSON: %s (line %d)", e.text, e.line);
 	free(quoted);
 	free(buf);
 	return model;

@@ -8,7 +8,7 @@
 
 #include "results/report_junit.h"
 #include "results/report_sarif.h"
-#include "lib/util.h"
+#include "lib/log.h"
 
 static int write_ci_file(const char *path, const struct report_ci_suite *suites, size_t n,
 			 bool sarif)
@@ -17,7 +17,7 @@ static int write_ci_file(const char *path, const struct report_ci_suite *suites,
 	int err = 0;
 
 	if (!f) {
-		cs_err("cannot write %s: %s", path, strerror(errno));
+		log_err("cannot write %s: %s", path, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (sarif)
@@ -25,7 +25,7 @@ static int write_ci_file(const char *path, const struct report_ci_suite *suites,
 	else
 		report_write_junit(suites, n, f);
 	if (ferror(f) | fclose(f) || err) {
-		cs_err("cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		log_err("cannot write %s: %s", path, strerror(errno ? errno : EIO));
 		return EXIT_USAGE;
 	}
 	return 0;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/html.h"
 
 /* Chart geometry (SVG user units). */
 #define CH_W 640
@@ -48,7 +48,7 @@ static void html_chart(const struct report *r, const struct report_metric *m, FI
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"",
 		CH_W, CH_H, CH_W, CH_H);
-	cs_html_escape(f, m->name);
+	html_escape(f, m->name);
 	fprintf(f, " coverage over runs\">\n");
 	fprintf(f,
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
@@ -95,7 +95,7 @@ static void html_sites(const struct report_site *s, size_t n, FILE *f)
 	fprintf(f, "<ul class=\"sites\">");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "<li><code>");
-		cs_html_escape(f, s[i].text);
+		html_escape(f, s[i].text);
 		fprintf(f, "</code></li>");
 	}
 	fprintf(f, "</ul>\n");
@@ -106,7 +106,7 @@ static void html_metric(const struct report *r, const struct report_metric *m, F
 	char spec[48];
 
 	fprintf(f, "<section class=\"metric\"><h3>");
-	cs_html_escape(f, m->name);
+	html_escape(f, m->name);
 	fprintf(f, "%s</h3>\n<p>%lld tasks", m->stop ? " (stopping metric)" : "",
 		(long long)m->covered);
 	if (m->estimated)
@@ -139,18 +139,18 @@ static void html_failures(const struct report *r, FILE *f)
 		const struct report_failure *x = &r->failures[i];
 
 		fprintf(f, "<div class=\"failure\"><h3>run %lld: ", (long long)x->run);
-		cs_html_escape(f, x->kind);
+		html_escape(f, x->kind);
 		fprintf(f, "</h3>\n<p>");
-		cs_html_escape(f, x->summary);
+		html_escape(f, x->summary);
 		fprintf(f, "</p>\n");
 		if (x->arm) {
 			fprintf(f, "<p>arm: ");
-			cs_html_escape(f, x->arm);
+			html_escape(f, x->arm);
 			fprintf(f, " (the portfolio's sub-strategy that ran it)</p>\n");
 		}
 		if (x->detail && *x->detail) {
 			fprintf(f, "<pre>");
-			cs_html_escape(f, x->detail);
+			html_escape(f, x->detail);
 			fprintf(f, "</pre>\n");
 		}
 		if (x->nsites)
@@ -162,7 +162,7 @@ static void html_failures(const struct report *r, FILE *f)
 			fprintf(f, " (-j)</p>\n");
 		}
 		fprintf(f, "<p>Replay: <code class=\"replay\">");
-		cs_html_escape(f, report_replay_cmd(r, x->run, cmd, sizeof(cmd)));
+		html_escape(f, report_replay_cmd(r, x->run, cmd, sizeof(cmd)));
 		fprintf(f, "</code>");
 		if (x->replays)
 			fprintf(f, " (replayed %" PRIu64 "/%" PRIu64 ")", x->reproduced,
@@ -192,7 +192,7 @@ static void html_search(const struct report *r, FILE *f)
 	fprintf(f, "<h2>Search</h2>\n<ul>\n");
 	for (i = 0; i < r->nlog; i++) {
 		fprintf(f, "<li>");
-		cs_html_escape(f, r->log[i]);
+		html_escape(f, r->log[i]);
 		fprintf(f, "</li>\n");
 	}
 	fprintf(f, "</ul>\n");
@@ -207,18 +207,18 @@ static void html_warnings(const struct report *r, FILE *f)
 		const struct report_warning *w = &r->warnings[i];
 
 		fprintf(f, "<div class=\"warning\"><p>");
-		cs_html_escape(f, w->kind);
+		html_escape(f, w->kind);
 		fprintf(f, " on <code>");
-		cs_html_escape(f, w->variable);
+		html_escape(f, w->variable);
 		fprintf(f, "</code> in %zu run%s (first run %lld)", w->runs,
 			w->runs == 1 ? "" : "s", (long long)w->first_run);
 		if (w->threads) {
 			fprintf(f, "; threads ");
-			cs_html_escape(f, w->threads);
+			html_escape(f, w->threads);
 		}
 		if (w->locks) {
 			fprintf(f, "; locks ");
-			cs_html_escape(f, w->locks);
+			html_escape(f, w->locks);
 		}
 		fprintf(f, "</p>\n");
 		html_sites(w->sites, w->nsites, f);
@@ -235,7 +235,7 @@ void report_html_write(const struct report *r, FILE *f)
 	report_format_time(r->c.created_ns, when, sizeof(when));
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>"
 		   "concsched report: ");
-	cs_html_escape(f, r->c.program);
+	html_escape(f, r->c.program);
 	fprintf(f, "</title>\n<style>\n"
 		   "body{font-family:sans-serif;max-width:960px;margin:2em auto;color:#222}\n"
 		   "code,pre{font-family:monospace;background:#f4f4f4}\n"
@@ -246,11 +246,11 @@ void report_html_write(const struct report *r, FILE *f)
 		   "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left}\n"
 		   "</style></head><body>\n<h1>concsched campaign report</h1>\n<table>\n");
 	fprintf(f, "<tr><th>program</th><td><code>");
-	cs_html_escape(f, r->c.program);
+	html_escape(f, r->c.program);
 	fprintf(f, " ");
-	cs_html_escape(f, r->c.args_json);
+	html_escape(f, r->c.args_json);
 	fprintf(f, "</code></td></tr>\n<tr><th>campaign</th><td><code>");
-	cs_html_escape(f, r->dir);
+	html_escape(f, r->dir);
 	fprintf(f, "</code></td></tr>\n");
 	if (r->ninputs) {
 		fprintf(f, "<tr><th>strategy</th><td>merged from %zu campaign%s</td></tr>\n",
@@ -259,31 +259,31 @@ void report_html_write(const struct report *r, FILE *f)
 			const struct store_input *in = &r->inputs[i];
 
 			fprintf(f, "<tr><th>input</th><td><code>");
-			cs_html_escape(f, in->dir);
+			html_escape(f, in->dir);
 			fprintf(f, "</code>: ");
-			cs_html_escape(f, in->strategy);
+			html_escape(f, in->strategy);
 			fprintf(f, ", seed %llu, %lld runs; host ", (unsigned long long)in->seed,
 				(long long)in->runs);
-			cs_html_escape(f, in->host);
+			html_escape(f, in->host);
 			fprintf(f, ", %s, kernel ", report_where_text(in->where));
-			cs_html_escape(f, in->kernel);
+			html_escape(f, in->kernel);
 			fprintf(f, "</td></tr>\n");
 		}
 		fprintf(f, "<tr><th>merged</th><td>on host ");
-		cs_html_escape(f, r->c.host);
+		html_escape(f, r->c.host);
 	} else {
 		fprintf(f, "<tr><th>strategy</th><td>");
-		cs_html_escape(f, r->c.strategy);
+		html_escape(f, r->c.strategy);
 		fprintf(f, ", seed %llu</td></tr>\n<tr><th>host</th><td>",
 			(unsigned long long)r->c.seed);
-		cs_html_escape(f, r->c.host);
+		html_escape(f, r->c.host);
 		fprintf(f, "</td></tr>\n<tr><th>where</th><td>%s, kernel ",
 			report_where_text(r->c.where));
-		cs_html_escape(f, r->c.kernel);
+		html_escape(f, r->c.kernel);
 		fprintf(f, "</td></tr>\n<tr><th>created</th><td>");
 	}
 	fprintf(f, "%s%s, concsched ", r->ninputs ? ", " : "", when);
-	cs_html_escape(f, r->c.version);
+	html_escape(f, r->c.version);
 	fprintf(f, "</td></tr>\n<tr><th>runs</th><td>%zu", r->nruns);
 	for (o = 0; o <= OUTCOME_COUNT; o++)
 		if (r->outcomes[o])

@@ -11,7 +11,6 @@
 
 #include "strategies/declog_summary.h"
 #include "lib/json.h"
-#include "lib/util.h"
 
 static void json_sites(struct json *j, const struct report_site *s, size_t n)
 {

@@ -6,7 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/util.h"
+#include "lib/html.h"
+#include "lib/xalloc.h"
 
 /* XML 1.0 text or attribute value: markup escaped as for HTML, newlines and
  * tabs as character references (kept in attributes), other control
@@ -21,7 +22,7 @@ static void xml_escape(FILE *f, const char *s)
 		size_t n = strcspn(s, controls);
 		char *run = xasprintf("%.*s", (int)n, s);
 
-		cs_html_escape(f, run);
+		html_escape(f, run);
 		free(run);
 		s += n;
 		if (!*s)

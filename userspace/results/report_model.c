@@ -15,7 +15,7 @@
 #include "strategies/declog_summary.h"
 #include "lib/declog.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static int collect_note(int64_t run, const char *json, void *arg)
 {

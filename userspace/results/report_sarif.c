@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "results/schedule.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/xalloc.h"
 
 #define SARIF_SCHEMA                                                                               \
 	"https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-"         \

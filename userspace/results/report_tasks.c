@@ -11,7 +11,8 @@
 
 #include "lib/json.h"
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* Append store site id as text: an instruction as "function+0xoff
  * (file:line)" from the object when it is still there, else as stored
@@ -139,8 +140,8 @@ int report_tasks_write(struct store *s, const char *metric, bool json, FILE *f)
 			for (i = 0; i < nnames && off < sizeof(list) - 1; i++)
 				off += snprintf(list + off, sizeof(list) - off, "%s%s",
 						i ? ", " : "", names[i]);
-			cs_err("no metric '%s' in this campaign (it has: %s)", metric,
-			       nnames ? list : "none");
+			log_err("no metric '%s' in this campaign (it has: %s)", metric,
+				nnames ? list : "none");
 			store_strings_free(names, nnames);
 			return -ENOENT;
 		}

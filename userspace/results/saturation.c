@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/parse.h"
 
 void saturation_config_default(struct sat_config *cfg)
 {

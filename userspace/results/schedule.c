@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "lib/declog.h"
-#include "lib/util.h"
+#include "lib/html.h"
+#include "lib/xalloc.h"
 
 static size_t thread_slot(struct sched_view *v, const char *path)
 {
@@ -250,7 +251,7 @@ void schedule_write_svg(const struct sched_view *v, FILE *f)
 			"<g class=\"lane\"><rect x=\"%u\" y=\"0\" width=\"%u\" height=\"%u\" "
 			"fill=\"%s\"/><text x=\"%u\" y=\"18\" fill=\"#fff\">thread ",
 			x + 2, SW_LANE - 4, SW_HEAD - 8, lane_colors[t % nc], x + 8);
-		cs_html_escape(f, v->threads[t]);
+		html_escape(f, v->threads[t]);
 		fprintf(f,
 			"</text><line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" "
 			"stroke=\"#ccc\"/></g>\n",
@@ -276,12 +277,12 @@ void schedule_write_svg(const struct sched_view *v, FILE *f)
 			y + 16, st->preemption ? "#d00" : "#555", i + 1, st->preemption ? "*" : "",
 			x + 4, y + 3, SW_LANE - 8, SW_ROW - 6, lane_colors[st->thread % nc], x + 8,
 			y + 16);
-		cs_html_escape(f, label);
+		html_escape(f, label);
 		fputs("</text>", f);
 		if (src) {
 			fprintf(f, "<text x=\"%u\" y=\"%u\" fill=\"#444\">",
 				SW_LEFT + (unsigned)v->nthreads * SW_LANE + 8, y + 16);
-			cs_html_escape(f, src);
+			html_escape(f, src);
 			fputs("</text>", f);
 			free(src);
 		}
@@ -289,10 +290,10 @@ void schedule_write_svg(const struct sched_view *v, FILE *f)
 	}
 	fprintf(f, "<text x=\"4\" y=\"%u\" fill=\"#d00\">end: ",
 		SW_HEAD + (unsigned)v->nsteps * SW_ROW + 16);
-	cs_html_escape(f, v->outcome ? v->outcome : "?");
+	html_escape(f, v->outcome ? v->outcome : "?");
 	if (v->summary) {
 		fputs(": ", f);
-		cs_html_escape(f, v->summary);
+		html_escape(f, v->summary);
 	}
 	fputs("</text>\n</svg>\n", f);
 }

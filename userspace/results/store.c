@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -17,7 +18,10 @@
 
 #include "results/store_db.h"
 #include "results/stream.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 /* 'CSCH': tells our databases from any other SQLite file. */
 #define STORE_APPLICATION_ID 0x43534348
@@ -263,25 +267,25 @@ int store_create(const char *dir, const struct store_campaign *info, struct stor
 
 	*out = NULL;
 	made_dir = stat(dir, &sb) != 0;
-	err = mkdir_p(dir, 0755);
+	err = tree_mkdir_p(dir, 0755);
 	if (err) {
-		cs_err("cannot create campaign directory %s: %s", dir, strerror(-err));
+		log_err("cannot create campaign directory %s: %s", dir, strerror(-err));
 		goto cleanup;
 	}
 	db = xasprintf("%s/%s", dir, STORE_DB_NAME);
 	if (stat(db, &sb) == 0) {
 		err = -EEXIST;
-		cs_err("%s already holds a campaign (choose another --out, or remove it)", dir);
+		log_err("%s already holds a campaign (choose another --out, or remove it)", dir);
 		goto cleanup;
 	}
 	if (access(dir, W_OK)) {
 		err = -errno;
-		cs_err("cannot write campaign directory %s: %s", dir, strerror(errno));
+		log_err("cannot write campaign directory %s: %s", dir, strerror(errno));
 		goto cleanup;
 	}
 	err = make_uuid(uuid);
 	if (err) {
-		cs_err("cannot get random bytes for the campaign id: %s", strerror(-err));
+		log_err("cannot get random bytes for the campaign id: %s", strerror(-err));
 		goto cleanup;
 	}
 	s->dir = xstrdup(dir);
@@ -295,7 +299,7 @@ int store_create(const char *dir, const struct store_campaign *info, struct stor
 	if (!err)
 		err = create_schema(s, info, uuid);
 	if (err) {
-		cs_err("cannot create campaign database %s: %s", db, store_errmsg(s));
+		log_err("cannot create campaign database %s: %s", db, store_errmsg(s));
 		goto cleanup;
 	}
 	store_db_hand_to_sudo_user(dir, made_dir, db);
@@ -324,13 +328,13 @@ static int check_schema(struct store *s, const char *dir)
 		appid = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_NOTADB) {
-		cs_err("cannot read %s/%s: %s", dir, STORE_DB_NAME, sqlite3_errstr(rc));
+		log_err("cannot read %s/%s: %s", dir, STORE_DB_NAME, sqlite3_errstr(rc));
 		return sql_errno(rc) ?: -EIO;
 	}
 	if (rc == SQLITE_NOTADB || appid != STORE_APPLICATION_ID) {
-		cs_err("%s is not a concsched campaign directory (%s/%s is not a campaign "
-		       "database)",
-		       dir, dir, STORE_DB_NAME);
+		log_err("%s is not a concsched campaign directory (%s/%s is not a campaign "
+			"database)",
+			dir, dir, STORE_DB_NAME);
 		return -ENOMSG;
 	}
 	st = NULL;
@@ -340,13 +344,13 @@ static int check_schema(struct store *s, const char *dir)
 		version = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (version < 1) {
-		cs_err("%s is not a concsched campaign directory (no schema version)", dir);
+		log_err("%s is not a concsched campaign directory (no schema version)", dir);
 		return -ENOMSG;
 	}
 	if (version > STORE_SCHEMA_VERSION) {
-		cs_err("campaign %s was written by a newer concsched (store schema %lld, this "
-		       "concsched %s reads up to %d): upgrade concsched",
-		       dir, (long long)version, CONCSCHED_VERSION, STORE_SCHEMA_VERSION);
+		log_err("campaign %s was written by a newer concsched (store schema %lld, this "
+			"concsched %s reads up to %d): upgrade concsched",
+			dir, (long long)version, CONCSCHED_VERSION, STORE_SCHEMA_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	return 0;
@@ -446,17 +450,17 @@ int store_open(const char *dir, bool read_only, struct store **out)
 	*out = NULL;
 	if (stat(dir, &sb)) {
 		err = -errno;
-		cs_err("campaign directory %s: %s", dir, strerror(errno));
+		log_err("campaign directory %s: %s", dir, strerror(errno));
 		return err;
 	}
 	if (!S_ISDIR(sb.st_mode)) {
-		cs_err("%s is not a directory (expected a campaign directory)", dir);
+		log_err("%s is not a directory (expected a campaign directory)", dir);
 		return -ENOTDIR;
 	}
 	db = xasprintf("%s/%s", dir, STORE_DB_NAME);
 	if (stat(db, &sb)) {
-		cs_err("%s is not a concsched campaign directory (no %s in it)", dir,
-		       STORE_DB_NAME);
+		log_err("%s is not a concsched campaign directory (no %s in it)", dir,
+			STORE_DB_NAME);
 		free(db);
 		return -ENOMSG;
 	}
@@ -473,7 +477,7 @@ int store_open(const char *dir, bool read_only, struct store **out)
 	err = sql_errno(sqlite3_open_v2(uri ? uri : db, &s->db, flags, NULL));
 	free(uri);
 	if (err) {
-		cs_err("cannot open %s: %s", db, store_errmsg(s));
+		log_err("cannot open %s: %s", db, store_errmsg(s));
 		goto cleanup;
 	}
 	err = check_schema(s, dir);
@@ -481,18 +485,18 @@ int store_open(const char *dir, bool read_only, struct store **out)
 		goto cleanup;
 	err = configure_connection(s, read_only);
 	if (err) {
-		cs_err("cannot open %s for writing: %s", db, store_errmsg(s));
+		log_err("cannot open %s for writing: %s", db, store_errmsg(s));
 		goto cleanup;
 	}
 	err = load_uuid(s);
 	if (err) {
-		cs_err("%s is not a concsched campaign directory (no campaign row)", dir);
+		log_err("%s is not a concsched campaign directory (no campaign row)", dir);
 		goto cleanup;
 	}
 	if (!read_only) {
 		err = migrate_sites(s);
 		if (err) {
-			cs_err("cannot update %s's sites table: %s", db, store_errmsg(s));
+			log_err("cannot update %s's sites table: %s", db, store_errmsg(s));
 			goto cleanup;
 		}
 	}

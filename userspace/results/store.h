@@ -11,7 +11,7 @@
  *
  * Errors: every function returns 0 (or a documented positive value) on
  * success and -errno on failure. store_create/store_open print one line
- * (cs_err) saying what is wrong with the directory; the other functions
+ * (log_err) saying what is wrong with the directory; the other functions
  * print nothing, store_errmsg() gives SQLite's message for the last failure.
  *
  * Task keys. A task key is canonical ASCII text built by the metric's code;
@@ -174,7 +174,7 @@ struct store_series_point {
  * already holds a campaign. When run under sudo as root, DIR and the
  * database are handed to SUDO_UID/SUDO_GID so the user can read them. */
 int store_create(const char *dir, const struct store_campaign *info, struct store **out);
-/* Open an existing campaign. Errors (with one cs_err line): -ENOENT no such
+/* Open an existing campaign. Errors (with one log_err line): -ENOENT no such
  * directory, -ENOTDIR, -ENOMSG not a campaign directory (no campaign.db or
  * not ours), -EPROTONOSUPPORT written by a newer concsched. read_only opens
  * without write access (report on a campaign the user cannot write). */

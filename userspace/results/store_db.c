@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include "results/stream.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 /* When root runs a campaign through sudo, the results belong to the user.
  * The directory changes hands only when store_create made it: `-o /tmp`
@@ -24,15 +27,15 @@ void store_db_hand_to_sudo_user(const char *dir, bool made_dir, const char *db)
 	if (geteuid() != 0 || !u || !g || parse_u64(u, &uid) || parse_u64(g, &gid))
 		return;
 	if ((made_dir && chown(dir, uid, gid)) || chown(db, uid, gid))
-		cs_warn("cannot give %s to uid %llu: %s", dir, (unsigned long long)uid,
-			strerror(errno));
+		log_warn("cannot give %s to uid %llu: %s", dir, (unsigned long long)uid,
+			 strerror(errno));
 	p = xasprintf("%s-wal", db);
 	if (chown(p, uid, gid) && errno != ENOENT)
-		cs_debug("chown %s: %s", p, strerror(errno));
+		log_debug("chown %s: %s", p, strerror(errno));
 	free(p);
 	p = xasprintf("%s-shm", db);
 	if (chown(p, uid, gid) && errno != ENOENT)
-		cs_debug("chown %s: %s", p, strerror(errno));
+		log_debug("chown %s: %s", p, strerror(errno));
 	free(p);
 }
 
@@ -47,8 +50,8 @@ int store_db_session_new(struct store *s)
 	if (rc == SQLITE_OK)
 		rc = sqlite3session_attach(s->sess, NULL);
 	if (rc != SQLITE_OK) {
-		cs_warn("campaign %s: cannot record changes to stream them: %s", s->dir,
-			sqlite3_errstr(rc));
+		log_warn("campaign %s: cannot record changes to stream them: %s", s->dir,
+			 sqlite3_errstr(rc));
 		return sql_errno(rc) ?: -EIO;
 	}
 	return 0;
@@ -56,9 +59,9 @@ int store_db_session_new(struct store *s)
 
 static void repl_stop(struct store *s, const char *what, int err)
 {
-	cs_warn("campaign %s: streaming stopped (%s: %s); the campaign stays whole where it "
-		"is written",
-		s->dir, what, strerror(-err));
+	log_warn("campaign %s: streaming stopped (%s: %s); the campaign stays whole where it "
+		 "is written",
+		 s->dir, what, strerror(-err));
 	s->repl = NULL;
 	if (s->sess)
 		sqlite3session_delete(s->sess);

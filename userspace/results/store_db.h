@@ -19,7 +19,7 @@
 #define SQLITE_ENABLE_PREUPDATE_HOOK
 #include <sqlite3.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 enum store_stmt_id {
 	ST_SITE_INSERT,

@@ -17,13 +17,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "results/store.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 /* Dense map from source ids to destination ids (ids are small integers). */
 struct id_map {

@@ -7,6 +7,7 @@
 
 #include "results/store.h"
 #include "results/store_db.h"
+#include "lib/now.h"
 
 int store_add_replay(struct store *s, int64_t run, uint64_t times, uint64_t reproduced,
 		     const char *order)

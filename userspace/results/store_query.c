@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "results/store_db.h"
+#include "lib/xalloc.h"
 
 /* Query helper: prepare, bind an optional metric as ?1. */
 static sqlite3_stmt *prepare_metric_query(struct store *s, const char *sql, const char *metric)

@@ -7,6 +7,7 @@
 #include "results/store.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,10 @@
 
 #include "results/store_db.h"
 #include "results/stream.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 int store_replicate(struct store *s, store_repl_fn fn, void *arg)
 {
@@ -46,19 +51,19 @@ int store_replica_create(const char *dir, const void *image, size_t len, struct 
 	int fd = -1, err;
 
 	*out = NULL;
-	err = mkdir_p(dir, 0755);
+	err = tree_mkdir_p(dir, 0755);
 	if (err) {
-		cs_err("cannot create campaign directory %s: %s", dir, strerror(-err));
+		log_err("cannot create campaign directory %s: %s", dir, strerror(-err));
 		goto out;
 	}
 	if (stat(db, &sb) == 0) {
 		err = -EEXIST;
-		cs_err("%s already holds a campaign (choose another --out, or remove it)", dir);
+		log_err("%s already holds a campaign (choose another --out, or remove it)", dir);
 		goto out;
 	}
 	/* Whole or absent: written aside, synced, then renamed into place. */
 	fd = open(part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	err = fd < 0 ? -errno : write_all(fd, image, len);
+	err = fd < 0 ? -errno : file_write_all(fd, image, len);
 	if (!err && fsync(fd))
 		err = -errno;
 	/* Closed before SQLite opens the file: closing any descriptor of it
@@ -68,13 +73,13 @@ int store_replica_create(const char *dir, const void *image, size_t len, struct 
 		err = -errno;
 	fd = -1;
 	if (err) {
-		cs_err("cannot write %s: %s", part, strerror(-err));
+		log_err("cannot write %s: %s", part, strerror(-err));
 		unlink(part);
 		goto out;
 	}
 	if (rename(part, db)) {
 		err = -errno;
-		cs_err("cannot create %s: %s", db, strerror(errno));
+		log_err("cannot create %s: %s", db, strerror(errno));
 		unlink(part);
 		goto out;
 	}
@@ -108,8 +113,8 @@ int store_replica_apply(struct store *s, const void *changeset, size_t len)
 	rc = sqlite3changeset_apply(s->db, (int)len, (void *)changeset, NULL, replica_conflict,
 				    NULL);
 	if (rc != SQLITE_OK) {
-		cs_err("campaign %s: cannot apply what the VM committed: %s", s->dir,
-		       sqlite3_errstr(rc));
+		log_err("campaign %s: cannot apply what the VM committed: %s", s->dir,
+			sqlite3_errstr(rc));
 		return sql_errno(rc) ?: -EIO;
 	}
 	return 0;

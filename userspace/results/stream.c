@@ -9,7 +9,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 #define HDR_LEN 7
 

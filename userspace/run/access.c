@@ -53,7 +53,9 @@
 #include "results/store.h"
 #include "kernel/symbolize.h"
 #include "lib/suppress.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 /* ---- campaign tables ---------------------------------------------------------------- */
 
@@ -246,31 +248,31 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac)
 
 	err = site_finder_find(c->ti.path, &o->sites, &ac->set);
 	if (err) {
-		cs_err("%s: cannot decode .text for access sites: %s", c->ti.path, strerror(-err));
+		log_err("%s: cannot decode .text for access sites: %s", c->ti.path, strerror(-err));
 		return err;
 	}
 	for (i = 0; i < o->nsite_objects; i++) {
 		char *lib = site_finder_resolve_object(c->ti.path, o->site_objects[i]);
 
 		if (!lib) {
-			cs_err("--sites-object %s: no such shared object (give a path, or a name "
-			       "found in the library path, e.g. libc)",
-			       o->site_objects[i]);
+			log_err("--sites-object %s: no such shared object (give a path, or a name "
+				"found in the library path, e.g. libc)",
+				o->site_objects[i]);
 			return -ENOENT;
 		}
 		err = site_finder_find(lib, &o->sites, &ac->set);
 		free(lib);
 		if (err) {
-			cs_err("--sites-object %s: cannot decode .text: %s", o->site_objects[i],
-			       strerror(-err));
+			log_err("--sites-object %s: cannot decode .text: %s", o->site_objects[i],
+				strerror(-err));
 			return err;
 		}
 	}
 	if (!ac->set.n) {
-		cs_err("--access: %s has no memory-access sites%s", c->ti.path,
-		       o->sites.ninclude || o->sites.nexclude
-			       ? " that pass --sites-include/-exclude"
-			       : "");
+		log_err("--access: %s has no memory-access sites%s", c->ti.path,
+			o->sites.ninclude || o->sites.nexclude
+				? " that pass --sites-include/-exclude"
+				: "");
 		return -ENOENT;
 	}
 	return 0;
@@ -648,6 +650,16 @@ static void estimate_access(struct access_run *ar, const struct cs_event *e,
 	slot = cov_event_u64map_put(&ar->ac->site_threads, ev->site, ev->thread, &created);
 	if (!created && (*slot & 0xffffffffULL) != ev->thread)
 		*slot |= 1ULL << 32;
+	slot = cov_event_u64map_put(&ar->ac->site_held, ev->site, ar->ac->nsite_locks, &created);
+	if (created) {
+		ar->ac->site_locks =
+			xrealloc(ar->ac->site_locks,
+				 (ar->ac->nsite_locks + 1) * sizeof(*ar->ac->site_locks));
+		ar->ac->site_locks[ar->ac->nsite_locks++] = ev->held;
+	} else {
+		cov_event_lockset_intersect(&ar->ac->site_locks[*slot], &ev->held);
+	}
+	v->est_accesses += ar->estimate;
 	if (cov_event_op_reads(ev->op))
 		access_add_site(&v->reads, &v->nreads, ev->site);
 	if (cov_event_op_writes(ev->op))
@@ -739,7 +751,7 @@ static int load_suppressions(struct campaign *c, struct access_campaign *ac)
 		if (err == -EINVAL)
 			return err;
 		if (err) {
-			cs_err("--suppressions %s: %s", c->o->suppressions[i], strerror(-err));
+			log_err("--suppressions %s: %s", c->o->suppressions[i], strerror(-err));
 			return err;
 		}
 	}
@@ -754,6 +766,7 @@ int access_campaign_begin(struct campaign *c)
 	c->acc = ac;
 	cov_event_u64map_init(&ac->var_index);
 	cov_event_u64map_init(&ac->site_threads);
+	cov_event_u64map_init(&ac->site_held);
 	err = load_suppressions(c, ac);
 	if (err)
 		return err;
@@ -862,16 +875,16 @@ static void probe_cap_check(struct onerun *r, struct access_run *ar)
 		return;
 	if (access_probes_shed_poll(ap, false, &got, &ns)) {
 		if (got < 0)
-			cs_warn("cannot take the uprobes of access sites past the probe cap away: "
-				"%s "
-				"(they go on trapping, without events)",
-				strerror(-got));
+			log_warn("cannot take the uprobes of access sites past the probe cap away: "
+				 "%s "
+				 "(they go on trapping, without events)",
+				 strerror(-got));
 		else
-			cs_debug("run: %d access sites closed by the probe cap (%" PRIu64
-				 " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
-				 "still probed",
-				 got, cap, (now_ns() - r->t0) / 1e9, ns / 1e6,
-				 ap->attached - ap->nshed);
+			log_debug("run: %d access sites closed by the probe cap (%" PRIu64
+				  " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
+				  "still probed",
+				  got, cap, (now_ns() - r->t0) / 1e9, ns / 1e6,
+				  ap->attached - ap->nshed);
 	}
 	if (ap->shedding || !ap->ngroups)
 		return;
@@ -938,15 +951,18 @@ void access_pass(struct onerun *r, struct strat_thread *t)
 }
 
 bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
-		  struct cov_event *ev, bool *split, bool *contended)
+		  struct cov_event *ev, bool *split, bool *contended, bool *cross)
 {
 	struct access_run *ar = r->acc;
 	struct acc_pending *p;
+	const struct acc_var *v;
 
-	*contended = false;
+	*contended = *cross = false;
 	if (!ar || ar->estimate || !access_event(r, e, t, ev, split))
 		return false;
 	*contended = steerable(ar->ac, ev->obj);
+	v = access_var_find(ar->ac, ev->obj);
+	*cross = v && v->cross;
 	p = pending_of(ar, tindex(r, t));
 	p->on = true;
 	p->split = *split;
@@ -975,15 +991,15 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 		return;
 	}
 	if (!access_event(r, e, t, &ev, &split)) {
-		if (cs_verbose > 2)
-			cs_debug("access: thread %s site %u addr 0x%" PRIx64 ": no variable",
-				 t->path, e->seq, (uint64_t)e->obj);
+		if (log_verbose > 2)
+			log_debug("access: thread %s site %u addr 0x%" PRIx64 ": no variable",
+				  t->path, e->seq, (uint64_t)e->obj);
 		return;
 	}
 	alloc_flush(ar, e->ts_ns); /* the allocations access_event read */
-	if (cs_verbose > 2)
-		cs_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
-			 e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
+	if (log_verbose > 2)
+		log_debug("access: thread %s site %u addr 0x%" PRIx64 " op %u: v%u @%u", t->path,
+			  e->seq, (uint64_t)e->obj, e->op, ev.obj, ev.site);
 	if (ar->estimate || ar->explore)
 		estimate_access(ar, e, &ev);
 	/* A parked access is a decision point: fed when it goes on. */

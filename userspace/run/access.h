@@ -48,7 +48,7 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
  * when the campaign probes no accesses. */
 uint32_t access_point_site(struct campaign *c, const struct cs_event *e);
 bool access_point(struct onerun *r, const struct cs_event *e, struct strat_thread *t,
-		  struct cov_event *ev, bool *split, bool *contended);
+		  struct cov_event *ev, bool *split, bool *contended, bool *cross);
 void access_pass(struct onerun *r, struct strat_thread *t);
 
 /* Replay: the sites the recorded run probed. */

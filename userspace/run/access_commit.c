@@ -14,6 +14,8 @@
 #include "lib/json.h"
 #include "coverage/races.h"
 #include "results/store.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* "name (file:line)" of a store site for warnings. */
 static void site_text(struct store *st, int64_t id, char *buf, size_t len)
@@ -100,7 +102,7 @@ static bool race_suppressed(struct access_campaign *ac, struct store *st, int64_
 	free((char *)fa.object);
 	if (!by)
 		return false;
-	cs_debug("race between @%" PRId64 " and @%" PRId64 " suppressed by %s", s1, s2, by);
+	log_debug("race between @%" PRId64 " and @%" PRId64 " suppressed by %s", s1, s2, by);
 	ac->suppressed++;
 	return true;
 }
@@ -176,6 +178,8 @@ void access_campaign_end(struct campaign *c)
 	free(ac->vars);
 	cov_event_u64map_free(&ac->var_index);
 	cov_event_u64map_free(&ac->site_threads);
+	cov_event_u64map_free(&ac->site_held);
+	free(ac->site_locks);
 	cov_event_u64map_free(&ac->race_pairs);
 	suppress_free(ac->supp);
 	for (i = 0; i < ac->nrace_names; i++)
@@ -253,10 +257,10 @@ static void unprobed_sites(struct campaign *c, struct onerun *r, struct access_c
 		store_record_warning(c->st, "unprobed", what, site ? &site : NULL, site ? 1 : 0,
 				     NULL, NULL);
 	}
-	cs_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed; %" PRIu64
-		 " hits past it trapped before their uprobes went",
-		 n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED),
-		 access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED));
+	log_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed; %" PRIu64
+		  " hits past it trapped before their uprobes went",
+		  n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED),
+		  access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED));
 	ac->capped += n;
 	ac->capped_runs += n > 0;
 }

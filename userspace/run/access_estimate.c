@@ -2,16 +2,21 @@
 /*
  * `run --access` (access.c): what the estimation runs found. The shared
  * variables and the sites that touched them, the sites later runs probe,
- * the MAP domain estimate stored as the campaign's "map" requirements, and
- * what an exploration run (a run probing every candidate) adds.
+ * the MAP domain estimate stored as the campaign's "map" requirements, the
+ * variables written by one thread and read by another (strat_point.cross:
+ * where pct --access draws its change points), and what an exploration
+ * run (a run probing every candidate) adds.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "run/access.h"
 #include "run/access_state.h"
 #include "coverage/map_patterns.h"
 #include "results/store.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* Did two threads execute this access site (estimation)? */
 static bool site_multi(const struct access_campaign *ac, uint32_t site)
@@ -24,6 +29,65 @@ static bool site_multi(const struct access_campaign *ac, uint32_t site)
 static bool precedes(void *order, uint32_t s, uint32_t t)
 {
 	return map_patterns_site_order_precedes(order, s, t);
+}
+
+/* The locks held at every estimation access of a site (NULL: not seen). */
+static const struct cov_lockset *site_held(const struct access_campaign *ac, uint32_t site)
+{
+	const uint64_t *slot = cov_event_u64map_get(&ac->site_held, site);
+
+	return slot ? &ac->site_locks[*slot] : NULL;
+}
+
+/* May a write at site w and a read at site r be made by two threads, in
+ * no fork/join order, with no lock in common? A site the estimation runs
+ * did not execute (a static site) may be any thread's, under no lock. */
+static bool cross_pair(const struct access_campaign *ac, struct map_site_order *order, uint32_t w,
+		       uint32_t r)
+{
+	const uint64_t *tw = cov_event_u64map_get(&ac->site_threads, w);
+	const uint64_t *tr = cov_event_u64map_get(&ac->site_threads, r);
+	const struct cov_lockset *lw = site_held(ac, w), *lr = site_held(ac, r);
+
+	if (w == r && !site_multi(ac, w))
+		return false;
+	if (w != r && tw && tr && !(*tw >> 32) && !(*tr >> 32) && (uint32_t)*tw == (uint32_t)*tr)
+		return false; /* one thread made both */
+	if (order && (precedes(order, w, r) || precedes(order, r, w)))
+		return false;
+	return !lw || !lr || !cov_event_lockset_meets(lw, lr);
+}
+
+/* The shared variables written by one thread and read by another (pairs
+ * of sites as cross_pair says), and their accesses per estimation run:
+ * the strategies' strat_point.cross and strat_campaign.cross_vars. */
+static void mark_cross_vars(struct campaign *c, struct access_campaign *ac)
+{
+	struct map_site_order *order = NULL;
+	uint64_t accesses = 0;
+	size_t i;
+
+	if (ac->norder)
+		order = map_patterns_site_order_build(ac->order_events, ac->norder);
+	ac->ncross_vars = 0;
+	for (i = 0; i < ac->nvars; i++) {
+		struct acc_var *v = &ac->vars[i];
+
+		for (uint32_t w = 0; v->shared && !v->cross && w < v->nwrites; w++)
+			for (uint32_t q = 0; !v->cross && q < v->nreads; q++)
+				v->cross = cross_pair(ac, order, v->writes[w], v->reads[q]);
+		if (!v->cross)
+			continue;
+		ac->ncross_vars++;
+		accesses += v->est_accesses;
+		log_debug("access: variable %s (v%" PRId64
+			  ") is written by one thread and read by another (%" PRIu64
+			  " accesses in the estimation runs)",
+			  v->name, v->id, v->est_accesses);
+	}
+	map_patterns_site_order_free(order);
+	c->sc.cross_vars = ac->ncross_vars;
+	c->sc.est_cross_accesses = ac->est_runs ? accesses / ac->est_runs : 0;
 }
 
 static void estimate_domain(struct campaign *c, struct access_campaign *ac)
@@ -68,9 +132,9 @@ static void estimate_domain(struct campaign *c, struct access_campaign *ac)
 		}
 		ac->nsteer += v->steer;
 		if (v->shared)
-			cs_debug("map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
-				 v->name, v->id, v->nreads, v->nwrites,
-				 v->steer ? ", steered" : "");
+			log_debug(
+				"map: variable %s (v%" PRId64 "): %u read sites, %u write sites%s",
+				v->name, v->id, v->nreads, v->nwrites, v->steer ? ", steered" : "");
 	}
 	cov_event_taskset_init(&keys);
 	if (ac->domain <= ACCESS_MAX_REQUIREMENTS * 4ULL) {
@@ -164,27 +228,29 @@ void access_campaign_estimated(struct campaign *c)
 	static_sites(c, ac);
 	mark_shared_sites(ac);
 	estimate_domain(c, ac);
+	mark_cross_vars(c, ac);
 	if (!c->o->json || c->tty) {
 		fprintf(stderr,
 			"concsched: access: %zu candidate sites, %zu attached in %.1f ms; %" PRIu64
 			" accesses in %u estimation run%s (%" PRIu64
 			" dropped); %zu shared variable%s, "
-			"%zu site%s on them (probed from now on)\n",
+			"%zu site%s on them (probed from now on), %zu written by one thread and "
+			"read by another\n",
 			ac->set.n, ac->est_attached, ac->est_attach_ns / 1e6 / ac->est_runs,
 			ac->est_accesses, ac->est_runs, ac->est_runs == 1 ? "" : "s",
 			ac->est_dropped, ac->nshared_vars, ac->nshared_vars == 1 ? "" : "s",
-			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s");
+			ac->nshared_sites, ac->nshared_sites == 1 ? "" : "s", ac->ncross_vars);
 		fprintf(stderr,
 			"concsched: map: domain estimate %" PRIu64 " (%" PRIu64
 			" after happens-before pruning), %zu stored as requirements\n",
 			ac->domain, ac->domain_hb, ac->requirements);
 	}
 	if (!ac->nshared_sites)
-		cs_warn("--access: no shared variable found: the runs probe no access%s until an "
-			"exploration run (every candidate probed, runs 4, 8, ... 32, then every "
-			"%u) finds one",
-			strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
-			ACCESS_EXPLORE_LATER);
+		log_warn("--access: no shared variable found: the runs probe no access%s until an "
+			 "exploration run (every candidate probed, runs 4, 8, ... 32, then every "
+			 "%u) finds one",
+			 strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
+			 ACCESS_EXPLORE_LATER);
 	c->sc.contended_vars = ac->nsteer;
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 }
@@ -200,6 +266,7 @@ void access_estimate_explored(struct campaign *c, struct access_campaign *ac)
 	ac->explored++;
 	if (!added)
 		return;
+	mark_cross_vars(c, ac);
 	ac->explored_new++;
 	if (!c->o->json || c->tty)
 		fprintf(stderr,

@@ -11,6 +11,8 @@
 #include "run/access.h"
 #include "run/access_state.h"
 #include "lib/json.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* The array "key" inside the JSON object text obj (flat arrays only). */
 static int json_sub_array(const char *obj, const char *key, char ***out, size_t *n)
@@ -49,7 +51,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	    json_sub_array(obj, "exclude", &ac->exc, &ac->nexc) ||
 	    json_sub_array(obj, "objects", &ac->objs, &ac->nobjs) ||
 	    json_get_int(obj, "candidates", &cand) || !(sites = json_get_string(obj, "sites"))) {
-		cs_err("the run's access configuration is unreadable");
+		log_err("the run's access configuration is unreadable");
 		return -EINVAL;
 	}
 	o->sites.include = (const char **)ac->inc;
@@ -65,10 +67,10 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	o->probe_cap = json_get_int(obj, "probe_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
 	err = access_collect_sites(c, ac);
 	if (!err && (int64_t)ac->set.n != cand) {
-		cs_err("the program now has %zu candidate access sites, the run had %" PRId64
-		       ": cannot probe the same sites (the program changed, or this concsched "
-		       "finds sites otherwise than the one that made the run)",
-		       ac->set.n, cand);
+		log_err("the program now has %zu candidate access sites, the run had %" PRId64
+			": cannot probe the same sites (the program changed, or this concsched "
+			"finds sites otherwise than the one that made the run)",
+			ac->set.n, cand);
 		err = -ESTALE;
 	}
 	if (!err) {
@@ -76,7 +78,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 		ac->shared_site = xcalloc(ac->set.n, sizeof(*ac->shared_site));
 		err = access_mask_parse(sites, ac->shared_site, ac->set.n);
 		if (err)
-			cs_err("the run's access site list is unreadable");
+			log_err("the run's access site list is unreadable");
 	}
 	free(sites);
 	if (err)

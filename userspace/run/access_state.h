@@ -31,9 +31,12 @@ struct acc_var {
 	int64_t id;
 	bool heap;
 	bool shared;
-	char *name;    /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
-	uint64_t size; /* bytes: the symbol's, or the block's when first seen; 0 unknown */
-	bool steer;    /* map: a write may meet another access concurrently */
+	char *name;	       /* "counter", "heap block allocated at main+0x1d (x.c:10)" */
+	uint64_t size;	       /* bytes: the symbol's, or the block's when first seen; 0 unknown */
+	bool steer;	       /* map: a write may meet another access concurrently */
+	bool cross;	       /* written by one thread, read by another, with no lock in
+				* common and in no fork/join order (access_estimate.c) */
+	uint64_t est_accesses; /* its accesses in the estimation runs */
 	/* estimation: read and write sites */
 	uint32_t *reads, *writes;
 	uint32_t nreads, nwrites;
@@ -56,7 +59,11 @@ struct access_campaign {
 	struct suppressions *supp;	/* the defaults and --suppressions */
 	uint64_t suppressed;		/* race warnings they kept out of the store */
 	struct cov_u64map site_threads; /* estimation: site -> first thread | 2+ bit */
-	char **paths;			/* campaign thread id -> creation path */
+	struct cov_u64map site_held;	/* estimation: site -> index in site_locks */
+	struct cov_lockset *site_locks; /* the locks held at every access of a site */
+	size_t nsite_locks;
+	size_t ncross_vars; /* variables with cross set */
+	char **paths;	    /* campaign thread id -> creation path */
 	uint32_t npaths;
 	/* estimation */
 	unsigned est_runs;

@@ -47,7 +47,12 @@
 #include "lib/declog.h"
 #include "lib/delayq.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_registry.h"
 #include "strategies/strategy.h"
 
@@ -181,7 +186,7 @@ static int proc_take(struct attach *a, pid_t pid)
 	why = procsel_refusal(pid, a->uid, a->o->allow_other);
 	if (why) {
 		if (!was_refused(a, pid))
-			cs_err("%s", why);
+			log_err("%s", why);
 		return -EPERM;
 	}
 	if (a->nprocs % 16 == 0)
@@ -196,14 +201,14 @@ static int proc_take(struct attach *a, pid_t pid)
 	if (a->sp_open)
 		syncov_resolver_tell(&a->res, &a->sp, &a->told);
 	if (a->acc && !attach_access_add_pid(a->acc, pid))
-		cs_warn("pid %d (%s) runs another program than the first process: its accesses "
-			"are not probed",
-			(int)pid, p->comm);
+		log_warn("pid %d (%s) runs another program than the first process: its accesses "
+			 "are not probed",
+			 (int)pid, p->comm);
 	if (a->steer) {
 		n = procsel_switch(&a->ps, pid, SCHED_EXT);
 		if (n < 0) {
-			cs_err("pid %d (%s): cannot switch its threads to SCHED_EXT: %s", (int)pid,
-			       p->comm, strerror(-n));
+			log_err("pid %d (%s): cannot switch its threads to SCHED_EXT: %s", (int)pid,
+				p->comm, strerror(-n));
 			return n;
 		}
 	}
@@ -587,8 +592,8 @@ static int attach_setup(struct attach *a)
 		};
 
 		if (!first) {
-			cs_err("--access: no process of the selection is running yet: its program "
-			       "is not known");
+			log_err("--access: no process of the selection is running yet: its program "
+				"is not known");
 			return -ESRCH;
 		}
 		err = attach_access_open(&a->acc, &ao);
@@ -598,7 +603,7 @@ static int attach_setup(struct attach *a)
 	a->rb = ring_buffer__new(sync_probes_map_fd(&a->sp, "cs_sync_events"), on_event, a, NULL);
 	if (!a->rb) {
 		err = -errno;
-		cs_err("cannot open the event ring buffer: %s", strerror(-err));
+		log_err("cannot open the event ring buffer: %s", strerror(-err));
 		return err;
 	}
 	if (a->steer) {
@@ -612,7 +617,7 @@ static int attach_setup(struct attach *a)
 		if (!err)
 			err = scx_concsched_set_active(a->ctl, true);
 		if (err) {
-			cs_err("cannot set the scheduler's policy: %s", strerror(-err));
+			log_err("cannot set the scheduler's policy: %s", strerror(-err));
 			return err;
 		}
 	}
@@ -653,7 +658,7 @@ static void attach_loop(struct attach *a)
 					    a->steer ? strat_host_next_delay_ms(&a->host) : 50);
 
 		if (err < 0 && err != -EINTR) {
-			cs_err("reading events: %s", strerror(-err));
+			log_err("reading events: %s", strerror(-err));
 			break;
 		}
 		now = now_ns();
@@ -840,7 +845,7 @@ static char *proc_args_json(pid_t pid)
 	size_t len = 0, i;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	buf = read_file(path, &len);
+	buf = file_read(path, &len);
 	json_mem_open(&m);
 	json_arr_begin(&m.j, NULL);
 	/* argv[1..], NUL-separated */
@@ -932,7 +937,7 @@ static void store_window(struct attach *a)
 	cfg = json_mem_close(&m);
 	ri.strategy_config_json = cfg;
 	if (store_begin_run(a->st, &ri, &index)) {
-		cs_err("cannot store the window: %s", store_errmsg(a->st));
+		log_err("cannot store the window: %s", store_errmsg(a->st));
 		free(cfg);
 		return;
 	}
@@ -966,7 +971,7 @@ static void store_window(struct attach *a)
 		res.out_len = strlen(a->check_output);
 	}
 	if (store_end_run(a->st, &res))
-		cs_err("cannot store the window: %s", store_errmsg(a->st));
+		log_err("cannot store the window: %s", store_errmsg(a->st));
 	free(cfg);
 }
 
@@ -978,18 +983,18 @@ static int make_strategy(struct attach *a)
 	int err = strategy_new(a->o->spec, &a->strat, why, sizeof(why));
 
 	if (err) {
-		cs_err("--strategy %s: %s", a->o->spec, why);
+		log_err("--strategy %s: %s", a->o->spec, why);
 		return err;
 	}
 	if (strategy_has(a->strat,
 			 STRAT_F_ESTIMATE | STRAT_F_ACCESS | STRAT_F_SERIAL | STRAT_F_PICKS)) {
-		cs_err("--strategy %s: attach takes a noise strategy (random, a noise "
-		       "configuration, none): this one needs estimation runs or whole runs",
-		       a->o->spec);
+		log_err("--strategy %s: attach takes a noise strategy (random, a noise "
+			"configuration, none): this one needs estimation runs or whole runs",
+			a->o->spec);
 		return -EINVAL;
 	}
 	if (strategy_has(a->strat, STRAT_F_NEEDS_ACCESS) && !a->o->access) {
-		cs_err("--strategy %s acts only at memory accesses: add --access", a->o->spec);
+		log_err("--strategy %s acts only at memory accesses: add --access", a->o->spec);
 		return -EINVAL;
 	}
 	a->steer = strategy_has(a->strat, STRAT_F_STEERS);
@@ -1011,14 +1016,14 @@ int attach_run(const struct attach_opts *o)
 			goto out;
 		why = procsel_refusal(a.o->pid, a.uid, a.o->allow_other);
 		if (why) {
-			cs_err("%s", why);
+			log_err("%s", why);
 			goto out;
 		}
 	}
 	if (geteuid() != 0) {
-		cs_err("attach needs root to load BPF probes and the scheduler (try: %s attach "
-		       "...)",
-		       cs_self_command(true));
+		log_err("attach needs root to load BPF probes and the scheduler (try: %s attach "
+			"...)",
+			self_command(true));
 		goto out;
 	}
 	if (!a.o->pid && launcher_resolve_user(NULL, &a.uid, &a.gid, &a.drop))
@@ -1026,9 +1031,9 @@ int attach_run(const struct attach_opts *o)
 	if (a.o->dir && store_start(&a))
 		goto out;
 	if (a.steer && access("/sys/kernel/sched_ext/state", R_OK)) {
-		cs_err("this kernel has no sched_ext, which --strategy %s needs: run attach in "
-		       "the sched_ext VM (concsched vm) or use --strategy none",
-		       a.o->spec);
+		log_err("this kernel has no sched_ext, which --strategy %s needs: run attach in "
+			"the sched_ext VM (concsched vm) or use --strategy none",
+			a.o->spec);
 		goto out;
 	}
 	libbpf_set_print(NULL);

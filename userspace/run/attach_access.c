@@ -46,7 +46,9 @@
 #include "kernel/site_finder.h"
 #include "kernel/symbolize.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 #include "access.skel.h"
 
@@ -317,21 +319,21 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 	n = readlink(link, aa->exe, sizeof(aa->exe) - 1);
 	if (n <= 0) {
 		err = -errno;
-		cs_err("--access: pid %d: cannot read its program (%s): %s", (int)o->pid, link,
-		       strerror(-err));
+		log_err("--access: pid %d: cannot read its program (%s): %s", (int)o->pid, link,
+			strerror(-err));
 		return err;
 	}
 	aa->exe[n] = 0;
 	err = site_finder_find(aa->exe, &f, &aa->set);
 	if (err) {
-		cs_err("--access: %s: cannot list its memory-access sites: %s", aa->exe,
-		       err == -ENOEXEC ? "not an x86-64 ELF with a .text" : strerror(-err));
+		log_err("--access: %s: cannot list its memory-access sites: %s", aa->exe,
+			err == -ENOEXEC ? "not an x86-64 ELF with a .text" : strerror(-err));
 		return err;
 	}
 	if (!aa->set.n) {
-		cs_err("--access: %s: no memory-access site passes the filters (see `concsched "
-		       "sites %s`)",
-		       aa->exe, aa->exe);
+		log_err("--access: %s: no memory-access site passes the filters (see `concsched "
+			"sites %s`)",
+			aa->exe, aa->exe);
 		return -ENOENT;
 	}
 	ao.sync_events_fd = sync_probes_map_fd(o->sp, "cs_sync_events");
@@ -356,8 +358,8 @@ int attach_access_open(struct attach_access **out, const struct attach_access_op
 		for (i = 0; i < ARRAY_SIZE(access_ops) && !err; i++)
 			err = policy_park_site(o->pol, CS_SITE_OP_KEY(access_ops[i]), 0, 0, 0);
 		if (err) {
-			cs_err("--access: cannot make accesses decision points: %s",
-			       strerror(-err));
+			log_err("--access: cannot make accesses decision points: %s",
+				strerror(-err));
 			return err;
 		}
 	}

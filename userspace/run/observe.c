@@ -17,7 +17,10 @@
 #include <bpf/libbpf.h>
 
 #include "results/cov_report.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 static volatile sig_atomic_t observe_stop;
 
@@ -78,7 +81,7 @@ bool observe_pid_alive(pid_t pid)
 	bool alive;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	s = read_file(path, NULL);
+	s = file_read(path, NULL);
 	if (!s)
 		return false;
 	p = strrchr(s, ')');
@@ -108,7 +111,7 @@ static int observe_loop(struct observe *o)
 	rb = ring_buffer__new(sync_probes_map_fd(&o->sp, "cs_sync_events"), on_event, o, NULL);
 	if (!rb) {
 		err = -errno;
-		cs_err("cannot open the event ring buffer: %s", strerror(-err));
+		log_err("cannot open the event ring buffer: %s", strerror(-err));
 		return err;
 	}
 	if (o->launched) {
@@ -121,7 +124,7 @@ static int observe_loop(struct observe *o)
 	while (!observe_done(o)) {
 		err = ring_buffer__poll(rb, 50);
 		if (err < 0 && err != -EINTR) {
-			cs_err("reading events: %s", strerror(-err));
+			log_err("reading events: %s", strerror(-err));
 			break;
 		}
 	}
@@ -180,7 +183,7 @@ static int observe_setup(struct observe *o)
 			lo.stdout_fd = STDERR_FILENO;
 		err = launcher_prepare(&lo, &o->l);
 		if (err) {
-			cs_err("cannot start %s: %s", o->ti.path, strerror(-err));
+			log_err("cannot start %s: %s", o->ti.path, strerror(-err));
 			return err;
 		}
 		o->launched = true;
@@ -396,7 +399,7 @@ static int observe_report(struct observe *o)
 	if (o->out_path) {
 		f = fopen(o->out_path, "w");
 		if (!f) {
-			cs_err("cannot write %s: %s", o->out_path, strerror(errno));
+			log_err("cannot write %s: %s", o->out_path, strerror(errno));
 			return -errno;
 		}
 	}
@@ -405,7 +408,7 @@ static int observe_report(struct observe *o)
 	else
 		report_text(o, f);
 	if (f != stdout && fclose(f)) {
-		cs_err("cannot write %s: %s", o->out_path, strerror(errno));
+		log_err("cannot write %s: %s", o->out_path, strerror(errno));
 		return -EIO;
 	}
 	return 0;

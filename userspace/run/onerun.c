@@ -41,7 +41,13 @@
 #include "kernel/scx_concsched.h"
 #include "kernel/symbolize.h"
 #include "lib/declog.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/futex_lock.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 
 #include "access.skel.h"
 #include "sync.skel.h"
@@ -69,14 +75,14 @@ static const char *kernel_release(void)
 int onerun_check_environment(const struct campaign *c)
 {
 	if (geteuid() != 0) {
-		cs_err("run needs root to load BPF probes and the scheduler (try: %s run ...)",
-		       cs_self_command(true));
+		log_err("run needs root to load BPF probes and the scheduler (try: %s run ...)",
+			self_command(true));
 		return -EPERM;
 	}
 	if (c->steer && !onerun_sched_ext_supported()) {
-		cs_err("this kernel (%s) has no sched_ext, which --strategy %s needs: add --vm to "
-		       "run the campaign in the sched_ext VM (or use --strategy none)",
-		       kernel_release(), c->o->strategy);
+		log_err("this kernel (%s) has no sched_ext, which --strategy %s needs: add --vm to "
+			"run the campaign in the sched_ext VM (or use --strategy none)",
+			kernel_release(), c->o->strategy);
 		return -ENOTSUP;
 	}
 	return 0;
@@ -116,13 +122,13 @@ static __thread unsigned camp_lock_depth;
 static void camp_lock(struct onerun *r)
 {
 	if (r->camp_lock && camp_lock_depth++ == 0)
-		cs_lock_acquire(r->camp_lock);
+		futex_lock_acquire(r->camp_lock);
 }
 
 static void camp_unlock(struct onerun *r)
 {
 	if (r->camp_lock && --camp_lock_depth == 0)
-		cs_lock_release(r->camp_lock);
+		futex_lock_release(r->camp_lock);
 }
 
 /* The store's id of the site of e (0: none), under the campaign's lock:
@@ -247,9 +253,9 @@ static void pass_log(struct onerun *r, struct strat_thread *t, uint64_t ts, bool
 	p->event = t->pass_pending - 1;
 	p->site = t->pass_site;
 	p->provisional = provisional;
-	if (cs_verbose > 1)
-		cs_debug("pass: thread %s point %" PRIu64 " at %" PRIu64 "%s", t->path, p->event,
-			 ts, provisional ? " (its next event)" : "");
+	if (log_verbose > 1)
+		log_debug("pass: thread %s point %" PRIu64 " at %" PRIu64 "%s", t->path, p->event,
+			  ts, provisional ? " (its next event)" : "");
 	t->pass_rec = provisional ? r->npasses : 0;
 	t->pass_pending = 0;
 	t->let_go = false;
@@ -348,8 +354,8 @@ static void passes_flush(struct onerun *r)
 	for (i = 0; i < r->npasses; i++)
 		if (declog_add(&r->log, r->passes[i].thread, 0, r->passes[i].event, DECLOG_PASS,
 			       r->passes[i].site))
-			cs_debug("pass of point %" PRIu64 " out of its thread's order: dropped",
-				 r->passes[i].event);
+			log_debug("pass of point %" PRIu64 " out of its thread's order: dropped",
+				  r->passes[i].event);
 	r->npasses = 0;
 }
 
@@ -454,14 +460,14 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	if (cov_event_op_is_access(e->op)) {
 		bool kept;
 
-		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended));
+		ACCESS_HOOK(r, kept = access_point(r, e, t, &ev, &p.split, &p.contended, &p.cross));
 		if (kept)
 			p.access = &ev;
 	}
 	pass_from_park(t, e);
-	if (cs_verbose > 1)
-		cs_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
-			 p.k);
+	if (log_verbose > 1)
+		log_debug("parked: op %u tid %u thread %s point %" PRIu64, e->op, e->tid, t->path,
+			  p.k);
 	strat_host_decide(&r->host, &p);
 }
 
@@ -681,7 +687,7 @@ static int run_loop(struct onerun *r)
 	if (!r->sess->rb) {
 		err = session_ring(r->sess, r->sp);
 		if (err) {
-			cs_err("cannot open the event ring buffer: %s", strerror(-err));
+			log_err("cannot open the event ring buffer: %s", strerror(-err));
 			return err;
 		}
 	}
@@ -745,7 +751,7 @@ static int run_loop(struct onerun *r)
 		/* Most events come without a wakeup (the probe batches them). */
 		err = run_session_consume(r);
 		if (err < 0 && err != -EINTR) {
-			cs_err("reading events: %s", strerror(-err));
+			log_err("reading events: %s", strerror(-err));
 			break;
 		}
 		ACCESS_HOOK(r, access_hook_tick(r));
@@ -800,24 +806,24 @@ static int run_loop(struct onerun *r)
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
 		/* The run's own: its target's counters since it started (a -j
 		 * worker's target is its runs' alone). */
-		cs_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
-			 "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
-			 "%llu rekicks",
-			 (r->t1 - r->t0) / 1e9, r->decisions, r->host.injected,
-			 (unsigned long long)(ss.parks - r->sched_at_start.parks),
-			 (unsigned long long)(ss.releases - r->sched_at_start.releases),
-			 (unsigned long long)(ss.delays - r->sched_at_start.delays),
-			 (unsigned long long)(ss.watchdog - r->sched_at_start.watchdog),
-			 (unsigned long long)(ss.notes - r->sched_at_start.notes),
-			 (unsigned long long)(ss.release_rekicks -
-					      r->sched_at_start.release_rekicks));
+		log_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
+			  "%llu parks, %llu releases, %llu delays, %llu watchdog, %llu notes, "
+			  "%llu rekicks",
+			  (r->t1 - r->t0) / 1e9, r->decisions, r->host.injected,
+			  (unsigned long long)(ss.parks - r->sched_at_start.parks),
+			  (unsigned long long)(ss.releases - r->sched_at_start.releases),
+			  (unsigned long long)(ss.delays - r->sched_at_start.delays),
+			  (unsigned long long)(ss.watchdog - r->sched_at_start.watchdog),
+			  (unsigned long long)(ss.notes - r->sched_at_start.notes),
+			  (unsigned long long)(ss.release_rekicks -
+					       r->sched_at_start.release_rekicks));
 		scx_concsched_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);
 	if (r->consume_cut)
-		cs_debug("run: %u reads of its events cut at %llu ms (the probes outpaced the "
-			 "controller)",
-			 r->consume_cut, (unsigned long long)(RUN_CONSUME_NS / 1000000));
+		log_debug("run: %u reads of its events cut at %llu ms (the probes outpaced the "
+			  "controller)",
+			  r->consume_cut, (unsigned long long)(RUN_CONSUME_NS / 1000000));
 	r->sess->cur = NULL;
 	r->rb = NULL;
 	/* Stopped by ^C with its target still going: killed by us, not a
@@ -833,7 +839,7 @@ static int capture_fd(const char *name)
 	int fd = memfd_create(name, MFD_CLOEXEC);
 
 	if (fd < 0)
-		cs_err("memfd_create: %s", strerror(errno));
+		log_err("memfd_create: %s", strerror(errno));
 	return fd;
 }
 
@@ -915,15 +921,15 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (lo.stdin_fd >= 0)
 		close(lo.stdin_fd);
 	if (err) {
-		cs_err("cannot start %s: %s", r->ti->path, strerror(-err));
+		log_err("cannot start %s: %s", r->ti->path, strerror(-err));
 		return err;
 	}
 	r->launched = true;
 	/* Its target's before it enters SCHED_EXT (at its gate): its threads
 	 * and what it forks are steered as its run's. */
 	if (r->ctl && r->steer && (err = scx_concsched_own(r->ctl, r->l.pid))) {
-		cs_err("cannot give %s's process to its run's scheduler target: %s", r->ti->path,
-		       strerror(-err));
+		log_err("cannot give %s's process to its run's scheduler target: %s", r->ti->path,
+			strerror(-err));
 		return err;
 	}
 	r->tm_attach = now_ns();
@@ -984,7 +990,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 		if (!err)
 			err = scx_concsched_set_active(r->ctl, true);
 		if (err) {
-			cs_err("cannot set the scheduler's policy: %s", strerror(-err));
+			log_err("cannot set the scheduler's policy: %s", strerror(-err));
 			return err;
 		}
 	}
@@ -1061,7 +1067,7 @@ int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	run_sites_refresh_vmas(r);
 	syncov_harvest(r->sp, &r->res, r->rt->is_static ? r->rt->object : NULL, true, &r->cov);
 	r->tm_harvest = now_ns() - r->tm_harvest;
-	cs_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
-		 r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
+	log_debug("run setup: scheduler %.3f s, probes %.3f s, attach %.3f s; harvest %.3f s",
+		  r->tm_sched / 1e9, r->tm_probes / 1e9, r->tm_attach / 1e9, r->tm_harvest / 1e9);
 	return 0;
 }

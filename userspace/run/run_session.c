@@ -11,6 +11,8 @@
 #include "kernel/scx_concsched.h"
 
 #include "sync.skel.h"
+#include "lib/log.h"
+#include "lib/now.h"
 
 int run_session_consume(struct onerun *r)
 {
@@ -165,9 +167,9 @@ int run_session_prepare(struct run_session *s, struct onerun *r)
 		 * the campaign's, shared with the other -j workers. */
 		scx_concsched_print_exit(s->ctl, stderr);
 		if (s->sched_target) {
-			cs_err("the kernel ended the scheduler that the -j runs share: the "
-			       "campaign "
-			       "stops (its runs so far are stored)");
+			log_err("the kernel ended the scheduler that the -j runs share: the "
+				"campaign "
+				"stops (its runs so far are stored)");
 			return -ECANCELED;
 		}
 		run_session_close(s);

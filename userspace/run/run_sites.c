@@ -11,7 +11,7 @@
 #include "coverage/syncov.h"
 #include "kernel/sync.h"
 #include "kernel/symbolize.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static int64_t store_site_of(struct store *st, const char *key, bool insn)
 {

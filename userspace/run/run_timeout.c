@@ -14,6 +14,10 @@
 #include "kernel/scx_concsched.h"
 
 #include "sync.skel.h"
+#include "lib/fnv1a64.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 /* The deadlock report at a timeout: who holds what, who waits where. */
 static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
@@ -132,10 +136,10 @@ void run_timeout_steering_off(struct onerun *r)
 	r->steer = false;
 	r->graced = true;
 	r->steer_stopped = true;
-	cs_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
-		 " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
-		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
-		 r->watchdog_at_timeout, r->grace_s);
+	log_debug("run: steering off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		  " parks, %" PRIu64 " watchdog releases); %.3g s of grace at least",
+		  (now_ns() - r->t0) / 1e9, r->timeout_s, r->parks_at_timeout,
+		  r->watchdog_at_timeout, r->grace_s);
 }
 
 /* The run timeout with the access probes on: they are detached (the next
@@ -151,11 +155,11 @@ void run_timeout_probes_off(struct onerun *r)
 	r->probes_stopped = true;
 	r->graced = true;
 	if (err)
-		cs_warn("cannot stop the access probes at the run timeout: %s", strerror(-err));
-	cs_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
-		 " accesses; detached in %.3g ms); %.3g s of grace at least",
-		 (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
-		 (now_ns() - t0) / 1e6, r->grace_s);
+		log_warn("cannot stop the access probes at the run timeout: %s", strerror(-err));
+	log_debug("run: access probes off %.3g s into the run (run timeout %.3g s; %" PRIu64
+		  " accesses; detached in %.3g ms); %.3g s of grace at least",
+		  (now_ns() - r->t0) / 1e9, r->timeout_s, r->accesses_at_timeout,
+		  (now_ns() - t0) / 1e6, r->grace_s);
 }
 
 static uint64_t lock_cycle_sig(struct onerun *r)
@@ -216,8 +220,8 @@ enum dl_watch run_timeout_lock_cycle_watch(struct onerun *r, uint64_t now)
 	if (r->steer) {
 		if (now - r->dl_since_ns < DL_SETTLE_NS)
 			return DL_NONE;
-		cs_debug("run: a lock cycle for %.3g s under steering: every thread goes on",
-			 (now - r->dl_since_ns) / 1e9);
+		log_debug("run: a lock cycle for %.3g s under steering: every thread goes on",
+			  (now - r->dl_since_ns) / 1e9);
 		run_timeout_steering_off(r);
 		r->dl_since_ns = now;
 		return DL_STEERING_OFF;

@@ -19,7 +19,7 @@
 #include "kernel/policy.h"
 #include "kernel/sync.h"
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/futex_lock.h"
 #include "run/strat_host.h"
 #include "strategies/strategy.h"
 #include "results/saturation.h"
@@ -258,7 +258,7 @@ struct onerun {
 	size_t nknown;
 	/* -j N: the campaign's lock, taken around each access hook while the
 	 * run goes (campaign.c run_worker_main); NULL: one run at a time */
-	struct cs_lock *camp_lock;
+	struct futex_lock *camp_lock;
 };
 
 struct campaign {
@@ -291,7 +291,7 @@ struct campaign {
 	 * derived from this count), the lock the workers share, and the
 	 * first error that stops them */
 	int64_t nstarted;
-	struct cs_lock lock;
+	struct futex_lock lock;
 	int jobs_err;
 	/* steered failing runs whose replay check waits for the workers to
 	 * end (it unloads the scheduler they share) */

@@ -13,7 +13,11 @@
 #include <sys/wait.h>
 
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 
 volatile sig_atomic_t sched_run_interrupted;
 
@@ -80,7 +84,7 @@ static void release_oldest(struct sched_run *r, const uint32_t *tids, uint32_t n
 			best = tids[i];
 		}
 	}
-	cs_debug("all parked: %u threads, releasing %u", n, best);
+	log_debug("all parked: %u threads, releasing %u", n, best);
 	if (best && scx_concsched_release(r->ctl, best) > 0)
 		r->user_releases++;
 }
@@ -140,7 +144,7 @@ static void observe_sched_ext(struct sched_run *r)
 	char *ops;
 
 	snprintf(r->state_during, sizeof(r->state_during), "%s", scx_concsched_state());
-	ops = read_line_file("/sys/kernel/sched_ext/root/ops");
+	ops = file_read_line("/sys/kernel/sched_ext/root/ops");
 	snprintf(r->ops_during, sizeof(r->ops_during), "%s", ops ? ops : "");
 	free(ops);
 }
@@ -327,14 +331,14 @@ int sched_run_once(struct sched_run *r, int n, const struct scx_concsched_opts *
 	for (k = 0; k < n; k++) {
 		err = launcher_prepare(lo, &l[k]);
 		if (err) {
-			cs_err("cannot start %s: %s", path, strerror(-err));
+			log_err("cannot start %s: %s", path, strerror(-err));
 			goto cleanup;
 		}
 		launched[k] = true;
 		err = scx_concsched_own(r[k].ctl, l[k].pid);
 		if (err) {
-			cs_err("cannot give %s to the scheduler's target %u: %s", path,
-			       scx_concsched_target_index(r[k].ctl), strerror(-err));
+			log_err("cannot give %s to the scheduler's target %u: %s", path,
+				scx_concsched_target_index(r[k].ctl), strerror(-err));
 			goto cleanup;
 		}
 		if (sched_setup_points(&r[k], l[k].pid, path))
@@ -349,7 +353,7 @@ int sched_run_once(struct sched_run *r, int n, const struct scx_concsched_opts *
 	}
 	err = run_loop(r, l, n, run_timeout_ms, &timed_out);
 	if (err) {
-		cs_err("waiting for %s: %s", path, strerror(-err));
+		log_err("waiting for %s: %s", path, strerror(-err));
 		goto cleanup;
 	}
 	rc = timed_out || sched_run_interrupted ? 1 : 0;

@@ -2,9 +2,12 @@
 /* The strategy host (strat_host.h). */
 #include "run/strat_host.h"
 
+#include <stdio.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/xalloc.h"
 
 struct strat_thread *strat_host_thread_add(struct strat_host *h, uint32_t tid, const char *path)
 {

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,7 +26,12 @@
 #include "results/store.h"
 #include "results/stream.h"
 #include "run/vm_campaign.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/shell.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 #include "vm/vm.h"
 
 #define SCRATCH_PREFIX "concsched-out."
@@ -68,7 +74,7 @@ static void sweep_legacy(const char *host_out)
 			continue;
 		p = slash ? xasprintf("%s/%s", *dir ? dir : "", e->d_name) : xstrdup(e->d_name);
 		if (!rmdir(p))
-			cs_debug("removed the empty %s a killed campaign left", p);
+			log_debug("removed the empty %s a killed campaign left", p);
 		free(p);
 	}
 	if (d)
@@ -92,14 +98,14 @@ void vm_campaign_scratch_sweep(const char *host_out)
 			continue;
 		p = xasprintf("%s/%s", parent, e->d_name);
 		if (!lstat(p, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid()) {
-			int err = cs_remove_tree(p);
+			int err = tree_remove(p);
 
 			if (err)
-				cs_warn("cannot remove %s, left by a VM campaign that was killed: "
-					"%s",
-					p, strerror(-err));
+				log_warn("cannot remove %s, left by a VM campaign that was killed: "
+					 "%s",
+					 p, strerror(-err));
 			else
-				cs_debug("removed %s, left by a VM campaign that was killed", p);
+				log_debug("removed %s, left by a VM campaign that was killed", p);
 		}
 		free(p);
 	}
@@ -118,24 +124,24 @@ static int move_campaign(const char *tmp, const char *from, const char *host_out
 	/* `run -o a/b/camp` creates a/b natively (store_create): here too. */
 	if (slash && slash != parent) {
 		*slash = '\0';
-		err = mkdir_p(parent, 0755);
+		err = tree_mkdir_p(parent, 0755);
 	}
 	free(parent);
 	if (!err)
-		err = cs_move_tree(from, host_out);
+		err = tree_move(from, host_out);
 	if (!err) {
-		cs_remove_tree(tmp);
+		tree_remove(tmp);
 		return 0;
 	}
 	base = strrchr(tmp, '/');
 	kept = xasprintf("%.*s/" KEPT_PREFIX "%s", (int)(base - tmp), tmp,
 			 base + 1 + strlen(SCRATCH_PREFIX));
 	if (!rename(tmp, kept))
-		cs_err("cannot move the campaign to %s: %s (it is in %s/%s)", host_out,
-		       strerror(-err), kept, from + strlen(tmp) + 1);
+		log_err("cannot move the campaign to %s: %s (it is in %s/%s)", host_out,
+			strerror(-err), kept, from + strlen(tmp) + 1);
 	else
-		cs_err("cannot move the campaign to %s: %s (it is in %s)", host_out, strerror(-err),
-		       from);
+		log_err("cannot move the campaign to %s: %s (it is in %s)", host_out,
+			strerror(-err), from);
 	free(kept);
 	return err;
 }
@@ -194,12 +200,12 @@ static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
 
 	switch (chan) {
 	case VM_CHAN_STDOUT:
-		write_all(STDOUT_FILENO, data, n);
+		file_write_all(STDOUT_FILENO, data, n);
 		break;
 	case VM_CHAN_STDERR:
 		clear_progress(vs);
 		fflush(stderr);
-		write_all(STDERR_FILENO, data, n);
+		file_write_all(STDERR_FILENO, data, n);
 		break;
 	case VM_CHAN_STREAM:
 		if (vs->broken)
@@ -208,9 +214,9 @@ static void vm_chan(enum vm_chan chan, const void *data, size_t n, void *arg)
 		if (err) {
 			vs->broken = true;
 			clear_progress(vs);
-			cs_warn("the campaign stream from the VM broke (%s): the campaign comes "
-				"back when the VM ends",
-				strerror(-err));
+			log_warn("the campaign stream from the VM broke (%s): the campaign comes "
+				 "back when the VM ends",
+				 strerror(-err));
 		}
 		break;
 	case VM_CHAN_STARTED:
@@ -249,16 +255,16 @@ int vm_campaign_run_records(char **guest_argv, const char *host_out, const char 
 	gethostname(host, sizeof(host) - 1);
 	env_host = xasprintf("CONCSCHED_HOST_NAME=%s", host);
 	env[ne++] = env_host;
-	cs_self_command_env(&env[ne], &env[ne + 1]);
+	self_command_env(&env[ne], &env[ne + 1]);
 	ne += 2;
 	if (!onerun_sched_ext_supported())
 		env[ne++] = "CONCSCHED_HOST_NO_SCHED_EXT=1";
 	if (sub) {
 		tmp = xasprintf("%s/" SCRATCH_PREFIX "%d.XXXXXX", scratch_parent(), (int)getpid());
 		if (!mkdtemp(tmp)) {
-			cs_err("cannot create a scratch directory %s: %s (set TMPDIR to a "
-			       "writable directory)",
-			       tmp, strerror(errno));
+			log_err("cannot create a scratch directory %s: %s (set TMPDIR to a "
+				"writable directory)",
+				tmp, strerror(errno));
 			ret = EXIT_USAGE;
 			goto out;
 		}
@@ -280,16 +286,16 @@ int vm_campaign_run_records(char **guest_argv, const char *host_out, const char 
 	err = vm_run(&vo, &vr);
 	clear_progress(&vs);
 	if (vs.replica && !vs.broken && stream_pending(&vs.rd))
-		cs_debug("vm: %zu bytes of a record in flight were lost", stream_pending(&vs.rd));
+		log_debug("vm: %zu bytes of a record in flight were lost", stream_pending(&vs.rd));
 	if (err) {
 		ret = EXIT_USAGE;
 		goto out;
 	}
 	ret = vr.outcome == VM_EXITED ? vr.exit_code : EXIT_USAGE;
 	if (vr.outcome == VM_DIED)
-		cs_err("the VM died during the campaign: %s", vr.reason);
+		log_err("the VM died during the campaign: %s", vr.reason);
 	else if (vr.outcome == VM_TIMEOUT)
-		cs_err("the VM campaign ran past its time limit: %s", vr.reason);
+		log_err("the VM campaign ran past its time limit: %s", vr.reason);
 	else if (vr.outcome == VM_INTERRUPTED)
 		ret = 128 + vr.signal;
 	if (!sub)
@@ -297,19 +303,19 @@ int vm_campaign_run_records(char **guest_argv, const char *host_out, const char 
 	from = xasprintf("%s/%s", tmp, sub);
 	if (vs.replica && vs.ended && !vs.broken) {
 		/* The copy is the whole campaign: the tar's is not needed. */
-		cs_debug("vm: the streamed copy in %s is the campaign (%lld runs)", host_out,
-			 (long long)store_count_runs(vs.replica));
+		log_debug("vm: the streamed copy in %s is the campaign (%lld runs)", host_out,
+			  (long long)store_count_runs(vs.replica));
 		store_close(vs.replica);
 		vs.replica = NULL;
 	} else if (access(from, F_OK) == 0) {
 		/* The stream broke or stopped early: the campaign that came
 		 * back whole replaces what arrived of it. */
 		if (vs.replica) {
-			cs_debug("vm: the stream %s: the campaign that came back replaces it",
-				 vs.broken ? "broke" : "did not end");
+			log_debug("vm: the stream %s: the campaign that came back replaces it",
+				  vs.broken ? "broke" : "did not end");
 			store_close(vs.replica);
 			vs.replica = NULL;
-			cs_remove_tree(host_out);
+			tree_remove(host_out);
 		}
 		if (move_campaign(tmp, from, host_out)) {
 			ret = EXIT_USAGE;
@@ -328,13 +334,13 @@ int vm_campaign_run_records(char **guest_argv, const char *host_out, const char 
 			vr.outcome == VM_INTERRUPTED ? "interrupted"
 			: vr.outcome == VM_DIED	     ? "the VM died"
 						     : "the campaign did not end",
-			(long long)runs, host_out, cs_self_command(false),
-			cs_shell_quote(host_out, q, sizeof(q)));
+			(long long)runs, host_out, self_command(false),
+			shell_quote(host_out, q, sizeof(q)));
 		if (ret == 0 || ret == 1)
 			ret = EXIT_USAGE;
 	} else {
 		if (!vr.out_complete)
-			cs_err("no campaign came back from the VM (see the messages above)");
+			log_err("no campaign came back from the VM (see the messages above)");
 		if (ret == 0 || ret == 1)
 			ret = EXIT_USAGE;
 		goto out;
@@ -343,17 +349,17 @@ int vm_campaign_run_records(char **guest_argv, const char *host_out, const char 
 		char q[4200];
 		char *cmd = xasprintf("chown -R %s:%s %s", getenv("SUDO_UID"),
 				      getenv("SUDO_GID") ? getenv("SUDO_GID") : "",
-				      cs_shell_quote(host_out, q, sizeof(q)));
+				      shell_quote(host_out, q, sizeof(q)));
 
 		if (system(cmd))
-			cs_warn("cannot hand %s to the sudo user", host_out);
+			log_warn("cannot hand %s to the sudo user", host_out);
 		free(cmd);
 	}
 out:
 	store_close(vs.replica);
 	stream_reader_free(&vs.rd);
 	if (tmp)
-		cs_remove_tree(tmp);
+		tree_remove(tmp);
 	free(from);
 	free(tmp);
 	free(env_host);

@@ -12,7 +12,7 @@
 #include "strategies/tsa.h"
 #include "lib/declog.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 struct declog_summary {
 	/* How the runs' logged releases were chosen (tsa: enum tsa_rule). */

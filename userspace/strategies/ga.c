@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 /* Basic seedings a read-write configuration may use for reads and writes
  * (seed 004 §4.3 combines sleep and yield, with busyWait and wait). */

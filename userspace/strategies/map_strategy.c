@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/futex_lock.h"
+#include "lib/xalloc.h"
 
 #define STALL_LIMIT_DEFAULT 8
 
@@ -54,7 +56,7 @@ struct map_exec {
  * its struct map_exec. */
 struct map_strategy {
 	struct map_strategy_opts opts; /* read-only once made */
-	struct cs_lock lock;
+	struct futex_lock lock;
 	struct cov_taskset covered;
 	struct cov_taskset covered_prefix; /* "p<id> v<x> s<first>" */
 	struct cov_u64map vars_seen;	   /* across runs */
@@ -141,10 +143,10 @@ void map_strategy_mark_covered(struct map_strategy *s, const char *key)
 
 	if (map_patterns_instance_parse(key, &in))
 		return;
-	cs_lock_acquire(&s->lock);
+	futex_lock_acquire(&s->lock);
 	cov_event_taskset_add(&s->covered, key, 1);
 	note_covered(s, &in);
-	cs_lock_release(&s->lock);
+	futex_lock_release(&s->lock);
 }
 
 const struct cov_taskset *map_strategy_covered(const struct map_strategy *s)
@@ -180,10 +182,10 @@ struct map_exec *map_strategy_exec_new(struct map_strategy *s, uint64_t seed)
 	struct map_exec *x = xcalloc(1, sizeof(*x));
 	struct map_online *online = NULL;
 
-	cs_lock_acquire(&s->lock);
+	futex_lock_acquire(&s->lock);
 	if (s->nspare)
 		online = s->spare[--s->nspare];
-	cs_lock_release(&s->lock);
+	futex_lock_release(&s->lock);
 	exec_init(x, s, online);
 	x->stats = &x->counts;
 	exec_begin(x, seed);
@@ -214,11 +216,11 @@ void map_strategy_exec_end(struct map_exec *x)
 		return;
 	s = x->s;
 	map_patterns_online_run_begin(x->online); /* its windows' memory goes now */
-	cs_lock_acquire(&s->lock);
+	futex_lock_acquire(&s->lock);
 	stats_add(&s->stats, &x->counts);
 	s->spare = xrealloc(s->spare, (s->nspare + 1) * sizeof(*s->spare));
 	s->spare[s->nspare++] = x->online;
-	cs_lock_release(&s->lock);
+	futex_lock_release(&s->lock);
 	exec_fini(x);
 	free(x);
 }
@@ -451,14 +453,14 @@ void map_strategy_exec_after_access(struct map_exec *x, const struct cov_event *
 		m->state = T_ENABLED;
 	/* The coverage this access adds, and the target it may start, are
 	 * the campaign's: one run at a time touches them. */
-	cs_lock_acquire(&s->lock);
+	futex_lock_acquire(&s->lock);
 	cov_event_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
 	map_patterns_online_feed(x->online, ev, &s->covered);
 	if (x->target.active && is_next_step(x, ev->thread, ev->obj, ev->op))
 		target_advance(x, ev);
 	else if (!x->target.active)
 		target_start(x, ev);
-	cs_lock_release(&s->lock);
+	futex_lock_release(&s->lock);
 }
 
 bool map_strategy_exec_all_enabled_paused(const struct map_exec *x)

@@ -16,7 +16,9 @@
 #include <strings.h>
 
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/parse.h"
+#include "lib/xalloc.h"
 
 /* haltOneThread as an advanced option "occasionally" stops a thread
  * (seed 004 §4.2); we make it 1 injection in 10. */

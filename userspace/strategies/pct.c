@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -35,6 +35,20 @@ int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
 	}
 	qsort(p->change, p->nchange, sizeof(p->change[0]), cmp_u64);
 	return 0;
+}
+
+int pct_init_focused(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
+{
+	int err = pct_init(p, depth, k, seed);
+
+	p->focused = !err;
+	return err;
+}
+
+/* The steps the change points count: every step, or the focus steps. */
+static uint64_t counted(const struct pct *p)
+{
+	return p->focused ? p->focus_steps : p->steps;
 }
 
 void pct_free(struct pct *p)
@@ -101,21 +115,31 @@ int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n)
 	if (!n)
 		return -1;
 	t = highest(p, runnable, n);
-	if (p->next_change < p->nchange && p->change[p->next_change] == p->steps + 1) {
+	if (p->next_change < p->nchange && p->change[p->next_change] == counted(p) + 1 &&
+	    (!p->focused || p->threads[t].focus)) {
 		/* Change point i (1-based): the thread about to run drops to i. */
 		p->threads[t].demoted = 1;
 		p->threads[t].yielded = 0;
 		p->threads[t].low = ++p->next_change;
 		t = highest(p, runnable, n);
 	}
+	p->picked_focus = p->threads[t].focus;
 	return t;
+}
+
+void pct_thread_focus(struct pct *p, uint32_t t, bool focus)
+{
+	pct_thread_add(p, t);
+	p->threads[t].focus = focus;
 }
 
 void pct_step(struct pct *p)
 {
 	p->steps++;
+	p->focus_steps += p->focused && p->picked_focus;
+	p->picked_focus = false;
 	/* A change point nobody picked at (no step reached pct_pick) expires. */
-	while (p->next_change < p->nchange && p->change[p->next_change] <= p->steps)
+	while (p->next_change < p->nchange && p->change[p->next_change] <= counted(p))
 		p->next_change++;
 }
 

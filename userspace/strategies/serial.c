@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "kernel/policy.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_registry.h"
 #include "strategies/serial.h"
 

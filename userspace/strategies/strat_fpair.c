@@ -55,7 +55,10 @@
 #include "coverage/metrics.h"
 #include "kernel/policy.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/fnv1a64.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy.h"
 
 #define FP_HOLD_NS (30 * 1000 * 1000ULL) /* a hold without a partner */
@@ -353,11 +356,11 @@ static void fpair_decide(struct strategy *s, struct strat_run *r, const struct s
 	if (!p->access)
 		return;
 	keep_access(fr, p->access); /* the table is the campaign's: at run_end */
-	if (cs_verbose > 1)
-		cs_debug("fpair: target (f%u, f%u): thread %s @%u in f%u (v%u op %u)%s%s%s", fr->f,
-			 fr->g, p->t->path, p->access->site, p->access->func, p->access->obj,
-			 p->access->op, fr->interleaving ? " interleaving" : "",
-			 fr->holder ? " (a thread is held)" : "", fr->met ? " met" : "");
+	if (log_verbose > 1)
+		log_debug("fpair: target (f%u, f%u): thread %s @%u in f%u (v%u op %u)%s%s%s", fr->f,
+			  fr->g, p->t->path, p->access->site, p->access->func, p->access->obj,
+			  p->access->op, fr->interleaving ? " interleaving" : "",
+			  fr->holder ? " (a thread is held)" : "", fr->met ? " met" : "");
 	t = fp_thread(fr, i);
 	t->func = p->access->func;
 	t->held = false;

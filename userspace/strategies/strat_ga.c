@@ -45,7 +45,8 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 #include "strategies/ga.h"
 #include "strategies/noise.h"
 #include "strategies/strat_noise.h"
@@ -335,7 +336,7 @@ static void ga_strat_run_end(struct strategy *s, struct strat_run *r, struct str
 	if (!generation_done)
 		return;
 	if (ga_next_generation(&gs->g)) {
-		cs_debug("ga: the next generation cannot be bred");
+		log_debug("ga: the next generation cannot be bred");
 		return;
 	}
 	/* The new generation's evaluations start from nothing; runs of the

@@ -31,7 +31,10 @@
 #include <string.h>
 
 #include "kernel/policy.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/map_strategy.h"
 #include "strategies/strategy.h"
 
@@ -293,20 +296,20 @@ static void map_point(struct strategy *s, struct strat_run *r, const struct stra
 		if (!var_in_flight(mr, i, ev->obj)) {
 			mr->rel[MAP_REL_PROCEED]++;
 			set_inflight(mr, i, ev);
-			if (cs_verbose > 1)
-				cs_debug("map: thread %s @%u v%u op %u: proceed", p->t->path,
-					 ev->site, ev->obj, ev->op);
+			if (log_verbose > 1)
+				log_debug("map: thread %s @%u v%u op %u: proceed", p->t->path,
+					  ev->site, ev->obj, ev->op);
 			d->v = STRAT_RELEASE;
 			d->arg = MAP_REL_PROCEED;
 			return;
 		}
 		mr->deferred++;
 	}
-	if (cs_verbose > 1)
-		cs_debug("map: thread %s @%u v%u op %u: %s", p->t->path, ev->site, ev->obj, ev->op,
-			 map_strategy_exec_is_paused(mr->x, p->t->cid)
-				 ? "pause"
-				 : "wait (same variable in flight)");
+	if (log_verbose > 1)
+		log_debug("map: thread %s @%u v%u op %u: %s", p->t->path, ev->site, ev->obj, ev->op,
+			  map_strategy_exec_is_paused(mr->x, p->t->cid)
+				  ? "pause"
+				  : "wait (same variable in flight)");
 	h->held = true;
 	h->hev = *ev;
 	d->v = STRAT_PARK;

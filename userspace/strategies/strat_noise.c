@@ -25,7 +25,7 @@
 #include "kernel/policy.h"
 #include "lib/json.h"
 #include "coverage/cov_event.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 #include "strategies/noise.h"
 #include "strategies/strat_noise.h"
 #include "strategies/strategy.h"

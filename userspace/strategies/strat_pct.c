@@ -29,6 +29,17 @@
  * candidate site: an upper bound of the shared ones); later runs use the
  * previous run's count of steps, accesses included.
  *
+ * Focus (issue 30): when the access estimation found variables written by
+ * one thread and read by another (strat_campaign.cross_vars,
+ * strat_point.cross), the change points are drawn over the steps at
+ * accesses to those variables only (pct_init_focused), k being their count:
+ * an estimation run's accesses to them for the first run, then the
+ * previous run's. The other steps still go by priority. A bug that needs
+ * one thread of N preempted between two such accesses then gets (d-1)/k
+ * with k a few accesses, not about 1/(2N) over every thread's steps. With
+ * no such variable (or without --access) every step counts, as PCT has it,
+ * and the campaign's pct line says so. "pct": {"focus"} records which.
+ *
  * A thread that spins yields (pct_yield). Serial mode runs one thread at a
  * time, so a thread that, released again and again with no other thread
  * run in between, reads the same address at the same site twice with no
@@ -46,7 +57,10 @@
 #include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/json.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/pct.h"
 #include "strategies/strategy.h"
 
@@ -56,6 +70,8 @@ struct pct_strat {
 	uint32_t depth;
 	uint64_t k;	   /* steps of the next run; 0: not known yet */
 	unsigned observed; /* estimation runs seen */
+	bool focus;	   /* change points over the cross-thread accesses */
+	uint64_t kfocus;   /* those accesses in the next run */
 };
 
 /* A thread's reads since its last write or synchronization point, while
@@ -79,8 +95,9 @@ struct pct_strat_run {
 	bool *exited;
 	bool *starting; /* kept at its start (CS_OP_START): no step */
 	struct pct_spin *spin;
-	size_t cap;	 /* of prio, exited, starting and spin */
-	uint64_t points; /* decision points reached in this run */
+	size_t cap;	       /* of prio, exited, starting and spin */
+	uint64_t points;       /* decision points reached in this run */
+	uint64_t focus_points; /* of them, accesses to cross-thread variables */
 	uint64_t last_release_ns;
 	uint64_t epoch;	 /* bumped whenever a thread other than last ran */
 	uint32_t last;	 /* the thread released last (UINT32_MAX: none yet) */
@@ -159,11 +176,12 @@ static int pct_strat_estimate(struct strategy *s, struct strat_campaign *c,
 }
 
 /* The k of the next run: the engine needs DEPTH-1 distinct change points
- * among k >= 1 steps. */
+ * among k >= 1 steps (focus: accesses to the cross-thread variables). */
 static uint64_t next_k(const struct pct_strat *ps)
 {
-	uint64_t k = ps->k ? ps->k : 1;
+	uint64_t k = ps->focus ? ps->kfocus : ps->k;
 
+	k = k ? k : 1;
 	return k < ps->depth - 1 ? ps->depth - 1 : k;
 }
 
@@ -172,13 +190,28 @@ static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c
 	struct pct_strat *ps = s->priv;
 
 	ps->k += c->est_accesses;
-	if (!c->quiet)
+	ps->focus = c->cross_vars > 0;
+	ps->kfocus = c->est_cross_accesses;
+	if (c->quiet)
+		return 0;
+	if (ps->focus)
+		fprintf(stderr,
+			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
+			"accesses of an estimation run to the %zu variable%s written by one "
+			"thread and read by another; the other steps get none)\n",
+			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
+			(unsigned long long)next_k(ps), c->cross_vars,
+			c->cross_vars == 1 ? "" : "s");
+	else
 		fprintf(stderr,
 			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
 			"synchronization points of %u observed run%s%s)\n",
 			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
 			(unsigned long long)next_k(ps), ps->observed, ps->observed == 1 ? "" : "s",
-			c->est_accesses ? ", and the accesses of an estimation run" : "");
+			c->est_accesses ? ", and the accesses of an estimation run: no variable "
+					  "written by one thread and read by another, every step "
+					  "counts"
+					: "");
 	return 0;
 }
 
@@ -189,7 +222,10 @@ static void pct_strat_run_begin(struct strategy *s, struct strat_run *r)
 
 	pr->k = next_k(ps);
 	pr->last = UINT32_MAX;
-	pct_init(&pr->eng, ps->depth, pr->k, r->seed);
+	if (ps->focus)
+		pct_init_focused(&pr->eng, ps->depth, pr->k, r->seed);
+	else
+		pct_init(&pr->eng, ps->depth, pr->k, r->seed);
 	r->priv = pr;
 }
 
@@ -200,7 +236,8 @@ static void pct_strat_config(struct strategy *s, struct strat_run *r, struct jso
 
 	json_obj_begin(j, "pct");
 	json_kv_uint(j, "depth", ps->depth);
-	json_kv_uint(j, "k", pr ? pr->k : ps->k);
+	json_kv_uint(j, "k", pr ? pr->k : next_k(ps));
+	json_kv_str(j, "focus", ps->focus ? "cross-thread accesses" : "every step");
 	json_obj_end(j);
 }
 
@@ -214,9 +251,11 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 		return;
 	if (o->ran && pr->points)
 		ps->k = pr->points;
+	if (o->ran && pr->focus_points)
+		ps->kfocus = pr->focus_points;
 	if (pr->yields)
-		cs_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
-			 pr->yields == 1 ? "" : "s");
+		log_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
+			  pr->yields == 1 ? "" : "s");
 	pct_free(&pr->eng);
 	free(pr->waiting);
 	free(pr->prio);
@@ -265,7 +304,7 @@ static void prio_sync(struct pct_strat_run *pr, struct strat_run *r)
 			continue;
 		pr->prio[i] = p;
 		if (policy_set_prio(r->pol, r->threads[i].tid, p))
-			cs_debug("pct: cannot set the priority of thread %s", r->threads[i].path);
+			log_debug("pct: cannot set the priority of thread %s", r->threads[i].path);
 	}
 }
 
@@ -366,7 +405,8 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 }
 
 /* Every synchronization point is a step, and with --access every access
- * to a shared variable: the thread waits for its turn. An access to a
+ * to a shared variable: the thread waits for its turn (a focus step when
+ * the variable is written by one thread and read by another). An access to a
  * variable the campaign does not follow goes on. The end of the process
  * (exit() while other threads live) is a step whose thread yields
  * (pct_yield): it drops below every other thread, demoted ones too, so
@@ -386,8 +426,11 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 	}
 	grow(pr, thread_index(r, p->t));
 	pr->starting[thread_index(r, p->t)] = p->e->op == CS_OP_START;
-	if (p->e->op != CS_OP_START)
+	if (p->e->op != CS_OP_START) {
 		pr->points++;
+		pr->focus_points += p->access && p->cross;
+	}
+	pct_thread_focus(&pr->eng, thread_index(r, p->t), p->access && p->cross);
 	if (p->e->op == CS_OP_PROC_EXIT) {
 		pct_yield(&pr->eng, thread_index(r, p->t));
 		prio_sync(pr, r);
@@ -463,7 +506,9 @@ const struct strategy_ops strat_pct_ops = {
 		   "priority change points (DEPTH 1-" TEXT(
 			   PCT_MAX_DEPTH) ", default 3); a step is a "
 					  "synchronization point (with --access: and an access to "
-					  "a shared variable)",
+					  "a shared variable; the change points then fall on "
+					  "accesses to variables one thread writes and another "
+					  "reads)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
 		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,

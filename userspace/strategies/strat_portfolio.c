@@ -56,7 +56,7 @@
 
 #include "lib/json.h"
 #include "lib/rng.h"
-#include "lib/util.h"
+#include "lib/xalloc.h"
 #include "strategies/strat_portfolio.h"
 #include "strategies/strategy.h"
 
@@ -207,6 +207,8 @@ static struct strat_campaign arm_view(const struct pf_arm *a, struct strat_campa
 	if (!a->spec->access) {
 		ac.est_accesses = 0;
 		ac.contended_vars = 0;
+		ac.cross_vars = 0;
+		ac.est_cross_accesses = 0;
 	}
 	return ac;
 }

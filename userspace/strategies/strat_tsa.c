@@ -26,7 +26,9 @@
 #include "coverage/cov_event.h"
 #include "coverage/syncov.h"
 #include "kernel/policy.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy.h"
 #include "strategies/tsa.h"
 #include "strategies/tsa_model.h"
@@ -292,14 +294,14 @@ static void tsa_point(struct strategy *s, struct strat_run *r, const struct stra
 		return;
 	site = runtime_site(r, p->e);
 	if (!site) {
-		cs_debug("tsa: thread %s: lock request at 0x%" PRIx64 " has no site", p->t->path,
-			 (uint64_t)p->e->site);
+		log_debug("tsa: thread %s: lock request at 0x%" PRIx64 " has no site", p->t->path,
+			  (uint64_t)p->e->site);
 		return;
 	}
 	v = tsa_before_lock(tr->eng, thread_index(r, p->t), site, p->e->obj);
-	if (cs_verbose > 1)
-		cs_debug("tsa: thread %s requests lock 0x%" PRIx64 " at @%u: %s", p->t->path,
-			 (uint64_t)p->e->obj, site, v == TSA_PAUSE ? "pause" : "proceed");
+	if (log_verbose > 1)
+		log_debug("tsa: thread %s requests lock 0x%" PRIx64 " at @%u: %s", p->t->path,
+			  (uint64_t)p->e->obj, site, v == TSA_PAUSE ? "pause" : "proceed");
 	if (v == TSA_PAUSE)
 		d->v = STRAT_PARK;
 }

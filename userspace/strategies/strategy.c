@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy.h"
 
 int strategy_make(const struct strategy_ops *ops, const char *spec, const char *opts,

@@ -113,6 +113,8 @@ struct strat_point {
 	const struct cov_event *access;
 	bool split;	/* access is a plain read-modify-write: R then W */
 	bool contended; /* its variable: a write may meet another access */
+	bool cross;	/* its variable: written by one thread and read by
+			 * another (strat_campaign.cross_vars) */
 };
 
 enum strat_verdict {
@@ -180,13 +182,17 @@ struct strat_campaign {
 	uint64_t seed;
 	bool quiet; /* no summaries on stderr (--json) */
 	unsigned estimate_runs;
-	size_t contended_vars;	/* --access: variables a write may race on */
-	uint64_t est_accesses;	/* --access: probed accesses per estimation run
-				 * (every candidate site: an upper bound of the
-				 * shared ones), 0 without --access */
-	uint64_t est_access_ns; /* --access: an estimation run's time (every
-				 * candidate probed), 0 without --access */
-	uint64_t nruns;		/* runs so far */
+	size_t contended_vars;	     /* --access: variables a write may race on */
+	uint64_t est_accesses;	     /* --access: probed accesses per estimation run
+				      * (every candidate site: an upper bound of the
+				      * shared ones), 0 without --access */
+	uint64_t est_access_ns;	     /* --access: an estimation run's time (every
+				      * candidate probed), 0 without --access */
+	size_t cross_vars;	     /* --access: variables one thread writes and
+				      * another reads, in no fork/join order and
+				      * with no lock in common (strat_point.cross) */
+	uint64_t est_cross_accesses; /* --access: their accesses per estimation run */
+	uint64_t nruns;		     /* runs so far */
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);

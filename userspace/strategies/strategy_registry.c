@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lib/util.h"
+#include "lib/array_size.h"
 #include "strategies/strategy_registry.h"
 
 #define CS_STRATEGIES(X)                                                                           \

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "kernel/policy.h"
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/now.h"
+#include "lib/xalloc.h"
 #include "strategies/strategy_replay.h"
 #include "strategies/serial.h"
 
@@ -86,10 +88,10 @@ static void replay_run_end(struct strategy *s, struct strat_run *r, struct strat
 	if (!rr)
 		return;
 	if (rr->skipped || rr->off_schedule || rr->freed)
-		cs_debug("replay: %zu recorded passes gone past, %zu releases past the "
-			 "recorded schedule, %zu threads let go where the recording did not "
-			 "hold them",
-			 rr->skipped, rr->off_schedule, rr->freed);
+		log_debug("replay: %zu recorded passes gone past, %zu releases past the "
+			  "recorded schedule, %zu threads let go where the recording did not "
+			  "hold them",
+			  rr->skipped, rr->off_schedule, rr->freed);
 	serial_list_free(&rr->l);
 	free(rr->taken);
 	free(rr->th);
@@ -148,9 +150,9 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 	case RP_ENFORCE:
 		if (rs->mode == RP_ENFORCE) {
 			rp_thread(rr, ti)->site = p->t->site;
-			cs_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
-				 p->t->path, (unsigned long long)p->k, (long long)p->t->site,
-				 (unsigned long long)p->e->site);
+			log_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
+				  p->t->path, (unsigned long long)p->k, (long long)p->t->site,
+				  (unsigned long long)p->e->site);
 		}
 		serial_list_add(&rr->l, ti, p->k);
 		d->v = STRAT_PARK;
@@ -356,9 +358,9 @@ static void free_go(const struct replay_strat *rs, struct replay_run *rr, struct
 	rr->free_ti = ti;
 	rr->free_at = rr->followed;
 	rr->free_site = th->site;
-	cs_debug("replay: thread %s goes from point %llu, where the recording did not hold it%s",
-		 r->threads[ti].path, (unsigned long long)rr->l.v[f].k,
-		 th->shift ? " (a point the recording did not make)" : "");
+	log_debug("replay: thread %s goes from point %llu, where the recording did not hold it%s",
+		  r->threads[ti].path, (unsigned long long)rr->l.v[f].k,
+		  th->shift ? " (a point the recording did not make)" : "");
 	serial_list_release(&rr->l, r, f);
 }
 
@@ -420,10 +422,10 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 			rr->taken[e] = true;
 			rr->followed++;
 		}
-		cs_debug("replay: pass %zu of %zu: thread %s goes from point %llu%s", e + 1,
-			 rs->npass, r->threads[rr->l.v[i].ti].path,
-			 (unsigned long long)rr->l.v[i].k,
-			 k < rs->pass[e].event ? " (catching up)" : "");
+		log_debug("replay: pass %zu of %zu: thread %s goes from point %llu%s", e + 1,
+			  rs->npass, r->threads[rr->l.v[i].ti].path,
+			  (unsigned long long)rr->l.v[i].k,
+			  k < rs->pass[e].event ? " (catching up)" : "");
 		while (rr->cursor < rs->npass && rr->taken[rr->cursor])
 			rr->cursor++;
 		serial_list_release(&rr->l, r, i);

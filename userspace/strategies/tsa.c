@@ -11,6 +11,8 @@
 
 #include "strategies/tsa_map.h"
 #include "lib/rng.h"
+#include "lib/futex_lock.h"
+#include "lib/xalloc.h"
 
 /* ---- Algorithm 1 engine --------------------------------------------------- */
 
@@ -44,10 +46,10 @@ struct tsa_lockrec {
  * and write it from their own workers, and a pair one run covers must
  * change what the others pause at once, so every access during a run
  * holds `lock`: a futex, not a pthread mutex, because concsched's own
- * pthread calls would trap into the target's libc uprobes (lib/util.h).
+ * pthread calls would trap into the target's libc uprobes (lib/futex_lock.h).
  */
 struct tsa_cover {
-	struct cs_lock lock;
+	struct futex_lock lock;
 	struct tsa_pairset pairs;
 	struct u64map site_uncovered; /* site -> num_cov_req               */
 	uint64_t n_estimated, n_uncovered, n_covered, n_covered_estimated;
@@ -164,9 +166,9 @@ struct tsa_engine *tsa_engine_run_new(struct tsa_engine *campaign)
 	rng_seed(&e->rng, 0);
 	/* Sites retired before now are in no tsa_pause_sites list the run
 	 * will ask for: it has nothing to drop for them. */
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	e->retired_seen = e->cov->nretired;
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return e;
 }
 
@@ -192,7 +194,7 @@ static void cover_pair(struct tsa_engine *e, uint32_t x, uint32_t y)
 	struct tsa_cover *cov = e->cov;
 	unsigned old;
 
-	cs_lock_acquire(&cov->lock);
+	futex_lock_acquire(&cov->lock);
 	old = tsa_pairset_add(&cov->pairs, x, y, TSA_PAIR_COVERED);
 	if (!(old & TSA_PAIR_COVERED)) {
 		cov->n_covered++;
@@ -205,7 +207,7 @@ static void cover_pair(struct tsa_engine *e, uint32_t x, uint32_t y)
 			site_count_add(cov, x, y, -1);
 		}
 	}
-	cs_lock_release(&cov->lock);
+	futex_lock_release(&cov->lock);
 }
 
 void tsa_engine_mark_covered(struct tsa_engine *e, uint32_t x, uint32_t y)
@@ -248,9 +250,9 @@ void tsa_run_end(struct tsa_engine *e)
 	e->nlocks = 0;
 	if (!e->campaign)
 		return;
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	stats_add(&e->campaign->stats, &e->stats);
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	memset(&e->stats, 0, sizeof(e->stats));
 }
 
@@ -319,9 +321,9 @@ uint32_t tsa_site_uncovered(const struct tsa_engine *e, uint32_t site)
 {
 	uint32_t n;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	n = site_uncovered_locked(e->cov, site);
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return n;
 }
 
@@ -534,9 +536,9 @@ int tsa_choose_release(struct tsa_engine *e, struct tsa_release *out)
 		free(cand);
 		return -EAGAIN;
 	}
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	t = pick_release(e, cand, n, &rule);
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	free(cand);
 	e->threads[t].state = TSA_T_RUNNING;
 	e->stats.releases++;
@@ -555,11 +557,11 @@ size_t tsa_pause_sites(const struct tsa_engine *e, uint32_t *out, size_t max)
 	const struct u64map *m = &e->cov->site_uncovered;
 	size_t n = 0;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	for (size_t i = 0; i < m->cap && n < max; i++)
 		if (m->used[i] && m->vals[i])
 			out[n++] = (uint32_t)m->keys[i];
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return n;
 }
 
@@ -567,14 +569,14 @@ size_t tsa_take_retired_sites(struct tsa_engine *e, uint32_t *out, size_t max)
 {
 	size_t n;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	n = e->cov->nretired - e->retired_seen;
 	if (n > max)
 		n = max;
 	if (n) /* nothing retired yet: no log to copy from */
 		memcpy(out, e->cov->retired + e->retired_seen, n * sizeof(*out));
 	e->retired_seen += n;
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return n;
 }
 
@@ -593,9 +595,9 @@ bool tsa_is_uncovered(const struct tsa_engine *e, uint32_t x, uint32_t y)
 {
 	bool u;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	u = uncovered_locked(e->cov, x, y);
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return u;
 }
 
@@ -603,9 +605,9 @@ bool tsa_is_covered(const struct tsa_engine *e, uint32_t x, uint32_t y)
 {
 	bool c;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	c = tsa_pairset_get(&e->cov->pairs, x, y) & TSA_PAIR_COVERED;
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return c;
 }
 
@@ -613,9 +615,9 @@ uint64_t tsa_uncovered_count(const struct tsa_engine *e)
 {
 	uint64_t n;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	n = e->cov->n_uncovered;
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 	return n;
 }
 
@@ -628,13 +630,13 @@ void tsa_engine_precision(const struct tsa_engine *e, struct tsa_precision *p)
 {
 	const struct tsa_cover *cov = e->cov;
 
-	cs_lock_acquire(&e->cov->lock);
+	futex_lock_acquire(&e->cov->lock);
 	p->estimated = cov->n_estimated;
 	p->covered = cov->n_covered;
 	p->covered_estimated = cov->n_covered_estimated;
 	p->false_positives = cov->n_estimated - cov->n_covered_estimated;
 	p->false_negatives = cov->n_covered - cov->n_covered_estimated;
-	cs_lock_release(&e->cov->lock);
+	futex_lock_release(&e->cov->lock);
 }
 
 const struct tsa_pairset *tsa_engine_pairs(const struct tsa_engine *e)

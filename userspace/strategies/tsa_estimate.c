@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "strategies/tsa_map.h"
+#include "lib/fnv1a64.h"
+#include "lib/xalloc.h"
 
 /* ---- thread model ------------------------------------------------------- */
 

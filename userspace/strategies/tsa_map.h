@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "lib/util.h"
+#include "lib/xalloc.h"
 
 struct u64map {
 	uint64_t *keys;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "strategies/tsa_map.h"
+#include "lib/xalloc.h"
 
 /* ---- pair sets ------------------------------------------------------------ */
 

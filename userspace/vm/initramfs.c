@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "vm/initramfs.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/fnv1a64.h"
+#include "lib/log.h"
+#include "lib/xalloc.h"
 
 /* Where glibc's ld.so looks after RUNPATH on Debian x86-64 (the multiarch
  * directories come first; ld.so.cache is not in the guest). */
@@ -491,9 +494,9 @@ static int carry_elf_deps(struct cpio_writer *w, const char *path, int depth)
 		char *lib = initramfs_find_library(d.needed[i], path, d.runpath);
 
 		if (!lib) {
-			cs_err("cannot find %s (needed by %s) in its RUNPATH or the standard "
-			       "library directories",
-			       d.needed[i], path);
+			log_err("cannot find %s (needed by %s) in its RUNPATH or the standard "
+				"library directories",
+				d.needed[i], path);
 			err = -ENOENT;
 			goto cleanup;
 		}
@@ -549,7 +552,7 @@ static int carry_dir_entries(struct cpio_writer *w, const char *path, int depth)
 	free(key);
 	n = scandir(path, &ents, NULL, alphasort);
 	if (n < 0) {
-		cs_err("cannot read directory %s: %s", path, strerror(errno));
+		log_err("cannot read directory %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	w->dir_walk++;
@@ -578,7 +581,7 @@ static int carry_symlink(struct cpio_writer *w, const char *path, int depth, boo
 
 	n = readlink(path, target, sizeof(target) - 1);
 	if (n < 0) {
-		cs_err("cannot read symlink %s: %s", path, strerror(errno));
+		log_err("cannot read symlink %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	target[n] = 0;
@@ -621,7 +624,7 @@ static int carry_parents(struct cpio_writer *w, const char *path, int depth, boo
 		*s = 0;
 		if (lstat(p, &st)) {
 			err = -errno;
-			cs_err("cannot carry %s: %s: %s", path, p, strerror(errno));
+			log_err("cannot carry %s: %s: %s", path, p, strerror(errno));
 		} else if (S_ISLNK(st.st_mode)) {
 			char *rest;
 
@@ -651,7 +654,7 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 	int err;
 
 	if (depth > CARRY_MAX_LINKS) {
-		cs_err("cannot carry %s: too many levels of symbolic links", path);
+		log_err("cannot carry %s: too many levels of symbolic links", path);
 		return -ELOOP;
 	}
 	if (initramfs_has(w, path)) {
@@ -665,7 +668,7 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 	if (err)
 		return err < 0 ? err : 0;
 	if (lstat(path, &st)) {
-		cs_err("cannot carry %s: %s", path, strerror(errno));
+		log_err("cannot carry %s: %s", path, strerror(errno));
 		return -errno;
 	}
 	if (S_ISLNK(st.st_mode))
@@ -678,7 +681,7 @@ static int carry_one(struct cpio_writer *w, const char *path, int depth, bool sh
 		return 0; /* sockets, fifos, devices: the guest has its own /dev */
 	err = initramfs_add_file(w, path, st.st_mode, path);
 	if (err) {
-		cs_err("cannot carry %s: %s", path, strerror(-err));
+		log_err("cannot carry %s: %s", path, strerror(-err));
 		return err;
 	}
 	/* Libraries are often mode 0644: look at every file's ELF header. */
@@ -691,7 +694,7 @@ int initramfs_carry(struct cpio_writer *w, const char *path)
 	int err;
 
 	if (path[0] != '/') {
-		cs_err("cannot carry %s: not an absolute path", path);
+		log_err("cannot carry %s: not an absolute path", path);
 		return -EINVAL;
 	}
 	norm = initramfs_path_normalize(path);

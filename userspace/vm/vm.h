@@ -36,6 +36,7 @@ enum vm_chan {
 struct vm_opts {
 	char *const *argv;	  /* command and arguments */
 	unsigned timeout_s;	  /* command time limit in the guest; 0: none */
+	unsigned boot_limit_s;	  /* qemu start -> command start; 0: 120 */
 	unsigned cpus;		  /* 0: 2 */
 	unsigned mem_mb;	  /* 0: 1024 */
 	const char *const *carry; /* host files/dirs copied to the same path */
@@ -71,6 +72,7 @@ struct vm_result {
 	double cmd_s;			 /* command start -> command end (guest clock) */
 	double total_s;			 /* vm_run() call -> return */
 	unsigned long long initrd_bytes; /* size of the initramfs handed to qemu */
+	int boot_attempts;		 /* boots tried: more than 1 when one stalled */
 };
 
 /* Boot, run o->argv in the guest, collect. Returns 0 when the VM ran (even

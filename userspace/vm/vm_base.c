@@ -10,7 +10,13 @@
 #include <unistd.h>
 
 #include "vm/initramfs.h"
-#include "lib/util.h"
+#include "lib/array_size.h"
+#include "lib/file.h"
+#include "lib/fnv1a64.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 /* Bump when the base archive layout changes: it is part of the cache key. */
 #define VM_BASE_FORMAT 1
@@ -41,14 +47,14 @@ static char *find_static_busybox(void)
 		if (ok)
 			return xstrdup(cands[i]);
 	}
-	cs_err("no static busybox found (run: sudo make deps, it installs busybox-static)");
+	log_err("no static busybox found (run: sudo make deps, it installs busybox-static)");
 	return NULL;
 }
 
 static int file_fnv(const char *path, uint64_t *h)
 {
 	size_t len;
-	char *data = read_file(path, &len);
+	char *data = file_read(path, &len);
 
 	if (!data)
 		return -errno;
@@ -112,20 +118,20 @@ int vm_base_get(struct vm_base *b)
 	busybox = find_static_busybox();
 	if (!busybox)
 		goto cleanup;
-	init = cs_find_helper("vm-init.sh");
+	init = self_find_helper("vm-init.sh");
 	if (!init) {
-		cs_err("vm-init.sh not found next to concsched (tools/ or lib/concsched/; "
-		       "set CONCSCHED_LIBDIR)");
+		log_err("vm-init.sh not found next to concsched (tools/ or lib/concsched/; "
+			"set CONCSCHED_LIBDIR)");
 		goto cleanup;
 	}
 	if ((err = file_fnv(busybox, &h)) || (err = file_fnv(init, &h))) {
-		cs_err("cannot read %s or %s: %s", busybox, init, strerror(-err));
+		log_err("cannot read %s or %s: %s", busybox, init, strerror(-err));
 		goto cleanup;
 	}
-	dir = xasprintf("%s/vm", cs_cache_dir());
-	err = mkdir_p(dir, 0755);
+	dir = xasprintf("%s/vm", self_cache_dir());
+	err = tree_mkdir_p(dir, 0755);
 	if (err) {
-		cs_err("cannot create %s: %s", dir, strerror(-err));
+		log_err("cannot create %s: %s", dir, strerror(-err));
 		goto cleanup;
 	}
 	b->cpio = xasprintf("%s/base-%016llx.cpio", dir, (unsigned long long)h);
@@ -137,8 +143,8 @@ int vm_base_get(struct vm_base *b)
 			err = -errno;
 		if (err) {
 			unlink(tmp);
-			cs_err("cannot write the VM base initramfs %s: %s", b->cpio,
-			       strerror(-err));
+			log_err("cannot write the VM base initramfs %s: %s", b->cpio,
+				strerror(-err));
 			goto cleanup;
 		}
 	}
@@ -150,11 +156,11 @@ int vm_base_get(struct vm_base *b)
 			err = -errno;
 		if (err) {
 			unlink(tmp);
-			cs_err("cannot list the applets of %s", busybox);
+			log_err("cannot list the applets of %s", busybox);
 			goto cleanup;
 		}
 	}
-	b->applet_list = read_file(b->applets, NULL);
+	b->applet_list = file_read(b->applets, NULL);
 	err = b->applet_list ? 0 : -errno;
 cleanup:
 	free(busybox);

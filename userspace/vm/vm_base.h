@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The VM's base initramfs (vm.c, step 1): a static busybox and
- * tools/vm-init.sh as /init, cached under cs_cache_dir()/vm keyed by the
+ * tools/vm-init.sh as /init, cached under self_cache_dir()/vm keyed by the
  * content hash of both, with the list of busybox's applets beside it.
  */
 #ifndef CONCSCHED_VM_BASE_H

@@ -8,12 +8,15 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <linux/kvm.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/log.h"
+#include "lib/self.h"
+#include "lib/xalloc.h"
 
 /* Hardware-assisted KVM needs VMX or SVM. Without them /dev/kvm can still
  * be a paravirtual KVM (kvm-pvm on this kind of cloud VM): KVM_CREATE_VM
@@ -105,7 +108,7 @@ char *vm_host_kernel_path(void)
 	/* CONCSCHED_VM_KERNEL: another cached kernel (tools/vm-kernel.sh
 	 * NAME: trixie-backports), as for `make test-kernels`. */
 	const char *name = getenv("CONCSCHED_VM_KERNEL");
-	char *dir = xasprintf("%s/kernel/%s", cs_cache_dir(),
+	char *dir = xasprintf("%s/kernel/%s", self_cache_dir(),
 			      name && *name && !strchr(name, '/') ? name : "current");
 	char *p = xasprintf("%s/vmlinux", dir);
 
@@ -118,7 +121,7 @@ char *vm_host_kernel_path(void)
 	p = xasprintf("%s/vmlinuz", dir);
 	if (access(p, R_OK) == 0)
 		goto out;
-	cs_err("no VM kernel cached in %s (run: sudo make deps)", dir);
+	log_err("no VM kernel cached in %s (run: sudo make deps)", dir);
 	free(p);
 	p = NULL;
 out:

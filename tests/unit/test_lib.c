@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* util.c and json.c: strict number parsing, cache dir rule, JSON escaping,
- * moving a directory tree (also across filesystems), the futex lock of
- * run -j N (mutual exclusion; a waiter sleeps). */
+/* lib/: strict number parsing (parse.c), the cache dir rule (self.c), JSON
+ * escaping (json.c), moving a directory tree, also across filesystems
+ * (tree.c), the futex lock of run -j N (futex_lock.c: mutual exclusion; a
+ * waiter sleeps), FNV-1a (fnv1a64.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
@@ -14,7 +15,13 @@
 
 #include "lib/json.h"
 #include "tap.h"
-#include "lib/util.h"
+#include "lib/file.h"
+#include "lib/fnv1a64.h"
+#include "lib/futex_lock.h"
+#include "lib/parse.h"
+#include "lib/self.h"
+#include "lib/tree.h"
+#include "lib/xalloc.h"
 
 static char *json_of(void (*fill)(struct json *))
 {
@@ -77,7 +84,7 @@ static bool tree_ok(const char *dir)
 	struct stat st = { 0 }, dt = { 0 };
 	bool ok;
 
-	s = read_file(p, NULL);
+	s = file_read(p, NULL);
 	ok = s && !strcmp(s, "data") && !stat(p, &st) && (st.st_mode & 0777) == 0640 &&
 	     readlink(q, target, sizeof(target) - 1) > 0 && !strcmp(target, "../campaign.db") &&
 	     !stat(dir, &dt) && (dt.st_mode & 0777) == 0750;
@@ -87,7 +94,7 @@ static bool tree_ok(const char *dir)
 	return ok;
 }
 
-/* cs_move_tree within /tmp (rename) and from /dev/shm to /tmp (EXDEV:
+/* tree_move within /tmp (rename) and from /dev/shm to /tmp (EXDEV:
  * copy, then remove). */
 static void test_move_tree(void)
 {
@@ -105,9 +112,8 @@ static void test_move_tree(void)
 	}
 	from = xasprintf("%s/a", tmp);
 	to = xasprintf("%s/b", tmp);
-	tap_ok(!make_tree(from) && !cs_move_tree(from, to) && tree_ok(to) &&
-		       access(from, F_OK) != 0,
-	       "cs_move_tree on one filesystem: renamed, modes and symlink kept");
+	tap_ok(!make_tree(from) && !tree_move(from, to) && tree_ok(to) && access(from, F_OK) != 0,
+	       "tree_move on one filesystem: renamed, modes and symlink kept");
 	free(from);
 	free(to);
 	if (!mkdtemp(shm) || statfs(shm, &a) || statfs(tmp, &b) || a.f_type == b.f_type) {
@@ -116,26 +122,26 @@ static void test_move_tree(void)
 	} else {
 		from = xasprintf("%s/a", shm);
 		to = xasprintf("%s/c", tmp);
-		tap_ok(!make_tree(from) && !cs_move_tree(from, to) && tree_ok(to),
-		       "cs_move_tree across filesystems: copied with modes and symlink");
-		tap_ok(access(from, F_OK) != 0, "cs_move_tree across filesystems: source removed");
+		tap_ok(!make_tree(from) && !tree_move(from, to) && tree_ok(to),
+		       "tree_move across filesystems: copied with modes and symlink");
+		tap_ok(access(from, F_OK) != 0, "tree_move across filesystems: source removed");
 		free(from);
 		free(to);
 	}
 	from = xasprintf("%s/b", tmp);
 	to = xasprintf("%s/d", tmp);
-	err = make_tree(to) ? -1 : cs_move_tree(from, to);
+	err = make_tree(to) ? -1 : tree_move(from, to);
 	tap_ok(err == -EEXIST || err == -ENOTEMPTY,
-	       "cs_move_tree onto a non-empty directory fails (%d)", err);
+	       "tree_move onto a non-empty directory fails (%d)", err);
 	free(from);
 	free(to);
-	tap_is_int(cs_remove_tree(tmp), 0, "cs_remove_tree removes the tree");
+	tap_is_int(tree_remove(tmp), 0, "tree_remove removes the tree");
 	rmdir(shm);
 }
 
-/* cs_lock: four threads add to one plain counter under it; a counter
+/* futex_lock: four threads add to one plain counter under it; a counter
  * without a lock would lose updates. */
-static struct cs_lock counter_lock;
+static struct futex_lock counter_lock;
 static long counter;
 
 static void *add_many(void *arg)
@@ -143,9 +149,9 @@ static void *add_many(void *arg)
 	long i;
 
 	for (i = 0; i < 200000; i++) {
-		cs_lock_acquire(&counter_lock);
+		futex_lock_acquire(&counter_lock);
 		counter = counter + 1;
-		cs_lock_release(&counter_lock);
+		futex_lock_release(&counter_lock);
 	}
 	return arg;
 }
@@ -155,7 +161,7 @@ static void *hold_then_release(void *arg)
 	struct timespec ts = { 0, 200 * 1000 * 1000 };
 
 	nanosleep(&ts, NULL);
-	cs_lock_release(&counter_lock);
+	futex_lock_release(&counter_lock);
 	return arg;
 }
 
@@ -169,19 +175,19 @@ static void test_lock(void)
 		pthread_create(&th[i], NULL, add_many, NULL);
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	tap_is_int(counter, 4 * 200000, "cs_lock: 4 threads x 200000 increments, none lost");
-	tap_is_int(counter_lock.held, 0, "cs_lock: free at the end");
+	tap_is_int(counter, 4 * 200000, "futex_lock: 4 threads x 200000 increments, none lost");
+	tap_is_int(counter_lock.held, 0, "futex_lock: free at the end");
 	/* A waiter for a lock held 200 ms sleeps: it uses far less CPU
 	 * than the time it waits. */
-	cs_lock_acquire(&counter_lock);
+	futex_lock_acquire(&counter_lock);
 	pthread_create(&th[0], NULL, hold_then_release, NULL);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-	cs_lock_acquire(&counter_lock);
+	futex_lock_acquire(&counter_lock);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-	cs_lock_release(&counter_lock);
+	futex_lock_release(&counter_lock);
 	pthread_join(th[0], NULL);
 	tap_ok((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec) < 20e6,
-	       "cs_lock: a waiter sleeps (CPU while waiting 200 ms: %.1f ms)",
+	       "futex_lock: a waiter sleeps (CPU while waiting 200 ms: %.1f ms)",
 	       ((c1.tv_sec - c0.tv_sec) * 1e9 + (c1.tv_nsec - c0.tv_nsec)) / 1e6);
 }
 
@@ -204,13 +210,13 @@ int main(void)
 	tap_ok(parse_double("1e", &d) < 0, "parse_double rejects 1e");
 
 	setenv("CONCSCHED_CACHE", "/tmp/x", 1);
-	tap_is_str(cs_cache_dir(), "/tmp/x", "CONCSCHED_CACHE wins");
+	tap_is_str(self_cache_dir(), "/tmp/x", "CONCSCHED_CACHE wins");
 	unsetenv("CONCSCHED_CACHE");
 	setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
-	tap_is_str(cs_cache_dir(), "/tmp/xdg/concsched", "XDG_CACHE_HOME next");
+	tap_is_str(self_cache_dir(), "/tmp/xdg/concsched", "XDG_CACHE_HOME next");
 	unsetenv("XDG_CACHE_HOME");
 	setenv("HOME", "/home/u", 1);
-	tap_is_str(cs_cache_dir(), "/home/u/.cache/concsched", "then ~/.cache");
+	tap_is_str(self_cache_dir(), "/home/u/.cache/concsched", "then ~/.cache");
 
 	s = json_of(fill_nested);
 	tap_is_str(s,

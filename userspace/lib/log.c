@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/* Messages on stderr (log.h). */
+#include "lib/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int log_verbose;
+
+static void vlog(const char *tag, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "concsched: %s", tag);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("", fmt, ap);
+	va_end(ap);
+}
+
+void log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	vlog("debug: ", fmt, ap);
+	va_end(ap);
+}
