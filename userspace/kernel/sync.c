@@ -24,9 +24,10 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
-/* The pthread API we probe (glibc names), exit() and stdio output. "required" functions exist in
- * every glibc with threads; the rest are newer (clock*) or optional and
- * may be absent, notably from static binaries that do not link them. */
+/* The pthread API we probe (glibc names), exit() and stdio output.
+ * "required" functions exist in every glibc with threads; the rest are
+ * newer (clock*) or optional and may be absent, notably from static
+ * binaries that do not link them. */
 const struct sync_fn_desc sync_fns[] = {
 	{ CS_FN_MUTEX_LOCK, "pthread_mutex_lock", true, true },
 	{ CS_FN_MUTEX_TRYLOCK, "pthread_mutex_trylock", true, false },
