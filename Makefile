@@ -117,6 +117,8 @@ $(BUILD)/tests/programs/race_trylock_wrap $(BUILD)/tests/programs/clean_trylock_
 	tests/programs/trylock_wrap.h
 $(BUILD)/tests/programs/race_pipeline_ledger $(BUILD)/tests/programs/clean_pipeline_ledger: \
 	tests/programs/pipeline_ledger.h
+$(BUILD)/tests/programs/race_uaf_printf $(BUILD)/tests/programs/clean_uaf_printf: \
+	tests/programs/uaf_printf.h
 $(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@

@@ -59,6 +59,13 @@ enum cs_op {
 			   * process as a decision point; obj = tgid, arg =
 			   * the other live threads. Emitted only when
 			   * steered (parked or delayed) */
+	CS_OP_STDIO,	  /* a stdio output call (printf, fputs, fwrite,
+			   * fflush, ...: glibc locks the stream inside,
+			   * no pthread probe sees it) from outside libc
+			   * while another thread of the process lives;
+			   * obj = the FILE * (0: stdout, implicit), arg =
+			   * the function (enum cs_sync_fn). Emitted only
+			   * when steered (parked or delayed) */
 	CS_OP__COUNT,
 };
 
@@ -139,6 +146,23 @@ enum cs_sync_fn {
 	CS_FN_SPIN_LOCK_ACQUIRED,
 	CS_FN_ONCE,
 	CS_FN_PROC_EXIT, /* libc's exit(): the process ends (CS_OP_PROC_EXIT) */
+	/* stdio output functions that lock the stream (CS_OP_STDIO); the
+	 * stream is implicit (stdout) for the first five, else an argument */
+	CS_FN_PRINTF,
+	CS_FN_PRINTF_CHK,
+	CS_FN_VPRINTF,
+	CS_FN_VPRINTF_CHK,
+	CS_FN_PUTS,
+	CS_FN_PUTCHAR,
+	CS_FN_FPRINTF, /* stream: 1st argument */
+	CS_FN_FPRINTF_CHK,
+	CS_FN_VFPRINTF,
+	CS_FN_VFPRINTF_CHK,
+	CS_FN_FFLUSH, /* NULL: every stream */
+	CS_FN_FPUTS,  /* stream: 2nd argument */
+	CS_FN_FPUTC,
+	CS_FN_PUTC,
+	CS_FN_FWRITE, /* stream: 4th argument */
 	CS_FN__COUNT,
 };
 

@@ -2,16 +2,18 @@
 /*
  * sync.bpf.c — synchronization probes: uprobes on the pthread API of the
  * target (mutex, rwlock, spinlock, condvar, semaphore, barrier, create,
- * join, exit) plus three scheduler tracepoints (fork, exit, exec).
+ * join, exit), libc's exit() and stdio output functions, plus three
+ * scheduler tracepoints (fork, exit, exec).
  *
  * What it does:
  *  - ONE uprobe.multi entry program, cs_sync_enter, on every probed
  *    function; the BPF cookie says which function (enum cs_sync_fn). It is
  *    the decision point of the scheduler: it calls cs_sched_point() for
  *    every lock/trylock/rwlock/spin request, cond wait/signal, sem wait/post,
- *    barrier, create and join, and for exit() while another thread of the
- *    process lives, so a thread can be parked synchronously inside this
- *    program (sched_point.bpf.h). The fork tracepoint makes a new thread's
+ *    barrier, create and join, and for exit() and stdio output calls
+ *    (printf, fputs, fflush, ...) while another thread of the process
+ *    lives, so a thread can be parked synchronously inside this program
+ *    (sched_point.bpf.h). The fork tracepoint makes a new thread's
  *    start a decision point too (cs_sched_start_point).
  *  - ONE uretprobe.multi program, cs_sync_return, on the functions whose
  *    outcome matters (acquisitions, try/timed results, cond_wait's mutex
@@ -876,6 +878,49 @@ static __always_inline void enter_proc_exit(struct cs_proc_key *pk, struct cs_sy
 	emit(t, pk->tgid, tid, pk->gen, CS_OP_PROC_EXIT, pk->tgid, site, live - 1, flags);
 }
 
+/* A stdio output function's stream: the FILE * argument, 0 for those
+ * that write to stdout (its address is libc's variable, not an argument). */
+static __always_inline __u64 stdio_stream(struct pt_regs *ctx, __u32 fn)
+{
+	__u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), p4 = PT_REGS_PARM4(ctx);
+
+	/* Each read at its own constant offset: clang would otherwise pick
+	 * the offset by fn and read ctx at a computed one, which the
+	 * verifier refuses ("dereference of modified ctx ptr", 6.18). */
+	barrier_var(p1);
+	barrier_var(p2);
+	barrier_var(p4);
+	if (fn >= CS_FN_FPRINTF && fn <= CS_FN_FFLUSH)
+		return p1;
+	if (fn >= CS_FN_FPUTS && fn <= CS_FN_PUTC)
+		return p2;
+	if (fn == CS_FN_FWRITE)
+		return p4;
+	return 0;
+}
+
+/* A stdio output call (printf, fputs, fflush, ...) from outside libc:
+ * glibc takes the stream's own lock inside, which no pthread probe sees,
+ * so a window between two critical sections with only stdio in it had no
+ * decision point. It is one while another thread of the process lives (a
+ * single-threaded phase costs the probe hit only); the event goes out only
+ * when the point steered the thread, like exit()'s. */
+static __always_inline void enter_stdio(struct pt_regs *ctx, struct cs_proc_key *pk,
+					struct cs_sync_thread *t, __u32 tid, __u32 fn, __u64 site)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	int live = BPF_CORE_READ(task, signal, live.counter);
+	__u64 stream = stdio_stream(ctx, fn);
+	__u32 flags;
+
+	if (live <= 1)
+		return;
+	/* the site's mapping is recorded: site_is_internal has seen it */
+	flags = cs_sched_point(tid, site, CS_OP_STDIO, stream);
+	if (flags)
+		emit(t, pk->tgid, tid, pk->gen, CS_OP_STDIO, stream, site, fn, flags);
+}
+
 static __always_inline void remember_first_site(struct cs_sync_thread *t, __u64 site)
 {
 	__u32 n = t->nfirst;
@@ -954,6 +999,10 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 	}
 	if (site_is_internal(t, &pk, site)) {
 		stat_inc(CS_SSTAT_INTERNAL);
+		return 0;
+	}
+	if (fn >= CS_FN_PRINTF && fn <= CS_FN_FWRITE) {
+		enter_stdio(ctx, &pk, t, tid, fn, site);
 		return 0;
 	}
 	obj = PT_REGS_PARM1(ctx);

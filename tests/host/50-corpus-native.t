@@ -14,11 +14,12 @@ source "$(dirname "$0")/../lib.sh"
 
 CLEAN="clean_lockwrap clean_condhandoff clean_spinflag clean_barrier clean_manythreads
 	clean_recursive clean_rwlock clean_trylock_wrap clean_pipeline_ledger clean_once
-	clean_exit_unjoined"
+	clean_exit_unjoined clean_uaf_printf"
 BAD="bad_lockorder bad_selfdeadlock bad_lostwakeup"
 RACE="race_torn_pair race_split_cs race_wrong_lock race_no_lock race_ws_deque race_uaf
 	race_flag_token race_exit_unjoined race_one_of_10 race_one_of_20 race_one_of_100
-	race_uaf_stdio race_trylock_wrap race_recursive_wrap race_pipeline_ledger race_start_order"
+	race_uaf_stdio race_trylock_wrap race_recursive_wrap race_pipeline_ledger race_start_order
+	race_uaf_printf"
 CLEAN_RUNS=100
 BAD_RUNS=500
 # The corpus's rule is a rate: at most 1 failure in 500 plain runs. Its

@@ -363,6 +363,9 @@ static void test_converter(void)
 	e.op = CS_OP_PROC_EXIT, e.obj = 4242;
 	tap_is_int(cov_event_from_cs(&c, &e, &out), -ENOENT,
 		   "CS_OP_PROC_EXIT (a decision point only) is no coverage event");
+	e.op = CS_OP_STDIO, e.obj = 0x6000, e.arg = CS_FN_FPRINTF;
+	tap_is_int(cov_event_from_cs(&c, &e, &out), -ENOENT,
+		   "CS_OP_STDIO (a decision point only) is no coverage event");
 	cov_event_conv_free(&c);
 	tap_is_int(metrics_metric_parse("goldilock-sc"), COV_GOLDILOCK_SC, "metric names parse");
 }
@@ -395,7 +398,7 @@ static void test_json(void)
 
 int main(void)
 {
-	tap_plan(2 + 3 + 2 + 3 + 4 + 10 + 7 + 2);
+	tap_plan(2 + 3 + 2 + 3 + 4 + 10 + 8 + 2);
 	test_lp_concurpairs();
 	test_avio();
 	test_eraser();

@@ -44,6 +44,8 @@ int main(void)
 	static const unsigned char rdi[] = { 0x48, 0x89, 0xf7, 0xeb, 0x00, 0xc3 };
 	/* mov $1,%esi; jmp +0; ret */
 	static const unsigned char esi[] = { 0xbe, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x00, 0xc3 };
+	/* mov $1,%ecx; jmp +0; ret */
+	static const unsigned char ecx[] = { 0xb9, 0x01, 0x00, 0x00, 0x00, 0xeb, 0x00, 0xc3 };
 	/* 0: mov (%rdi),%rax; 3: test %eax,%eax; 5: je +2; 7: jne 3; 9: ret */
 	static const unsigned char loop[] = { 0x48, 0x8b, 0x07, 0x85, 0xc0,
 					      0x74, 0x02, 0x75, 0xfa, 0xc3 };
@@ -55,8 +57,9 @@ int main(void)
 	uint64_t off;
 	int n, i, j, fd, dup;
 	bool lock = false, spin_acq = false;
+	int stdio = 0;
 
-	tap_plan(24);
+	tap_plan(28);
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_is_int(sync_parse_ldso_list(buf, "libc.so", path, sizeof(path)), 0,
 		   "ld.so --list: libc found");
@@ -107,6 +110,13 @@ int main(void)
 		   "mutex_unlock shape (mov $1,%%esi; jmp): probe on the jmp");
 	tap_is_int((int)sync_probe_point(fx, 0, sizeof(esi), CS_FN_COND_WAIT), 0,
 		   "... but not for a function whose second argument the probe reads");
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(esi), CS_FN_FPUTS), 0,
+		   "... nor for fputs (the stream is its second argument)");
+	write_fixture(fx, ecx, sizeof(ecx));
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(ecx), CS_FN_FWRITE), 0,
+		   "fwrite (the stream in rcx): a write of ecx keeps the probe on the entry");
+	tap_is_int((int)sync_probe_point(fx, 0, sizeof(ecx), CS_FN_VFPRINTF), 5,
+		   "vfprintf (the stream in rdi): the same code moves it to the jmp");
 	write_fixture(fx, loop, sizeof(loop));
 	tap_is_int((int)sync_probe_point(fx, 0, sizeof(loop), CS_FN_SEM_TRYWAIT), 0,
 		   "a loop back into the prologue: stays on the entry");
@@ -117,6 +127,7 @@ int main(void)
 	if (access(libc, R_OK)) {
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc spin lock");
+		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc stdio");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets unique");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc probe points");
 		return tap_done();
@@ -125,10 +136,13 @@ int main(void)
 	for (i = 0; i < n; i++) {
 		lock |= fns[i] == CS_FN_MUTEX_LOCK;
 		spin_acq |= fns[i] == CS_FN_SPIN_LOCK_ACQUIRED;
+		stdio += fns[i] >= CS_FN_PRINTF && fns[i] <= CS_FN_FWRITE;
 	}
 	tap_ok(n > 20 && lock, "system libc: %d probed functions, pthread_mutex_lock among them",
 	       n);
 	tap_ok(spin_acq, "system libc: pthread_spin_lock probed on its success return");
+	tap_is_int(stdio, CS_FN_FWRITE - CS_FN_PRINTF + 1,
+		   "system libc: every stdio output function probed, each at its own address");
 	dup = 0;
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)

@@ -1490,6 +1490,75 @@ static void test_pct_exit(void)
 	strategy_free(s);
 }
 
+/* The decision point op (obj1, obj2: the objects of threads "0.1" and
+ * "0.2" there) under the strategies other than pct: rnd-y:1 yields and
+ * rnd-s10:1 delays at it; tsa, map and fpair let it go; --serial keeps it
+ * for the pick; an order replay keeps the logged points and lets them go
+ * in the logged order. 7 tests. */
+static void point_beyond_pct(uint16_t op, uint64_t obj1, uint64_t obj2, const char *what)
+{
+	static const char *const goes_on[] = { "tsa", "map", "fpair" };
+	uint64_t id1 = fnv1a64("0.1", 3, FNV1A64_INIT), id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+	const struct declog_entry *e;
+	struct strat_decision d;
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	size_t i, j;
+
+	s = make("rnd-y:1");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 1, op, 0x70, obj1, NULL, false);
+	tap_ok(d.v == STRAT_YIELD && d.arg == 1, "rnd-y:1 yields once at %s", what);
+	fl_end(&fl);
+	strategy_free(s);
+	s = make("rnd-s10:1");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 1, op, 0x70, obj1, NULL, false);
+	tap_ok(d.v == STRAT_DELAY && d.us <= 10000 && (int64_t)d.us == d.arg,
+	       "rnd-s10:1 delays %s by at most 10 ms, logged as its length", what);
+	fl_end(&fl);
+	strategy_free(s);
+
+	for (i = 0, j = 0; i < ARRAY_SIZE(goes_on); i++) {
+		s = make(goes_on[i]);
+		fl_begin(&fl, s, 1, 2);
+		d = fl_point(&fl, 1, op, 0x70, obj1, NULL, false);
+		j += d.v == STRAT_PROCEED;
+		fl_end(&fl);
+		strategy_free(s);
+	}
+	tap_is_int((int)j, (int)ARRAY_SIZE(goes_on), "tsa, map and fpair let %s go", what);
+
+	s = serial_wrap(make("none"), CS_SERIAL_FIFO);
+	fl_begin(&fl, s, 1, 2);
+	d = fl_point(&fl, 1, op, 0x70, obj1, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "--serial: %s waits for the pick", what);
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* pct released 0.2 at its point, then 0.1 at its point (each the
+	 * thread's first): the replay keeps both and lets them go in that
+	 * order. */
+	declog_init(&rec, 3, NULL);
+	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 5);
+	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 4);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	fl_begin(&fl, s, 3, 3);
+	fl_point(&fl, 1, op, 0x70, obj1, NULL, false);
+	d = fl_point(&fl, 2, op, 0x78, obj2, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "replay: %s, logged, waits", what);
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id2 && e->event == 0, "replay: 0.2 goes on first, as logged");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id1 && e->event == 0, "replay: then 0.1");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
 /* A new thread's start (CS_OP_START, before its first instruction) is a
  * decision point of every steering strategy: pct makes it a step, so the
  * started threads begin in the order of their priorities; rnd-y:1 yields
@@ -1497,15 +1566,11 @@ static void test_pct_exit(void)
  * an order replay keep it for their pick. */
 static void test_start_point(void)
 {
-	static const char *const goes_on[] = { "tsa", "map", "fpair" };
-	uint64_t id1 = fnv1a64("0.1", 3, FNV1A64_INIT), id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
 	uint32_t prio[3], order[3];
-	const struct declog_entry *e;
 	struct strat_decision d;
 	struct fake_loop fl;
-	struct declog rec;
 	struct strategy *s;
-	size_t i, j;
+	size_t i;
 	bool sorted;
 	char *cfg;
 
@@ -1545,56 +1610,55 @@ static void test_start_point(void)
 	fl_end(&fl);
 	strategy_free(s);
 
-	s = make("rnd-y:1");
-	fl_begin(&fl, s, 7, 2);
-	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
-	tap_ok(d.v == STRAT_YIELD && d.arg == 1, "rnd-y:1 yields once at a thread's start");
-	fl_end(&fl);
-	strategy_free(s);
-	s = make("rnd-s10:1");
-	fl_begin(&fl, s, 7, 2);
-	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
-	tap_ok(d.v == STRAT_DELAY && d.us <= 10000 && (int64_t)d.us == d.arg,
-	       "rnd-s10:1 delays a thread's start by at most 10 ms, logged as its length");
-	fl_end(&fl);
-	strategy_free(s);
+	point_beyond_pct(CS_OP_START, 101, 102, "a thread's start");
+}
 
-	for (i = 0, j = 0; i < ARRAY_SIZE(goes_on); i++) {
-		s = make(goes_on[i]);
-		fl_begin(&fl, s, 1, 2);
-		d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
-		j += d.v == STRAT_PROCEED;
-		fl_end(&fl);
-		strategy_free(s);
+/* A stdio output call while another thread lives (CS_OP_STDIO: glibc
+ * locks the stream inside, no pthread probe sees it) is a decision point of
+ * every steering strategy. pct: an ordinary step, so a change point may
+ * land there and hold the thread inside a window that has no other point:
+ * with depth 2 over k = 1 the only change point is the first pick, and
+ * thread "0", on top and parked at its printf, drops below "1". */
+static void test_stdio_point(void)
+{
+	struct strat_decision d;
+	struct fake_loop fl;
+	struct strategy *s;
+	struct pct p;
+	uint64_t seed;
+	bool top = false;
+	char *cfg;
+
+	for (seed = 1; seed < 100 && !top; seed++) {
+		pct_init(&p, 2, 1, seed);
+		pct_thread_add(&p, 0);
+		pct_thread_add(&p, 1);
+		top = pct_priority(&p, 0) > pct_priority(&p, 1);
+		pct_free(&p);
 	}
-	tap_is_int((int)j, (int)ARRAY_SIZE(goes_on), "tsa, map and fpair let a start go");
-
-	s = serial_wrap(make("none"), CS_SERIAL_FIFO);
-	fl_begin(&fl, s, 1, 2);
-	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
-	tap_is_int(d.v, STRAT_PARK, "--serial: a start waits for the pick");
+	seed--;
+	tap_ok(top, "seed %llu gives thread \"0\" the higher priority", (unsigned long long)seed);
+	s = make("pct:2");
+	pct_observe(s, 1);
+	fl_begin(&fl, s, seed, 2);
+	d = fl_point(&fl, 0, CS_OP_STDIO, 0x90, 0, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "pct: a printf waits for its turn");
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	tap_ok(fl.releases == 1 && released_thread(&fl) == 1 &&
+		       policy_fake_prio(fl.r.pol, 100) == 1,
+	       "pct: the change point at the printf step holds \"0\" there (priority 1), "
+	       "\"1\" goes");
+	fl_end(&fl);
+	fl_begin(&fl, s, seed + 1, 2);
+	cfg = run_config(&fl);
+	tap_ok(strstr(cfg, "\"k\":2") != NULL, "pct: the printf counts in the next run's k (%s)",
+	       cfg);
+	free(cfg);
 	fl_end(&fl);
 	strategy_free(s);
 
-	/* pct released 0.2 at its start, then 0.1 at its start: the replay
-	 * keeps both starts and lets them go in that order. */
-	declog_init(&rec, 3, NULL);
-	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 5);
-	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 4);
-	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
-	fl_begin(&fl, s, 3, 3);
-	fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
-	d = fl_point(&fl, 2, CS_OP_START, 0x78, 102, NULL, false);
-	tap_is_int(d.v, STRAT_PARK, "replay: a logged start waits");
-	fl_all_parked(&fl);
-	e = last_entry(&fl);
-	tap_ok(e && e->thread == id2 && e->event == 0, "replay: 0.2 begins first, as logged");
-	fl_all_parked(&fl);
-	e = last_entry(&fl);
-	tap_ok(e && e->thread == id1 && e->event == 0, "replay: then 0.1");
-	fl_end(&fl);
-	strategy_free(s);
-	declog_free(&rec);
+	point_beyond_pct(CS_OP_STDIO, 0, 0x6000, "a stdio call");
 }
 
 static void test_pct_seeds(void)
@@ -2624,7 +2688,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10);
+	tap_plan(242 + 10 + 11);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2641,6 +2705,7 @@ int main(void)
 	test_pct_change_point();
 	test_pct_exit();
 	test_start_point();
+	test_stdio_point();
 	test_pct_seeds();
 	test_pct_access();
 	test_pct_focus();

@@ -345,9 +345,11 @@ int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struc
 {
 	struct cov_lockset *held;
 
-	/* exit() while other threads live is a decision point only: it
-	 * synchronizes nothing the metrics or the race detectors follow. */
-	if (ev->op == CS_OP_NONE || ev->op >= CS_OP__COUNT || ev->op == CS_OP_PROC_EXIT)
+	/* exit() and stdio calls while other threads live are decision
+	 * points only: they synchronize nothing the metrics or the race
+	 * detectors follow (a stream's lock is libc's). */
+	if (ev->op == CS_OP_NONE || ev->op >= CS_OP__COUNT || ev->op == CS_OP_PROC_EXIT ||
+	    ev->op == CS_OP_STDIO)
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->op = ev->op;

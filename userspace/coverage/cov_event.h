@@ -133,10 +133,10 @@ struct cov_event_conv {
 
 void cov_event_conv_init(struct cov_event_conv *c);
 void cov_event_conv_free(struct cov_event_conv *c);
-/* Translate one probe event; 0, or -ENOENT for CS_OP_NONE, unknown ops
- * and CS_OP_PROC_EXIT (a decision point, not a coverage event). For an
- * access event it only interns ids (no lockset change), so it
- * may also translate a pending access for map_strategy_before_access(). */
+/* Translate one probe event; 0, or -ENOENT for CS_OP_NONE, unknown ops,
+ * CS_OP_PROC_EXIT and CS_OP_STDIO (decision points, not coverage events).
+ * For an access event it only interns ids (no lockset change), so it may
+ * also translate a pending access for map_strategy_before_access(). */
 int cov_event_from_cs(struct cov_event_conv *c, const struct cs_event *ev, struct cov_event *out);
 
 #endif

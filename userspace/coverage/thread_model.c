@@ -40,6 +40,7 @@ static const char *const op_names[CS_OP__COUNT] = {
 	[CS_OP_ONCE_ENTER] = "once_enter",
 	[CS_OP_ONCE] = "once",
 	[CS_OP_PROC_EXIT] = "proc_exit",
+	[CS_OP_STDIO] = "stdio",
 };
 
 const char *thread_model_op_name(unsigned op)

@@ -24,9 +24,10 @@
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
-/* The pthread API we probe (glibc names). "required" functions exist in
- * every glibc with threads; the rest are newer (clock*) or optional and
- * may be absent, notably from static binaries that do not link them. */
+/* The pthread API we probe (glibc names), exit() and stdio output.
+ * "required" functions exist in every glibc with threads; the rest are
+ * newer (clock*) or optional and may be absent, notably from static
+ * binaries that do not link them. */
 const struct sync_fn_desc sync_fns[] = {
 	{ CS_FN_MUTEX_LOCK, "pthread_mutex_lock", true, true },
 	{ CS_FN_MUTEX_TRYLOCK, "pthread_mutex_trylock", true, false },
@@ -65,6 +66,25 @@ const struct sync_fn_desc sync_fns[] = {
 	{ CS_FN_SPIN_LOCK_ACQUIRED, "pthread_spin_lock", false, false },
 	{ CS_FN_ONCE, "pthread_once", true, false },
 	{ CS_FN_PROC_EXIT, "exit", false, false },
+	/* stdio output: glibc locks the stream inside (CS_OP_STDIO). The
+	 * _chk variants are what -D_FORTIFY_SOURCE compiles printf and
+	 * fprintf to; aliases (_IO_puts, _IO_fputs, ...) share an address
+	 * with these and are probed once. */
+	{ CS_FN_PRINTF, "printf", false, false },
+	{ CS_FN_PRINTF_CHK, "__printf_chk", false, false },
+	{ CS_FN_VPRINTF, "vprintf", false, false },
+	{ CS_FN_VPRINTF_CHK, "__vprintf_chk", false, false },
+	{ CS_FN_PUTS, "puts", false, false },
+	{ CS_FN_PUTCHAR, "putchar", false, false },
+	{ CS_FN_FPRINTF, "fprintf", false, false },
+	{ CS_FN_FPRINTF_CHK, "__fprintf_chk", false, false },
+	{ CS_FN_VFPRINTF, "vfprintf", false, false },
+	{ CS_FN_VFPRINTF_CHK, "__vfprintf_chk", false, false },
+	{ CS_FN_FFLUSH, "fflush", false, false },
+	{ CS_FN_FPUTS, "fputs", false, false },
+	{ CS_FN_FPUTC, "fputc", false, false },
+	{ CS_FN_PUTC, "putc", false, false },
+	{ CS_FN_FWRITE, "fwrite", false, false },
 };
 const size_t sync_nfns = ARRAY_SIZE(sync_fns);
 

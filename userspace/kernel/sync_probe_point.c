@@ -27,8 +27,8 @@
 /* Functions longer than this are scanned for branch targets this far. */
 #define POINT_MAX_BODY 16384
 
-/* The 64-bit register a capstone register is part of (rsp, rdi, rsi, rdx
- * and their sub-registers), else the register itself. */
+/* The 64-bit register a capstone register is part of (rsp, rdi, rsi, rdx,
+ * rcx and their sub-registers), else the register itself. */
 static unsigned reg64(unsigned r)
 {
 	switch (r) {
@@ -49,6 +49,11 @@ static unsigned reg64(unsigned r)
 	case X86_REG_DX:
 	case X86_REG_EDX:
 		return X86_REG_RDX;
+	case X86_REG_CL:
+	case X86_REG_CH:
+	case X86_REG_CX:
+	case X86_REG_ECX:
+		return X86_REG_RCX;
 	default:
 		return r;
 	}
@@ -173,12 +178,16 @@ uint64_t sync_probe_point(const char *object, uint64_t off, uint64_t size, enum 
 	csh h;
 	int fd, i;
 
-	_Static_assert(X86_REG_RDI < 64 && X86_REG_RSI < 64 && X86_REG_RDX < 64,
+	_Static_assert(X86_REG_RDI < 64 && X86_REG_RSI < 64 && X86_REG_RDX < 64 && X86_REG_RCX < 64,
 		       "kept registers fit the mask");
 	if (fn == CS_FN_COND_WAIT || fn == CS_FN_COND_TIMEDWAIT || fn == CS_FN_COND_CLOCKWAIT)
 		kept |= 1ULL << X86_REG_RSI; /* the mutex */
 	if (fn == CS_FN_CREATE)
 		kept |= 1ULL << X86_REG_RDX; /* the start routine */
+	if (fn >= CS_FN_FPUTS && fn <= CS_FN_PUTC)
+		kept |= 1ULL << X86_REG_RSI; /* the stream */
+	if (fn == CS_FN_FWRITE)
+		kept |= 1ULL << X86_REG_RCX; /* the stream */
 	if (!len)
 		return off;
 	fd = open(object, O_RDONLY | O_CLOEXEC);

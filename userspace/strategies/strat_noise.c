@@ -252,6 +252,13 @@ static bool repeat_in_function(struct noise_strat_run *nr, uint64_t thread, uint
 	return false;
 }
 
+/* exit()'s object is the process, a start's the new thread, a stdio
+ * call's a stream no lock probe follows: nothing threads share. */
+static bool sync_point_shares_obj(uint16_t op)
+{
+	return op != CS_OP_PROC_EXIT && op != CS_OP_START && op != CS_OP_STDIO;
+}
+
 static void noise_point_decide(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			       struct strat_decision *d)
 {
@@ -275,9 +282,7 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	} else {
 		pt.kind = NOISE_PT_SYNC;
 		pt.site = (uint32_t)p->e->site;
-		/* exit()'s object is the process, a start's the new
-		 * thread: nothing threads share */
-		pt.var = p->e->op == CS_OP_PROC_EXIT || p->e->op == CS_OP_START ? 0 : p->e->obj;
+		pt.var = sync_point_shares_obj(p->e->op) ? p->e->obj : 0;
 		pt.shared = pt.var && lock_shared(nr, pt.var, p->e->tid);
 		pt.coverage_target = p->k == 0;
 	}
