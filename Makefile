@@ -120,11 +120,13 @@ $(BUILD)/tests/programs/race_pipeline_ledger $(BUILD)/tests/programs/clean_pipel
 $(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@
-# Links the library above, found through its RUNPATH.
-$(BUILD)/tests/programs/in_library: tests/programs/in_library.c $(BUILD)/tests/programs/lib/libsharedsync.so
+# Link the library above, found through its RUNPATH.
+LIB_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,in_library probe_scope probe_scope_fork)
+$(LIB_PROGS): $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/lib/libsharedsync.so
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@ \
 		-L$(BUILD)/tests/programs/lib -lsharedsync -Wl,-rpath,'$$ORIGIN/lib'
+$(BUILD)/tests/programs/probe_scope_fork: tests/programs/probe_scope.c
 $(BUILD)/tests/programs/%-static: tests/programs/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -static -Wall -Werror $< -o $@

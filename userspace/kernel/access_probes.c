@@ -71,7 +71,7 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 	if (link) {
 		int gfd = bpf_map__fd(ap->skel->maps.site_gen);
 
-		if (pid == -1) {
+		if (ap->run_events) {
 			struct access_link_group *g;
 
 			ap->groups = xrealloc(ap->groups, (ap->ngroups + 1) * sizeof(*ap->groups));
@@ -344,28 +344,38 @@ int access_probes_shed_poll(struct access_probes *ap, bool wait, int *result, ui
 	return 1;
 }
 
-static void drop_site_links(struct access_probes *ap)
+/* Move the site groups' links to out (2 * ngroups slots) and forget the
+ * groups; their sites are no longer shed. */
+static size_t take_group_links(struct access_probes *ap, struct bpf_link **out)
 {
-	struct bpf_link **links;
-	size_t i;
+	size_t i, n = 0;
 
-	access_probes_shed_poll(ap, true, NULL, NULL);
-	reap_wait(ap);
-	/* Each group's two links, destroyed at once (kernel/links.h). */
-	links = xcalloc(2 * ap->ngroups, sizeof(*links));
 	for (i = 0; i < ap->ngroups; i++) {
-		links[2 * i] = ap->groups[i].commit;
-		links[2 * i + 1] = ap->groups[i].hit;
+		out[n++] = ap->groups[i].commit;
+		out[n++] = ap->groups[i].hit;
 		free(ap->groups[i].idx);
 	}
-	links_destroy(links, 2 * ap->ngroups);
-	free(links);
 	free(ap->groups);
 	ap->groups = NULL;
 	ap->ngroups = 0;
 	if (ap->shed)
 		memset(ap->shed, 0, ap->set->n * sizeof(*ap->shed));
 	ap->nshed = 0;
+	return n;
+}
+
+static void drop_site_links(struct access_probes *ap)
+{
+	struct bpf_link **links;
+	size_t n;
+
+	access_probes_shed_poll(ap, true, NULL, NULL);
+	reap_wait(ap);
+	/* Each group's two links, destroyed at once (kernel/links.h). */
+	links = xcalloc(2 * ap->ngroups + 1, sizeof(*links));
+	n = take_group_links(ap, links);
+	links_destroy(links, n);
+	free(links);
 }
 
 /* Attach the sites i with pick[i] (NULL: all) of each object, object by
@@ -427,7 +437,7 @@ static int access_probes_shed(struct access_probes *ap, const bool *drop)
 		/* The rest of the object first, then the old link goes. */
 		if (n) {
 			ap->attach_err = 0;
-			access_attach_list(ap, g->path, -1, keep, n, offs, cookies);
+			access_attach_list(ap, g->path, ap->groups_pid, keep, n, offs, cookies);
 			if (ap->attach_err || ap->ngroups == before) {
 				err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
 				continue;
@@ -464,6 +474,7 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	const struct site_set *set = ap->set;
 	libbpf_print_fn_t old_print;
 	__u32 tgid = (__u32)pid;
+	pid_t site_pid;
 	__u8 one = 1;
 	size_t i;
 	uint64_t t0;
@@ -482,14 +493,16 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	old_print = libbpf_set_print(log_verbose ? NULL : access_quiet_print);
 	if (log_verbose)
 		libbpf_set_print(old_print);
-	if (ap->run_events && ap->ngroups && same_selection(ap, mask)) {
+	site_pid = ap->run_events && !ap->per_process ? -1 : pid;
+	if (ap->run_events && ap->ngroups && ap->groups_pid == -1 && site_pid == -1 &&
+	    same_selection(ap, mask)) {
 		/* What the last run's probe cap took away comes back. */
 		if (ap->nshed) {
 			size_t attached = ap->attached;
 
 			t0 = now_ns();
 			ap->gen++;
-			attach_picked(ap, -1, ap->shed);
+			attach_picked(ap, ap->groups_pid, ap->shed);
 			ap->attached = attached;
 			ap->attach_ns = now_ns() - t0;
 			log_debug("access probes: %zu sites the probe cap took away attached again "
@@ -508,7 +521,8 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	t0 = now_ns();
 	ap->gen++;
-	attach_picked(ap, ap->run_events ? -1 : pid, mask);
+	ap->groups_pid = site_pid;
+	attach_picked(ap, site_pid, mask);
 	ap->attach_ns = now_ns() - t0;
 	libbpf_set_print(old_print);
 	if (ap->run_events) {
@@ -573,6 +587,13 @@ void access_probes_detach(struct access_probes *ap)
 {
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
+	/* Site links for the run's process serve no other run: they go with
+	 * the allocator links, their grace periods overlapping. */
+	if (ap->ngroups && ap->groups_pid > 0) {
+		ap->links =
+			xrealloc(ap->links, (ap->nlinks + 2 * ap->ngroups) * sizeof(*ap->links));
+		ap->nlinks += take_group_links(ap, ap->links + ap->nlinks);
+	}
 	links_destroy(ap->links, ap->nlinks);
 	free(ap->links);
 	ap->links = NULL;

@@ -206,11 +206,30 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
 /* A followed child process: its main thread is the forking thread's path
  * plus "f" and its fork ordinal, so its threads' names (and the coverage
  * keys built on them) do not depend on pids. */
+/* The target forked although nothing in its symbol tables makes a
+ * process (a library did): this run's probes, for its process only, miss
+ * the child; the campaign's next runs are probed system-wide. Said once. */
+static void forked_per_process(struct onerun *r)
+{
+	const char *base = strrchr(r->ti->path, '/');
+
+	if (__atomic_exchange_n(r->forked, true, __ATOMIC_RELAXED))
+		return;
+	base = base ? base + 1 : r->ti->path;
+	fprintf(stderr,
+		"%sconcsched: %s forked: this run's probes were for its own process and missed "
+		"the child's events; the next runs probe every process that maps its files "
+		"(docs/run.md, \"Probe scope\")\n",
+		r->tty ? "\r\033[K" : "", base);
+}
+
 static void process_forked(struct onerun *r, const struct cs_event *e)
 {
 	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
 	char path[80];
 
+	if (r->per_process)
+		forked_per_process(r);
 	if (!parent || run_sites_thread_find(r, (uint32_t)e->obj))
 		return;
 	snprintf(path, sizeof(path), "%s.f%u", parent->path, ++parent->nforked);
@@ -517,6 +536,7 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->timeout_s = c->o->run_timeout_s;
 	r->grace_s = onerun_grace_s(r->timeout_s);
 	r->forks_noted = &c->forks_noted;
+	r->forked = &c->forked;
 	r->tty = c->tty;
 }
 
@@ -674,6 +694,57 @@ static int poll_ms(struct onerun *r)
 	return ms;
 }
 
+/* The run's probes: for every process (the probes act for the tracked
+ * ones: followed children have their own mm, which only an unfiltered
+ * attach reaches), or with r->per_process for the target's only, whose
+ * breakpoints the kernel then puts in no other process's memory. */
+static int onerun_attach_probes(struct onerun *r)
+{
+	pid_t filter = r->per_process ? r->l.pid : -1;
+	int err;
+
+	r->tm_attach = now_ns();
+	r->sess->ap.per_process = r->per_process;
+	err = sync_probes_attach(r->sp, r->rt, filter);
+	r->tm_attach = now_ns() - r->tm_attach;
+	if (err)
+		return err;
+	if (r->access_on && r->sess->ap_open) {
+		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+		if (err)
+			return err;
+		if (r->steer && !r->sess->ap_kicked) {
+			err = scx_concsched_attach_kick(r->ctl,
+							r->sess->ap.skel->progs.access_commit);
+			if (err)
+				return err;
+			r->sess->ap_kicked = true;
+		}
+		if (r->ctl)
+			scx_concsched_guard(r->ctl);
+	}
+	return 0;
+}
+
+static void attach_at_exec(pid_t pid, void *arg)
+{
+	struct onerun *r = arg;
+
+	(void)pid;
+	r->at_exec_err = onerun_attach_probes(r);
+}
+
+/* Probe for the target's process only (the kernel installs the
+ * breakpoints in no other process, concsched's own included), unless a
+ * child of it could be missed: it was asked for (--no-follow-forks), or
+ * nothing in the program's symbol tables makes a process and no run of
+ * the campaign saw it fork. */
+static bool onerun_probe_scope(const struct onerun *r)
+{
+	return r->o->no_follow_forks ||
+	       (!r->ti->may_fork && !__atomic_load_n(r->forked, __ATOMIC_RELAXED));
+}
+
 static int run_loop(struct onerun *r)
 {
 	/* Serial mode waits on the scheduler's notes (the decisions happen
@@ -707,6 +778,16 @@ static int run_loop(struct onerun *r)
 		r->watchdog_at_start = ss0.watchdog;
 	}
 	err = launcher_release(&r->l, r->ti->path);
+	if (!err && r->per_process) {
+		err = launcher_at_exec(&r->l, attach_at_exec, r);
+		if (!err)
+			err = r->at_exec_err;
+		if (err) {
+			log_err("cannot attach the probes to %s at its exec: %s", r->ti->path,
+				strerror(-err));
+			launcher_kill(&r->l);
+		}
+	}
 	if (err) {
 		r->sess->cur = NULL;
 		r->rb = NULL;
@@ -876,6 +957,9 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	memset(lo, 0, sizeof(*lo));
 	lo->argv = r->o->argv;
 	lo->sched_ext = r->steer;
+	/* Probes for its pid only are attached after its exec: before it,
+	 * the child shares the controller's memory (launcher.h). */
+	lo->stop_at_exec = r->per_process;
 	lo->drop_privs = drop;
 	lo->uid = uid;
 	lo->gid = gid;
@@ -910,6 +994,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->err_fd = capture_fd("concsched-stderr");
 	if (r->out_fd < 0 || r->err_fd < 0)
 		return -EIO;
+	r->per_process = onerun_probe_scope(r);
 	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
@@ -932,13 +1017,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 			strerror(-err));
 		return err;
 	}
-	r->tm_attach = now_ns();
 	err = sync_probes_track(r->sp, r->l.pid);
-	/* Followed children have their own mm: only an unfiltered attach
-	 * reaches them; the probes filter on the tracked processes. */
-	if (!err)
-		err = sync_probes_attach(r->sp, r->rt, r->o->no_follow_forks ? r->l.pid : -1);
-	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
 		return err;
 	if (!r->sess->paths_ready) {
@@ -950,19 +1029,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	}
 	syncov_resolver_copy_paths(&r->res, &r->sess->paths);
 	syncov_resolver_tell(&r->res, r->sp, &r->nknown);
-	if (r->access_on && r->sess->ap_open) {
-		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+	if (!r->per_process) {
+		err = onerun_attach_probes(r);
 		if (err)
 			return err;
-		if (r->steer && !r->sess->ap_kicked) {
-			err = scx_concsched_attach_kick(r->ctl,
-							r->sess->ap.skel->progs.access_commit);
-			if (err)
-				return err;
-			r->sess->ap_kicked = true;
-		}
-		if (r->ctl)
-			scx_concsched_guard(r->ctl);
 	}
 	if (r->steer) {
 		size_t i;

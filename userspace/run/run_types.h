@@ -250,7 +250,13 @@ struct onerun {
 	double dl_found_s, dl_confirm_s;
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
-	bool tty;	   /* a progress line is on stderr */
+	/* The probes are for the target's process only, attached at its exec
+	 * (onerun_probe_scope); the campaign's forked says a target forked
+	 * (its later runs are probed system-wide). */
+	bool per_process;
+	bool *forked;
+	int at_exec_err; /* the attach at the exec failed: -errno */
+	bool tty;	 /* a progress line is on stderr */
 	/* the processes whose events came already (seen_pid) */
 	uint32_t seen[64];
 	size_t nseen;
@@ -283,6 +289,7 @@ struct campaign {
 	double slowest_clean_s; /* the adaptive run timeout's measure */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */
+	bool forked;		/* a run's target forked: probe system-wide */
 	char last_arm[64];	/* the sub-strategy of the last run ("arm"), or "" */
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Two threads share the counter of lib/libsharedsync.so (shared_worker);
+ * then the program counts the bytes of the library's code that differ in
+ * this process's memory from the file: a uprobe breakpoint (int3) the kernel put
+ * in this process's copy of the library is one. A campaign's probes on the
+ * library belong in its target's copy, not in a bystander's
+ * (tests/host/54-probe-scope.t).
+ *
+ *   probe_scope OUT              write the count to OUT
+ *   probe_scope OUT READY GO     then create READY, wait until GO exists
+ *
+ * probe_scope_fork (PROBE_SCOPE_FORK) names fork(), so concsched probes it
+ * system-wide; after GO it forks a child that writes its count to OUT.child.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void *shared_worker(void *arg);
+int shared_total(void);
+
+/* Bytes of the library's executable segments unlike the file's. */
+static int count_changed(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	long *changed = arg;
+	int fd, i;
+
+	(void)size;
+	if (!strstr(info->dlpi_name, "libsharedsync.so"))
+		return 0;
+	fd = open(info->dlpi_name, O_RDONLY);
+	if (fd < 0)
+		return 1;
+	*changed = 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *mem = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		unsigned char *file;
+		size_t k;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		file = malloc(ph->p_filesz);
+		if (!file ||
+		    pread(fd, file, ph->p_filesz, (off_t)ph->p_offset) != (ssize_t)ph->p_filesz) {
+			free(file);
+			close(fd);
+			*changed = -1;
+			return 1;
+		}
+		for (k = 0; k < ph->p_filesz; k++)
+			*changed += mem[k] != file[k];
+		free(file);
+	}
+	close(fd);
+	return 1;
+}
+
+static int write_count(const char *out)
+{
+	long changed = -1;
+	FILE *f;
+
+	dl_iterate_phdr(count_changed, &changed);
+	f = fopen(out, "w");
+	if (!f)
+		return 1;
+	fprintf(f, "%ld\n", changed);
+	return fclose(f) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	char child_out[4096];
+	pthread_t t[2];
+	int rc, fd, i;
+
+	if (argc != 2 && argc != 4) {
+		fprintf(stderr, "usage: %s OUT [READY GO]\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, shared_worker, NULL);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	rc = write_count(argv[1]);
+	if (argc == 2 || rc)
+		return rc;
+	fd = open(argv[2], O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return 1;
+	close(fd);
+	while (access(argv[3], F_OK))
+		usleep(10000);
+#ifdef PROBE_SCOPE_FORK
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		snprintf(child_out, sizeof(child_out), "%s.child", argv[1]);
+		shared_worker(NULL);
+		_exit(write_count(child_out));
+	}
+	if (pid < 0 || waitpid(pid, &rc, 0) != pid || !WIFEXITED(rc) || WEXITSTATUS(rc))
+		return 1;
+#else
+	(void)child_out;
+#endif
+	return shared_total() >= 6 ? 0 : 1;
+}
