@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * Two threads share the counter of lib/libsharedsync.so (shared_worker);
- * then the program counts the bytes of the library's code that differ in
- * this process's memory from the file: a uprobe breakpoint (int3) the kernel put
- * in this process's copy of the library is one. A campaign's probes on the
- * library belong in its target's copy, not in a bystander's
+ * then the program counts the bytes of that library's code, and of libc's,
+ * that differ in its memory from the files: a uprobe breakpoint (int3) the
+ * kernel put in this process's copy of a library is one. A campaign's
+ * probes belong in its target's copy, not in a bystander's
  * (tests/host/54-probe-scope.t).
  *
- *   probe_scope OUT              write the count to OUT
+ *   probe_scope OUT              write the counts to OUT: "LIB LIBC"
  *   probe_scope OUT READY GO     then create READY, wait until GO exists
  *
- * probe_scope_fork (PROBE_SCOPE_FORK) names fork(), so concsched probes it
- * system-wide; after GO it forks a child that writes its count to OUT.child.
+ * probe_scope_fork (PROBE_SCOPE_FORK) names fork(), so concsched attaches
+ * its sync probes for every process; after GO it forks a child that writes
+ * its counts to OUT.child.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -27,14 +28,20 @@
 void *shared_worker(void *arg);
 int shared_total(void);
 
+struct changed {
+	const char *lib; /* a part of its file name */
+	long n;		 /* -1: not found or unreadable */
+};
+
 /* Bytes of the library's executable segments unlike the file's. */
 static int count_changed(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	long *changed = arg;
+	struct changed *c = arg;
+	long *changed = &c->n;
 	int fd, i;
 
 	(void)size;
-	if (!strstr(info->dlpi_name, "libsharedsync.so"))
+	if (!strstr(info->dlpi_name, c->lib))
 		return 0;
 	fd = open(info->dlpi_name, O_RDONLY);
 	if (fd < 0)
@@ -66,14 +73,15 @@ static int count_changed(struct dl_phdr_info *info, size_t size, void *arg)
 
 static int write_count(const char *out)
 {
-	long changed = -1;
+	struct changed lib = { "libsharedsync.so", -1 }, libc = { "libc.so", -1 };
 	FILE *f;
 
-	dl_iterate_phdr(count_changed, &changed);
+	dl_iterate_phdr(count_changed, &lib);
+	dl_iterate_phdr(count_changed, &libc);
 	f = fopen(out, "w");
 	if (!f)
 		return 1;
-	fprintf(f, "%ld\n", changed);
+	fprintf(f, "%ld %ld\n", lib.n, libc.n);
 	return fclose(f) != 0;
 }
 

@@ -207,8 +207,9 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
  * plus "f" and its fork ordinal, so its threads' names (and the coverage
  * keys built on them) do not depend on pids. */
 /* The target forked although nothing in its symbol tables makes a
- * process (a library did): this run's probes, for its process only, miss
- * the child; the campaign's next runs are probed system-wide. Said once. */
+ * process (a library did): this run's sync probes, for its process only,
+ * missed the child; the campaign's next runs attach them for every
+ * process. Said once. */
 static void forked_per_process(struct onerun *r)
 {
 	const char *base = strrchr(r->ti->path, '/');
@@ -217,9 +218,9 @@ static void forked_per_process(struct onerun *r)
 		return;
 	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
-		"%sconcsched: %s forked: this run's probes were for its own process and missed "
-		"the child's events; the next runs probe every process that maps its files "
-		"(docs/run.md, \"Probe scope\")\n",
+		"%sconcsched: %s forked: this run's sync probes were for its own process and "
+		"missed the child's; the next runs' are for every process (docs/run.md, \"Probe "
+		"scope\")\n",
 		r->tty ? "\r\033[K" : "", base);
 }
 
@@ -694,17 +695,20 @@ static int poll_ms(struct onerun *r)
 	return ms;
 }
 
-/* The run's probes: for every process (the probes act for the tracked
- * ones: followed children have their own mm, which only an unfiltered
- * attach reaches), or with r->per_process for the target's only, whose
- * breakpoints the kernel then puts in no other process's memory. */
+/* The run's probes. The sync probes: for every process (they act for the
+ * tracked ones: followed children have their own mm, which only an
+ * unfiltered attach reaches), or with r->per_process for the target's
+ * only. The access probes act for the target's process alone
+ * (access_tgids), so their links are always its own. A link for one
+ * process has the kernel put its breakpoints in no other process's memory
+ * (the uprobe consumer's filter): the others do not trap on them. */
 static int onerun_attach_probes(struct onerun *r)
 {
 	pid_t filter = r->per_process ? r->l.pid : -1;
 	int err;
 
 	r->tm_attach = now_ns();
-	r->sess->ap.per_process = r->per_process;
+	r->sess->ap.per_process = true;
 	err = sync_probes_attach(r->sp, r->rt, filter);
 	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
@@ -734,7 +738,7 @@ static void attach_at_exec(pid_t pid, void *arg)
 	r->at_exec_err = onerun_attach_probes(r);
 }
 
-/* Probe for the target's process only (the kernel installs the
+/* Sync probes for the target's process only (the kernel installs the
  * breakpoints in no other process, concsched's own included), unless a
  * child of it could be missed: it was asked for (--no-follow-forks), or
  * nothing in the program's symbol tables makes a process and no run of
@@ -778,7 +782,7 @@ static int run_loop(struct onerun *r)
 		r->watchdog_at_start = ss0.watchdog;
 	}
 	err = launcher_release(&r->l, r->ti->path);
-	if (!err && r->per_process) {
+	if (!err && r->attach_at_exec) {
 		err = launcher_at_exec(&r->l, attach_at_exec, r);
 		if (!err)
 			err = r->at_exec_err;
@@ -959,7 +963,7 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	lo->sched_ext = r->steer;
 	/* Probes for its pid only are attached after its exec: before it,
 	 * the child shares the controller's memory (launcher.h). */
-	lo->stop_at_exec = r->per_process;
+	lo->stop_at_exec = r->attach_at_exec;
 	lo->drop_privs = drop;
 	lo->uid = uid;
 	lo->gid = gid;
@@ -995,6 +999,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	if (r->out_fd < 0 || r->err_fd < 0)
 		return -EIO;
 	r->per_process = onerun_probe_scope(r);
+	r->attach_at_exec = r->per_process || (r->access_on && r->sess->ap_open);
 	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
@@ -1029,7 +1034,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	}
 	syncov_resolver_copy_paths(&r->res, &r->sess->paths);
 	syncov_resolver_tell(&r->res, r->sp, &r->nknown);
-	if (!r->per_process) {
+	if (!r->attach_at_exec) {
 		err = onerun_attach_probes(r);
 		if (err)
 			return err;

@@ -250,10 +250,12 @@ struct onerun {
 	double dl_found_s, dl_confirm_s;
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
-	/* The probes are for the target's process only, attached at its exec
+	/* The sync probes are for the target's process only
 	 * (onerun_probe_scope); the campaign's forked says a target forked
-	 * (its later runs are probed system-wide). */
+	 * (its later runs' sync probes are system-wide). Probes for its
+	 * process (these, the access probes) are attached at its exec. */
 	bool per_process;
+	bool attach_at_exec;
 	bool *forked;
 	int at_exec_err; /* the attach at the exec failed: -errno */
 	bool tty;	 /* a progress line is on stderr */
