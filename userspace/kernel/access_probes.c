@@ -249,18 +249,6 @@ fail:
 	return err;
 }
 
-static bool same_selection(const struct access_probes *ap, const bool *mask)
-{
-	size_t i;
-
-	if (!ap->kept_mask)
-		return false;
-	for (i = 0; i < ap->set->n; i++)
-		if (ap->kept_mask[i] != (!mask || mask[i]))
-			return false;
-	return true;
-}
-
 /* A link that access_probes_shed let go: destroyed on a thread of its own,
  * since unregistering waits for a grace period (tens of ms, more under
  * TCG) that the run's loop need not wait for. */
@@ -411,7 +399,7 @@ static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
  * destroyed on threads of their own (a grace period each): the caller does
  * not wait. The next attach puts the sites back. Returns the sites taken
  * away, or -errno (then the old links stay). concsched run only (site
- * links for every process). */
+ * links in groups). */
 static int access_probes_shed(struct access_probes *ap, const bool *drop)
 {
 	size_t i, j, ng = ap->ngroups, gone = 0, *keep, attached = ap->attached;
@@ -437,7 +425,7 @@ static int access_probes_shed(struct access_probes *ap, const bool *drop)
 		/* The rest of the object first, then the old link goes. */
 		if (n) {
 			ap->attach_err = 0;
-			access_attach_list(ap, g->path, ap->groups_pid, keep, n, offs, cookies);
+			access_attach_list(ap, g->path, ap->pid, keep, n, offs, cookies);
 			if (ap->attach_err || ap->ngroups == before) {
 				err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
 				continue;
@@ -474,9 +462,7 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	const struct site_set *set = ap->set;
 	libbpf_print_fn_t old_print;
 	__u32 tgid = (__u32)pid;
-	pid_t site_pid;
 	__u8 one = 1;
-	size_t i;
 	uint64_t t0;
 	int err;
 
@@ -493,44 +479,14 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	old_print = libbpf_set_print(log_verbose ? NULL : access_quiet_print);
 	if (log_verbose)
 		libbpf_set_print(old_print);
-	site_pid = ap->run_events && !ap->per_process ? -1 : pid;
-	if (ap->run_events && ap->ngroups && ap->groups_pid == -1 && site_pid == -1 &&
-	    same_selection(ap, mask)) {
-		/* What the last run's probe cap took away comes back. */
-		if (ap->nshed) {
-			size_t attached = ap->attached;
-
-			t0 = now_ns();
-			ap->gen++;
-			attach_picked(ap, ap->groups_pid, ap->shed);
-			ap->attached = attached;
-			ap->attach_ns = now_ns() - t0;
-			log_debug("access probes: %zu sites the probe cap took away attached again "
-				  "(%.3g ms)",
-				  ap->nshed, ap->attach_ns / 1e6);
-			memset(ap->shed, 0, set->n * sizeof(*ap->shed));
-			ap->nshed = 0;
-		}
-		libbpf_set_print(old_print);
-		log_debug("access probes: the campaign's links on %zu sites serve this run",
-			  ap->attached);
-		goto allocs;
-	}
 	drop_site_links(ap);
 	ap->attached = 0;
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	t0 = now_ns();
 	ap->gen++;
-	ap->groups_pid = site_pid;
-	attach_picked(ap, site_pid, mask);
+	attach_picked(ap, pid, mask);
 	ap->attach_ns = now_ns() - t0;
 	libbpf_set_print(old_print);
-	if (ap->run_events) {
-		ap->kept_mask = xrealloc(ap->kept_mask, set->n * sizeof(*ap->kept_mask));
-		for (i = 0; i < set->n; i++)
-			ap->kept_mask[i] = !mask || mask[i];
-	}
-allocs:
 	/* Followed per process: for every process, they would trap every
 	 * malloc on the machine, concsched's own included. */
 	if (ap->alloc_object && !ap->attach_err)
@@ -587,9 +543,9 @@ void access_probes_detach(struct access_probes *ap)
 {
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
-	/* Site links for the run's process serve no other run: they go with
-	 * the allocator links, their grace periods overlapping. */
-	if (ap->ngroups && ap->groups_pid > 0) {
+	/* The site links, the run's process's, go with the allocator links,
+	 * their grace periods overlapping. */
+	if (ap->ngroups) {
 		ap->links =
 			xrealloc(ap->links, (ap->nlinks + 2 * ap->ngroups) * sizeof(*ap->links));
 		ap->nlinks += take_group_links(ap, ap->links + ap->nlinks);
@@ -599,9 +555,6 @@ void access_probes_detach(struct access_probes *ap)
 	ap->links = NULL;
 	ap->nlinks = 0;
 	ap->allocs_tracked = false;
-	/* The kept site links act for nobody until the next run's process. */
-	if (ap->skel && ap->ngroups)
-		access_map_empty(ap->skel->maps.access_tgids);
 }
 
 int access_probes_stop(struct access_probes *ap)
@@ -735,7 +688,6 @@ void access_probes_close(struct access_probes *ap)
 {
 	links_destroy(ap->links, ap->nlinks);
 	drop_site_links(ap);
-	free(ap->kept_mask);
 	free(ap->shed);
 	free(ap->shed_drop);
 	ring_buffer__free(ap->rb);

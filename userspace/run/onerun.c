@@ -708,7 +708,6 @@ static int onerun_attach_probes(struct onerun *r)
 	int err;
 
 	r->tm_attach = now_ns();
-	r->sess->ap.per_process = true;
 	err = sync_probes_attach(r->sp, r->rt, filter);
 	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
