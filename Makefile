@@ -146,6 +146,13 @@ $(GTEST_BIN): tests/gtest/CMakeLists.txt $(wildcard tests/gtest/*.cc)
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+# A target of campaigns (docs/races.md): linked with what it uses only.
+# With concsched's library it imported fork and system, unused, and a
+# target that names them has its sync probes in every process
+# (docs/run.md "Probe scope").
+$(BUILD)/bench/sqlite_threads: tools/bench/sqlite_threads.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< -o $@ -lsqlite3 -lpthread
 
 # Every test gets a timeout (tools/run-test); the VM tests need root and
 # the VM kernel that `make deps` caches. TESTS= narrows the set; --timer
