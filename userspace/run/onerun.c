@@ -203,26 +203,32 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
-/* A followed child process: its main thread is the forking thread's path
- * plus "f" and its fork ordinal, so its threads' names (and the coverage
- * keys built on them) do not depend on pids. */
+/* The target's file name, for what a run says of it. */
+static const char *target_name(const struct onerun *r)
+{
+	const char *base = strrchr(r->ti->path, '/');
+
+	return base ? base + 1 : r->ti->path;
+}
+
 /* The target forked although nothing in its symbol tables makes a
  * process (a library did): this run's sync probes, for its process only,
  * missed the child; the campaign's next runs attach them for every
  * process. Said once. */
 static void forked_per_process(struct onerun *r)
 {
-	const char *base = strrchr(r->ti->path, '/');
-
 	if (__atomic_exchange_n(r->forked, true, __ATOMIC_RELAXED))
 		return;
-	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
 		"%sconcsched: %s forked: this run's sync probes were for its own process and "
 		"missed the child's; the next runs' are for every process (docs/run.md, \"Probe "
 		"scope\")\n",
-		r->tty ? "\r\033[K" : "", base);
+		r->tty ? "\r\033[K" : "", target_name(r));
 }
+
+/* A followed child process: its main thread is the forking thread's path
+ * plus "f" and its fork ordinal, so its threads' names (and the coverage
+ * keys built on them) do not depend on pids. */
 
 static void process_forked(struct onerun *r, const struct cs_event *e)
 {
@@ -1101,7 +1107,7 @@ void onerun_cleanup(struct onerun *r)
 static void note_forks(struct onerun *r)
 {
 	uint64_t st[CS_SSTAT__COUNT];
-	const char *base = strrchr(r->ti->path, '/');
+	const char *base = target_name(r);
 
 	if (sync_probes_stats(r->sp, st))
 		return;
@@ -1109,7 +1115,6 @@ static void note_forks(struct onerun *r)
 	/* Once per campaign, whichever run of -j N sees it first. */
 	if (!r->forks || __atomic_exchange_n(r->forks_noted, true, __ATOMIC_RELAXED))
 		return;
-	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
 		"%sconcsched: %s forked; its children's threads are not steered "
 		"(--no-follow-forks: only %s's own threads; the children are killed when the "
