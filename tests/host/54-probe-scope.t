@@ -18,10 +18,10 @@
 # for a file the other side made, not for a time.
 source "$(dirname "$0")/../lib.sh"
 need_root
-for p in probe_scope probe_scope_fork; do
+for p in probe_scope probe_scope_fork fork_by_syscall; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 13
+plan 16
 T=$(mktemp -d)
 trap 'touch "$T"/go-probe_scope "$T"/go-probe_scope_fork; wait; rm -rf "$T"' EXIT
 
@@ -87,6 +87,17 @@ ok $? "... its child's libc the sync probes'"
 is "$(count "$T/probe_scope_fork.other" 1)" 0 "a bystander's copy of the library has none"
 gt0 "$T/probe_scope_fork.other" 2
 ok $? "... its libc has the sync probes': they are for every process"
+
+# A target that forks with no fork function named (syscall(SYS_fork), as a
+# library might): its first run's sync probes were its process's and
+# missed the child, which run says once; the next runs' are for every
+# process, attached once and kept.
+"$CS" -v run -s none -n 3 -o "$T/c-sys" -- "$PROGS/fork_by_syscall" >/dev/null 2>"$T/sys.err"
+is "$?" 0 "fork_by_syscall: 3 passing runs"
+is "$(grep -c 'fork_by_syscall forked: this run.s sync probes were for its own process' "$T/sys.err")" 1 \
+	"the fork is said once"
+is "$(grep -oE 'sync probes: [0-9]+ entry .*\(pid -?[0-9]+\)' "$T/sys.err" | sed -E 's/.*\(pid ([0-9]+)\)/own/; s/.*\(pid -1\)/every/' | tr '\n' ' ')$(grep -c "the campaign's links on .* serve this run" "$T/sys.err")" \
+	"own every 1" "run 1 attached them for its process, run 2 for every process, run 3 kept run 2's"
 
 # No breakpoint outlives its campaign.
 "$PROGS/probe_scope" "$T/after"
