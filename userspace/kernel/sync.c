@@ -661,6 +661,7 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 void sync_probes_detach(struct sync_probes *sp)
 {
 	links_destroy(sp->links, (size_t)sp->nlinks);
+	links_reap_wait(&sp->reaper);
 	sp->nlinks = 0;
 	sp->attached_all = false;
 }
@@ -707,9 +708,11 @@ static void map_empty_m(struct bpf_map *m)
 
 void sync_probes_end_run(struct sync_probes *sp)
 {
-	if (!sp->attached_all) {
-		sync_probes_detach(sp);
-		return;
+	/* Links for the run's process: destroyed behind the caller's back
+	 * (a grace period it need not wait for). */
+	if (!sp->attached_all && sp->nlinks) {
+		links_reap_later(&sp->reaper, sp->links, (size_t)sp->nlinks);
+		sp->nlinks = 0;
 	}
 	/* The probes act for tracked processes only (CS_SCOPE_TRACKED). */
 	if (sp->skel)
