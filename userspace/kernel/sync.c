@@ -706,14 +706,19 @@ static void map_empty_m(struct bpf_map *m)
 	maps_empty(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m));
 }
 
-void sync_probes_end_run(struct sync_probes *sp)
+/* Links for one process: destroyed behind the caller's back (grace
+ * periods it need not wait for). */
+static void reap_process_links(struct sync_probes *sp)
 {
-	/* Links for the run's process: destroyed behind the caller's back
-	 * (a grace period it need not wait for). */
 	if (!sp->attached_all && sp->nlinks) {
 		links_reap_later(&sp->reaper, sp->links, (size_t)sp->nlinks);
 		sp->nlinks = 0;
 	}
+}
+
+void sync_probes_end_run(struct sync_probes *sp)
+{
+	reap_process_links(sp);
 	/* The probes act for tracked processes only (CS_SCOPE_TRACKED). */
 	if (sp->skel)
 		map_empty_m(sp->skel->maps.cs_sync_tracked);
@@ -743,8 +748,7 @@ int sync_probes_reset(struct sync_probes *sp)
 
 	if (!sp->skel)
 		return -EINVAL;
-	if (!sp->attached_all)
-		sync_probes_detach(sp);
+	reap_process_links(sp);
 	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
 		if (i >= not_taken && sp->harvest_emptied)
 			break;
