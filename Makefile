@@ -121,12 +121,11 @@ $(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@
 # Link the library above, found through its RUNPATH.
-LIB_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,in_library probe_scope probe_scope_fork)
+LIB_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,in_library probe_scope)
 $(LIB_PROGS): $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/lib/libsharedsync.so
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@ \
 		-L$(BUILD)/tests/programs/lib -lsharedsync -Wl,-rpath,'$$ORIGIN/lib'
-$(BUILD)/tests/programs/probe_scope_fork: tests/programs/probe_scope.c
 $(BUILD)/tests/programs/%-static: tests/programs/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -static -Wall -Werror $< -o $@
@@ -146,13 +145,6 @@ $(GTEST_BIN): tests/gtest/CMakeLists.txt $(wildcard tests/gtest/*.cc)
 $(BUILD)/bench/%: tools/bench/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
-# A target of campaigns (docs/races.md): linked with what it uses only.
-# With concsched's library it imported fork and system, unused, and a
-# target that names them has its sync probes in every process
-# (docs/run.md "Probe scope").
-$(BUILD)/bench/sqlite_threads: tools/bench/sqlite_threads.c
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D) && $(CC) $(CFLAGS) $< -o $@ -lsqlite3 -lpthread
 
 # Every test gets a timeout (tools/run-test); the VM tests need root and
 # the VM kernel that `make deps` caches. TESTS= narrows the set; --timer

@@ -8,7 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/fig2" ] && [ -x "$PROGS/deadlock" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 50
+plan 49
 T=$(mktemp -d /tmp/cs-run-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -23,18 +23,11 @@ is "$(jget "$T/fig2.json" '[m["covered"] for m in d["metrics"] if m["name"]=="sp
 like "$(cat "$T/err")" 'runs: +5 \(pass 5\)' "final summary on stderr"
 is "$(cat "$T/out")" "" "nothing on stdout without --json"
 
-# --- the sync probes: each run's own, or the campaign's for a forker ---------
-# deadlock makes no process: each run attaches them for its target's pid
-# (the kernel puts the breakpoints in no other process, docs/run.md
-# "Probe scope"). A target that may fork has them for every process,
-# attached once and kept for every run.
+# --- the sync probes attach once per campaign and serve every run ------------
 "$CS" -v run -s none -n 3 --keep-going --run-timeout 2 -o "$T/dl3" -- "$PROGS/deadlock" \
 	>/dev/null 2>"$T/err"
-is "$(grep -oE 'sync probes: [0-9]+ entry .* \(pid [0-9]+\)' "$T/err" | sort -u | grep -vc '(pid -1)')" 3 \
-	"each of the 3 runs attaches the sync probes for its own process"
-"$CS" -v run -s none -n 3 -o "$T/fk3" -- "$PROGS/forker" >/dev/null 2>"$T/fk3.err"
-is "$(grep -c "the campaign's links on .* serve this run" "$T/fk3.err") $(grep -c 'sync probes: .*(pid -1)' "$T/fk3.err")" "2 1" \
-	"a target that forks: runs 2 and 3 use the every-process links run 1 attached"
+is "$(grep -c "the campaign's links on .* serve this run" "$T/err")" 2 \
+	"runs 2 and 3 use the links run 1 attached"
 is "$(grep -c '^  run [0-9]*: deadlock' <("$CS" report "$T/dl3"))" 3 \
 	"each of the 3 runs saw its lock cycle through them (a deadlock, not a hang)"
 

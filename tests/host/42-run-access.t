@@ -32,10 +32,12 @@ like "$(cat "$T/err")" 'map: domain estimate [1-9][0-9]* \([0-9]+ after happens-
 	"MAP domain estimated and stored"
 like "$(cat "$T/err")" 'access: [1-9][0-9]* sites attached per run' "later runs probe the shared sites"
 # The shared sites' links are each run's, for its target's process only
-# (docs/run.md "Probe scope"): none is kept for the next run.
+# (docs/run.md "Probe scope"): none is kept for the next run (the sync
+# probes' are, for every process): the estimation run and the 3 runs
+# attach them for 4 pids.
 "$CS" -v run -s none --access -n 3 -o "$T/keep" -- "$P" racy 50 >/dev/null 2>"$T/keep.err"
-is "$(grep -c "serve this run" "$T/keep.err")" 0 \
-	"no run's access or sync probe links serve another run"
+is "$(grep -oE 'access probes: [1-9][0-9]* sites attached for pid [0-9]+' "$T/keep.err" | sort -u | wc -l) $(grep -c "access probes: .*serve this run" "$T/keep.err")" "4 0" \
+	"each run attaches the access probes' links for its own process"
 # The race on counter comes in variants (who wrote, who read first); the
 # first listed need not be in every run, one of them is.
 is "$(jget <("$CS" report "$T/keep" --json) 'max(w["runs"] for w in d["warnings"] if w["variable"]=="counter")')" 3 \

@@ -487,6 +487,8 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	attach_picked(ap, pid, mask);
 	ap->attach_ns = now_ns() - t0;
 	libbpf_set_print(old_print);
+	log_debug("access probes: %zu sites attached for pid %d (%.3g ms)", ap->attached, (int)pid,
+		  ap->attach_ns / 1e6);
 	/* Followed per process: for every process, they would trap every
 	 * malloc on the machine, concsched's own included. */
 	if (ap->alloc_object && !ap->attach_err)

@@ -35,44 +35,6 @@ static int resolve_path(const char *name, char *out)
 	return err;
 }
 
-/* The C library's ways to make a process: a program that names one in
- * its symbol tables (imported or, static, its own) may fork. */
-static const char *const fork_fns[] = { "fork",	  "vfork",	  "_Fork",  "__libc_fork",
-					"clone",  "clone3",	  "daemon", "posix_spawn",
-					"system", "posix_spawnp", "popen" };
-
-static bool names_fork_fn(const char *sym)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fork_fns) / sizeof(fork_fns[0]); i++)
-		if (!strcmp(sym, fork_fns[i]))
-			return true;
-	return false;
-}
-
-/* Does the symbol table section scn name a function of fork_fns? */
-static bool symtab_names_fork(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t i, n;
-	GElf_Sym sym;
-
-	if (!d || !sh->sh_entsize)
-		return false;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		const char *nm;
-
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) == STT_SECTION)
-			continue;
-		nm = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (nm && names_fork_fn(nm))
-			return true;
-	}
-	return false;
-}
-
 static int elf_scan(const char *name, int fd, struct target_info *ti)
 {
 	Elf *e;
@@ -122,13 +84,9 @@ static int elf_scan(const char *name, int fd, struct target_info *ti)
 		sn = elf_strptr(e, shstrndx, sh.sh_name);
 		if (sh.sh_type == SHT_SYMTAB)
 			ti->has_symtab = true;
-		if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) && !ti->may_fork)
-			ti->may_fork = symtab_names_fork(e, scn, &sh);
 		if (sn && !strcmp(sn, ".debug_info"))
 			ti->has_debuginfo = true;
 	}
-	if (ti->is_static && !ti->has_symtab)
-		ti->may_fork = true; /* nothing tells */
 cleanup:
 	if (e)
 		elf_end(e);

@@ -17,11 +17,7 @@ struct target_info {
 	bool is_pie;	     /* ET_DYN */
 	bool has_symtab;     /* false: stripped, sites as object+offset */
 	bool has_debuginfo;  /* .debug_info present: file:line available */
-	/* Its symbol tables name a function that makes a process (fork,
-	 * posix_spawn, system, ...), or it is static without a symbol table:
-	 * a probe for its process only could miss a child (onerun.c). */
-	bool may_fork;
-	char hash[17]; /* content hash (identifies "the same program") */
+	char hash[17];	     /* content hash (identifies "the same program") */
 };
 
 /* Resolve NAME like execvp does (PATH search when it has no '/') and check

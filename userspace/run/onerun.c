@@ -203,40 +203,14 @@ static void thread_created(struct onerun *r, const struct cs_event *e)
 	thread_add(r, (uint32_t)e->obj, path);
 }
 
-/* The target's file name, for what a run says of it. */
-static const char *target_name(const struct onerun *r)
-{
-	const char *base = strrchr(r->ti->path, '/');
-
-	return base ? base + 1 : r->ti->path;
-}
-
-/* The target forked although nothing in its symbol tables makes a
- * process (a library did): this run's sync probes, for its process only,
- * missed the child; the campaign's next runs attach them for every
- * process. Said once. */
-static void forked_per_process(struct onerun *r)
-{
-	if (__atomic_exchange_n(r->forked, true, __ATOMIC_RELAXED))
-		return;
-	fprintf(stderr,
-		"%sconcsched: %s forked: this run's sync probes were for its own process and "
-		"missed the child's; the next runs' are for every process (docs/run.md, \"Probe "
-		"scope\")\n",
-		r->tty ? "\r\033[K" : "", target_name(r));
-}
-
 /* A followed child process: its main thread is the forking thread's path
  * plus "f" and its fork ordinal, so its threads' names (and the coverage
  * keys built on them) do not depend on pids. */
-
 static void process_forked(struct onerun *r, const struct cs_event *e)
 {
 	struct strat_thread *parent = thread_of(r, e->tid, e->pid);
 	char path[80];
 
-	if (r->per_process)
-		forked_per_process(r);
 	if (!parent || run_sites_thread_find(r, (uint32_t)e->obj))
 		return;
 	snprintf(path, sizeof(path), "%s.f%u", parent->path, ++parent->nforked);
@@ -543,7 +517,6 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 	r->timeout_s = c->o->run_timeout_s;
 	r->grace_s = onerun_grace_s(r->timeout_s);
 	r->forks_noted = &c->forks_noted;
-	r->forked = &c->forked;
 	r->tty = c->tty;
 }
 
@@ -701,16 +674,18 @@ static int poll_ms(struct onerun *r)
 	return ms;
 }
 
-/* The run's probes. The sync probes: for every process (they act for the
- * tracked ones: followed children have their own mm, which only an
- * unfiltered attach reaches), or with r->per_process for the target's
- * only. The access probes act for the target's process alone
- * (access_tgids), so their links are always its own. A link for one
- * process has the kernel put its breakpoints in no other process's memory
- * (the uprobe consumer's filter): the others do not trap on them. */
+/* The run's probes. The sync probes: for every process, attached by the
+ * campaign's first run and kept (they act for the tracked processes:
+ * followed children have their own mm, which only an unfiltered attach
+ * reaches), or with --no-follow-forks for the target's only. The access
+ * probes act for the target's process alone (access_tgids), so their links
+ * are always its own: a link for one process has the kernel put its
+ * breakpoints in no other process's memory (the uprobe consumer's
+ * filter), and the others do not trap on them (docs/run.md "Probe
+ * scope"). */
 static int onerun_attach_probes(struct onerun *r)
 {
-	pid_t filter = r->per_process ? r->l.pid : -1;
+	pid_t filter = r->o->no_follow_forks ? r->l.pid : -1;
 	int err;
 
 	r->tm_attach = now_ns();
@@ -741,17 +716,6 @@ static void attach_at_exec(pid_t pid, void *arg)
 
 	(void)pid;
 	r->at_exec_err = onerun_attach_probes(r);
-}
-
-/* Sync probes for the target's process only (the kernel installs the
- * breakpoints in no other process, concsched's own included), unless a
- * child of it could be missed: it was asked for (--no-follow-forks), or
- * nothing in the program's symbol tables makes a process and no run of
- * the campaign saw it fork. */
-static bool onerun_probe_scope(const struct onerun *r)
-{
-	return r->o->no_follow_forks ||
-	       (!r->ti->may_fork && !__atomic_load_n(r->forked, __ATOMIC_RELAXED));
 }
 
 static int run_loop(struct onerun *r)
@@ -1003,8 +967,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->err_fd = capture_fd("concsched-stderr");
 	if (r->out_fd < 0 || r->err_fd < 0)
 		return -EIO;
-	r->per_process = onerun_probe_scope(r);
-	r->attach_at_exec = r->per_process || (r->access_on && r->sess->ap_open);
+	r->attach_at_exec = r->o->no_follow_forks || (r->access_on && r->sess->ap_open);
 	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
@@ -1107,7 +1070,7 @@ void onerun_cleanup(struct onerun *r)
 static void note_forks(struct onerun *r)
 {
 	uint64_t st[CS_SSTAT__COUNT];
-	const char *base = target_name(r);
+	const char *base = strrchr(r->ti->path, '/');
 
 	if (sync_probes_stats(r->sp, st))
 		return;
@@ -1115,6 +1078,7 @@ static void note_forks(struct onerun *r)
 	/* Once per campaign, whichever run of -j N sees it first. */
 	if (!r->forks || __atomic_exchange_n(r->forks_noted, true, __ATOMIC_RELAXED))
 		return;
+	base = base ? base + 1 : r->ti->path;
 	fprintf(stderr,
 		"%sconcsched: %s forked; its children's threads are not steered "
 		"(--no-follow-forks: only %s's own threads; the children are killed when the "

@@ -250,13 +250,10 @@ struct onerun {
 	double dl_found_s, dl_confirm_s;
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
-	/* The sync probes are for the target's process only
-	 * (onerun_probe_scope); the campaign's forked says a target forked
-	 * (its later runs' sync probes are system-wide). Probes for its
-	 * process (these, the access probes) are attached at its exec. */
-	bool per_process;
+	/* The run has probes for its target's process only (the access
+	 * probes; the sync probes with --no-follow-forks): they are attached
+	 * at its exec. */
 	bool attach_at_exec;
-	bool *forked;
 	int at_exec_err; /* the attach at the exec failed: -errno */
 	bool tty;	 /* a progress line is on stderr */
 	/* the processes whose events came already (seen_pid) */
@@ -291,7 +288,6 @@ struct campaign {
 	double slowest_clean_s; /* the adaptive run timeout's measure */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */
-	bool forked;		/* a run's target forked: probe system-wide */
 	char last_arm[64];	/* the sub-strategy of the last run ("arm"), or "" */
 	struct run_session sess;
 	struct strat_campaign sc;    /* what the strategy sees of it */
