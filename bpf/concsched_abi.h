@@ -39,7 +39,10 @@ enum cs_op {
 	CS_OP_SEM_POST,
 	CS_OP_BARRIER,
 	CS_OP_CREATE, /* pthread_create returned; obj = new thread  */
-	CS_OP_START,  /* first event of a new thread                */
+	CS_OP_START,  /* a new thread's start, before its first
+		       * instruction (from the fork tracepoint): obj =
+		       * tid, site = start routine, arg = create site.
+		       * Emitted only when steered (parked or delayed) */
 	CS_OP_JOIN,   /* pthread_join returned; obj = joined thread */
 	CS_OP_EXIT,   /* thread exit                                */
 	CS_OP_READ,   /* memory access sites (access probes)        */

@@ -263,6 +263,31 @@ static __always_inline struct cs_thread_ctl *cs_thread_ctl_get(__u32 tid)
 	return bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 }
 
+/* Mark the thread at its point for action act (park, delay or yield):
+ * the scheduler applies it at the thread's next enqueue. Returns the
+ * event flags. */
+static __always_inline __u32 cs_point_mark(struct cs_thread_ctl *tc, __u64 site, __u32 op,
+					   __u64 obj, __u32 act, __u64 delay_ns)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	tc->probe_ts = now;
+	tc->site = site;
+	tc->obj = obj;
+	tc->op = op;
+	tc->action = act;
+	tc->cpu = bpf_get_smp_processor_id();
+	if (act == CS_ACT_DELAY) {
+		tc->deadline_ns = now + delay_ns;
+		tc->state = CS_TS_DELAY_PENDING;
+	} else if (act == CS_ACT_PARK) {
+		tc->state = CS_TS_PARK_PENDING;
+	} else {
+		tc->state = CS_TS_YIELD_PENDING;
+	}
+	return act == CS_ACT_PARK ? CS_EV_PARKED : CS_EV_DELAYED;
+}
+
 /* Global, not inlined: the verifier checks a global function once, apart
  * from its callers, where an inlined copy is checked again at every call
  * and along every path to it (the sync probe calls it at eight places:
@@ -275,7 +300,7 @@ __noinline __u32 cs_sched_point(__u32 tid, __u64 site, __u32 op, __u64 obj)
 	struct cs_thread_ctl *tc;
 	__u32 act, release_tid = 0;
 	__u64 state;
-	__u64 delay_ns = 0, now;
+	__u64 delay_ns = 0;
 
 	/* Only threads the scheduler governs can be parked; anything else
 	 * would keep its mark and stop at an unrelated preemption. */
@@ -305,22 +330,38 @@ __noinline __u32 cs_sched_point(__u32 tid, __u64 site, __u32 op, __u64 obj)
 	}
 	if (act == CS_ACT_NONE || act > CS_ACT_YIELD)
 		return 0;
-	now = bpf_ktime_get_ns();
-	tc->probe_ts = now;
-	tc->site = site;
-	tc->obj = obj;
-	tc->op = op;
-	tc->action = act;
-	tc->cpu = bpf_get_smp_processor_id();
-	if (act == CS_ACT_DELAY) {
-		tc->deadline_ns = now + delay_ns;
-		tc->state = CS_TS_DELAY_PENDING;
-	} else if (act == CS_ACT_PARK) {
-		tc->state = CS_TS_PARK_PENDING;
-	} else {
-		tc->state = CS_TS_YIELD_PENDING;
-	}
-	return act == CS_ACT_PARK ? CS_EV_PARKED : CS_EV_DELAYED;
+	return cs_point_mark(tc, site, op, obj, act, delay_ns);
+}
+
+/* A new thread's start, before its first instruction (CS_OP_START), from
+ * the fork tracepoint in its creator's context: the point is the child's,
+ * tid its tid, site its start routine, policy its scheduling policy (the
+ * child inherits SCHED_EXT). A park or delay marks the child; having never
+ * run it takes no kick: the scheduler parks it at its first enqueue
+ * (wake_up_new_task's), which comes after this tracepoint. A yield is
+ * nothing here (a new thread queues anyway). Same return as
+ * cs_sched_point. */
+static __always_inline __u32 cs_sched_start_point(__u32 tid, __u64 site, __u32 policy)
+{
+	struct cs_sched_cfg *cfg;
+	struct cs_thread_ctl *tc;
+	__u32 act, release_tid = 0;
+	__u64 delay_ns = 0;
+
+	if (policy != CS_SCHED_EXT_POLICY)
+		return 0;
+	tc = cs_thread_ctl_get(tid);
+	if (!tc)
+		return 0;
+	cfg = cs_cfg_of(tc->target);
+	if (!cfg || !cfg->active || tc->state != CS_TS_RUN)
+		return 0;
+	__sync_fetch_and_add(&cfg->points, 1);
+	tc->points++;
+	act = cs_point_action(tc, tid, site, CS_OP_START, &delay_ns, &release_tid);
+	if (act != CS_ACT_PARK && act != CS_ACT_DELAY)
+		return 0;
+	return cs_point_mark(tc, site, CS_OP_START, tid, act, delay_ns);
 }
 
 /* The attach point of the fexit kick (sched/kick.bpf.c, sched_ctl attaches

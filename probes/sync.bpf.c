@@ -11,7 +11,8 @@
  *    every lock/trylock/rwlock/spin request, cond wait/signal, sem wait/post,
  *    barrier, create and join, and for exit() while another thread of the
  *    process lives, so a thread can be parked synchronously inside this
- *    program (sched_point.bpf.h).
+ *    program (sched_point.bpf.h). The fork tracepoint makes a new thread's
+ *    start a decision point too (cs_sched_start_point).
  *  - ONE uretprobe.multi program, cs_sync_return, on the functions whose
  *    outcome matters (acquisitions, try/timed results, cond_wait's mutex
  *    reacquisition, sem_wait, join).
@@ -1137,6 +1138,7 @@ int BPF_PROG(cs_sync_fork, struct task_struct *parent, struct task_struct *child
 	struct cs_lock_key pkey = {};
 	__u64 create_site = 0, start = 0;
 	struct cs_proc_key pk;
+	__u32 flags;
 
 	proc = bpf_map_lookup_elem(&cs_sync_tracked, &ptgid);
 	if (!proc)
@@ -1173,6 +1175,16 @@ int BPF_PROG(cs_sync_fork, struct task_struct *parent, struct task_struct *child
 	pkey.addr = ct->pthread_self;
 	bpf_map_update_elem(&cs_sync_pthreads, &pkey, &ctid, BPF_ANY);
 	emit(pt, ptgid, ptid, pk.gen, CS_OP_CREATE, ctid, create_site, start, 0);
+	/* The new thread's start is a decision point before its first
+	 * instruction: the scheduler parks it at its first enqueue, which
+	 * comes after this tracepoint (wake_up_new_task). Its event, the
+	 * child's first, goes out only when the point steered it; the site
+	 * is the start routine, arg the pthread_create call site. */
+	if (start) {
+		flags = cs_sched_start_point(ctid, start, child->policy);
+		if (flags)
+			emit(ct, ctgid, ctid, pk.gen, CS_OP_START, ctid, start, create_site, flags);
+	}
 	return 0;
 }
 

@@ -481,6 +481,20 @@ static __always_inline void cs_prio_preempt(struct cs_thread_ctl *tc, __u32 t)
 	scx_bpf_kick_cpu(ts->serial_owner_cpu, SCX_KICK_PREEMPT);
 }
 
+/* A new thread whose start point marked it (cs_sched_start_point): it
+ * parks at its first enqueue without a kick, having never run. */
+static __always_inline bool cs_start_marked(struct task_struct *p, u64 wake_flags)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = p->pid;
+
+	if (!(wake_flags & SCX_WAKE_FORK))
+		return false;
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	return tc && tc->op == CS_OP_START &&
+	       (tc->state == CS_TS_PARK_PENDING || tc->state == CS_TS_DELAY_PENDING);
+}
+
 s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
 {
 	__u32 t = cs_task_target(p);
@@ -488,8 +502,9 @@ s32 BPF_STRUCT_OPS(cs_select_cpu, struct task_struct *p, s32 prev_cpu, u64 wake_
 	s32 cpu;
 
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &idle);
-	/* Serial mode must see every wakeup in enqueue (the token). */
-	if (idle && cs_serial(t) == CS_SERIAL_OFF) {
+	/* Serial mode must see every wakeup in enqueue (the token); a new
+	 * thread marked at its start, its first enqueue (the park). */
+	if (idle && cs_serial(t) == CS_SERIAL_OFF && !cs_start_marked(p, wake_flags)) {
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, cs_slice(t), 0);
 		__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
 	}
@@ -538,7 +553,9 @@ void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
 		state = tc->state;
 		/* Consumed whatever the state: a yield, or a park a release
 		 * cancelled after the kick, must not leave the slot set. */
-		kicked = cs_kicked_here(tid);
+		/* A new thread marked at its start parks at its first
+		 * enqueue: it never ran, so no kick is on its way. */
+		kicked = cs_kicked_here(tid) || tc->op == CS_OP_START;
 		if ((state == CS_TS_PARK_PENDING || state == CS_TS_DELAY_PENDING) && kicked &&
 		    cs_park(p, tc, state, enq_flags))
 			return;

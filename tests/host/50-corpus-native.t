@@ -18,7 +18,7 @@ CLEAN="clean_lockwrap clean_condhandoff clean_spinflag clean_barrier clean_manyt
 BAD="bad_lockorder bad_selfdeadlock bad_lostwakeup"
 RACE="race_torn_pair race_split_cs race_wrong_lock race_no_lock race_ws_deque race_uaf
 	race_flag_token race_exit_unjoined race_one_of_10 race_one_of_20 race_one_of_100
-	race_uaf_stdio race_trylock_wrap race_recursive_wrap race_pipeline_ledger"
+	race_uaf_stdio race_trylock_wrap race_recursive_wrap race_pipeline_ledger race_start_order"
 CLEAN_RUNS=100
 BAD_RUNS=500
 # The corpus's rule is a rate: at most 1 failure in 500 plain runs. Its

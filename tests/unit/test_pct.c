@@ -200,6 +200,29 @@ static void test_yield(void)
 	pct_free(&p);
 }
 
+/* pct_highest: the top thread, with no change point considered or
+ * consumed (a decision that is not a step, e.g. a thread's start). */
+static void test_highest(void)
+{
+	const uint32_t all[2] = { 0, 1 };
+	struct pct p;
+	uint32_t order[2];
+	uint64_t step;
+
+	pct_init(&p, 2, 50, 7);
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	initial_order(&p, 2, order);
+	for (step = 1; step < p.change[0]; step++)
+		pct_step(&p);
+	tap_ok(pct_highest(&p, all, 2) == (int64_t)order[0] &&
+		       pct_highest(&p, all, 2) == (int64_t)order[0] && p.next_change == 0,
+	       "at the change point's step pct_highest still gives the top thread, twice");
+	tap_ok(pct_pick(&p, all, 2) == (int64_t)order[1] && pct_highest(&p, all, 0) == -1,
+	       "the change point is left for pct_pick; no thread: -1");
+	pct_free(&p);
+}
+
 /* A step list per thread, run to its end by the engine: each thread's
  * next step is marked focus (F) or not (S) before each pick, as the
  * strategy marks the accesses to cross-thread variables. Returns the
@@ -302,12 +325,13 @@ static void test_focused(void)
 
 int main(void)
 {
-	tap_plan(24);
+	tap_plan(24 + 2);
 	test_depth1_priority_order();
 	test_change_point();
 	test_depth3();
 	test_determinism();
 	test_yield();
+	test_highest();
 	test_focused();
 	return tap_done();
 }

@@ -1490,6 +1490,113 @@ static void test_pct_exit(void)
 	strategy_free(s);
 }
 
+/* A new thread's start (CS_OP_START, before its first instruction) is a
+ * decision point of every steering strategy: pct makes it a step, so the
+ * started threads begin in the order of their priorities; rnd-y:1 yields
+ * and rnd-s10:1 delays at it; tsa, map and fpair let it go; --serial and
+ * an order replay keep it for their pick. */
+static void test_start_point(void)
+{
+	static const char *const goes_on[] = { "tsa", "map", "fpair" };
+	uint64_t id1 = fnv1a64("0.1", 3, FNV1A64_INIT), id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+	uint32_t prio[3], order[3];
+	const struct declog_entry *e;
+	struct strat_decision d;
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	size_t i, j;
+	bool sorted;
+	char *cfg;
+
+	s = make("pct:1");
+	fl_begin(&fl, s, 11, 3);
+	for (i = 0; i < 3; i++)
+		prio[i] = (uint32_t)policy_fake_prio(fl.r.pol, 100 + (uint32_t)i);
+	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "pct: a new thread waits at its start for its turn");
+	fl_point(&fl, 2, CS_OP_START, 0x70, 102, NULL, false);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	for (i = 0; i < 3; i++) {
+		fl_all_parked(&fl);
+		order[i] = (uint32_t)released_thread(&fl);
+	}
+	for (i = 1, sorted = fl.releases == 3; i < 3 && sorted; i++)
+		sorted = order[i] < 3 && order[i - 1] < 3 && prio[order[i - 1]] > prio[order[i]];
+	tap_ok(sorted, "pct: the starts and the lock request go by priority (%u, %u, %u)", order[0],
+	       order[1], order[2]);
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* A start is no step: the next run's k counts the 3 lock requests
+	 * of this one, not its 2 starts. */
+	s = make("pct:3");
+	fl_begin(&fl, s, 12, 3);
+	for (i = 1; i < 3; i++)
+		fl_point(&fl, i, CS_OP_START, 0x70, 100 + i, NULL, false);
+	for (i = 0; i < 3; i++)
+		fl_point(&fl, i, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_end(&fl);
+	fl_begin(&fl, s, 13, 1);
+	cfg = run_config(&fl);
+	tap_is_str(cfg, "{\"pct\":{\"depth\":3,\"k\":3,\"focus\":\"every step\"}}",
+		   "pct: k counts the steps of the run before, its starts left out");
+	free(cfg);
+	fl_end(&fl);
+	strategy_free(s);
+
+	s = make("rnd-y:1");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	tap_ok(d.v == STRAT_YIELD && d.arg == 1, "rnd-y:1 yields once at a thread's start");
+	fl_end(&fl);
+	strategy_free(s);
+	s = make("rnd-s10:1");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	tap_ok(d.v == STRAT_DELAY && d.us <= 10000 && (int64_t)d.us == d.arg,
+	       "rnd-s10:1 delays a thread's start by at most 10 ms, logged as its length");
+	fl_end(&fl);
+	strategy_free(s);
+
+	for (i = 0, j = 0; i < ARRAY_SIZE(goes_on); i++) {
+		s = make(goes_on[i]);
+		fl_begin(&fl, s, 1, 2);
+		d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+		j += d.v == STRAT_PROCEED;
+		fl_end(&fl);
+		strategy_free(s);
+	}
+	tap_is_int((int)j, (int)ARRAY_SIZE(goes_on), "tsa, map and fpair let a start go");
+
+	s = serial_wrap(make("none"), CS_SERIAL_FIFO);
+	fl_begin(&fl, s, 1, 2);
+	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "--serial: a start waits for the pick");
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* pct released 0.2 at its start, then 0.1 at its start: the replay
+	 * keeps both starts and lets them go in that order. */
+	declog_init(&rec, 3, NULL);
+	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 5);
+	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 4);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	fl_begin(&fl, s, 3, 3);
+	fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	d = fl_point(&fl, 2, CS_OP_START, 0x78, 102, NULL, false);
+	tap_is_int(d.v, STRAT_PARK, "replay: a logged start waits");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id2 && e->event == 0, "replay: 0.2 begins first, as logged");
+	fl_all_parked(&fl);
+	e = last_entry(&fl);
+	tap_ok(e && e->thread == id1 && e->event == 0, "replay: then 0.1");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
 static void test_pct_seeds(void)
 {
 	uint64_t first = pct_first(21), seed;
@@ -2517,7 +2624,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242);
+	tap_plan(242 + 10);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2533,6 +2640,7 @@ int main(void)
 	test_pct_depth1();
 	test_pct_change_point();
 	test_pct_exit();
+	test_start_point();
 	test_pct_seeds();
 	test_pct_access();
 	test_pct_focus();

@@ -51,14 +51,18 @@ cd /out
 for p in $progs; do
 	for s in $strategies; do
 		[ \"\$p \$s\" = \"clean_manythreads map\" ] && continue
+		t0=\$(cut -d' ' -f1 /proc/uptime)
 		$CS run -s \$s -n $RUNS --keep-going --seed 1 -o \$p-\$s -- $PROGS/\$p >/dev/null 2>\$p-\$s.err
-		echo \"\$p \$s exit \$?\"
+		rc=\$?
+		echo \"\$p \$s secs \$(awk -v a=\$t0 -v b=\$(cut -d' ' -f1 /proc/uptime) 'BEGIN { print int(b - a + 0.5) }')\"
+		echo \"\$p \$s exit \$rc\"
 	done
 done" >"$T/guest" 2>"$T/guest.err"
 for p in $progs; do
 	for s in $strategies; do
 		[ "$p $s" = "clean_manythreads map" ] && continue
-		line=$(grep "^$p $s " "$T/guest")
+		line=$(grep "^$p $s exit " "$T/guest")
+		secs=$(sed -n "s/^$p $s secs //p" "$T/guest")
 		sum=$("$CS" report "$T/out/$p-$s" --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -66,7 +70,7 @@ slow = sum(1 for r in d["runs"]["list"] if r["summary"].startswith("slow under s
 print("%d runs, %d failures, %d slow" % (len(d["runs"]["list"]), len(d["failures"]), slow))
 for f in d["failures"][:3]:
     print("  run %s: %s" % (f["run"], f["summary"]))')
-		diag "$p $s: ${line##* } ${sum:-no campaign}"
+		diag "$p $s: ${line##* } ${sum:-no campaign}, ${secs:-?} s"
 		like "$line $sum" "exit 0 $RUNS runs, 0 failures" "$p under $s: $RUNS runs, no failure"
 	done
 done

@@ -3,7 +3,8 @@
 # timeout: 600
 # Showing a failing schedule (issue 14 item 4): a steered run records its
 # schedule; `report DIR --schedule N` prints it as one column per thread
-# (bank: its two tellers, the check of both before either debit), --json
+# (bank: its two tellers, their starts, the check of both before either
+# debit), --json
 # carries the same, and the HTML report draws it as an SVG swimlane that a
 # real browser renders: headless Chromium's screenshot is not blank and
 # shows one lane colour per thread of the schedule. Then minimize (item 3):
@@ -16,7 +17,7 @@ BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 command -v chromium >/dev/null || skip_all "chromium missing (run: sudo make deps)"
-plan 20
+plan 21
 T=$(mktemp -d /tmp/cs-schedule-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -31,19 +32,22 @@ run=$("$CS" report "$T/c" --json | python3 -c '
 import json, sys; print(json.load(sys.stdin)["failures"][0]["run"])')
 "$CS" report "$T/c" --schedule "$run" >"$T/text" 2>&1
 is "$?" 0 "report --schedule $run"
-like "$(head -1 "$T/text")" "^run $run \\(assertion\\): 4 points, 2 threads, [0-9]+ switches, [0-9]+ preemptions" \
-	"its header: the 4 lock calls of the two tellers"
+like "$(head -1 "$T/text")" "^run $run \\(assertion\\): 6 points, 2 threads, [0-9]+ switches, [0-9]+ preemptions" \
+	"its header: the two tellers' starts and their 4 lock calls"
 like "$(sed -n 2p "$T/text")" "^ +step +0\\.[12] +0\\.[12] *$" "a column per thread"
+# A teller's start is a step at its start routine: teller, bank.c:40.
+is "$(sed -n '3,8p' "$T/text" | grep -c 'teller bank.c:40')" 2 "each teller's start is a step"
 # The failing order: both tellers check (line 26) before either debits (34).
-is "$(sed -n '3,6p' "$T/text" | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
+is "$(sed -n '3,8p' "$T/text" | grep -v 'bank.c:40' | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
 	"bank.c:26 bank.c:26 bank.c:34 bank.c:34 " "both checks before both debits"
 like "$(grep '^ *end' "$T/text")" "end +assertion: assertion .balance >= 0" "the failure last"
 "$CS" report "$T/c" --schedule "$run" --json >"$T/json"
 is "$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-print(len(d["threads"]), len(d["steps"]), d["steps"][0]["function"], d["steps"][3]["line"],
-      sum(s["preemption"] for s in d["steps"]) == d["preemptions"])' "$T/json")" "2 4 teller 34 True" \
+calls = [s for s in d["steps"] if s["line"] != 40]
+print(len(d["threads"]), len(d["steps"]), d["steps"][0]["function"], calls[3]["line"],
+      sum(s["preemption"] for s in d["steps"]) == d["preemptions"])' "$T/json")" "2 6 teller 34 True" \
 	"--json: the same threads, steps, sites and preemptions"
 "$CS" report "$T/c" --schedule 99 >/dev/null 2>"$T/err"
 is "$?" 2 "--schedule of a run that does not exist: exit 2"
@@ -74,9 +78,9 @@ new=$((nruns + 1))
 like "$(cat "$T/min")" "^run $run: ($before preemptions -> 1|1 preemptions, none can be undone).* run $new" \
 	"it reports the preemptions left (1: the tellers' checks must interleave) and the new run $new"
 "$CS" report "$T/c" --schedule "$new" >"$T/mtext" 2>&1
-like "$(head -1 "$T/mtext")" "^run $new \(assertion\): 4 points, 2 threads, [0-9]+ switches, 1 preemptions" \
+like "$(head -1 "$T/mtext")" "^run $new \(assertion\): 6 points, 2 threads, [0-9]+ switches, 1 preemptions" \
 	"report --schedule $new: the minimal schedule, 1 preemption"
-is "$(sed -n '3,6p' "$T/mtext" | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
+is "$(sed -n '3,8p' "$T/mtext" | grep -v 'bank.c:40' | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
 	"bank.c:26 bank.c:26 bank.c:34 bank.c:34 " "still both checks before both debits"
 "$CS" replay "$T/c" --run "$new" --vm --times 10 >"$T/mrep" 2>&1
 like "$(tail -1 "$T/mrep")" "failed again in 10 of 10 replays" "the minimal schedule replays 10 of 10"

@@ -63,6 +63,9 @@ ld=\$!
 wait \$cs
 echo "attach_rc \$?"
 cat /tmp/att.out
+# What attach said besides "attached" (a scheduler the kernel ejected says
+# why: CI 2026-11-28 lost one request to a "runnable task stall").
+grep -v "attached to pid" /tmp/att.err | sed 's/^/att_err /'
 "$CS" report /tmp/camp | grep -E "^runs:"
 echo "state_after \$(cat /sys/kernel/sched_ext/state)"
 wait \$ld

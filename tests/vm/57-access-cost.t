@@ -28,6 +28,9 @@ is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass']" 
 like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
 	"^slow under the access probes: past the 3 s run timeout with its accesses probed" \
 	"the run timeout stopped the access probes while the controller was behind them"
+[ "$_tap_fail" -gt 0 ] && diag "campaign stderr:" "$(cat "$T/a.err")" \
+	"run: $(jget "$T/a.json" 'd["runs"]["list"][0]')" \
+	"keys: $(jget "$T/a.json" "list(d.keys())")"
 
 # The run timeout is given, not the adaptive 20x the first run's time: on a
 # loaded machine one run can take 20 times another (seen: run 2 "slow" with

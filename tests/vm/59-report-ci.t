@@ -20,7 +20,8 @@ trap 'rm -rf "$T"' EXIT
 
 # pct:2 finds a depth-2 bug with probability >= 1/(n k^(d-1)) per run
 # (Burckhardt et al.): n = 3 threads (main and two tellers), k = 4 steps
-# (bank's lock calls: report --schedule shows 4 points), so >= 1/12 a run,
+# (bank's lock calls; report --schedule shows them and the tellers' two
+# starts, which are no pct steps), so >= 1/12 a run,
 # and 160 runs all miss with probability <= (11/12)^160 = 9.1e-7. The run
 # stops at the first failure (run 1 here, idle or loaded).
 "$CS" run --vm -s pct:2 -n 160 -o "$T/bank" -- "$BANK" >/dev/null 2>"$T/run.err"

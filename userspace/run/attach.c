@@ -271,7 +271,7 @@ static void scan(struct attach *a)
 static const uint16_t park_ops[] = {
 	CS_OP_LOCK_REQ,	   CS_OP_RDLOCK_REQ,	 CS_OP_WRLOCK_REQ,   CS_OP_COND_WAIT,
 	CS_OP_COND_SIGNAL, CS_OP_COND_BROADCAST, CS_OP_SEM_WAIT_REQ, CS_OP_SEM_POST,
-	CS_OP_BARRIER,	   CS_OP_PROC_EXIT,
+	CS_OP_BARRIER,	   CS_OP_PROC_EXIT,	 CS_OP_START,
 };
 
 static bool is_park_op(uint16_t op)

@@ -103,6 +103,11 @@ static uint32_t highest(struct pct *p, const uint32_t *runnable, size_t n)
 	return best;
 }
 
+int64_t pct_highest(struct pct *p, const uint32_t *runnable, size_t n)
+{
+	return n ? (int64_t)highest(p, runnable, n) : -1;
+}
+
 int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n)
 {
 	uint32_t t;

@@ -75,6 +75,9 @@ void pct_thread_add(struct pct *p, uint32_t t);
  * and that one is a change point). Returns -1 when n == 0. Calling it again before
  * pct_step() (re-evaluation) does not consume the change point twice. */
 int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n);
+/* The highest-priority runnable thread, no change point considered (a
+ * decision that is not a step); -1 when n == 0. */
+int64_t pct_highest(struct pct *p, const uint32_t *runnable, size_t n);
 /* One step executed. */
 void pct_step(struct pct *p);
 /* Thread t yields: it drops below every other thread, the yielded ones

@@ -275,8 +275,9 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 	} else {
 		pt.kind = NOISE_PT_SYNC;
 		pt.site = (uint32_t)p->e->site;
-		/* exit()'s object is the process: nothing threads share */
-		pt.var = p->e->op == CS_OP_PROC_EXIT ? 0 : p->e->obj;
+		/* exit()'s object is the process, a start's the new
+		 * thread: nothing threads share */
+		pt.var = p->e->op == CS_OP_PROC_EXIT || p->e->op == CS_OP_START ? 0 : p->e->obj;
 		pt.shared = pt.var && lock_shared(nr, pt.var, p->e->tid);
 		pt.coverage_target = p->k == 0;
 	}

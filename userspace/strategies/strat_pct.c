@@ -93,8 +93,9 @@ struct pct_strat_run {
 	size_t nwaiting;
 	uint32_t *prio; /* per thread index: last priority given to the policy */
 	bool *exited;
+	bool *starting; /* kept at its start (CS_OP_START): no step */
 	struct pct_spin *spin;
-	size_t cap;	       /* of prio, exited and spin */
+	size_t cap;	       /* of prio, exited, starting and spin */
 	uint64_t points;       /* decision points reached in this run */
 	uint64_t focus_points; /* of them, accesses to cross-thread variables */
 	uint64_t last_release_ns;
@@ -259,6 +260,7 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 	free(pr->waiting);
 	free(pr->prio);
 	free(pr->exited);
+	free(pr->starting);
 	free(pr->spin);
 	free(pr);
 	r->priv = NULL;
@@ -278,9 +280,11 @@ static void grow(struct pct_strat_run *pr, size_t ti)
 	n = ti + 1 > 2 * pr->cap ? ti + 1 : 2 * pr->cap;
 	pr->prio = xrealloc(pr->prio, n * sizeof(*pr->prio));
 	pr->exited = xrealloc(pr->exited, n * sizeof(*pr->exited));
+	pr->starting = xrealloc(pr->starting, n * sizeof(*pr->starting));
 	pr->spin = xrealloc(pr->spin, n * sizeof(*pr->spin));
 	memset(pr->prio + pr->cap, 0, (n - pr->cap) * sizeof(*pr->prio));
 	memset(pr->exited + pr->cap, 0, (n - pr->cap) * sizeof(*pr->exited));
+	memset(pr->starting + pr->cap, 0, (n - pr->cap) * sizeof(*pr->starting));
 	memset(pr->spin + pr->cap, 0, (n - pr->cap) * sizeof(*pr->spin));
 	pr->cap = n;
 }
@@ -407,7 +411,10 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
  * (exit() while other threads live) is a step whose thread yields
  * (pct_yield): it drops below every other thread, demoted ones too, so
  * it is picked only when no other thread waits for its turn, as PCT's
- * program ends once its threads have run. */
+ * program ends once its threads have run. A new thread's start waits for
+ * its turn too, but is no step: PCT's initial priorities order the
+ * threads' starts, no change point falls there, and k (the run's points)
+ * does not count it, so the bound 1/(n k^(d-1)) keeps its k. */
 static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			    struct strat_decision *d)
 {
@@ -417,8 +424,12 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 		d->v = STRAT_PROCEED;
 		return;
 	}
-	pr->points++;
-	pr->focus_points += p->access && p->cross;
+	grow(pr, thread_index(r, p->t));
+	pr->starting[thread_index(r, p->t)] = p->e->op == CS_OP_START;
+	if (p->e->op != CS_OP_START) {
+		pr->points++;
+		pr->focus_points += p->access && p->cross;
+	}
 	pct_thread_focus(&pr->eng, thread_index(r, p->t), p->access && p->cross);
 	if (p->e->op == CS_OP_PROC_EXIT) {
 		pct_yield(&pr->eng, thread_index(r, p->t));
@@ -456,14 +467,20 @@ static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
 	struct pct_strat_run *pr = r->priv;
 	uint32_t changes = pr->eng.next_change;
 	int64_t pick;
+	bool start;
 
 	if (n->ts_ns <= pr->last_release_ns)
 		return; /* a note from before our last release */
 	r->drain(r);
 	yield_spinners(pr, r);
-	pick = pct_pick(&pr->eng, pr->waiting, pr->nwaiting);
+	/* The top thread kept at its start begins without a step. */
+	pick = pct_highest(&pr->eng, pr->waiting, pr->nwaiting);
+	start = pick >= 0 && (size_t)pick < pr->cap && pr->starting[pick];
+	if (!start)
+		pick = pct_pick(&pr->eng, pr->waiting, pr->nwaiting);
 	if (pick < 0 || (size_t)pick >= r->nthreads)
 		return;
+	pr->starting[pick] = false;
 	if (pr->eng.next_change != changes) /* a change point demoted a thread */
 		prio_sync(pr, r);
 	waiting_remove(pr, (uint32_t)pick);
@@ -475,7 +492,8 @@ static void pct_strat_all_parked(struct strategy *s, struct strat_run *r,
 	pr->last = (uint32_t)pick;
 	pr->last_release_ns = now_ns();
 	r->release(r, &r->threads[pick], pct_priority(&pr->eng, (uint32_t)pick));
-	pct_step(&pr->eng);
+	if (!start)
+		pct_step(&pr->eng);
 }
 
 #define TEXT_(x) #x
