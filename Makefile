@@ -122,8 +122,9 @@ $(BUILD)/tests/programs/race_uaf_printf $(BUILD)/tests/programs/clean_uaf_printf
 $(BUILD)/tests/programs/lib/lib%.so: tests/programs/lib/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -shared -fPIC -Wall -Werror $< -o $@
-# Links the library above, found through its RUNPATH.
-$(BUILD)/tests/programs/in_library: tests/programs/in_library.c $(BUILD)/tests/programs/lib/libsharedsync.so
+# Link the library above, found through its RUNPATH.
+LIB_PROGS := $(patsubst %,$(BUILD)/tests/programs/%,in_library probe_scope)
+$(LIB_PROGS): $(BUILD)/tests/programs/%: tests/programs/%.c $(BUILD)/tests/programs/lib/libsharedsync.so
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D) && $(CC) -O1 -g -pthread -Wall -Werror $< -o $@ \
 		-L$(BUILD)/tests/programs/lib -lsharedsync -Wl,-rpath,'$$ORIGIN/lib'

@@ -31,15 +31,17 @@ like "$(cat "$T/err")" 'access: [0-9]+ candidate sites, [0-9]+ attached in [0-9.
 like "$(cat "$T/err")" 'map: domain estimate [1-9][0-9]* \([0-9]+ after happens-before pruning\), [1-9][0-9]* stored as requirements' \
 	"MAP domain estimated and stored"
 like "$(cat "$T/err")" 'access: [1-9][0-9]* sites attached per run' "later runs probe the shared sites"
-# The shared sites' links are attached once and serve every later run
-# (their detach waits for a grace period): runs 2 and 3 reuse run 1's.
+# The shared sites' links are each run's, for its target's process only
+# (docs/run.md "Probe scope"): none is kept for the next run (the sync
+# probes' are, for every process): the estimation run and the 3 runs
+# attach them for 4 pids.
 "$CS" -v run -s none --access -n 3 -o "$T/keep" -- "$P" racy 50 >/dev/null 2>"$T/keep.err"
-is "$(grep -c "access probes: the campaign's links on [1-9][0-9]* sites serve this run" "$T/keep.err")" 2 \
-	"the access probes' links of run 1 serve runs 2 and 3"
+is "$(grep -oE 'access probes: [1-9][0-9]* sites attached for pid [0-9]+' "$T/keep.err" | sort -u | wc -l) $(grep -c "access probes: .*serve this run" "$T/keep.err")" "4 0" \
+	"each run attaches the access probes' links for its own process"
 # The race on counter comes in variants (who wrote, who read first); the
 # first listed need not be in every run, one of them is.
 is "$(jget <("$CS" report "$T/keep" --json) 'max(w["runs"] for w in d["warnings"] if w["variable"]=="counter")')" 3 \
-	"... and each of the 3 runs saw the race through them"
+	"... and each of the 3 runs saw the race through its own"
 "$CS" report "$T/racy" --json >"$T/racy.json"
 is "$(jget "$T/racy.json" 'd["runs"]["total"]')" 3 "3 runs stored (the estimation run is not one)"
 is "$(jget "$T/racy.json" 'd["failures"] and 1 or 0')" 0 "no failure"

@@ -71,7 +71,7 @@ static void access_attach_list(struct access_probes *ap, const char *path, pid_t
 	if (link) {
 		int gfd = bpf_map__fd(ap->skel->maps.site_gen);
 
-		if (pid == -1) {
+		if (ap->run_events) {
 			struct access_link_group *g;
 
 			ap->groups = xrealloc(ap->groups, (ap->ngroups + 1) * sizeof(*ap->groups));
@@ -249,18 +249,6 @@ fail:
 	return err;
 }
 
-static bool same_selection(const struct access_probes *ap, const bool *mask)
-{
-	size_t i;
-
-	if (!ap->kept_mask)
-		return false;
-	for (i = 0; i < ap->set->n; i++)
-		if (ap->kept_mask[i] != (!mask || mask[i]))
-			return false;
-	return true;
-}
-
 /* A link that access_probes_shed let go: destroyed on a thread of its own,
  * since unregistering waits for a grace period (tens of ms, more under
  * TCG) that the run's loop need not wait for. */
@@ -344,28 +332,38 @@ int access_probes_shed_poll(struct access_probes *ap, bool wait, int *result, ui
 	return 1;
 }
 
-static void drop_site_links(struct access_probes *ap)
+/* Move the site groups' links to out (2 * ngroups slots) and forget the
+ * groups; their sites are no longer shed. */
+static size_t take_group_links(struct access_probes *ap, struct bpf_link **out)
 {
-	struct bpf_link **links;
-	size_t i;
+	size_t i, n = 0;
 
-	access_probes_shed_poll(ap, true, NULL, NULL);
-	reap_wait(ap);
-	/* Each group's two links, destroyed at once (kernel/links.h). */
-	links = xcalloc(2 * ap->ngroups, sizeof(*links));
 	for (i = 0; i < ap->ngroups; i++) {
-		links[2 * i] = ap->groups[i].commit;
-		links[2 * i + 1] = ap->groups[i].hit;
+		out[n++] = ap->groups[i].commit;
+		out[n++] = ap->groups[i].hit;
 		free(ap->groups[i].idx);
 	}
-	links_destroy(links, 2 * ap->ngroups);
-	free(links);
 	free(ap->groups);
 	ap->groups = NULL;
 	ap->ngroups = 0;
 	if (ap->shed)
 		memset(ap->shed, 0, ap->set->n * sizeof(*ap->shed));
 	ap->nshed = 0;
+	return n;
+}
+
+static void drop_site_links(struct access_probes *ap)
+{
+	struct bpf_link **links;
+	size_t n;
+
+	access_probes_shed_poll(ap, true, NULL, NULL);
+	reap_wait(ap);
+	/* Each group's two links, destroyed at once (kernel/links.h). */
+	links = xcalloc(2 * ap->ngroups + 1, sizeof(*links));
+	n = take_group_links(ap, links);
+	links_destroy(links, n);
+	free(links);
 }
 
 /* Attach the sites i with pick[i] (NULL: all) of each object, object by
@@ -401,7 +399,7 @@ static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
  * destroyed on threads of their own (a grace period each): the caller does
  * not wait. The next attach puts the sites back. Returns the sites taken
  * away, or -errno (then the old links stay). concsched run only (site
- * links for every process). */
+ * links in groups). */
 static int access_probes_shed(struct access_probes *ap, const bool *drop)
 {
 	size_t i, j, ng = ap->ngroups, gone = 0, *keep, attached = ap->attached;
@@ -427,7 +425,7 @@ static int access_probes_shed(struct access_probes *ap, const bool *drop)
 		/* The rest of the object first, then the old link goes. */
 		if (n) {
 			ap->attach_err = 0;
-			access_attach_list(ap, g->path, -1, keep, n, offs, cookies);
+			access_attach_list(ap, g->path, ap->pid, keep, n, offs, cookies);
 			if (ap->attach_err || ap->ngroups == before) {
 				err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
 				continue;
@@ -465,7 +463,6 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	libbpf_print_fn_t old_print;
 	__u32 tgid = (__u32)pid;
 	__u8 one = 1;
-	size_t i;
 	uint64_t t0;
 	int err;
 
@@ -482,41 +479,16 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	old_print = libbpf_set_print(log_verbose ? NULL : access_quiet_print);
 	if (log_verbose)
 		libbpf_set_print(old_print);
-	if (ap->run_events && ap->ngroups && same_selection(ap, mask)) {
-		/* What the last run's probe cap took away comes back. */
-		if (ap->nshed) {
-			size_t attached = ap->attached;
-
-			t0 = now_ns();
-			ap->gen++;
-			attach_picked(ap, -1, ap->shed);
-			ap->attached = attached;
-			ap->attach_ns = now_ns() - t0;
-			log_debug("access probes: %zu sites the probe cap took away attached again "
-				  "(%.3g ms)",
-				  ap->nshed, ap->attach_ns / 1e6);
-			memset(ap->shed, 0, set->n * sizeof(*ap->shed));
-			ap->nshed = 0;
-		}
-		libbpf_set_print(old_print);
-		log_debug("access probes: the campaign's links on %zu sites serve this run",
-			  ap->attached);
-		goto allocs;
-	}
 	drop_site_links(ap);
 	ap->attached = 0;
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
 	t0 = now_ns();
 	ap->gen++;
-	attach_picked(ap, ap->run_events ? -1 : pid, mask);
+	attach_picked(ap, pid, mask);
 	ap->attach_ns = now_ns() - t0;
 	libbpf_set_print(old_print);
-	if (ap->run_events) {
-		ap->kept_mask = xrealloc(ap->kept_mask, set->n * sizeof(*ap->kept_mask));
-		for (i = 0; i < set->n; i++)
-			ap->kept_mask[i] = !mask || mask[i];
-	}
-allocs:
+	log_debug("access probes: %zu sites attached for pid %d (%.3g ms)", ap->attached, (int)pid,
+		  ap->attach_ns / 1e6);
 	/* Followed per process: for every process, they would trap every
 	 * malloc on the machine, concsched's own included. */
 	if (ap->alloc_object && !ap->attach_err)
@@ -573,14 +545,18 @@ void access_probes_detach(struct access_probes *ap)
 {
 	access_probes_shed_poll(ap, true, NULL, NULL);
 	reap_wait(ap);
+	/* The site links, the run's process's, go with the allocator links,
+	 * their grace periods overlapping. */
+	if (ap->ngroups) {
+		ap->links =
+			xrealloc(ap->links, (ap->nlinks + 2 * ap->ngroups) * sizeof(*ap->links));
+		ap->nlinks += take_group_links(ap, ap->links + ap->nlinks);
+	}
 	links_destroy(ap->links, ap->nlinks);
 	free(ap->links);
 	ap->links = NULL;
 	ap->nlinks = 0;
 	ap->allocs_tracked = false;
-	/* The kept site links act for nobody until the next run's process. */
-	if (ap->skel && ap->ngroups)
-		access_map_empty(ap->skel->maps.access_tgids);
 }
 
 int access_probes_stop(struct access_probes *ap)
@@ -714,7 +690,6 @@ void access_probes_close(struct access_probes *ap)
 {
 	links_destroy(ap->links, ap->nlinks);
 	drop_site_links(ap);
-	free(ap->kept_mask);
 	free(ap->shed);
 	free(ap->shed_drop);
 	ring_buffer__free(ap->rb);

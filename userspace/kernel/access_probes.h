@@ -51,13 +51,12 @@ struct access_probes {
 	char *alloc_object; /* copy of opts->alloc_object */
 	pid_t pid;	    /* attached for, 0: none */
 	bool run_events;    /* concsched run: access_commit attached too */
-	/* concsched run: the site links are attached for every process (the
-	 * probes act for access_tgids only) and kept from run to run while
-	 * the selection of sites stays the same: destroying a link waits for
-	 * a grace period. ap->links then holds the per-run allocator links. */
+	/* concsched run: the site links, for the run's process only (the
+	 * kernel puts their breakpoints in its memory alone, not in every
+	 * process that maps the file), destroyed at the run's end with its
+	 * allocator links (ap->links). */
 	struct access_link_group *groups;
 	size_t ngroups;
-	bool *kept_mask; /* the selection they were attached for */
 	/* The probe cap (access_probes_shed): the generation of the newest
 	 * links (the high half of their cookies), and the sites whose links
 	 * were taken away in this run (attached again by the next attach). */
@@ -123,7 +122,9 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 		       const struct access_probes_opts *opts);
 /* Attach the sites i with mask[i] (NULL: all) for PID and follow its
  * allocator (opts->alloc_object of the load). Updates attached,
- * attached_site and attach_ns. 0 or -errno (printed). */
+ * attached_site and attach_ns. Every link is PID's own: attach after its
+ * exec (a process that still shares the caller's memory would have the
+ * breakpoints put in the caller's). 0 or -errno (printed). */
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask);
 /* The probe cap: take the uprobes of the sites i with drop[i] away for
  * the rest of the run (a trap costs more than the probe's work), on a

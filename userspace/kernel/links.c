@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,4 +62,55 @@ void links_destroy(struct bpf_link **links, size_t n)
 		if (d[i].started)
 			pthread_join(d[i].th, NULL);
 	free(d);
+}
+
+static void *reap_main(void *arg)
+{
+	struct links_batch *b = arg;
+
+	links_destroy(b->links, b->n);
+	return NULL;
+}
+
+/* Join the batches that are done (all with wait). */
+static void reap_join(struct links_reaper *r, bool wait)
+{
+	size_t i, j;
+
+	for (i = j = 0; i < r->n; i++) {
+		struct links_batch *b = r->batches[i];
+
+		if (wait ? pthread_join(b->th, NULL) : pthread_tryjoin_np(b->th, NULL)) {
+			r->batches[j++] = b;
+			continue;
+		}
+		free(b->links);
+		free(b);
+	}
+	r->n = j;
+}
+
+void links_reap_wait(struct links_reaper *r)
+{
+	reap_join(r, true);
+	free(r->batches);
+	r->batches = NULL;
+}
+
+void links_reap_later(struct links_reaper *r, struct bpf_link **links, size_t n)
+{
+	struct links_batch *b = xcalloc(1, sizeof(*b));
+
+	reap_join(r, false);
+	b->links = xcalloc(n ? n : 1, sizeof(*links));
+	memcpy(b->links, links, n * sizeof(*links));
+	b->n = n;
+	if (pthread_create(&b->th, NULL, reap_main, b)) {
+		links_destroy(b->links, b->n);
+		free(b->links);
+		free(b);
+		return;
+	}
+	r->batches = xrealloc(r->batches, (r->n + 1) * sizeof(*r->batches));
+	r->batches[r->n++] = b;
 }

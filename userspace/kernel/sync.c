@@ -681,6 +681,7 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 void sync_probes_detach(struct sync_probes *sp)
 {
 	links_destroy(sp->links, (size_t)sp->nlinks);
+	links_reap_wait(&sp->reaper);
 	sp->nlinks = 0;
 	sp->attached_all = false;
 }
@@ -725,12 +726,19 @@ static void map_empty_m(struct bpf_map *m)
 	maps_empty(bpf_map__fd(m), bpf_map__key_size(m), bpf_map__value_size(m));
 }
 
+/* Links for one process: destroyed behind the caller's back (grace
+ * periods it need not wait for). */
+static void reap_process_links(struct sync_probes *sp)
+{
+	if (!sp->attached_all && sp->nlinks) {
+		links_reap_later(&sp->reaper, sp->links, (size_t)sp->nlinks);
+		sp->nlinks = 0;
+	}
+}
+
 void sync_probes_end_run(struct sync_probes *sp)
 {
-	if (!sp->attached_all) {
-		sync_probes_detach(sp);
-		return;
-	}
+	reap_process_links(sp);
 	/* The probes act for tracked processes only (CS_SCOPE_TRACKED). */
 	if (sp->skel)
 		map_empty_m(sp->skel->maps.cs_sync_tracked);
@@ -760,8 +768,7 @@ int sync_probes_reset(struct sync_probes *sp)
 
 	if (!sp->skel)
 		return -EINVAL;
-	if (!sp->attached_all)
-		sync_probes_detach(sp);
+	reap_process_links(sp);
 	for (i = 0; i < ARRAY_SIZE(per_run); i++) {
 		if (i >= not_taken && sp->harvest_emptied)
 			break;

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "concsched_abi.h"
+#include "kernel/links.h"
 
 #define SYNC_ENTRY_PROG	 "cs_sync_enter"
 #define SYNC_RETURN_PROG "cs_sync_return"
@@ -115,6 +116,7 @@ struct sync_probes {
 	struct sync_bpf *skel;
 	struct bpf_link *links[SYNC_MAX_LINKS];
 	int nlinks;
+	struct links_reaper reaper;	       /* destroying a run's process's links */
 	int nprobes;			       /* functions attached                      */
 	enum cs_sync_fn skipped[CS_FN__COUNT]; /* found but not probeable   */
 	int nskipped;
@@ -149,7 +151,8 @@ void sync_probes_detach(struct sync_probes *sp);
 /* A run's processes are done: no more events from them. Links attached
  * for every process stay for the next run (sync_probes_attach on the same
  * object keeps them: unregistering uprobes costs ~30 ms a link); links
- * attached for one pid are destroyed. */
+ * attached for one pid are destroyed on a thread of their own (the caller
+ * does not wait; sync_probes_detach and _close wait for them). */
 void sync_probes_end_run(struct sync_probes *sp);
 void sync_probes_close(struct sync_probes *sp);
 /* Empty every per-run map (threads, locks, coverage, mappings,

@@ -103,6 +103,13 @@ static bool observe_done(struct observe *o)
 	return false;
 }
 
+static void attach_at_exec(pid_t pid, void *arg)
+{
+	struct observe *o = arg;
+
+	o->at_exec_err = sync_probes_attach(&o->sp, &o->rt, pid);
+}
+
 static int observe_loop(struct observe *o)
 {
 	struct ring_buffer *rb;
@@ -116,6 +123,13 @@ static int observe_loop(struct observe *o)
 	}
 	if (o->launched) {
 		err = launcher_release(&o->l, o->ti.path);
+		if (!err && o->attach_at_exec) {
+			err = launcher_at_exec(&o->l, attach_at_exec, o);
+			if (!err)
+				err = o->at_exec_err;
+			if (err)
+				launcher_kill(&o->l);
+		}
 		if (err) {
 			ring_buffer__free(rb);
 			return err;
@@ -181,6 +195,8 @@ static int observe_setup(struct observe *o)
 		/* The target's output must not mix into a report on stdout. */
 		if (!o->out_path)
 			lo.stdout_fd = STDERR_FILENO;
+		o->attach_at_exec = !o->follow_forks;
+		lo.stop_at_exec = o->attach_at_exec;
 		err = launcher_prepare(&lo, &o->l);
 		if (err) {
 			log_err("cannot start %s: %s", o->ti.path, strerror(-err));
@@ -197,9 +213,11 @@ static int observe_setup(struct observe *o)
 		 * attach reaches them; BPF filters on the tracked tgids. */
 		filter = o->follow_forks ? -1 : o->pid;
 	}
-	err = sync_probes_attach(&o->sp, &o->rt, filter);
-	if (err)
-		return err;
+	if (!o->attach_at_exec) {
+		err = sync_probes_attach(&o->sp, &o->rt, filter);
+		if (err)
+			return err;
+	}
 	syncov_resolver_add_path(&o->res, o->rt.object);
 	syncov_resolver_add_path(&o->res, o->rt.ldso);
 	syncov_resolver_add_paths(&o->res, o->rt.libs);

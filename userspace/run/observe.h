@@ -39,6 +39,10 @@ struct observe {
 	struct thread_model tm;
 	struct launch l;
 	bool launched;
+	/* The launched target's probes are for its pid: attached at its exec
+	 * (before it, it shares our memory, launcher.h). */
+	bool attach_at_exec;
+	int at_exec_err;
 	uint32_t *seen; /* tgid << 8 | gen (low bits) already scanned */
 	size_t nseen, capseen;
 	int exit_status; /* wait status of the launched target, -1 unknown */

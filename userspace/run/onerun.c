@@ -674,6 +674,50 @@ static int poll_ms(struct onerun *r)
 	return ms;
 }
 
+/* The run's probes. The sync probes: for every process, attached by the
+ * campaign's first run and kept (they act for the tracked processes:
+ * followed children have their own mm, which only an unfiltered attach
+ * reaches), or with --no-follow-forks for the target's only. The access
+ * probes act for the target's process alone (access_tgids), so their links
+ * are always its own: a link for one process has the kernel put its
+ * breakpoints in no other process's memory (the uprobe consumer's
+ * filter), and the others do not trap on them (docs/run.md "Probe
+ * scope"). */
+static int onerun_attach_probes(struct onerun *r)
+{
+	pid_t filter = r->o->no_follow_forks ? r->l.pid : -1;
+	int err;
+
+	r->tm_attach = now_ns();
+	err = sync_probes_attach(r->sp, r->rt, filter);
+	r->tm_attach = now_ns() - r->tm_attach;
+	if (err)
+		return err;
+	if (r->access_on && r->sess->ap_open) {
+		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+		if (err)
+			return err;
+		if (r->steer && !r->sess->ap_kicked) {
+			err = scx_concsched_attach_kick(r->ctl,
+							r->sess->ap.skel->progs.access_commit);
+			if (err)
+				return err;
+			r->sess->ap_kicked = true;
+		}
+		if (r->ctl)
+			scx_concsched_guard(r->ctl);
+	}
+	return 0;
+}
+
+static void attach_at_exec(pid_t pid, void *arg)
+{
+	struct onerun *r = arg;
+
+	(void)pid;
+	r->at_exec_err = onerun_attach_probes(r);
+}
+
 static int run_loop(struct onerun *r)
 {
 	/* Serial mode waits on the scheduler's notes (the decisions happen
@@ -707,6 +751,16 @@ static int run_loop(struct onerun *r)
 		r->watchdog_at_start = ss0.watchdog;
 	}
 	err = launcher_release(&r->l, r->ti->path);
+	if (!err && r->attach_at_exec) {
+		err = launcher_at_exec(&r->l, attach_at_exec, r);
+		if (!err)
+			err = r->at_exec_err;
+		if (err) {
+			log_err("cannot attach the probes to %s at its exec: %s", r->ti->path,
+				strerror(-err));
+			launcher_kill(&r->l);
+		}
+	}
 	if (err) {
 		r->sess->cur = NULL;
 		r->rb = NULL;
@@ -876,6 +930,9 @@ static void launch_opts_fill(struct onerun *r, struct launch_opts *lo, uid_t uid
 	memset(lo, 0, sizeof(*lo));
 	lo->argv = r->o->argv;
 	lo->sched_ext = r->steer;
+	/* Probes for its pid only are attached after its exec: before it,
+	 * the child shares the controller's memory (launcher.h). */
+	lo->stop_at_exec = r->attach_at_exec;
 	lo->drop_privs = drop;
 	lo->uid = uid;
 	lo->gid = gid;
@@ -910,6 +967,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	r->err_fd = capture_fd("concsched-stderr");
 	if (r->out_fd < 0 || r->err_fd < 0)
 		return -EIO;
+	r->attach_at_exec = r->o->no_follow_forks || (r->access_on && r->sess->ap_open);
 	launch_opts_fill(r, &lo, uid, gid, drop);
 	lo.stdout_fd = r->out_fd;
 	lo.stderr_fd = r->err_fd;
@@ -932,13 +990,7 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 			strerror(-err));
 		return err;
 	}
-	r->tm_attach = now_ns();
 	err = sync_probes_track(r->sp, r->l.pid);
-	/* Followed children have their own mm: only an unfiltered attach
-	 * reaches them; the probes filter on the tracked processes. */
-	if (!err)
-		err = sync_probes_attach(r->sp, r->rt, r->o->no_follow_forks ? r->l.pid : -1);
-	r->tm_attach = now_ns() - r->tm_attach;
 	if (err)
 		return err;
 	if (!r->sess->paths_ready) {
@@ -950,19 +1002,10 @@ static int onerun_start(struct onerun *r, uid_t uid, gid_t gid, bool drop)
 	}
 	syncov_resolver_copy_paths(&r->res, &r->sess->paths);
 	syncov_resolver_tell(&r->res, r->sp, &r->nknown);
-	if (r->access_on && r->sess->ap_open) {
-		err = access_probes_attach(&r->sess->ap, r->l.pid, r->access_mask);
+	if (!r->attach_at_exec) {
+		err = onerun_attach_probes(r);
 		if (err)
 			return err;
-		if (r->steer && !r->sess->ap_kicked) {
-			err = scx_concsched_attach_kick(r->ctl,
-							r->sess->ap.skel->progs.access_commit);
-			if (err)
-				return err;
-			r->sess->ap_kicked = true;
-		}
-		if (r->ctl)
-			scx_concsched_guard(r->ctl);
 	}
 	if (r->steer) {
 		size_t i;

@@ -250,7 +250,12 @@ struct onerun {
 	double dl_found_s, dl_confirm_s;
 	uint64_t forks;	   /* processes the target forked (not followed) */
 	bool *forks_noted; /* the campaign said so already */
-	bool tty;	   /* a progress line is on stderr */
+	/* The run has probes for its target's process only (the access
+	 * probes; the sync probes with --no-follow-forks): they are attached
+	 * at its exec. */
+	bool attach_at_exec;
+	int at_exec_err; /* the attach at the exec failed: -errno */
+	bool tty;	 /* a progress line is on stderr */
 	/* the processes whose events came already (seen_pid) */
 	uint32_t seen[64];
 	size_t nseen;

@@ -19,9 +19,21 @@
 #include "lib/self.h"
 #include "lib/xalloc.h"
 
-static void read_stack_top(pid_t pid, void *arg)
+struct at_exec {
+	struct access_probes *ap;
+	uint64_t stack_top;
+	int err;
+};
+
+/* At the target's exec: main's stack as the exec made it, and the probes
+ * for its process (before its exec it shares our memory, and the
+ * breakpoints of a filter on its pid would go into ours). */
+static void attach_at_exec(pid_t pid, void *arg)
 {
-	*(uint64_t *)arg = access_probes_main_stack_top(pid);
+	struct at_exec *a = arg;
+
+	a->stack_top = access_probes_main_stack_top(pid);
+	a->err = access_probes_attach(a->ap, pid, NULL);
 }
 
 static void sv_var_name(const struct shared_var *v, const struct site_set *set, char *buf,
@@ -145,6 +157,7 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 	struct access_probes_opts po = { .record_events = true };
 	struct access_trace trace = { 0 };
 	char *alloc_object = access_probes_alloc_object(prog);
+	struct at_exec ax = { 0 };
 	struct access_probes ap = { 0 };
 	struct launch_opts lo = { .stdin_fd = -1, .stdout_fd = json ? 2 : -1, .stderr_fd = -1 };
 	struct launch l = { .pid = -1, .gate_fd = -1, .err_fd = -1 };
@@ -179,7 +192,7 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 		rc = 2;
 		goto cleanup;
 	}
-	if (access_probes_open(&ap, set, l.pid, &po)) {
+	if (access_probes_load(&ap, set, &po)) {
 		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
@@ -192,12 +205,15 @@ int sites_shared_run(const struct site_set *set, const char *prog, char **argv, 
 	/* Main's stack as the exec made it, the target stopped there: a short
 	 * program would be gone, with its maps, before a later read (main's
 	 * stack locals then passed for shared). */
-	if (launcher_at_exec(&l, read_stack_top, &stack_top)) {
-		log_err("%s: could not stop it at its exec to read its stack", prog);
+	ax.ap = &ap;
+	if (launcher_at_exec(&l, attach_at_exec, &ax) || ax.err) {
+		if (!ax.err)
+			log_err("%s: could not stop it at its exec to read its stack", prog);
 		launcher_kill(&l);
 		rc = 2;
 		goto cleanup;
 	}
+	stack_top = ax.stack_top;
 	sz = symbolize_new(l.pid);
 	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	while (!done) {
