@@ -8,7 +8,10 @@
 # for docs/perf.md; a ratio, not an assertion. Needs root (uprobes).
 #   tools/bench/observe_cost.sh      R rounds (default 5)
 # OLD=path/to/another/concsched adds a column for it (a build before a
-# change, measured in the same rounds).
+# change, measured in the same rounds). Helgrind runs against a private
+# copy of libc: another concsched on the machine with uprobes on libc's
+# pthread functions would otherwise stop valgrind on their breakpoints
+# (SIGTRAP, exit 133).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
@@ -19,6 +22,8 @@ R=${R:-5}
 command -v valgrind >/dev/null || { echo "observe_cost: no valgrind (make deps installs it)" >&2; exit 2; }
 T=$(mktemp -d /tmp/cs-obscost-XXXXXX)
 trap 'rm -rf "$T"' EXIT
+mkdir "$T/lib"
+cp "$(ldd "$P" | awk '/libc.so/ { print $3 }')" "$T/lib/"
 now() { date +%s.%N; }
 timed() { # NAME CMD...: append the seconds CMD took to $T/NAME; fail if it fails
 	local name=$1 t0 rc
@@ -35,7 +40,7 @@ for ((r = 0; r < R; r++)); do
 	timed native "$P"
 	timed observe "$CS" observe -o "$T/report" -- "$P"
 	[ -n "${OLD:-}" ] && timed old "$OLD" observe -o "$T/report" -- "$P"
-	timed helgrind valgrind --tool=helgrind --error-exitcode=3 -q "$P"
+	timed helgrind env LD_LIBRARY_PATH="$T/lib" valgrind --tool=helgrind --error-exitcode=3 -q "$P"
 done
 grep -q "^sp tasks:" "$T/report" || { echo "observe_cost: observe printed no coverage" >&2; exit 1; }
 n=$(median native) o=$(median observe) h=$(median helgrind)
