@@ -37,9 +37,12 @@ wait_file() {
 count() { awk -v n="$2" '{ print $n }' "$1" 2>/dev/null; }
 # gt0 FILE N: that count is above 0.
 gt0() { [ "$(count "$1" "$2")" -gt 0 ] 2>/dev/null; }
-# The concsched processes on the machine: another campaign's sync probes
-# for every process would put breakpoints in the bystander's libc.
-others() { pgrep -x concsched | grep -vc "^$1\$"; }
+# The concsched processes on the machine whose sync probes for every
+# process would put breakpoints in the bystander's libc (a `vm` or a
+# `run --vm` puts none on this kernel: its probes are in the guest's).
+others() {
+	pgrep -a -x concsched | grep -v -e ' vm ' -e ' --vm ' | awk '{ print $1 }' | grep -vc "^$1\$"
+}
 
 # campaign NAME [OPTION...]: start a campaign on probe_scope, wait for its
 # target's counts, run the bystander, let the target go. Leaves
