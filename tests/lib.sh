@@ -176,6 +176,12 @@ for f in d["failures"][:1]:
     print(f["summary"])'
 }
 
+# summary_first SUMMARY: the first failing run that campaign_summary's
+# first line names ("" when none failed).
+summary_first() {
+	printf '%s\n' "$1" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1
+}
+
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 need_vm() {
 	need_root

@@ -38,7 +38,7 @@ is "$?" 1 "pct:2 on bank finds the failure: exit 1"
 s=$(campaign_summary "$T/bank")
 diag "bank: $(echo "$s" | head -1)"
 like "$s" 'overdrawn: check-then-act race' "it is the overdrawn assertion"
-first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
+first=$(summary_first "$s")
 
 "$CS" replay "$T/clean" --run 1 --vm >"$T/rep" 2>&1
 is "$?" 0 "a pct run replays (it passed, so exit 0)"

@@ -36,7 +36,7 @@ is "$?" 1 "pct on race_exit_unjoined finds the failure: exit 1"
 s=$(campaign_summary "$T/race")
 diag "race_exit_unjoined: $(echo "$s" | head -1)"
 like "$s" 'killed by SIGABRT' "it is the flusher's abort"
-first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
+first=$(summary_first "$s")
 if [ -n "$first" ]; then
 	"$CS" replay "$T/race" --run "$first" --vm >"$T/rep" 2>&1
 	is "$?" 1 "the failing run $first replays: exit 1"

@@ -32,7 +32,7 @@ is "$?" 1 "pct on race_start_order finds the failure: exit 1"
 s=$(campaign_summary "$T/pct")
 diag "race_start_order, pct: $(echo "$s" | head -1)"
 like "$s" 'killed by SIGABRT' "it is the merge check's abort"
-first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
+first=$(summary_first "$s")
 if [ -n "$first" ]; then
 	"$CS" report "$T/pct" --schedule "$first" >"$T/sched" 2>&1
 	like "$(head -1 "$T/sched")" "^run $first \(signal\): 3 points, 3 threads" \

@@ -41,7 +41,7 @@ is "$?" 1 "pct:2 on race_uaf_printf finds the failure: exit 1"
 s=$(campaign_summary "$T/pct")
 diag "race_uaf_printf, pct:2: $(echo "$s" | head -1)"
 like "$s" "assertion \`magic == LIVE' failed in mark_logged" "it is the mark's use after free"
-first=$(echo "$s" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1)
+first=$(summary_first "$s")
 if [ -n "$first" ]; then
 	"$CS" report "$T/pct" --schedule "$first" >"$T/sched" 2>&1
 	# The reaper has no point after its lock request: from there it runs
