@@ -75,11 +75,21 @@ before=$(sed -n 's/.* \([0-9]*\) preemptions$/\1/p' "$T/text" | head -1)
 "$CS" minimize "$T/c" --run "$run" --vm >"$T/min" 2>"$T/min.err"
 is "$?" 0 "minimize --run $run --vm"
 new=$((nruns + 1))
-like "$(cat "$T/min")" "^run $run: ($before preemptions -> 1|1 preemptions, none can be undone).* run $new" \
-	"it reports the preemptions left (1: the tellers' checks must interleave) and the new run $new"
+# Minimize undoes one preemption at a time while the run still fails: it
+# ends at a local minimum, not always at bank's least (1: the tellers'
+# checks must interleave). With the tellers' starts among the points a
+# 2-preemption schedule none of whose preemptions could be undone alone
+# was seen (CI 2026-11-28, "2 preemptions, none can be undone (2
+# candidates tried)"). So the check is what minimize promises: no more
+# preemptions than before, at least one, and the schedule still has both
+# checks before both debits.
+left=$(sed -n "s/^run $run: $before preemptions -> \([0-9]*\).*/\1/p; s/^run $run: \([0-9]*\) preemptions, none can be undone.*/\1/p" "$T/min" | head -1)
+diag "minimize: $before preemptions -> ${left:-?}"
+ok "$([ -n "$left" ] && [ "$left" -ge 1 ] && [ "$left" -le "$before" ] && grep -q "run $new" "$T/min"; echo $?)" \
+	"it reports the preemptions left (1 to $before: ${left:-none}) and the new run $new"
 "$CS" report "$T/c" --schedule "$new" >"$T/mtext" 2>&1
-like "$(head -1 "$T/mtext")" "^run $new \(assertion\): 6 points, 2 threads, [0-9]+ switches, 1 preemptions" \
-	"report --schedule $new: the minimal schedule, 1 preemption"
+like "$(head -1 "$T/mtext")" "^run $new \(assertion\): 6 points, 2 threads, [0-9]+ switches, ${left:-X} preemptions" \
+	"report --schedule $new: the minimized schedule, ${left:-?} preemptions"
 is "$(sed -n '3,8p' "$T/mtext" | grep -v 'bank.c:40' | grep -o 'bank.c:[0-9]*' | tr '\n' ' ')" \
 	"bank.c:26 bank.c:26 bank.c:34 bank.c:34 " "still both checks before both debits"
 "$CS" replay "$T/c" --run "$new" --vm --times 10 >"$T/mrep" 2>&1
