@@ -42,6 +42,7 @@ struct sim_log {
 	enum map_release_why last_why;
 	unsigned releases;
 	unsigned first_target;	 /* pattern of the run's first target, 0 = none */
+	uint32_t first_x;	 /* its variable x */
 	bool target_after_first; /* a target existed after the first access */
 	unsigned nexec;
 };
@@ -65,8 +66,10 @@ static void exec_step(struct map_strategy *s, const struct script *sc, unsigned 
 	struct cov_event ev = { .thread = t, .op = st->op, .site = st->site, .obj = st->var };
 
 	map_strategy_after_access(s, &ev);
-	if (map_strategy_current_target(s)->active && !lg->first_target)
+	if (map_strategy_current_target(s)->active && !lg->first_target) {
 		lg->first_target = map_strategy_current_target(s)->pattern;
+		lg->first_x = map_strategy_current_target(s)->x;
+	}
 	if (++lg->nexec == 1)
 		lg->target_after_first = map_strategy_current_target(s)->active;
 	logf_(lg, "%u:s%u ", t, st->site);
@@ -429,13 +432,77 @@ static void test_exec_at_once(void)
 	map_strategy_free(s);
 }
 
+/* race_one_of_N's shape: thread 1 (a handler) writes `served` (v1) twice,
+ * thread 2 (the stats handler) reads capacity (v2) and mask (v3), thread 3
+ * (the resizer) writes them. The simulator runs thread 1 first. */
+static const struct script one_of_n[] = {
+	{ 0 },
+	{ 2, { { 1, 1, W }, { 2, 1, W } } },
+	{ 2, { { 3, 2, R }, { 4, 3, R } } },
+	{ 2, { { 5, 2, W }, { 6, 3, W } } },
+};
+
+static void test_focus(void)
+{
+	static const uint32_t cross[] = { 2, 3 }, only2[] = { 2 };
+	static const struct script two[] = {
+		{ 0 },
+		{ 1, { { 1, 1, W } } },
+		{ 1, { { 3, 2, R } } },
+	};
+	/* Every pattern that can start with thread 2's read of v2 at s3
+	 * (1, 4, 7 and, with two variables, 14-16) covered already. */
+	static const char *const covered[] = { "p1 v2 s3 s9",		"p4 v2 s3 s9 s3",
+					       "p7 v2 s3 s9 s3",	"p14 v2 v1 s3 s9 s9 s3",
+					       "p15 v2 v1 s3 s9 s9 s3", "p16 v2 v1 s3 s9 s9 s3" };
+	struct map_strategy *s = map_strategy_new(NULL);
+	struct map_exec *x;
+	struct sim_log lg;
+
+	sim_run(s, 1, one_of_n, 4, &lg);
+	tap_is_int(lg.first_x, 1,
+		   "no focus: the first access (thread 1's write of v1) is the target");
+	map_strategy_free(s);
+
+	s = map_strategy_new(NULL);
+	map_strategy_set_focus(s, cross, 2);
+	sim_run(s, 1, one_of_n, 4, &lg);
+	tap_ok(lg.first_x == 2 && lg.first_target,
+	       "focus on v2, v3: v1's accesses start nothing, thread 2's read of v2 does (p%u on "
+	       "v%u)",
+	       lg.first_target, lg.first_x);
+	x = map_strategy_exec_new(s, 1);
+	tap_ok(map_strategy_exec_focused(x), "... and a run of its own starts focused");
+	map_strategy_exec_end(x);
+	map_strategy_free(s);
+
+	/* Spent: a run meets v2 and can start no target there; the next run
+	 * targets every variable. */
+	s = map_strategy_new(NULL);
+	map_strategy_set_focus(s, only2, 1);
+	for (size_t i = 0; i < sizeof(covered) / sizeof(covered[0]); i++)
+		map_strategy_mark_covered(s, covered[i]);
+	sim_run(s, 1, two, 3, &lg);
+	tap_is_int(lg.first_target, 0,
+		   "focus on v2 with its patterns covered: no target in the run that meets it");
+	sim_run(s, 1, two, 3, &lg);
+	tap_ok(lg.first_target && lg.first_x == 1,
+	       "the next run targets every variable: v1's write (p%u on v%u)", lg.first_target,
+	       lg.first_x);
+	x = map_strategy_exec_new(s, 1);
+	tap_ok(!map_strategy_exec_focused(x), "... and so do the runs after");
+	map_strategy_exec_end(x);
+	map_strategy_free(s);
+}
+
 int main(void)
 {
-	tap_plan(10 + 3 + 3 + 2 + 14);
+	tap_plan(10 + 3 + 3 + 2 + 14 + 6);
 	test_null_appender();
 	test_prefer_ww();
 	test_determinism();
 	test_exec_same();
 	test_exec_at_once();
+	test_focus();
 	return tap_done();
 }

@@ -180,6 +180,7 @@ void access_campaign_end(struct campaign *c)
 	cov_event_u64map_free(&ac->site_threads);
 	cov_event_u64map_free(&ac->site_held);
 	free(ac->site_locks);
+	free(ac->cross_ids);
 	cov_event_u64map_free(&ac->race_pairs);
 	suppress_free(ac->supp);
 	for (i = 0; i < ac->nrace_names; i++)

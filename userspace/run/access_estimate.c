@@ -58,9 +58,19 @@ static bool cross_pair(const struct access_campaign *ac, struct map_site_order *
 	return !lw || !lr || !cov_event_lockset_meets(lw, lr);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The shared variables written by one thread and read by another (pairs
- * of sites as cross_pair says), and their accesses per estimation run:
- * the strategies' strat_point.cross and strat_campaign.cross_vars. */
+ * of sites as cross_pair says), their ids and their accesses per
+ * estimation run: the strategies' strat_point.cross and
+ * strat_campaign.cross_vars, cross_var_ids (ascending, so that a choice
+ * among them depends on the seed, not on the order the estimation met
+ * them). */
 static void mark_cross_vars(struct campaign *c, struct access_campaign *ac)
 {
 	struct map_site_order *order = NULL;
@@ -78,7 +88,8 @@ static void mark_cross_vars(struct campaign *c, struct access_campaign *ac)
 				v->cross = cross_pair(ac, order, v->writes[w], v->reads[q]);
 		if (!v->cross)
 			continue;
-		ac->ncross_vars++;
+		ac->cross_ids = xrealloc(ac->cross_ids, (ac->ncross_vars + 1) * sizeof(uint32_t));
+		ac->cross_ids[ac->ncross_vars++] = (uint32_t)v->id;
 		accesses += v->est_accesses;
 		log_debug("access: variable %s (v%" PRId64
 			  ") is written by one thread and read by another (%" PRIu64
@@ -86,7 +97,10 @@ static void mark_cross_vars(struct campaign *c, struct access_campaign *ac)
 			  v->name, v->id, v->est_accesses);
 	}
 	map_patterns_site_order_free(order);
+	if (ac->ncross_vars)
+		qsort(ac->cross_ids, ac->ncross_vars, sizeof(uint32_t), cmp_u32);
 	c->sc.cross_vars = ac->ncross_vars;
+	c->sc.cross_var_ids = ac->cross_ids;
 	c->sc.est_cross_accesses = ac->est_runs ? accesses / ac->est_runs : 0;
 }
 

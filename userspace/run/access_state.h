@@ -62,8 +62,9 @@ struct access_campaign {
 	struct cov_u64map site_held;	/* estimation: site -> index in site_locks */
 	struct cov_lockset *site_locks; /* the locks held at every access of a site */
 	size_t nsite_locks;
-	size_t ncross_vars; /* variables with cross set */
-	char **paths;	    /* campaign thread id -> creation path */
+	size_t ncross_vars;  /* variables with cross set */
+	uint32_t *cross_ids; /* their ids (cov_event.obj), ascending */
+	char **paths;	     /* campaign thread id -> creation path */
 	uint32_t npaths;
 	/* estimation */
 	unsigned est_runs;

@@ -46,6 +46,9 @@ struct map_exec {
 	 * the next (one run at a time: the one matcher of before). */
 	struct map_online *online;
 	struct map_strategy_stats counts;
+	bool focus;	    /* targets start only at the focus variables */
+	bool focus_seen;    /* an access to one of them was fed */
+	bool focus_started; /* a target started on one of them */
 	/* &counts, or the totals for the strategy's own run (counted as it
 	 * goes, as before runs at once) */
 	struct map_strategy_stats *stats;
@@ -60,6 +63,8 @@ struct map_strategy {
 	struct cov_taskset covered;
 	struct cov_taskset covered_prefix; /* "p<id> v<x> s<first>" */
 	struct cov_u64map vars_seen;	   /* across runs */
+	struct cov_u64map focus;	   /* map_strategy_set_focus's variables */
+	bool focus_spent;		   /* a run met them and could start no target on them */
 	struct map_strategy_stats stats;   /* totals */
 	struct map_online **spare;	   /* matchers of ended runs */
 	size_t nspare;
@@ -117,6 +122,7 @@ struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts)
 	cov_event_taskset_init(&s->covered);
 	cov_event_taskset_init(&s->covered_prefix);
 	cov_event_u64map_init(&s->vars_seen);
+	cov_event_u64map_init(&s->focus);
 	exec_init(&s->own, s, NULL);
 	s->own.stats = &s->stats;
 	return s;
@@ -129,6 +135,7 @@ void map_strategy_free(struct map_strategy *s)
 	cov_event_taskset_free(&s->covered);
 	cov_event_taskset_free(&s->covered_prefix);
 	cov_event_u64map_free(&s->vars_seen);
+	cov_event_u64map_free(&s->focus);
 	exec_fini(&s->own);
 	map_patterns_online_free(s->own.online);
 	while (s->nspare)
@@ -165,9 +172,25 @@ static void target_clear(struct map_exec *x)
 	x->generation++;
 }
 
-/* A new run on x: no threads, no target, nothing tried, an empty window. */
+void map_strategy_set_focus(struct map_strategy *s, const uint32_t *vars, size_t n)
+{
+	futex_lock_acquire(&s->lock);
+	cov_event_u64map_free(&s->focus);
+	cov_event_u64map_init(&s->focus);
+	for (size_t i = 0; i < n; i++)
+		cov_event_u64map_put(&s->focus, vars[i], 1, NULL);
+	s->focus_spent = false;
+	futex_lock_release(&s->lock);
+}
+
+/* A new run on x: no threads, no target, nothing tried, an empty window;
+ * targets on the focus variables only while they have any left. */
 static void exec_begin(struct map_exec *x, uint64_t seed)
 {
+	futex_lock_acquire(&x->s->lock);
+	x->focus = x->s->focus.count && !x->s->focus_spent;
+	futex_lock_release(&x->s->lock);
+	x->focus_seen = x->focus_started = false;
 	rng_seed(&x->rng, seed);
 	memset(x->thr, 0, x->nthr * sizeof(*x->thr));
 	cov_event_taskset_free(&x->tried);
@@ -218,6 +241,8 @@ void map_strategy_exec_end(struct map_exec *x)
 	map_patterns_online_run_begin(x->online); /* its windows' memory goes now */
 	futex_lock_acquire(&s->lock);
 	stats_add(&s->stats, &x->counts);
+	if (x->focus && x->focus_seen && !x->focus_started)
+		s->focus_spent = true;
 	s->spare = xrealloc(s->spare, (s->nspare + 1) * sizeof(*s->spare));
 	s->spare[s->nspare++] = x->online;
 	futex_lock_release(&s->lock);
@@ -227,7 +252,14 @@ void map_strategy_exec_end(struct map_exec *x)
 
 void map_strategy_run_begin(struct map_strategy *s, uint64_t seed)
 {
+	if (s->own.focus && s->own.focus_seen && !s->own.focus_started)
+		s->focus_spent = true; /* the run before */
 	exec_begin(&s->own, seed);
+}
+
+bool map_strategy_exec_focused(const struct map_exec *x)
+{
+	return x->focus;
 }
 
 static struct mthr *thr(struct map_exec *x, uint32_t t)
@@ -370,6 +402,8 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	unsigned cand[MAP_NPATTERNS], ncand = 0, pick;
 	char key[64];
 
+	if (x->focus && !cov_event_u64map_get(&s->focus, ev->obj))
+		return;
 	for (unsigned id = 1; id <= MAP_NPATTERNS; id++) {
 		const struct map_pattern *p = map_patterns_get(id);
 
@@ -397,6 +431,7 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	x->target.x = ev->obj;
 	x->target.site[0] = ev->site;
 	x->generation++;
+	x->focus_started |= x->focus;
 	x->stats->targets_started++;
 	x->stats->targets_by_pattern[pick]++;
 }
@@ -455,6 +490,7 @@ void map_strategy_exec_after_access(struct map_exec *x, const struct cov_event *
 	 * the campaign's: one run at a time touches them. */
 	futex_lock_acquire(&s->lock);
 	cov_event_u64map_put(&s->vars_seen, ev->obj, 1, NULL);
+	x->focus_seen |= x->focus && cov_event_u64map_get(&s->focus, ev->obj);
 	map_patterns_online_feed(x->online, ev, &s->covered);
 	if (x->target.active && is_next_step(x, ev->thread, ev->obj, ev->op))
 		target_advance(x, ev);

@@ -12,7 +12,11 @@
  *    write, the one that exposed most bugs in MAPTest) is preferred when
  *    it is a candidate; otherwise one candidate is chosen with the seeded
  *    RNG. Two-variable patterns are candidates once two variables have
- *    been seen. One target at a time.
+ *    been seen. One target at a time. With a focus (map_strategy_set_focus:
+ *    the variables one thread writes and another reads, issue 30) only an
+ *    access to a focus variable starts a target, until a run meets them
+ *    and can start none (every pattern starting there covered): from the
+ *    next run on, every variable again.
  *  - Scheduling points are the accesses to the target's variables x (and
  *    y once bound). A thread about to perform the target's next step
  *    proceeds at once (eager); any other thread at a scheduling point is
@@ -99,6 +103,8 @@ struct map_exec;
 
 struct map_strategy *map_strategy_new(const struct map_strategy_opts *opts);
 void map_strategy_free(struct map_strategy *s);
+/* Targets start at accesses to these variables first (n == 0: any). */
+void map_strategy_set_focus(struct map_strategy *s, const uint32_t *vars, size_t n);
 /* Restore a covered instance key from an earlier run/campaign. */
 void map_strategy_mark_covered(struct map_strategy *s, const char *key);
 /* The covered instances; read it while no run of map_strategy_exec_new is in
@@ -126,6 +132,8 @@ int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out
 bool map_strategy_exec_is_paused(const struct map_exec *x, uint32_t t);
 const struct map_target *map_strategy_exec_target(const struct map_exec *x);
 uint64_t map_strategy_exec_generation(const struct map_exec *x);
+/* Does this run start targets at the focus variables only? */
+bool map_strategy_exec_focused(const struct map_exec *x);
 /* This run's counts so far (not yet in the totals). */
 const struct map_strategy_stats *map_strategy_exec_stats(const struct map_exec *x);
 

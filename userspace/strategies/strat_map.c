@@ -23,6 +23,13 @@
  * its own (threads, target, RNG, counts), so runs may be steered at once
  * (run -j N): a pattern one run covers is no target for the others from
  * then on. The counts of a run join the campaign's at its end.
+ *
+ * Focus (issue 30): when the estimation found variables one thread writes
+ * and another reads (strat_campaign.cross_var_ids), targets start on those
+ * first (map_strategy_set_focus), so a pattern of the accesses where
+ * threads meet is not waited for behind the patterns of every other shared
+ * variable; once a run meets them and can start no target there, every
+ * variable. Each run's configuration records "map": {"focus"}.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +39,7 @@
 
 #include "kernel/policy.h"
 #include "lib/array_size.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/now.h"
 #include "lib/xalloc.h"
@@ -100,9 +108,20 @@ static int map_campaign_start(struct strategy *s, struct strat_campaign *c)
 	struct map_strat *ms = s->priv;
 
 	ms->eng = map_strategy_new(NULL);
-	if (!c->quiet)
-		fprintf(stderr, "concsched: map: steering accesses to %zu variable%s\n",
-			c->contended_vars, c->contended_vars == 1 ? "" : "s");
+	if (c->cross_var_ids)
+		map_strategy_set_focus(ms->eng, c->cross_var_ids, c->cross_vars);
+	if (c->quiet)
+		return 0;
+	fprintf(stderr, "concsched: map: steering accesses to %zu variable%s\n", c->contended_vars,
+		c->contended_vars == 1 ? "" : "s");
+	if (c->cross_var_ids && c->cross_vars)
+		fprintf(stderr,
+			"concsched: map: targets on the %zu variable%s written by one thread and "
+			"read by another first\n",
+			c->cross_vars, c->cross_vars == 1 ? "" : "s");
+	else
+		fprintf(stderr, "concsched: map: no variable written by one thread and read by "
+				"another: targets on every variable\n");
 	return 0;
 }
 
@@ -133,6 +152,18 @@ static void map_run_start(struct strategy *s, struct strat_run *r)
 
 	mr->x = map_strategy_exec_new(ms->eng, r->seed);
 	r->priv = mr;
+}
+
+/* What the run's targets were drawn over. */
+static void map_config(struct strategy *s, struct strat_run *r, struct json *j)
+{
+	struct map_run *mr = r->priv;
+
+	json_obj_begin(j, "map");
+	json_kv_str(j, "focus",
+		    mr && map_strategy_exec_focused(mr->x) ? "cross-thread variables"
+							   : "every variable");
+	json_obj_end(j);
 }
 
 /* The run's counts join the campaign's (under the campaign's lock). */
@@ -378,6 +409,7 @@ const struct strategy_ops strat_map_ops = {
 	.campaign_begin = map_campaign_start,
 	.campaign_end = map_campaign_stop,
 	.run_begin = map_run_start,
+	.config_json = map_config,
 	.run_end = map_run_stop,
 	.thread_start = map_thread_begins,
 	.event = map_event,

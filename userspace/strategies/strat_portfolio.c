@@ -209,6 +209,7 @@ static struct strat_campaign arm_view(const struct pf_arm *a, struct strat_campa
 		ac.contended_vars = 0;
 		ac.cross_vars = 0;
 		ac.est_cross_accesses = 0;
+		ac.cross_var_ids = NULL;
 	}
 	return ac;
 }

@@ -182,17 +182,21 @@ struct strat_campaign {
 	uint64_t seed;
 	bool quiet; /* no summaries on stderr (--json) */
 	unsigned estimate_runs;
-	size_t contended_vars;	     /* --access: variables a write may race on */
-	uint64_t est_accesses;	     /* --access: probed accesses per estimation run
-				      * (every candidate site: an upper bound of the
-				      * shared ones), 0 without --access */
-	uint64_t est_access_ns;	     /* --access: an estimation run's time (every
-				      * candidate probed), 0 without --access */
-	size_t cross_vars;	     /* --access: variables one thread writes and
-				      * another reads, in no fork/join order and
-				      * with no lock in common (strat_point.cross) */
-	uint64_t est_cross_accesses; /* --access: their accesses per estimation run */
-	uint64_t nruns;		     /* runs so far */
+	size_t contended_vars;	       /* --access: variables a write may race on */
+	uint64_t est_accesses;	       /* --access: probed accesses per estimation run
+					* (every candidate site: an upper bound of the
+					* shared ones), 0 without --access */
+	uint64_t est_access_ns;	       /* --access: an estimation run's time (every
+					* candidate probed), 0 without --access */
+	size_t cross_vars;	       /* --access: variables one thread writes and
+					* another reads, in no fork/join order and
+					* with no lock in common (strat_point.cross) */
+	uint64_t est_cross_accesses;   /* --access: their accesses per estimation run */
+	const uint32_t *cross_var_ids; /* --access: their ids (cov_event.obj, the
+					* variable of strat_point.access),
+					* ascending; cross_vars of them; may
+					* move when a run ends: copy to keep */
+	uint64_t nruns;		       /* runs so far */
 	void *ctx;
 	/* The store's site id of "OBJECT+0xOFF" (0: not a site). */
 	int64_t (*site_of)(void *ctx, const char *key);
