@@ -388,9 +388,82 @@ static void test_json(void)
 	free(buf);
 }
 
+/* Focus (issue 30): the campaign's cross-thread variables are 0x10 and
+ * 0x30; 0x20 is shared but no two threads meet at it (always under one
+ * lock, say). */
+static void test_focus(void)
+{
+	static const uint64_t cross[] = { 0x10, 0x30 };
+	struct noise_point sync = sync_point(1);
+	struct noise_point at10 = { .kind = NOISE_PT_READ, .site = 2, .var = 0x10, .shared = true };
+	struct noise_point at20 = {
+		.kind = NOISE_PT_WRITE, .site = 3, .var = 0x20, .shared = true
+	};
+	struct noise_point at30 = at10;
+	struct noise_config c;
+	struct noise_run r, plain;
+	int bad = 0, chose10 = 0, chose30 = 0;
+
+	at30.var = 0x30;
+	/* sharedVar-all and random-all: every shared access, as before. */
+	noise_config_parse("sharedVar-all@1000/yield:1", &c, NULL, 0);
+	noise_run_begin(&r, &c, 1);
+	noise_run_focus(&r, cross, 2);
+	tap_ok(!r.focus && noise_decide(&r, &at20).act == NOISE_ACT_YIELD &&
+		       noise_decide(&r, &at10).act == NOISE_ACT_YIELD,
+	       "sharedVar-all with cross-thread variables: noise at every shared access still");
+	noise_config_parse("random-all@1000/yield:1", &c, NULL, 0);
+	noise_run_begin(&r, &c, 1);
+	noise_run_focus(&r, cross, 2);
+	tap_ok(noise_decide(&r, &sync).act == NOISE_ACT_YIELD &&
+		       noise_decide(&r, &at20).act == NOISE_ACT_YIELD &&
+		       noise_decide(&r, &at10).act == NOISE_ACT_YIELD,
+	       "random-all with cross-thread variables: synchronization points and every access");
+
+	/* sharedVar-one: the first shared variable reached (0x20) is not
+	 * taken; the run's variable is one of the two, by the seed. */
+	noise_config_parse("sharedVar-one@1000/yield:1", &c, NULL, 0);
+	for (uint64_t seed = 0; seed < 40; seed++) {
+		noise_run_begin(&r, &c, seed);
+		noise_run_focus(&r, cross, 2);
+		chose10 += r.focus && r.var_chosen && r.var == 0x10;
+		chose30 += r.focus && r.var_chosen && r.var == 0x30;
+		bad += noise_decide(&r, &at20).act != NOISE_ACT_NONE;
+		bad += noise_decide(&r, r.var == 0x10 ? &at10 : &at30).act != NOISE_ACT_YIELD;
+		bad += noise_decide(&r, r.var == 0x10 ? &at30 : &at10).act != NOISE_ACT_NONE;
+		noise_run_begin(&plain, &c, seed);
+		noise_run_focus(&plain, cross, 2);
+		bad += plain.var != r.var;
+	}
+	tap_ok(chose10 + chose30 == 40 && chose10 && chose30 && !bad,
+	       "sharedVar-one with cross-thread variables: its variable is one of them, drawn from "
+	       "the seed (0x10 in %d, 0x30 in %d of 40 seeds), noise there only",
+	       chose10, chose30);
+	noise_run_begin(&r, &c, 1);
+	noise_run_focus(&r, cross, 0);
+	tap_ok(!r.focus && noise_decide(&r, &at20).act == NOISE_ACT_YIELD && r.var == 0x20 &&
+		       noise_decide(&r, &at10).act == NOISE_ACT_NONE,
+	       "sharedVar-one with none: the first shared variable reached, as before");
+
+	/* Placements other than sharedVar-one draw nothing for the focus:
+	 * their decisions are today's. */
+	noise_config_parse("read-write@500/sleep:0-100", &c, NULL, 0);
+	noise_run_begin(&r, &c, 9);
+	noise_run_focus(&r, cross, 2);
+	noise_run_begin(&plain, &c, 9);
+	bad = 0;
+	for (int i = 0; i < 50; i++) {
+		const struct noise_point *pt = i % 3 ? &sync : &at20;
+		struct noise_decision a = noise_decide(&r, pt), b = noise_decide(&plain, pt);
+
+		bad += a.act != b.act || a.n != b.n;
+	}
+	tap_is_int(bad, 0, "the focus leaves the other placements' draws unchanged");
+}
+
 int main(void)
 {
-	tap_plan(30);
+	tap_plan(35);
 	test_roundtrip();
 	test_random_configs();
 	test_invalid();
@@ -399,5 +472,6 @@ int main(void)
 	test_placements();
 	test_seedings();
 	test_json();
+	test_focus();
 	return tap_done();
 }

@@ -124,9 +124,10 @@ static bool fl_access; /* the next fl_begin's run has access points (--access) *
 /* fl_begin/fl_end are runs of one campaign the test began itself: no
  * campaign_begin/campaign_end around each */
 static bool fl_keep_campaign;
-static uint64_t fl_est_accesses; /* the campaign's accesses per estimation run */
-static size_t fl_cross_vars;	 /* its variables written by one thread, read by another */
-static uint64_t fl_est_cross;	 /* their accesses per estimation run */
+static uint64_t fl_est_accesses;     /* the campaign's accesses per estimation run */
+static size_t fl_cross_vars;	     /* its variables written by one thread, read by another */
+static uint64_t fl_est_cross;	     /* their accesses per estimation run */
+static const uint32_t *fl_cross_ids; /* their ids, ascending */
 
 static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, size_t nthreads)
 {
@@ -139,6 +140,7 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 	fl->c.est_accesses = fl_est_accesses;
 	fl->c.cross_vars = fl_cross_vars;
 	fl->c.est_cross_accesses = fl_est_cross;
+	fl->c.cross_var_ids = fl_cross_ids;
 	fl->c.site_of = fl_site_of;
 	fl->c.add_requirement = fl_add_req;
 	fl->c.for_each_task = fl_tasks;
@@ -1690,6 +1692,13 @@ static const char *fl_config(struct fake_loop *fl, char *buf, size_t len)
 }
 
 /* Noise at access points (--access): the placements over accesses. */
+static void like_config(struct fake_loop *fl, char *buf, size_t len, const char *want,
+			const char *what)
+{
+	fl_config(fl, buf, len);
+	tap_ok(strstr(buf, want) != NULL, "%s (%s)", what, buf);
+}
+
 static void test_noise_access(void)
 {
 	struct cov_event acc = { 0 };
@@ -1752,6 +1761,121 @@ static void test_noise_access(void)
 		fl_end(&fl);
 	}
 	tap_is_int(drawn_access, 0, "random without --access never does");
+	strategy_free(s);
+}
+
+/* The next fl_begin's campaign: its cross-thread variables. */
+static void fl_cross(const uint32_t *ids, size_t n)
+{
+	fl_cross_ids = ids;
+	fl_cross_vars = n;
+}
+
+/* Noise with --access focused on the cross-thread variables (issue 30):
+ * the campaign's are 5 and 7; 9 is shared but no two threads meet at it. */
+static void test_noise_focus(void)
+{
+	static const uint32_t cross[] = { 5, 7 };
+	struct cov_event at9 = { .obj = 9, .site = 11, .func = 1 };
+	struct cov_event at5 = { .obj = 5, .site = 12, .func = 1 };
+	struct cov_event at7 = { .obj = 7, .site = 13, .func = 1 };
+	struct fake_loop fl;
+	struct strat_decision d9, d5;
+	struct strategy *s = make("sharedVar-all@1000/yield:1");
+	char buf[256];
+	int one = 0, bad = 0, same = 0, chose5 = 0, chose7 = 0;
+
+	/* sharedVar-all: every shared access, cross-thread or not, as on a
+	 * campaign without them (race_torn_pair needs the noise elsewhere). */
+	fl_access = true;
+	fl_cross(cross, 2);
+	fl_begin(&fl, s, 3, 2);
+	d9 = fl_point_cross(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &at9, true, false);
+	d5 = fl_point_cross(&fl, 1, CS_OP_READ, 0x54, 0x9008, &at5, true, true);
+	tap_ok(d9.v == STRAT_YIELD && d5.v == STRAT_YIELD,
+	       "sharedVar-all --access with cross-thread variables: noise at every shared access "
+	       "still");
+	tap_ok(!strstr(fl_config(&fl, buf, sizeof(buf)), "focus"),
+	       "... and the run records no focus (%s)", buf);
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* sharedVar-one: the first shared variable reached (9) is not taken;
+	 * the run's variable is 5 or 7, by the seed, and noise is there only. */
+	s = make("sharedVar-one@1000/yield:1");
+	for (uint64_t seed = 0; seed < 40; seed++) {
+		const char *v;
+		bool is5;
+
+		fl_begin(&fl, s, seed, 2);
+		v = strstr(fl_config(&fl, buf, sizeof(buf)), "\"var\":");
+		is5 = v && !strncmp(v, "\"var\":5", 7);
+		chose5 += is5;
+		chose7 += v && !strncmp(v, "\"var\":7", 7);
+		bad += !strstr(buf, "\"focus\":\"cross-thread variable\"");
+		bad += fl_point_cross(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &at9, true, false).v !=
+		       STRAT_PROCEED;
+		bad += fl_point_cross(&fl, 1, CS_OP_READ, 0x54, 0x9008, is5 ? &at5 : &at7, true,
+				      true)
+			       .v != STRAT_YIELD;
+		bad += fl_point_cross(&fl, 0, CS_OP_READ, 0x58, 0x9010, is5 ? &at7 : &at5, true,
+				      true)
+			       .v != STRAT_PROCEED;
+		fl_end(&fl);
+	}
+	tap_ok(chose5 + chose7 == 40 && chose5 && chose7 && !bad,
+	       "sharedVar-one with cross-thread variables: its variable is one of them by the seed "
+	       "(5 in %d, 7 in %d of 40), recorded, noise there only (%d wrong)",
+	       chose5, chose7, bad);
+	fl_cross(NULL, 0);
+	fl_begin(&fl, s, 3, 2);
+	d9 = fl_point_cross(&fl, 0, CS_OP_WRITE, 0x50, 0x9000, &at9, true, false);
+	d5 = fl_point_cross(&fl, 1, CS_OP_READ, 0x54, 0x9008, &at5, true, false);
+	tap_ok(d9.v == STRAT_YIELD && d5.v == STRAT_PROCEED,
+	       "with none, the first shared variable reached, as before");
+	like_config(&fl, buf, sizeof(buf), "\"focus\":\"first shared variable\"",
+		    "... and the run records that");
+	fl_end(&fl);
+	strategy_free(s);
+	bad = 0;
+
+	/* random: a sharedVar-one run's variable is 5 or 7, from the seed. */
+	s = make("random");
+	fl_cross(cross, 2);
+	for (uint64_t seed = 0; seed < 60; seed++) {
+		char again[256];
+
+		fl_begin(&fl, s, seed, 1);
+		fl_config(&fl, buf, sizeof(buf));
+		fl_end(&fl);
+		fl_begin(&fl, s, seed, 1);
+		same += !strcmp(fl_config(&fl, again, sizeof(again)), buf);
+		fl_end(&fl);
+		if (!strstr(buf, "sharedVar-one"))
+			continue;
+		one++;
+		bad += !strstr(buf, "\"var\":5") && !strstr(buf, "\"var\":7");
+	}
+	tap_ok(one && !bad && same == 60,
+	       "random --access: sharedVar-one runs (%d of 60) pick 5 or 7, the same for the "
+	       "same seed",
+	       one);
+	fl_cross(NULL, 0);
+	fl_access = false;
+	strategy_free(s);
+
+	/* map: its runs record what their targets were drawn over. */
+	s = make("map");
+	fl_cross(cross, 2);
+	fl_begin(&fl, s, 1, 2);
+	like_config(&fl, buf, sizeof(buf), "\"map\":{\"focus\":\"cross-thread variables\"}",
+		    "map with cross-thread variables: targets on them first");
+	fl_end(&fl);
+	fl_cross(NULL, 0);
+	fl_begin(&fl, s, 1, 2);
+	like_config(&fl, buf, sizeof(buf), "\"map\":{\"focus\":\"every variable\"}",
+		    "map with none: every variable, as before");
+	fl_end(&fl);
 	strategy_free(s);
 }
 
@@ -2688,7 +2812,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 11);
+	tap_plan(242 + 10 + 11 + 8);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2715,6 +2839,7 @@ int main(void)
 	test_replay_paced();
 	test_replay_enforced();
 	test_noise_access();
+	test_noise_focus();
 	test_ga();
 	test_ga_jobs();
 	test_fpair();

@@ -446,6 +446,14 @@ void noise_run_choose_var(struct noise_run *r, const uint64_t *vars, size_t n)
 	r->var_chosen = true;
 }
 
+void noise_run_focus(struct noise_run *r, const uint64_t *vars, size_t n)
+{
+	if (!n || r->cfg.placement != NOISE_PLACE_SHAREDVAR_ONE)
+		return;
+	noise_run_choose_var(r, vars, n);
+	r->focus = true;
+}
+
 /* Placement: may this visit get noise at all? */
 static bool placement_eligible(struct noise_run *r, const struct noise_point *pt)
 {

@@ -143,6 +143,7 @@ struct noise_run {
 	struct cs_rng rng;
 	bool var_chosen;
 	uint64_t var; /* sharedVar-one target */
+	bool focus;   /* sharedVar-one: var drawn among the cross-thread ones */
 	uint64_t visits, eligible, injected[NOISE_ACT__COUNT];
 };
 
@@ -151,6 +152,13 @@ void noise_run_begin(struct noise_run *r, const struct noise_config *c, uint64_t
  * shared variables earlier runs saw). Without a call, the first shared
  * variable the run reaches is taken. */
 void noise_run_choose_var(struct noise_run *r, const uint64_t *vars, size_t n);
+/* Focus (issue 30): the campaign found variables written by one thread
+ * and read by another (n > 0; vars in an order that does not depend on the
+ * run): sharedVar-one picks its variable among them with the run's RNG
+ * instead of taking the first shared variable the run reaches. The other
+ * placements keep acting at every access they did (sharedVar-all at every
+ * shared one), and draw nothing. n == 0: nothing changes. */
+void noise_run_focus(struct noise_run *r, const uint64_t *vars, size_t n);
 /* Decide for one visit. */
 struct noise_decision noise_decide(struct noise_run *r, const struct noise_point *pt);
 /* timeoutTamper: the timeout to use instead of the program's (ns). */

@@ -12,7 +12,16 @@
  * memory access is a decision point too, so the placements over accesses
  * (sharedVar-all, sharedVar-one, pattern, and reads/writes of read-write)
  * act where they were meant to; a configuration that acts only at accesses
- * demands --access (STRAT_F_NEEDS_ACCESS). random: a configuration drawn
+ * demands --access (STRAT_F_NEEDS_ACCESS). When the estimation found
+ * variables written by one thread and read by another
+ * (strat_campaign.cross_var_ids), sharedVar-one picks one of them per run
+ * with the run's seed (noise_run_focus) instead of the first shared
+ * variable the run reaches (on a program with a lock-protected counter
+ * touched first, always that one); the other placements act at every
+ * access they did (sharedVar-all and random-all at every shared one: the
+ * noise at the other shared accesses is part of what opens a window like
+ * race_torn_pair's). A sharedVar-one run records "focus" and "var".
+ * random: a configuration drawn
  * afresh for each run from the run's seed, among the ones that act at
  * synchronization points, or with --access among all of them.
  */
@@ -32,7 +41,10 @@
 
 struct noise_strat {
 	struct noise_config cfg;
-	bool random; /* draw a configuration per run */
+	bool random;	 /* draw a configuration per run */
+	uint64_t *cross; /* the campaign's cross-thread variables (ids) */
+	size_t ncross;
+	bool campaign; /* campaign_begin ran (not so inside ga) */
 };
 
 /* pattern: the function and the variables one thread accessed in it since
@@ -132,6 +144,16 @@ void strat_noise_configure(struct strategy *s, const struct noise_config *c)
 	ns->random = false;
 }
 
+static void noise_destroy(struct strategy *s)
+{
+	struct noise_strat *ns = s->priv;
+
+	if (ns)
+		free(ns->cross);
+	free(ns);
+	s->priv = NULL;
+}
+
 extern const struct strategy_ops strat_noise_ops;
 
 struct strategy *strat_noise_new(const struct noise_config *c)
@@ -151,15 +173,42 @@ void strat_noise_free(struct strategy *s)
 {
 	if (!s)
 		return;
-	free(s->priv);
+	noise_destroy(s);
 	free(s->spec);
 	free(s);
 }
 
-static void noise_destroy(struct strategy *s)
+/* With --access: the variables the estimation found written by one thread
+ * and read by another, among which sharedVar-one picks its variable
+ * (issue 30); with none, the first shared variable a run reaches, as
+ * before. A line says which when a run may be sharedVar-one. */
+static int noise_campaign_start(struct strategy *s, struct strat_campaign *c)
 {
-	free(s->priv);
-	s->priv = NULL;
+	struct noise_strat *ns = s->priv;
+
+	free(ns->cross);
+	ns->cross = NULL;
+	ns->campaign = true;
+	ns->ncross = c->cross_var_ids ? c->cross_vars : 0;
+	if (ns->ncross) {
+		ns->cross = xcalloc(ns->ncross, sizeof(*ns->cross));
+		for (size_t i = 0; i < ns->ncross; i++)
+			ns->cross[i] = c->cross_var_ids[i];
+	}
+	if (c->quiet || !c->est_accesses ||
+	    (!ns->random && ns->cfg.placement != NOISE_PLACE_SHAREDVAR_ONE))
+		return 0;
+	if (ns->ncross)
+		fprintf(stderr,
+			"concsched: %s: sharedVar-one picks its variable among the %zu written by "
+			"one thread and read by another\n",
+			s->ops->name, ns->ncross);
+	else
+		fprintf(stderr,
+			"concsched: %s: no variable written by one thread and read by another: "
+			"sharedVar-one takes the first shared variable a run reaches\n",
+			s->ops->name);
+	return 0;
 }
 
 static void noise_run_start(struct strategy *s, struct strat_run *r)
@@ -178,16 +227,25 @@ static void noise_run_start(struct strategy *s, struct strat_run *r)
 		nr->cfg = ns->cfg;
 	}
 	noise_run_begin(&nr->run, &nr->cfg, r->seed);
+	if (r->access_points)
+		noise_run_focus(&nr->run, ns->cross, ns->ncross);
 	r->priv = nr;
 }
 
 static void noise_config(struct strategy *s, struct strat_run *r, struct json *j)
 {
+	struct noise_strat *ns = s->priv;
 	struct noise_strat_run *nr = r->priv;
 	char buf[256];
 
 	noise_config_format(&nr->cfg, buf, sizeof(buf));
 	json_kv_str(j, "noise", buf);
+	if (!r->access_points || !ns->campaign || nr->cfg.placement != NOISE_PLACE_SHAREDVAR_ONE)
+		return;
+	/* What sharedVar-one's variable was drawn over. */
+	json_kv_str(j, "focus", nr->run.focus ? "cross-thread variable" : "first shared variable");
+	if (nr->run.focus)
+		json_kv_uint(j, "var", nr->run.var);
 }
 
 static void noise_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
@@ -325,6 +383,7 @@ const struct strategy_ops strat_noise_random_ops = {
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
 	.destroy = noise_destroy,
+	.campaign_begin = noise_campaign_start,
 	.run_begin = noise_run_start,
 	.config_json = noise_config,
 	.run_end = noise_run_stop,
@@ -343,6 +402,7 @@ const struct strategy_ops strat_noise_ops = {
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = noise_init,
 	.destroy = noise_destroy,
+	.campaign_begin = noise_campaign_start,
 	.run_begin = noise_run_start,
 	.config_json = noise_config,
 	.run_end = noise_run_stop,
