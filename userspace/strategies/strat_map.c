@@ -400,7 +400,8 @@ static int map_poll_ms(struct strategy *s, struct strat_run *r, int ms)
 const struct strategy_ops strat_map_ops = {
 	.name = "map",
 	.summary = "MAP-directed (seed 001): steer accesses to shared variables towards "
-		   "uncovered memory-access patterns; implies --access",
+		   "uncovered memory-access patterns, those of variables one thread writes and "
+		   "another reads first; implies --access",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_PACED,

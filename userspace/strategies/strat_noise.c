@@ -378,7 +378,8 @@ const struct strategy_ops strat_noise_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
 		   "yields at synchronization points, and with --access at probed accesses to "
-		   "shared variables",
+		   "shared variables (sharedVar-one on one that one thread writes and another "
+		   "reads, when the estimation finds any)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
