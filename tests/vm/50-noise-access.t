@@ -6,15 +6,17 @@
 # accesses to shared variables, which opens race_torn_pair's window (two
 # plain stores, no lock: never between synchronization points) — it fails
 # with its assertion, which native reruns practically never show
-# (tests/host/50-corpus-native.t); random --access runs; a correct program
-# under the same noise never fails; without --access the configuration is
-# refused in one line.
+# (tests/host/50-corpus-native.t); sharedVar-all acts at every shared
+# access even where the estimation found variables one thread writes and
+# another reads; random --access runs, its sharedVar-one runs on one of
+# those variables (issue 30); a correct program under the same noise never
+# fails; without --access the configuration is refused in one line.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/race_torn_pair
 [ -x "$P" ] && [ -x "$PROGS/clean_lockwrap" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 7
+plan 10
 T=$(mktemp -d /tmp/cs-noiseacc-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 kinds() {
@@ -39,11 +41,25 @@ ok "$([ "${a:-0}" = 3 ] && [ "$a" = "$f" ]; echo $?)" \
 	"race_torn_pair fails with its assertion under noise at accesses ($a of $n)"
 is "$(sqlite3 "$T/sv/campaign.db" "SELECT DISTINCT json_extract(strategy_config, '$.noise') FROM runs")" \
 	"sharedVar-all@500/sleep:2000" "every run records the configuration"
+is "$(sqlite3 "$T/sv/campaign.db" "SELECT count(*) FROM runs WHERE json_extract(strategy_config, '$.focus') IS NOT NULL")" \
+	0 "... and no focus: sharedVar-all acts at every shared access"
 
-"$CS" run --vm -s random --access -n 20 --keep-going --seed 1 -o "$T/rnd" -- "$P" >/dev/null 2>&1
+"$CS" run --vm -s random --access -n 20 --keep-going --seed 1 -o "$T/rnd" -- "$P" >/dev/null 2>"$T/rnd.err"
 read -r n a f <<<"$(kinds "$T/rnd")"
 diag "random --access: $a assertions in $n runs"
 is "$n" 20 "random --access: 20 runs"
+# The torn pair's fields are written by one thread and read by another:
+# sharedVar-one draws its variable among them, and its runs (4 of seed 1's
+# first 20, a draw from the seed) record it.
+like "$(cat "$T/rnd.err")" \
+	"random: sharedVar-one picks its variable among the [1-9][0-9]* written by one thread and read by another" \
+	"random --access: one line says where sharedVar-one draws its variable"
+read -r one focused <<<"$(sqlite3 -separator ' ' "$T/rnd/campaign.db" "SELECT count(*),
+	sum(json_extract(strategy_config, '$.focus') = 'cross-thread variable' AND
+	    json_extract(strategy_config, '$.var') IS NOT NULL)
+	FROM runs WHERE json_extract(strategy_config, '$.noise') LIKE 'sharedVar-one@%'")"
+ok "$([ "${one:-0}" -gt 0 ] && [ "$one" = "$focused" ]; echo $?)" \
+	"... every sharedVar-one run records a cross-thread variable ($focused of $one)"
 "$CS" run --vm -s 'sharedVar-all@500/sleep:2000' --access -n 10 --keep-going --seed 1 -o "$T/clean" \
 	-- "$PROGS/clean_lockwrap" >/dev/null 2>&1
 is "$?" 0 "a correct program under noise at accesses: exit 0"
