@@ -1269,13 +1269,17 @@ static void test_pct_access(void)
 }
 
 /* pct --access with variables written by one thread and read by another
- * (the campaign's cross_vars): the change point is drawn over the accesses
- * to them only. Depth 2 over k = 3 such accesses (the estimation run's),
- * a seed whose change point is 2: the top thread runs its lock request, an
- * access to a shared variable that is not cross-thread (a step, not a
- * counted one), its first cross-thread access (counted 1), and drops at
- * its second (counted 2): the other thread goes. The next run's k is the
- * previous run's 2 cross-thread accesses. */
+ * (the campaign's cross_vars): the change point is drawn over the focus
+ * steps only, the synchronization points and the accesses to those
+ * variables. Depth 2 over k = 5 (the observed run's 2 synchronization
+ * points plus the estimation run's 3 cross-thread accesses), a seed whose
+ * change point is 3: the top thread runs its lock request (focus step 1),
+ * an access to a shared variable that is not cross-thread (a step, not a
+ * counted one), its first cross-thread access (focus step 2), and drops at
+ * its second (focus step 3): the other thread goes. Had the other access
+ * counted, it would drop at its first cross-thread access; had the lock
+ * request not, at neither. The next run's k is the previous run's 4 focus
+ * steps: the 2 lock requests and the 2 cross-thread accesses. */
 static void test_pct_focus(void)
 {
 	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
@@ -1289,9 +1293,9 @@ static void test_pct_focus(void)
 	int wrong = 0;
 	char *cfg;
 
-	for (seed = 1;; seed++) { /* the first seed whose change point is 2 */
-		pct_init_focused(&p, 2, 3, seed);
-		if (p.change[0] == 2)
+	for (seed = 1;; seed++) { /* the first seed whose change point is 3 */
+		pct_init_focused(&p, 2, 5, seed);
+		if (p.change[0] == 3)
 			break;
 		pct_free(&p);
 	}
@@ -1310,8 +1314,11 @@ static void test_pct_focus(void)
 	fl_est_cross = 3;
 	fl_begin(&fl, s, seed, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"cross-thread accesses\"}}",
-		   "with cross-thread variables k is their estimation run's 3 accesses");
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"sync points and cross-thread "
+		   "accesses\"}}",
+		   "with cross-thread variables k is the observed run's 2 synchronization points "
+		   "and the estimation run's 3 accesses to them");
 	free(cfg);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
@@ -1325,24 +1332,71 @@ static void test_pct_focus(void)
 	fl_all_parked(&fl);
 	wrong += released_thread(&fl) != top;
 	tap_is_int(wrong, 0,
-		   "the top thread (%zu) runs its lock, its other access and its first "
-		   "cross-thread access",
+		   "the top thread (%zu) runs its lock (focus step 1), its other access (none) "
+		   "and its first cross-thread access (focus step 2)",
 		   top);
 	fl_point_cross(&fl, top, CS_OP_WRITE, 0x54, 0x9008, &acc, true, true);
 	fl_all_parked(&fl);
 	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
-	       "at its second cross-thread access (change point 2) it drops to priority 1 and "
-	       "the other thread (%zu) goes",
+	       "at its second cross-thread access (focus step 3, the change point) it drops to "
+	       "priority 1 and the other thread (%zu) goes",
 	       other);
 	fl_end(&fl);
 	fl_keep_campaign = true; /* the same campaign's next run */
 	fl_begin(&fl, s, seed + 1, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"cross-thread accesses\"}}",
-		   "the next run's k is the previous run's 2 cross-thread accesses");
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":2,\"k\":4,\"focus\":\"sync points and cross-thread "
+		   "accesses\"}}",
+		   "the next run's k is the previous run's 4 focus steps (2 lock requests, 2 "
+		   "cross-thread accesses)");
 	free(cfg);
 	fl_end(&fl);
 	fl_keep_campaign = false;
+	fl_access = false;
+	fl_est_accesses = 0;
+	fl_cross_vars = 0;
+	fl_est_cross = 0;
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct --access, focused: a change point falls on a synchronization point
+ * too. Depth 2 over k = 3 (1 observed synchronization point, 2 estimated
+ * cross-thread accesses), a seed whose change point is 1: the top thread
+ * drops at its lock request, the first focus step, and the other thread
+ * goes. */
+static void test_pct_focus_sync(void)
+{
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	uint64_t seed;
+	size_t top;
+
+	for (seed = 1;; seed++) { /* the first seed whose change point is 1 */
+		pct_init_focused(&p, 2, 3, seed);
+		if (p.change[0] == 1)
+			break;
+		pct_free(&p);
+	}
+	pct_thread_add(&p, 0);
+	pct_thread_add(&p, 1);
+	top = pct_priority(&p, 1) > pct_priority(&p, 0) ? 1 : 0;
+	pct_observe(s, 1);
+	fl_access = true;
+	fl_est_accesses = 4;
+	fl_cross_vars = 1;
+	fl_est_cross = 2;
+	fl_begin(&fl, s, seed, 2);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == 1 - top && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
+	       "focus: the change point at focus step 1, a lock request, demotes the top thread "
+	       "(%zu) and the other goes",
+	       top);
+	fl_end(&fl);
 	fl_access = false;
 	fl_est_accesses = 0;
 	fl_cross_vars = 0;
@@ -2688,7 +2742,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 11);
+	tap_plan(242 + 10 + 12);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2709,6 +2763,7 @@ int main(void)
 	test_pct_seeds();
 	test_pct_access();
 	test_pct_focus();
+	test_pct_focus_sync();
 	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();

@@ -5,8 +5,8 @@
 # shared variable is a PCT step, so a change point can fall between the
 # writer's two plain stores of race_torn_pair (depth 2, no synchronization
 # point in the window; issue 30: the change point is drawn over the
-# accesses to the variables one thread writes and another reads, the
-# writer's stores and the reader's loads): pct:2 --access finds its torn read, pct:2 without
+# synchronization points and the accesses to the variables one thread
+# writes and another reads, the writer's stores and the reader's loads): pct:2 --access finds its torn read, pct:2 without
 # --access never can (one thread at a time, nothing to switch at). The
 # failing run replays 10 of 10 (a serial strategy's schedule, issue 14), and
 # a correct program whose shared counter is locked never fails. A thread
@@ -46,8 +46,8 @@ ok "$([ "${n:-0}" -ge 1 ] && [ "$n" = "$first" ]; echo $?)" \
 	"pct:2 --access: runs until its first failure (run ${first:-none} of at most 1000)"
 ok "$([ "${a:-0}" = 1 ] && [ "$a" = "$f" ]; echo $?)" \
 	"race_torn_pair fails with its assertion when accesses are steps"
-like "$(cat "$T/pa.err")" "pct: depth 2, 1 change point over k = [0-9]+ steps \(the accesses of an estimation run to the [1-9][0-9]* variables? written by one thread and read by another" \
-	"the first k counts the estimation run's accesses to the variables written by one thread and read by another"
+like "$(cat "$T/pa.err")" "pct: depth 2, 1 change point over k = [0-9]+ steps \(the [0-9]+ synchronization points? of [0-9]+ observed runs? and the [1-9][0-9]* access(es)? of an estimation run to the [1-9][0-9]* variables? written by one thread and read by another" \
+	"the first k counts the synchronization points and the estimation run's accesses to the variables written by one thread and read by another"
 k=$(sqlite3 "$T/pa/campaign.db" "SELECT max(json_extract(strategy_config, '$.pct.k')) FROM runs")
 ok "$([ "${k:-0}" -ge 4 ]; echo $?)" "runs draw over k >= 4 steps: the writer's 2 stores and the reader's 2 loads count ($k)"
 

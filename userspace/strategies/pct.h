@@ -13,12 +13,12 @@
  *
  * Focused (pct_init_focused): the change points are drawn over the first
  * k focus steps only, the steps the caller marks (pct_thread_focus: the
- * thread's next step is one), e.g. the accesses to variables one thread
- * writes and another reads. A change point then falls on the thread about
- * to make its c-th focus step; the other steps still run by priority but
- * are not counted, so a bug that needs one thread of many to be preempted
- * between two such accesses gets (d-1)/k with k the focus steps, not every
- * step of every thread.
+ * thread's next step is one), e.g. the synchronization points and the
+ * accesses to variables one thread writes and another reads. A change
+ * point then falls on the thread about to make its c-th focus step; the
+ * other steps still run by priority but are not counted, so a bug that
+ * needs one thread of many to be preempted between two such accesses gets
+ * (d-1)/k with k the focus steps, not every step of every thread.
  *
  * Plain C and deterministic from the seed: the caller (serial mode of the
  * scheduler) asks pct_pick() whom to run and reports each executed step.

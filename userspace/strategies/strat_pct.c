@@ -31,14 +31,19 @@
  *
  * Focus (issue 30): when the access estimation found variables written by
  * one thread and read by another (strat_campaign.cross_vars,
- * strat_point.cross), the change points are drawn over the steps at
- * accesses to those variables only (pct_init_focused), k being their count:
- * an estimation run's accesses to them for the first run, then the
- * previous run's. The other steps still go by priority. A bug that needs
- * one thread of N preempted between two such accesses then gets (d-1)/k
- * with k a few accesses, not about 1/(2N) over every thread's steps. With
- * no such variable (or without --access) every step counts, as PCT has it,
- * and the campaign's pct line says so. "pct": {"focus"} records which.
+ * strat_point.cross), the change points are drawn over the focus steps
+ * only (pct_init_focused): every synchronization point and every access
+ * to those variables; the accesses to the other shared variables are
+ * steps that still go by priority but get no change point. k is their
+ * count: for the first run the observed runs' synchronization points plus
+ * an estimation run's accesses to the cross-thread variables, then the
+ * previous run's focus steps. A bug that needs one thread preempted
+ * between two such accesses then gets (d-1)/k with k the synchronization
+ * points and those accesses, not every access to every shared variable;
+ * a synchronization bug (a lock order, a split critical section) keeps
+ * its change points at the synchronization points. With no such variable
+ * (or without --access) every step counts, as PCT has it, and the
+ * campaign's pct line says so. "pct": {"focus"} records which.
  *
  * A thread that spins yields (pct_yield). Serial mode runs one thread at a
  * time, so a thread that, released again and again with no other thread
@@ -70,8 +75,8 @@ struct pct_strat {
 	uint32_t depth;
 	uint64_t k;	   /* steps of the next run; 0: not known yet */
 	unsigned observed; /* estimation runs seen */
-	bool focus;	   /* change points over the cross-thread accesses */
-	uint64_t kfocus;   /* those accesses in the next run */
+	bool focus;	   /* change points over sync points and cross-thread accesses */
+	uint64_t kfocus;   /* those focus steps in the next run */
 };
 
 /* A thread's reads since its last write or synchronization point, while
@@ -97,7 +102,7 @@ struct pct_strat_run {
 	struct pct_spin *spin;
 	size_t cap;	       /* of prio, exited, starting and spin */
 	uint64_t points;       /* decision points reached in this run */
-	uint64_t focus_points; /* of them, accesses to cross-thread variables */
+	uint64_t focus_points; /* of them, sync points and cross-thread accesses */
 	uint64_t last_release_ns;
 	uint64_t epoch;	 /* bumped whenever a thread other than last ran */
 	uint32_t last;	 /* the thread released last (UINT32_MAX: none yet) */
@@ -176,7 +181,8 @@ static int pct_strat_estimate(struct strategy *s, struct strat_campaign *c,
 }
 
 /* The k of the next run: the engine needs DEPTH-1 distinct change points
- * among k >= 1 steps (focus: accesses to the cross-thread variables). */
+ * among k >= 1 steps (focus: the synchronization points and the accesses
+ * to the cross-thread variables). */
 static uint64_t next_k(const struct pct_strat *ps)
 {
 	uint64_t k = ps->focus ? ps->kfocus : ps->k;
@@ -189,18 +195,24 @@ static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c
 {
 	struct pct_strat *ps = s->priv;
 
+	uint64_t sync = ps->k; /* the observed runs' synchronization points */
+
 	ps->k += c->est_accesses;
 	ps->focus = c->cross_vars > 0;
-	ps->kfocus = c->est_cross_accesses;
+	ps->kfocus = sync + c->est_cross_accesses;
 	if (c->quiet)
 		return 0;
 	if (ps->focus)
 		fprintf(stderr,
 			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
-			"accesses of an estimation run to the %zu variable%s written by one "
-			"thread and read by another; the other steps get none)\n",
+			"%llu synchronization point%s of %u observed run%s and the %llu "
+			"access%s of an estimation run to the %zu variable%s written by one "
+			"thread and read by another; the other accesses get none)\n",
 			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
-			(unsigned long long)next_k(ps), c->cross_vars,
+			(unsigned long long)next_k(ps), (unsigned long long)sync,
+			sync == 1 ? "" : "s", ps->observed, ps->observed == 1 ? "" : "s",
+			(unsigned long long)c->est_cross_accesses,
+			c->est_cross_accesses == 1 ? "" : "es", c->cross_vars,
 			c->cross_vars == 1 ? "" : "s");
 	else
 		fprintf(stderr,
@@ -237,7 +249,7 @@ static void pct_strat_config(struct strategy *s, struct strat_run *r, struct jso
 	json_obj_begin(j, "pct");
 	json_kv_uint(j, "depth", ps->depth);
 	json_kv_uint(j, "k", pr ? pr->k : next_k(ps));
-	json_kv_str(j, "focus", ps->focus ? "cross-thread accesses" : "every step");
+	json_kv_str(j, "focus", ps->focus ? "sync points and cross-thread accesses" : "every step");
 	json_obj_end(j);
 }
 
@@ -405,8 +417,9 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 }
 
 /* Every synchronization point is a step, and with --access every access
- * to a shared variable: the thread waits for its turn (a focus step when
- * the variable is written by one thread and read by another). An access to a
+ * to a shared variable: the thread waits for its turn. A focus step (for a
+ * focused campaign's change points) is a synchronization point or an
+ * access to a variable written by one thread and read by another. An access to a
  * variable the campaign does not follow goes on. The end of the process
  * (exit() while other threads live) is a step whose thread yields
  * (pct_yield): it drops below every other thread, demoted ones too, so
@@ -419,18 +432,18 @@ static void pct_strat_point(struct strategy *s, struct strat_run *r, const struc
 			    struct strat_decision *d)
 {
 	struct pct_strat_run *pr = r->priv;
+	bool step = p->e->op != CS_OP_START; /* a thread's start is none */
+	bool focus = step && (!p->access || p->cross);
 
 	if (cov_event_op_is_access(p->e->op) && !p->access) {
 		d->v = STRAT_PROCEED;
 		return;
 	}
 	grow(pr, thread_index(r, p->t));
-	pr->starting[thread_index(r, p->t)] = p->e->op == CS_OP_START;
-	if (p->e->op != CS_OP_START) {
-		pr->points++;
-		pr->focus_points += p->access && p->cross;
-	}
-	pct_thread_focus(&pr->eng, thread_index(r, p->t), p->access && p->cross);
+	pr->starting[thread_index(r, p->t)] = !step;
+	pr->points += step;
+	pr->focus_points += focus;
+	pct_thread_focus(&pr->eng, thread_index(r, p->t), focus);
 	if (p->e->op == CS_OP_PROC_EXIT) {
 		pct_yield(&pr->eng, thread_index(r, p->t));
 		prio_sync(pr, r);
@@ -507,8 +520,8 @@ const struct strategy_ops strat_pct_ops = {
 			   PCT_MAX_DEPTH) ", default 3); a step is a "
 					  "synchronization point (with --access: and an access to "
 					  "a shared variable; the change points then fall on "
-					  "accesses to variables one thread writes and another "
-					  "reads)",
+					  "synchronization points and accesses to variables one "
+					  "thread writes and another reads)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
 		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,
