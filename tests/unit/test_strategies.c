@@ -1268,6 +1268,33 @@ static void test_pct_access(void)
 	strategy_free(s);
 }
 
+/* The first seed whose single focused change point (depth 2 over k focus
+ * steps) is focus step c; p is that engine with threads 0 and 1 added. */
+static uint64_t focused_seed(struct pct *p, uint64_t k, uint64_t c)
+{
+	uint64_t seed;
+
+	for (seed = 1;; seed++) {
+		pct_init_focused(p, 2, k, seed);
+		if (p->change[0] == c)
+			break;
+		pct_free(p);
+	}
+	pct_thread_add(p, 0);
+	pct_thread_add(p, 1);
+	return seed;
+}
+
+/* The next fl_begin's campaign: --access, est accesses per estimation
+ * run, cross of them to one cross-thread variable (all 0: back to none). */
+static void fl_focus_campaign(bool access, uint64_t est, uint64_t cross)
+{
+	fl_access = access;
+	fl_est_accesses = est;
+	fl_cross_vars = cross ? 1 : 0;
+	fl_est_cross = cross;
+}
+
 /* pct --access with variables written by one thread and read by another
  * (the campaign's cross_vars): the change point is drawn over the focus
  * steps only, the synchronization points and the accesses to those
@@ -1293,14 +1320,7 @@ static void test_pct_focus(void)
 	int wrong = 0;
 	char *cfg;
 
-	for (seed = 1;; seed++) { /* the first seed whose change point is 3 */
-		pct_init_focused(&p, 2, 5, seed);
-		if (p.change[0] == 3)
-			break;
-		pct_free(&p);
-	}
-	pct_thread_add(&p, 0);
-	pct_thread_add(&p, 1);
+	seed = focused_seed(&p, 5, 3);
 	if (pct_priority(&p, 1) > pct_priority(&p, 0)) {
 		order[0] = 1;
 		order[1] = 0;
@@ -1308,10 +1328,7 @@ static void test_pct_focus(void)
 	top = order[0];
 	other = order[1];
 	pct_observe(s, 2);
-	fl_access = true;
-	fl_est_accesses = 6;
-	fl_cross_vars = 1;
-	fl_est_cross = 3;
+	fl_focus_campaign(true, 6, 3);
 	fl_begin(&fl, s, seed, 2);
 	cfg = run_config(&fl);
 	tap_is_str(cfg,
@@ -1353,10 +1370,7 @@ static void test_pct_focus(void)
 	free(cfg);
 	fl_end(&fl);
 	fl_keep_campaign = false;
-	fl_access = false;
-	fl_est_accesses = 0;
-	fl_cross_vars = 0;
-	fl_est_cross = 0;
+	fl_focus_campaign(false, 0, 0);
 	pct_free(&p);
 	strategy_free(s);
 }
@@ -1374,20 +1388,10 @@ static void test_pct_focus_sync(void)
 	uint64_t seed;
 	size_t top;
 
-	for (seed = 1;; seed++) { /* the first seed whose change point is 1 */
-		pct_init_focused(&p, 2, 3, seed);
-		if (p.change[0] == 1)
-			break;
-		pct_free(&p);
-	}
-	pct_thread_add(&p, 0);
-	pct_thread_add(&p, 1);
+	seed = focused_seed(&p, 3, 1);
 	top = pct_priority(&p, 1) > pct_priority(&p, 0) ? 1 : 0;
 	pct_observe(s, 1);
-	fl_access = true;
-	fl_est_accesses = 4;
-	fl_cross_vars = 1;
-	fl_est_cross = 2;
+	fl_focus_campaign(true, 4, 2);
 	fl_begin(&fl, s, seed, 2);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
@@ -1397,10 +1401,7 @@ static void test_pct_focus_sync(void)
 	       "(%zu) and the other goes",
 	       top);
 	fl_end(&fl);
-	fl_access = false;
-	fl_est_accesses = 0;
-	fl_cross_vars = 0;
-	fl_est_cross = 0;
+	fl_focus_campaign(false, 0, 0);
 	pct_free(&p);
 	strategy_free(s);
 }
