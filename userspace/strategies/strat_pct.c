@@ -194,7 +194,6 @@ static uint64_t next_k(const struct pct_strat *ps)
 static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
 {
 	struct pct_strat *ps = s->priv;
-
 	uint64_t sync = ps->k; /* the observed runs' synchronization points */
 
 	ps->k += c->est_accesses;
@@ -419,15 +418,15 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 /* Every synchronization point is a step, and with --access every access
  * to a shared variable: the thread waits for its turn. A focus step (for a
  * focused campaign's change points) is a synchronization point or an
- * access to a variable written by one thread and read by another. An access to a
- * variable the campaign does not follow goes on. The end of the process
- * (exit() while other threads live) is a step whose thread yields
- * (pct_yield): it drops below every other thread, demoted ones too, so
- * it is picked only when no other thread waits for its turn, as PCT's
- * program ends once its threads have run. A new thread's start waits for
- * its turn too, but is no step: PCT's initial priorities order the
- * threads' starts, no change point falls there, and k (the run's points)
- * does not count it, so the bound 1/(n k^(d-1)) keeps its k. */
+ * access to a variable written by one thread and read by another. An
+ * access to a variable the campaign does not follow goes on. The end of
+ * the process (exit() while other threads live) is a step whose thread
+ * yields (pct_yield): it drops below every other thread, demoted ones
+ * too, so it is picked only when no other thread waits for its turn, as
+ * PCT's program ends once its threads have run. A new thread's start
+ * waits for its turn too, but is no step: PCT's initial priorities order
+ * the threads' starts, no change point falls there, and k (the run's
+ * points) does not count it, so the bound 1/(n k^(d-1)) keeps its k. */
 static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			    struct strat_decision *d)
 {
