@@ -1268,21 +1268,42 @@ static void test_pct_access(void)
 	strategy_free(s);
 }
 
-/* The first seed whose single focused change point (depth 2 over k focus
- * steps) is focus step c; p is that engine with threads 0 and 1 added. */
-static uint64_t focused_seed(struct pct *p, uint64_t k, uint64_t c)
+/* The first seed whose split draw (depth over ksync synchronization
+ * points and kcross cross-thread accesses) has its synchronization change
+ * point at at[PCT_POOL_SYNC] and its cross one at at[PCT_POOL_CROSS] (0:
+ * none in that pool); p is that engine with threads 0..n-1 added, as the
+ * strategy's engine for the run gets them. */
+static uint64_t split_seed(struct pct *p, uint32_t depth, uint64_t ksync, uint64_t kcross,
+			   const uint64_t *at, uint32_t n)
 {
 	uint64_t seed;
 
 	for (seed = 1;; seed++) {
-		pct_init_focused(p, 2, k, seed);
-		if (p->change[0] == c)
+		uint64_t got[PCT_POOLS] = { 0, 0 };
+
+		pct_init_split(p, depth, ksync, kcross, seed);
+		for (uint32_t i = 0; i < p->nchange; i++)
+			got[p->change_pool[i]] = p->change[i];
+		if (got[PCT_POOL_SYNC] == at[PCT_POOL_SYNC] &&
+		    got[PCT_POOL_CROSS] == at[PCT_POOL_CROSS])
 			break;
 		pct_free(p);
 	}
-	pct_thread_add(p, 0);
-	pct_thread_add(p, 1);
+	for (uint32_t t = 0; t < n; t++)
+		pct_thread_add(p, t);
 	return seed;
+}
+
+/* The threads 0..n-1 of p from the highest initial priority down. */
+static void prio_order(struct pct *p, size_t n, size_t *order)
+{
+	for (size_t t = 0; t < n; t++) {
+		size_t above = 0;
+
+		for (size_t u = 0; u < n; u++)
+			above += pct_priority(p, (uint32_t)u) > pct_priority(p, (uint32_t)t);
+		order[above] = t;
+	}
 }
 
 /* The next fl_begin's campaign: --access, est accesses per estimation
@@ -1296,35 +1317,32 @@ static void fl_focus_campaign(bool access, uint64_t est, uint64_t cross)
 }
 
 /* pct --access with variables written by one thread and read by another
- * (the campaign's cross_vars): the change point is drawn over the focus
- * steps only, the synchronization points and the accesses to those
- * variables. Depth 2 over k = 5 (the observed run's 2 synchronization
- * points plus the estimation run's 3 cross-thread accesses), a seed whose
- * change point is 3: the top thread runs its lock request (focus step 1),
- * an access to a shared variable that is not cross-thread (a step, not a
- * counted one), its first cross-thread access (focus step 2), and drops at
- * its second (focus step 3): the other thread goes. Had the other access
- * counted, it would drop at its first cross-thread access; had the lock
- * request not, at neither. The next run's k is the previous run's 4 focus
- * steps: the 2 lock requests and the 2 cross-thread accesses. */
+ * (the campaign's cross_vars): the change points are split, k_sync the
+ * synchronization points, k_cross the accesses to those variables, the
+ * other accesses in neither. Depth 2 over 2 observed synchronization points
+ * and the estimation run's 3 cross-thread accesses, a seed whose coin puts
+ * the change point in the cross pool at 2: the top thread runs its lock
+ * request (sync step 1), an access to a shared variable that is not
+ * cross-thread (no pool), its first cross-thread access (cross step 1),
+ * and drops at its second (cross step 2): the other thread goes. Had the
+ * other access or the lock request counted, it would drop at its first
+ * cross-thread access. The next run's pools are the previous run's: 2
+ * lock requests, 2 cross-thread accesses. */
 static void test_pct_focus(void)
 {
 	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
 	struct cov_event served = { .obj = 8, .site = 12, .func = 5 };
+	const uint64_t at[PCT_POOLS] = { 0, 2 };
 	struct fake_loop fl;
 	struct strategy *s = make("pct:2");
 	struct pct p;
 	uint64_t seed;
-	uint32_t order[2] = { 0, 1 };
-	size_t top, other;
+	size_t order[2], top, other;
 	int wrong = 0;
 	char *cfg;
 
-	seed = focused_seed(&p, 5, 3);
-	if (pct_priority(&p, 1) > pct_priority(&p, 0)) {
-		order[0] = 1;
-		order[1] = 0;
-	}
+	seed = split_seed(&p, 2, 2, 3, at, 2);
+	prio_order(&p, 2, order);
 	top = order[0];
 	other = order[1];
 	pct_observe(s, 2);
@@ -1332,10 +1350,10 @@ static void test_pct_focus(void)
 	fl_begin(&fl, s, seed, 2);
 	cfg = run_config(&fl);
 	tap_is_str(cfg,
-		   "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"sync points and cross-thread "
-		   "accesses\"}}",
-		   "with cross-thread variables k is the observed run's 2 synchronization points "
-		   "and the estimation run's 3 accesses to them");
+		   "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":3}}",
+		   "with cross-thread variables the pools are the observed run's 2 synchronization "
+		   "points and the estimation run's 3 accesses to them");
 	free(cfg);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
@@ -1349,13 +1367,13 @@ static void test_pct_focus(void)
 	fl_all_parked(&fl);
 	wrong += released_thread(&fl) != top;
 	tap_is_int(wrong, 0,
-		   "the top thread (%zu) runs its lock (focus step 1), its other access (none) "
-		   "and its first cross-thread access (focus step 2)",
+		   "the top thread (%zu) runs its lock (sync step 1), its other access (none) and "
+		   "its first cross-thread access (cross step 1)",
 		   top);
 	fl_point_cross(&fl, top, CS_OP_WRITE, 0x54, 0x9008, &acc, true, true);
 	fl_all_parked(&fl);
 	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
-	       "at its second cross-thread access (focus step 3, the change point) it drops to "
+	       "at its second cross-thread access (cross step 2, the change point) it drops to "
 	       "priority 1 and the other thread (%zu) goes",
 	       other);
 	fl_end(&fl);
@@ -1363,10 +1381,10 @@ static void test_pct_focus(void)
 	fl_begin(&fl, s, seed + 1, 2);
 	cfg = run_config(&fl);
 	tap_is_str(cfg,
-		   "{\"pct\":{\"depth\":2,\"k\":4,\"focus\":\"sync points and cross-thread "
-		   "accesses\"}}",
-		   "the next run's k is the previous run's 4 focus steps (2 lock requests, 2 "
-		   "cross-thread accesses)");
+		   "{\"pct\":{\"depth\":2,\"k\":4,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":2}}",
+		   "the next run's pools are the previous run's 2 lock requests and 2 cross-thread "
+		   "accesses");
 	free(cfg);
 	fl_end(&fl);
 	fl_keep_campaign = false;
@@ -1375,31 +1393,87 @@ static void test_pct_focus(void)
 	strategy_free(s);
 }
 
-/* pct --access, focused: a change point falls on a synchronization point
- * too. Depth 2 over k = 3 (1 observed synchronization point, 2 estimated
- * cross-thread accesses), a seed whose change point is 1: the top thread
- * drops at its lock request, the first focus step, and the other thread
- * goes. */
+/* pct:2 --access, split: a seed whose coin puts the one change point in
+ * the synchronization pool at 1 (1 observed synchronization point, 2
+ * estimated cross-thread accesses): the top thread drops at its lock
+ * request and the other thread goes. */
 static void test_pct_focus_sync(void)
 {
+	const uint64_t at[PCT_POOLS] = { 1, 0 };
 	struct fake_loop fl;
 	struct strategy *s = make("pct:2");
 	struct pct p;
 	uint64_t seed;
-	size_t top;
+	size_t order[2];
 
-	seed = focused_seed(&p, 3, 1);
-	top = pct_priority(&p, 1) > pct_priority(&p, 0) ? 1 : 0;
+	seed = split_seed(&p, 2, 1, 2, at, 2);
+	prio_order(&p, 2, order);
 	pct_observe(s, 1);
 	fl_focus_campaign(true, 4, 2);
 	fl_begin(&fl, s, seed, 2);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_all_parked(&fl);
-	tap_ok(released_thread(&fl) == 1 - top && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
-	       "focus: the change point at focus step 1, a lock request, demotes the top thread "
-	       "(%zu) and the other goes",
-	       top);
+	tap_ok(released_thread(&fl) == order[1] &&
+		       policy_fake_prio(fl.r.pol, fl.th[order[0]].tid) == 1,
+	       "split, depth 2: the change point at sync step 1, a lock request, demotes the "
+	       "top thread (%zu) and the other goes",
+	       order[0]);
+	fl_end(&fl);
+	fl_focus_campaign(false, 0, 0);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct:3 --access, split, three threads at lock requests, a seed with the
+ * synchronization change point at 1 and the cross one at 2 (2 observed
+ * synchronization points, 3 estimated cross-thread accesses). Hand-checked:
+ * the top thread drops to 1 at sync step 1, its lock request; the middle
+ * one's lock request is sync step 2, no change point: it goes, makes
+ * cross step 1 and goes on, and drops to 2 at cross step 2; the bottom
+ * thread goes and blocks (no point of its own); the middle one (2) runs
+ * before the top one (1). */
+static void test_pct_split(void)
+{
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	const uint64_t at[PCT_POOLS] = { 1, 2 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:3");
+	struct pct p;
+	uint64_t seed;
+	size_t order[3], rel[4];
+	char *cfg;
+
+	seed = split_seed(&p, 3, 2, 3, at, 3);
+	prio_order(&p, 3, order);
+	pct_observe(s, 2);
+	fl_focus_campaign(true, 5, 3);
+	fl_begin(&fl, s, seed, 3);
+	cfg = run_config(&fl);
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":3,\"k\":5,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":3}}",
+		   "pct:3 split: 1 change point over 2 synchronization points, 1 over 3 accesses");
+	free(cfg);
+	for (size_t t = 0; t < 3; t++)
+		fl_point(&fl, t, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	rel[0] = released_thread(&fl);
+	fl_point_cross(&fl, order[1], CS_OP_READ, 0x50, 0x9000, &acc, true, true);
+	fl_all_parked(&fl);
+	rel[1] = released_thread(&fl);
+	fl_point_cross(&fl, order[1], CS_OP_READ, 0x54, 0x9008, &acc, true, true);
+	fl_all_parked(&fl);
+	rel[2] = released_thread(&fl);
+	fl_all_parked(&fl);
+	rel[3] = released_thread(&fl);
+	tap_ok(rel[0] == order[1] && rel[1] == order[1] && rel[2] == order[2] &&
+		       rel[3] == order[1] && policy_fake_prio(fl.r.pol, fl.th[order[0]].tid) == 1 &&
+		       policy_fake_prio(fl.r.pol, fl.th[order[1]].tid) == 2,
+	       "split: the top thread (%zu) drops to 1 at sync step 1, the middle one (%zu) to 2 "
+	       "at cross step 2, the bottom one (%zu) goes, then the middle one (released %zu %zu "
+	       "%zu %zu)",
+	       order[0], order[1], order[2], rel[0], rel[1], rel[2], rel[3]);
 	fl_end(&fl);
 	fl_focus_campaign(false, 0, 0);
 	pct_free(&p);
@@ -2743,7 +2817,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 12);
+	tap_plan(242 + 10 + 14);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2765,6 +2839,7 @@ int main(void)
 	test_pct_access();
 	test_pct_focus();
 	test_pct_focus_sync();
+	test_pct_split();
 	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();
