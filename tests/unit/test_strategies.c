@@ -1316,6 +1316,23 @@ static void fl_focus_campaign(bool access, uint64_t est, uint64_t cross)
 	fl_est_cross = cross;
 }
 
+/* A split campaign's first run on fl of strategy s (depth d): ksync
+ * observed synchronization points, kcross estimated accesses to one
+ * cross-thread variable, n threads, on the seed split_seed finds for the
+ * change points at; p is its engine, order its threads by priority. */
+static uint64_t split_run(struct fake_loop *fl, struct strategy *s, struct pct *p, uint32_t d,
+			  uint64_t ksync, uint64_t kcross, const uint64_t *at, size_t n,
+			  size_t *order)
+{
+	uint64_t seed = split_seed(p, d, ksync, kcross, at, (uint32_t)n);
+
+	prio_order(p, n, order);
+	pct_observe(s, (int)ksync);
+	fl_focus_campaign(true, kcross + 3, kcross);
+	fl_begin(fl, s, seed, n);
+	return seed;
+}
+
 /* pct --access with variables written by one thread and read by another
  * (the campaign's cross_vars): the change points are split, k_sync the
  * synchronization points, k_cross the accesses to those variables, the
@@ -1341,13 +1358,9 @@ static void test_pct_focus(void)
 	int wrong = 0;
 	char *cfg;
 
-	seed = split_seed(&p, 2, 2, 3, at, 2);
-	prio_order(&p, 2, order);
+	seed = split_run(&fl, s, &p, 2, 2, 3, at, 2, order);
 	top = order[0];
 	other = order[1];
-	pct_observe(s, 2);
-	fl_focus_campaign(true, 6, 3);
-	fl_begin(&fl, s, seed, 2);
 	cfg = run_config(&fl);
 	tap_is_str(cfg,
 		   "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"split: sync points, cross-thread "
@@ -1403,14 +1416,9 @@ static void test_pct_focus_sync(void)
 	struct fake_loop fl;
 	struct strategy *s = make("pct:2");
 	struct pct p;
-	uint64_t seed;
 	size_t order[2];
 
-	seed = split_seed(&p, 2, 1, 2, at, 2);
-	prio_order(&p, 2, order);
-	pct_observe(s, 1);
-	fl_focus_campaign(true, 4, 2);
-	fl_begin(&fl, s, seed, 2);
+	split_run(&fl, s, &p, 2, 1, 2, at, 2, order);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_all_parked(&fl);
@@ -1440,15 +1448,10 @@ static void test_pct_split(void)
 	struct fake_loop fl;
 	struct strategy *s = make("pct:3");
 	struct pct p;
-	uint64_t seed;
 	size_t order[3], rel[4];
 	char *cfg;
 
-	seed = split_seed(&p, 3, 2, 3, at, 3);
-	prio_order(&p, 3, order);
-	pct_observe(s, 2);
-	fl_focus_campaign(true, 5, 3);
-	fl_begin(&fl, s, seed, 3);
+	split_run(&fl, s, &p, 3, 2, 3, at, 3, order);
 	cfg = run_config(&fl);
 	tap_is_str(cfg,
 		   "{\"pct\":{\"depth\":3,\"k\":5,\"focus\":\"split: sync points, cross-thread "
