@@ -224,9 +224,8 @@ static void split_line(const struct pct_strat *ps, const struct strat_campaign *
 	}
 	fprintf(stderr,
 		": %s over the %llu synchronization point%s of %u observed run%s%s%u over the %llu "
-		"access%s of an estimation run to the %zu variable%s written by one thread and "
-		"read "
-		"by another (the other accesses get none)\n",
+		"access%s of an estimation run to the %zu variable%s written by one thread "
+		"and read by another (the other accesses get none)\n",
 		ps->depth == 2 ? "by the seed's coin, 1" : "1", (unsigned long long)ks,
 		plural(ks, "s"), ps->observed, plural(ps->observed, "s"),
 		ps->depth == 2 ? " or " : ", ", ps->depth == 2 ? 1 : ps->depth - 2,
