@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* pct.c: priority order, change points at exactly their step, seeds, yields,
- * change points over focus steps only. */
+ * change points split over two pools of steps. */
 #include <errno.h>
 #include <string.h>
 
@@ -223,10 +223,11 @@ static void test_highest(void)
 	pct_free(&p);
 }
 
-/* A step list per thread, run to its end by the engine: each thread's
- * next step is marked focus (F) or not (S) before each pick, as the
- * strategy marks the accesses to cross-thread variables. Returns the
- * trace of ranks picked (0 the highest initial priority) as a string. */
+/* A step list per thread, run to its end by the engine: before each pick
+ * each thread's next step is marked with its pool, S a synchronization
+ * point, F an access to a cross-thread variable, O another access (no
+ * pool), as the strategy marks them. Returns the trace of ranks picked (0
+ * the highest initial priority) as a string. */
 static void run_steps(struct pct *p, const uint32_t *order, const char *const *steps, char *trace)
 {
 	size_t pos[3] = { 0, 0, 0 }, n = 0;
@@ -237,9 +238,14 @@ static void run_steps(struct pct *p, const uint32_t *order, const char *const *s
 		uint32_t rank = 0;
 
 		for (uint32_t r = 0; r < 3; r++) {
-			if (!steps[r][pos[r]])
+			char m = steps[r][pos[r]];
+
+			if (!m)
 				continue;
-			pct_thread_focus(p, order[r], steps[r][pos[r]] == 'F');
+			pct_thread_pool(p, order[r],
+					m == 'S'   ? PCT_POOL_SYNC
+					: m == 'F' ? PCT_POOL_CROSS
+						   : PCT_POOL_NONE);
 			run[nrun++] = order[r];
 		}
 		if (!nrun)
@@ -255,83 +261,170 @@ static void run_steps(struct pct *p, const uint32_t *order, const char *const *s
 	trace[n] = 0;
 }
 
-/* The trace of the step lists below with one change point at c, focused or
- * not (seed 11: order holds the ranks). */
-static void trace_at(struct pct *p, bool focused, uint64_t c, uint32_t *order, char *trace)
+/* The trace of the step lists with the change points set by hand: n of
+ * them, at[i] in pool pool[i] (split), or at[0] over every step (unsplit).
+ * Seed 11: order holds the ranks. */
+static void trace_of(struct pct *p, const char *const *steps, bool split, uint32_t n,
+		     const uint64_t *at, const enum pct_pool *pool, uint32_t *order, char *trace)
 {
-	static const char *const steps[3] = { "SFFS", "SF", "S" };
-
-	if (focused)
-		pct_init_focused(p, 2, 4, 11);
+	if (split)
+		pct_init_split(p, n + 1, 4, 4, 11);
 	else
-		pct_init(p, 2, 4, 11);
+		pct_init(p, n + 1, 9, 11);
 	for (uint32_t t = 0; t < 3; t++)
 		pct_thread_add(p, t);
 	initial_order(p, 3, order);
-	p->change[0] = c;
+	for (uint32_t i = 0; i < n; i++) {
+		p->change[i] = at[i];
+		p->change_pool[i] = (uint8_t)(split ? pool[i] : PCT_POOL_SYNC);
+	}
 	run_steps(p, order, steps, trace);
 }
 
-/* Focused: the change points count the focus steps only. Hand-checked
- * traces: rank 0 runs S F F S, rank 1 S F, rank 2 S. */
-static void test_focused(void)
+/* Split: each change point counts its own pool's steps. Hand-checked
+ * traces of rank 0 S O F F S, rank 1 O S F, rank 2 S. */
+static void test_split_traces(void)
 {
+	static const char *const steps[3] = { "SOFFS", "OSF", "S" };
+	static const char *const meet[3] = { "S", "F", "S" };
+	static const enum pct_pool sync[2] = { PCT_POOL_SYNC, PCT_POOL_CROSS };
+	static const enum pct_pool cross[1] = { PCT_POOL_CROSS };
+	const uint64_t two[1] = { 2 }, one[1] = { 1 }, ones[2] = { 1, 1 };
 	struct pct p;
 	uint32_t order[3];
 	char trace[16];
-	int hits = 0, firsts = 0;
 
-	trace_at(&p, true, 2, order, trace);
-	/* rank 0: S, F (focus step 1); at its second F, focus step 2, it
-	 * drops; rank 1 runs S F (its F is focus step 2), rank 2 S, then
-	 * rank 0 F S below both. */
-	tap_is_str(trace, "0011200",
-		   "focused, change point 2: the top thread drops at its second access, "
-		   "not at its second step");
+	/* rank 0: S (sync 1), O, F (cross 1); its next F is cross 2: it drops;
+	 * rank 1 O S F, rank 2 S, then rank 0 F S below both. */
+	trace_of(&p, steps, true, 1, two, cross, order, trace);
+	tap_is_str(trace, "000111200",
+		   "split, cross change point 2: the top thread drops at its second cross-thread "
+		   "access, not at its second step");
 	pct_free(&p);
-	trace_at(&p, false, 2, order, trace);
-	tap_is_str(trace, "0112000", "unfocused, change point 2: it drops at its second step");
+	/* rank 0 runs S O F F; its last S is sync step 2: it drops there. */
+	trace_of(&p, steps, true, 1, two, sync, order, trace);
+	tap_is_str(trace, "000011120",
+		   "split, sync change point 2: the drop is at the second synchronization point");
 	pct_free(&p);
-	trace_at(&p, true, 1, order, trace);
-	/* step 1 is S: no drop although it is the first step; the first F
-	 * (focus step 1) is where rank 0 drops; rank 1's F is then step 1
-	 * done, rank 0's two Fs follow with no change point left. */
-	tap_ok(!strcmp(trace, "0112000") && p.focus_steps == 3 && p.steps == 7 &&
-		       pct_priority(&p, order[0]) == 1,
-	       "focused, change point 1: a synchronization step before the first access "
-	       "is not it (%s, %llu focus steps of %llu)",
-	       trace, (unsigned long long)p.focus_steps, (unsigned long long)p.steps);
+	/* sync step 1 is rank 0's first step. */
+	trace_of(&p, steps, true, 1, one, sync, order, trace);
+	tap_ok(!strcmp(trace, "111200000") && pct_priority(&p, order[0]) == 1 &&
+		       p.pool_steps[PCT_POOL_SYNC] == 4 && p.pool_steps[PCT_POOL_CROSS] == 3 &&
+		       p.steps == 9,
+	       "split, sync change point 1: the top thread drops at its first step (%s; 4 sync, "
+	       "3 cross steps of 9)",
+	       trace);
 	pct_free(&p);
-	trace_at(&p, true, 4, order, trace); /* past the 3 focus steps the run makes */
-	tap_ok(!strcmp(trace, "0000112") && p.next_change == 0,
-	       "focused, change point past the last access: no drop (%s)", trace);
+	/* Unsplit, the same marks count nothing: step 2 is rank 0's O. */
+	trace_of(&p, steps, false, 1, two, NULL, order, trace);
+	tap_is_str(trace, "011120000", "unsplit, change point 2: the drop is at the second step");
 	pct_free(&p);
+	/* Sync 1 and cross 1: rank 0 drops at its S (to 1), rank 1 O S F
+	 * runs to its F, cross step 1, and drops (to 2, above rank 0). */
+	trace_of(&p, steps, true, 2, ones, sync, order, trace);
+	tap_ok(!strcmp(trace, "112100000") && pct_priority(&p, order[0]) == 1 &&
+		       pct_priority(&p, order[1]) == 2,
+	       "split, sync 1 and cross 1: rank 0 drops at its first step to 1, rank 1 at its "
+	       "F to 2 (%s)",
+	       trace);
+	pct_free(&p);
+	/* Both in one pick: rank 0 drops at its S, rank 1, then on top, at
+	 * its F; rank 2 runs, then rank 1 (2) above rank 0 (1). */
+	trace_of(&p, meet, true, 2, ones, sync, order, trace);
+	tap_ok(!strcmp(trace, "210") && p.next_change == 2,
+	       "split: a pick demotes the next thread too when its step is the other pool's "
+	       "change point (%s)",
+	       trace);
+	pct_free(&p);
+	/* Change point past the last cross step: it expires unused. */
+	trace_of(&p, steps, true, 1, (const uint64_t[]){ 4 }, cross, order, trace);
+	tap_ok(!strcmp(trace, "000001112") && p.next_change == 0,
+	       "split, cross change point past the run's 3 cross steps: no drop (%s)", trace);
+	pct_free(&p);
+}
 
-	/* The draw: depth 3 over 4 focus steps, 2 distinct points in [1, 4];
-	 * step 2 is among them in C(3,1)/C(4,2) = 1/2 of the draws (the
-	 * issue's 2/4 when only a pair's second access of 4 counts).
-	 * Deterministic: the seeds 0..999 give the count below every time. */
+/* How many change points of p are in pool q, all in [1, k]? -1 if one is
+ * out of range, or the pool's points are not distinct and sorted. */
+static int in_pool(const struct pct *p, enum pct_pool q, uint64_t k)
+{
+	int n = 0;
+	uint64_t last = 0;
+
+	for (uint32_t i = 0; i < p->nchange; i++) {
+		if (p->change_pool[i] != q)
+			continue;
+		if (p->change[i] < 1 || p->change[i] > k || p->change[i] <= last)
+			return -1;
+		last = p->change[i];
+		n++;
+	}
+	return n;
+}
+
+/* Split draws: depth d >= 3 gives one change point over the ksync
+ * synchronization points and d-2 over the kcross accesses; depth 2 one,
+ * its pool by the seed's coin; an empty or short pool gives its share to
+ * the other. Deterministic: the seeds 0..999 give the counts below every
+ * time (the ranges are the binomial's mean +- 5 sd). */
+static void test_split_draws(void)
+{
+	int wrong = 0, sync2 = 0, at1 = 0, cross_hit = 0;
+	struct pct p;
+
 	for (uint64_t seed = 0; seed < 1000; seed++) {
-		pct_init_focused(&p, 3, 4, seed);
-		hits += p.focused && p.nchange == 2 && p.change[0] >= 1 && p.change[1] <= 4 &&
-			p.change[0] < p.change[1];
-		firsts += p.change[0] == 2 || p.change[1] == 2;
+		pct_init_split(&p, 3, 4, 6, seed);
+		wrong += in_pool(&p, PCT_POOL_SYNC, 4) != 1 || in_pool(&p, PCT_POOL_CROSS, 6) != 1;
+		at1 += p.change_pool[0] == PCT_POOL_SYNC && p.change[0] == 1;
+		pct_free(&p);
+		pct_init_split(&p, 4, 4, 6, seed); /* 2 of 6 cross: (d-2)/kcross = 1/3 */
+		wrong += in_pool(&p, PCT_POOL_SYNC, 4) != 1 || in_pool(&p, PCT_POOL_CROSS, 6) != 2;
+		for (uint32_t i = 0; i < p.nchange; i++)
+			cross_hit += p.change_pool[i] == PCT_POOL_CROSS && p.change[i] == 5;
+		pct_free(&p);
+		pct_init_split(&p, 2, 4, 6, seed);
+		sync2 += in_pool(&p, PCT_POOL_SYNC, 4) == 1;
+		wrong += in_pool(&p, PCT_POOL_SYNC, 4) + in_pool(&p, PCT_POOL_CROSS, 6) != 1;
 		pct_free(&p);
 	}
-	tap_is_int(hits, 1000, "focused draws: 2 distinct change points in [1, 4]");
-	tap_ok(firsts > 450 && firsts < 550,
-	       "focus step 2 is a change point in about half the seeds (%d of 1000)", firsts);
+	tap_is_int(
+		wrong, 0,
+		"split draws (seeds 0..999): depth 3 one sync in [1, 4] and one cross in [1, 6]; "
+		"depth 4 one and two; depth 2 one in all");
+	tap_ok(at1 > 250 - 70 && at1 < 250 + 70,
+	       "depth 3: sync step 1 of 4 is the sync change point in about 1/4 (%d of 1000)", at1);
+	tap_ok(cross_hit > 333 - 75 && cross_hit < 333 + 75,
+	       "depth 4: cross step 5 of 6 is a change point in about 2/6 (%d of 1000)", cross_hit);
+	tap_ok(sync2 > 500 - 80 && sync2 < 500 + 80,
+	       "depth 2: the coin gives the sync pool about half the seeds (%d of 1000)", sync2);
+	pct_init_split(&p, 2, 0, 3, 5);
+	wrong = in_pool(&p, PCT_POOL_CROSS, 3) != 1;
+	pct_free(&p);
+	pct_init_split(&p, 2, 3, 0, 5);
+	wrong += in_pool(&p, PCT_POOL_SYNC, 3) != 1;
+	pct_free(&p);
+	pct_init_split(&p, 4, 0, 3, 5);
+	wrong += in_pool(&p, PCT_POOL_CROSS, 3) != 3;
+	pct_free(&p);
+	pct_init_split(&p, 5, 3, 2, 5); /* 1 sync, 3 cross: only 2 fit */
+	wrong += in_pool(&p, PCT_POOL_SYNC, 3) != 2 || in_pool(&p, PCT_POOL_CROSS, 2) != 2;
+	pct_free(&p);
+	tap_is_int(wrong, 0,
+		   "an empty pool's change point goes to the other (depth 2, 0 sync or 0 cross; "
+		   "depth 4, 0 sync), and so does a share a pool has no room for (depth 5, 3 + 2)");
+	tap_is_int(pct_init_split(&p, 4, 1, 1, 5), -EINVAL,
+		   "split: 3 change points over 2 steps in all is refused");
 }
 
 int main(void)
 {
-	tap_plan(24 + 2);
+	tap_plan(20 + 13);
 	test_depth1_priority_order();
 	test_change_point();
 	test_depth3();
 	test_determinism();
 	test_yield();
 	test_highest();
-	test_focused();
+	test_split_traces();
+	test_split_draws();
 	return tap_done();
 }

@@ -16,7 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "concsched_abi.h"
+#include "lib/declog.h"
 #include "results/report.h"
+#include "results/schedule.h"
 #include "results/store.h"
 #include "results/stream.h"
 #include "tap.h"
@@ -658,6 +661,63 @@ static void test_replicate(void)
 	free(da);
 }
 
+/* A run's schedule names each step by its site; a point that has none (a
+ * thread's start or exit, the program's exit) was recorded as -(op + 1)
+ * (run/onerun.c) and is named by what it is, not "?". */
+static void test_schedule_points(void)
+{
+	struct store *s = create(path("sched"), "h1");
+	struct sched_view v = { 0 };
+	struct declog dl;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	struct store_site anon = { .object = "/usr/lib/x86_64-linux-gnu/libc.so.6",
+				   .offset = 0x2a1c9 };
+	int64_t run, teller;
+	char *text = NULL;
+	size_t tlen = 0;
+	FILE *f;
+
+	teller = site(s, "teller", 40);
+	run = run_with(s, 1, NULL, 0, "assertion");
+	declog_init(&dl, 7, "{}");
+	declog_name_thread(&dl, 1, "0");
+	declog_name_thread(&dl, 2, "0.1");
+	declog_add(&dl, 2, 0, 0, DECLOG_PASS, -(int64_t)CS_OP_START - 1);
+	declog_add(&dl, 2, 0, 1, DECLOG_PASS, teller);
+	declog_add(&dl, 2, 0, 2, DECLOG_PASS, -(int64_t)CS_OP_EXIT - 1);
+	declog_add(&dl, 1, 0, 0, DECLOG_PASS, -(int64_t)CS_OP_PROC_EXIT - 1);
+	declog_add(&dl, 1, 0, 1, DECLOG_PASS, 0);
+	declog_add(&dl, 1, 0, 2, DECLOG_PASS, store_add_site(s, &anon));
+	tap_ok(!declog_encode(&dl, &blob, &len) && !store_set_declog(s, run, blob, len),
+	       "schedule: a run with six passes stored");
+	tap_is_int(schedule_load(s, run, &v), 0, "schedule: loaded");
+	tap_is_int((int)v.nsteps, 6, "schedule: six steps");
+	if (v.nsteps == 6) {
+		tap_is_str(v.steps[0].function, "(thread start)", "a thread's start is named");
+		tap_is_str(v.steps[1].function, "teller", "a call site by its function");
+		tap_is_int(v.steps[1].line, 40, "... and line");
+		tap_is_str(v.steps[2].function, "(thread exit)", "a thread's exit is named");
+		tap_is_str(v.steps[3].function, "(program exit)", "the program's exit is named");
+		tap_ok(!v.steps[4].function, "a point of an unknown site has no name");
+		tap_is_str(v.steps[5].function, "libc.so.6+0x2a1c9",
+			   "a site without a function: its object and offset");
+	} else {
+		for (int i = 0; i < 7; i++)
+			tap_skip("no six steps", "a step's name");
+	}
+	f = open_memstream(&text, &tlen);
+	schedule_write_text(&v, f);
+	fclose(f);
+	tap_ok(strstr(text, "(program exit)") && strstr(text, "teller prog.c:40"),
+	       "report --schedule's text names the points");
+	free(text);
+	free(blob);
+	declog_free(&dl);
+	schedule_free(&v);
+	store_close(s);
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[128];
@@ -667,12 +727,13 @@ int main(int argc, char **argv)
 	snprintf(tmp, sizeof(tmp), "/tmp/cs-store-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
-	tap_plan(102);
+	tap_plan(113);
 	test_open_errors();
 	test_runs();
 	test_killed_mid_run();
 	test_merge();
 	test_replicate();
+	test_schedule_points();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
 	if (system(cmd))
 		tap_diag("cannot remove %s", tmp);

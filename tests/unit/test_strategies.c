@@ -1270,50 +1270,105 @@ static void test_pct_access(void)
 	strategy_free(s);
 }
 
+/* The first seed whose split draw (depth over ksync synchronization
+ * points and kcross cross-thread accesses) has its synchronization change
+ * point at at[PCT_POOL_SYNC] and its cross one at at[PCT_POOL_CROSS] (0:
+ * none in that pool); p is that engine with threads 0..n-1 added, as the
+ * strategy's engine for the run gets them. */
+static uint64_t split_seed(struct pct *p, uint32_t depth, uint64_t ksync, uint64_t kcross,
+			   const uint64_t *at, uint32_t n)
+{
+	uint64_t seed;
+
+	for (seed = 1;; seed++) {
+		uint64_t got[PCT_POOLS] = { 0, 0 };
+
+		pct_init_split(p, depth, ksync, kcross, seed);
+		for (uint32_t i = 0; i < p->nchange; i++)
+			got[p->change_pool[i]] = p->change[i];
+		if (got[PCT_POOL_SYNC] == at[PCT_POOL_SYNC] &&
+		    got[PCT_POOL_CROSS] == at[PCT_POOL_CROSS])
+			break;
+		pct_free(p);
+	}
+	for (uint32_t t = 0; t < n; t++)
+		pct_thread_add(p, t);
+	return seed;
+}
+
+/* The threads 0..n-1 of p from the highest initial priority down. */
+static void prio_order(struct pct *p, size_t n, size_t *order)
+{
+	for (size_t t = 0; t < n; t++) {
+		size_t above = 0;
+
+		for (size_t u = 0; u < n; u++)
+			above += pct_priority(p, (uint32_t)u) > pct_priority(p, (uint32_t)t);
+		order[above] = t;
+	}
+}
+
+/* The next fl_begin's campaign: --access, est accesses per estimation
+ * run, cross of them to one cross-thread variable (all 0: back to none). */
+static void fl_focus_campaign(bool access, uint64_t est, uint64_t cross)
+{
+	fl_access = access;
+	fl_est_accesses = est;
+	fl_cross_vars = cross ? 1 : 0;
+	fl_est_cross = cross;
+}
+
+/* A split campaign's first run on fl of strategy s (depth d): ksync
+ * observed synchronization points, kcross estimated accesses to one
+ * cross-thread variable, n threads, on the seed split_seed finds for the
+ * change points at; p is its engine, order its threads by priority. */
+static uint64_t split_run(struct fake_loop *fl, struct strategy *s, struct pct *p, uint32_t d,
+			  uint64_t ksync, uint64_t kcross, const uint64_t *at, size_t n,
+			  size_t *order)
+{
+	uint64_t seed = split_seed(p, d, ksync, kcross, at, (uint32_t)n);
+
+	prio_order(p, n, order);
+	pct_observe(s, (int)ksync);
+	fl_focus_campaign(true, kcross + 3, kcross);
+	fl_begin(fl, s, seed, n);
+	return seed;
+}
+
 /* pct --access with variables written by one thread and read by another
- * (the campaign's cross_vars): the change point is drawn over the accesses
- * to them only. Depth 2 over k = 3 such accesses (the estimation run's),
- * a seed whose change point is 2: the top thread runs its lock request, an
- * access to a shared variable that is not cross-thread (a step, not a
- * counted one), its first cross-thread access (counted 1), and drops at
- * its second (counted 2): the other thread goes. The next run's k is the
- * previous run's 2 cross-thread accesses. */
+ * (the campaign's cross_vars): the change points are split, k_sync the
+ * synchronization points, k_cross the accesses to those variables, the
+ * other accesses in neither. Depth 2 over 2 observed synchronization points
+ * and the estimation run's 3 cross-thread accesses, a seed whose coin puts
+ * the change point in the cross pool at 2: the top thread runs its lock
+ * request (sync step 1), an access to a shared variable that is not
+ * cross-thread (no pool), its first cross-thread access (cross step 1),
+ * and drops at its second (cross step 2): the other thread goes. Had the
+ * other access or the lock request counted, it would drop at its first
+ * cross-thread access. The next run's pools are the previous run's: 2
+ * lock requests, 2 cross-thread accesses. */
 static void test_pct_focus(void)
 {
 	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
 	struct cov_event served = { .obj = 8, .site = 12, .func = 5 };
+	const uint64_t at[PCT_POOLS] = { 0, 2 };
 	struct fake_loop fl;
 	struct strategy *s = make("pct:2");
 	struct pct p;
 	uint64_t seed;
-	uint32_t order[2] = { 0, 1 };
-	size_t top, other;
+	size_t order[2], top, other;
 	int wrong = 0;
 	char *cfg;
 
-	for (seed = 1;; seed++) { /* the first seed whose change point is 2 */
-		pct_init_focused(&p, 2, 3, seed);
-		if (p.change[0] == 2)
-			break;
-		pct_free(&p);
-	}
-	pct_thread_add(&p, 0);
-	pct_thread_add(&p, 1);
-	if (pct_priority(&p, 1) > pct_priority(&p, 0)) {
-		order[0] = 1;
-		order[1] = 0;
-	}
+	seed = split_run(&fl, s, &p, 2, 2, 3, at, 2, order);
 	top = order[0];
 	other = order[1];
-	pct_observe(s, 2);
-	fl_access = true;
-	fl_est_accesses = 6;
-	fl_cross_vars = 1;
-	fl_est_cross = 3;
-	fl_begin(&fl, s, seed, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":3,\"focus\":\"cross-thread accesses\"}}",
-		   "with cross-thread variables k is their estimation run's 3 accesses");
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":2,\"k\":5,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":3}}",
+		   "with cross-thread variables the pools are the observed run's 2 synchronization "
+		   "points and the estimation run's 3 accesses to them");
 	free(cfg);
 	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
 	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
@@ -1327,28 +1382,105 @@ static void test_pct_focus(void)
 	fl_all_parked(&fl);
 	wrong += released_thread(&fl) != top;
 	tap_is_int(wrong, 0,
-		   "the top thread (%zu) runs its lock, its other access and its first "
-		   "cross-thread access",
+		   "the top thread (%zu) runs its lock (sync step 1), its other access (none) and "
+		   "its first cross-thread access (cross step 1)",
 		   top);
 	fl_point_cross(&fl, top, CS_OP_WRITE, 0x54, 0x9008, &acc, true, true);
 	fl_all_parked(&fl);
 	tap_ok(released_thread(&fl) == other && policy_fake_prio(fl.r.pol, fl.th[top].tid) == 1,
-	       "at its second cross-thread access (change point 2) it drops to priority 1 and "
-	       "the other thread (%zu) goes",
+	       "at its second cross-thread access (cross step 2, the change point) it drops to "
+	       "priority 1 and the other thread (%zu) goes",
 	       other);
 	fl_end(&fl);
 	fl_keep_campaign = true; /* the same campaign's next run */
 	fl_begin(&fl, s, seed + 1, 2);
 	cfg = run_config(&fl);
-	tap_is_str(cfg, "{\"pct\":{\"depth\":2,\"k\":2,\"focus\":\"cross-thread accesses\"}}",
-		   "the next run's k is the previous run's 2 cross-thread accesses");
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":2,\"k\":4,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":2}}",
+		   "the next run's pools are the previous run's 2 lock requests and 2 cross-thread "
+		   "accesses");
 	free(cfg);
 	fl_end(&fl);
 	fl_keep_campaign = false;
-	fl_access = false;
-	fl_est_accesses = 0;
-	fl_cross_vars = 0;
-	fl_est_cross = 0;
+	fl_focus_campaign(false, 0, 0);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct:2 --access, split: a seed whose coin puts the one change point in
+ * the synchronization pool at 1 (1 observed synchronization point, 2
+ * estimated cross-thread accesses): the top thread drops at its lock
+ * request and the other thread goes. */
+static void test_pct_focus_sync(void)
+{
+	const uint64_t at[PCT_POOLS] = { 1, 0 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	struct pct p;
+	size_t order[2];
+
+	split_run(&fl, s, &p, 2, 1, 2, at, 2, order);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	tap_ok(released_thread(&fl) == order[1] &&
+		       policy_fake_prio(fl.r.pol, fl.th[order[0]].tid) == 1,
+	       "split, depth 2: the change point at sync step 1, a lock request, demotes the "
+	       "top thread (%zu) and the other goes",
+	       order[0]);
+	fl_end(&fl);
+	fl_focus_campaign(false, 0, 0);
+	pct_free(&p);
+	strategy_free(s);
+}
+
+/* pct:3 --access, split, three threads at lock requests, a seed with the
+ * synchronization change point at 1 and the cross one at 2 (2 observed
+ * synchronization points, 3 estimated cross-thread accesses). Hand-checked:
+ * the top thread drops to 1 at sync step 1, its lock request; the middle
+ * one's lock request is sync step 2, no change point: it goes, makes
+ * cross step 1 and goes on, and drops to 2 at cross step 2; the bottom
+ * thread goes and blocks (no point of its own); the middle one (2) runs
+ * before the top one (1). */
+static void test_pct_split(void)
+{
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	const uint64_t at[PCT_POOLS] = { 1, 2 };
+	struct fake_loop fl;
+	struct strategy *s = make("pct:3");
+	struct pct p;
+	size_t order[3], rel[4];
+	char *cfg;
+
+	split_run(&fl, s, &p, 3, 2, 3, at, 3, order);
+	cfg = run_config(&fl);
+	tap_is_str(cfg,
+		   "{\"pct\":{\"depth\":3,\"k\":5,\"focus\":\"split: sync points, cross-thread "
+		   "accesses\",\"k_sync\":2,\"k_cross\":3}}",
+		   "pct:3 split: 1 change point over 2 synchronization points, 1 over 3 accesses");
+	free(cfg);
+	for (size_t t = 0; t < 3; t++)
+		fl_point(&fl, t, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	rel[0] = released_thread(&fl);
+	fl_point_cross(&fl, order[1], CS_OP_READ, 0x50, 0x9000, &acc, true, true);
+	fl_all_parked(&fl);
+	rel[1] = released_thread(&fl);
+	fl_point_cross(&fl, order[1], CS_OP_READ, 0x54, 0x9008, &acc, true, true);
+	fl_all_parked(&fl);
+	rel[2] = released_thread(&fl);
+	fl_all_parked(&fl);
+	rel[3] = released_thread(&fl);
+	tap_ok(rel[0] == order[1] && rel[1] == order[1] && rel[2] == order[2] &&
+		       rel[3] == order[1] && policy_fake_prio(fl.r.pol, fl.th[order[0]].tid) == 1 &&
+		       policy_fake_prio(fl.r.pol, fl.th[order[1]].tid) == 2,
+	       "split: the top thread (%zu) drops to 1 at sync step 1, the middle one (%zu) to 2 "
+	       "at cross step 2, the bottom one (%zu) goes, then the middle one (released %zu %zu "
+	       "%zu %zu)",
+	       order[0], order[1], order[2], rel[0], rel[1], rel[2], rel[3]);
+	fl_end(&fl);
+	fl_focus_campaign(false, 0, 0);
 	pct_free(&p);
 	strategy_free(s);
 }
@@ -2812,7 +2944,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 11 + 8);
+	tap_plan(242 + 10 + 14 + 8);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2833,6 +2965,8 @@ int main(void)
 	test_pct_seeds();
 	test_pct_access();
 	test_pct_focus();
+	test_pct_focus_sync();
+	test_pct_split();
 	test_pct_spin();
 	test_replay_decisions();
 	test_replay_order();

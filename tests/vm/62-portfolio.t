@@ -22,14 +22,17 @@ T=$(mktemp -d /tmp/cs-portfolio-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
 
-# At most 140 runs, stopping at the first failure. Each run is one arm's
+# At most 300 runs, stopping at the first failure. Each run is one arm's
 # run, so the portfolio fails a run at least as often as its least
 # effective arm. Measured in the VM (2026-11-28, seed 1, 30 runs each with
 # --keep-going, docs/studies/portfolio-2026-11-28.md): random 10, pct:3 7,
-# random --access 16, pct:3 --access 8, fpair 13 failing runs of 30. The
-# lowest, 7 of 30, has a 95 % lower confidence bound of 0.099 per run, and
-# no failure in 140 runs at 0.099 has a chance of (1 - 0.099)^140 = 5e-7.
-"$CS" run --vm -s portfolio -n 140 --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
+# random --access 16, fpair 13 failing runs of 30; pct:3 --access, whose
+# change points are now split between the synchronization points and the
+# cross-thread accesses, 14 of 180 (three seeds, docs/studies/
+# pct-focus-2026-11-28.md). The lowest, 14 of 180, has a 95 % lower
+# confidence bound of 0.0476 per run, and no failure in 300 runs at 0.0476
+# has a chance of (1 - 0.0476)^300 = 4e-7.
+"$CS" run --vm -s portfolio -n 300 --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
 is "$?" 1 "portfolio on race_split_cs: exit 1 (a failure)"
 first=$(q "$T/a" "SELECT min(idx) FROM runs WHERE outcome != 'pass'")
 n=$(q "$T/a" "SELECT count(*) FROM runs")

@@ -19,7 +19,7 @@ CLEAN=$PROGS/clean_exit_unjoined
 FOREVER=$PROGS/exit_forever
 [ -x "$RACE" ] && [ -x "$CLEAN" ] && [ -x "$FOREVER" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 12
+plan 13
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -41,8 +41,15 @@ if [ -n "$first" ]; then
 	"$CS" replay "$T/race" --run "$first" --vm >"$T/rep" 2>&1
 	is "$?" 1 "the failing run $first replays: exit 1"
 	like "$(cat "$T/rep")" 'failed again in 1 of 1 replays' "it fails again"
+	# main parks at its exit before either worker's lock (the producer
+	# is created just before it returns, and parked at its start): every
+	# failing run's schedule has the exit step. Its call site is libc's
+	# own (main returned), so the schedule names the point instead.
+	"$CS" report "$T/race" --schedule "$first" >"$T/sched" 2>&1
+	like "$(grep -c '(program exit)$' "$T/sched") $(grep -c ' ?$' "$T/sched")" '^1 0$' \
+		"report --schedule names the program's exit step, and no step is '?'"
 else
-	for i in 1 2; do skip "no failing run" "the failing run replays"; done
+	for i in 1 2 3; do skip "no failing run" "the failing run replays"; done
 fi
 
 # never_fails PROG STRATEGY N: N runs (--keep-going), exit 0, no run

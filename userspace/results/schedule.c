@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "concsched_abi.h"
+#include "coverage/thread_model.h"
 #include "lib/declog.h"
 #include "lib/html.h"
 #include "lib/xalloc.h"
@@ -26,6 +28,33 @@ static size_t thread_slot(struct sched_view *v, const char *path)
 static char *dup_or_null(const char *s)
 {
 	return s && *s ? xstrdup(s) : NULL;
+}
+
+/* A site with no function name: "libc.so.6+0x2a1c9". */
+static char *object_offset(const char *object, uint64_t offset)
+{
+	const char *slash = strrchr(object, '/');
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s+0x%" PRIx64, slash ? slash + 1 : object, offset);
+	return xstrdup(buf);
+}
+
+/* A point without a site: the run recorded its op as -(op + 1)
+ * (run/onerun.c pass_site_of). */
+static char *siteless_point(int64_t arg)
+{
+	uint64_t op = (uint64_t)(-(arg + 1));
+	char buf[48];
+
+	if (op == CS_OP_START)
+		return xstrdup("(thread start)");
+	if (op == CS_OP_EXIT)
+		return xstrdup("(thread exit)");
+	if (op == CS_OP_PROC_EXIT)
+		return xstrdup("(program exit)");
+	snprintf(buf, sizeof(buf), "(%s)", thread_model_op_name(op > UINT32_MAX ? UINT32_MAX : op));
+	return xstrdup(buf);
 }
 
 int schedule_load(struct store *s, int64_t run, struct sched_view *v)
@@ -70,9 +99,13 @@ int schedule_load(struct store *s, int64_t run, struct sched_view *v)
 		st->thread = thread_slot(v, path);
 		st->point = e->event;
 		if (e->arg > 0 && !store_get_site(s, e->arg, &site)) {
-			st->function = dup_or_null(site.function);
+			st->function = site.function || !site.object
+					       ? dup_or_null(site.function)
+					       : object_offset(site.object, site.offset);
 			st->file = dup_or_null(site.file);
 			st->line = site.line;
+		} else if (e->arg < 0) {
+			st->function = siteless_point(e->arg);
 		}
 	}
 	declog_free(&dl);

@@ -261,6 +261,18 @@ static void pass_log(struct onerun *r, struct strat_thread *t, uint64_t ts, bool
 	t->let_go = false;
 }
 
+/* What the schedule names t's last point by: its store site, or -(op + 1)
+ * when it has none or is an exit (a thread's, or the program's: exit()'s
+ * call site is libc's own when main returns), so that report --schedule
+ * can say which point it was. Replay takes a negative pass site as an
+ * unknown one (strategy_replay.c at_pass). */
+static int64_t pass_site_of(const struct strat_thread *t)
+{
+	if (t->site && t->op != CS_OP_EXIT && t->op != CS_OP_PROC_EXIT)
+		return t->site;
+	return -(int64_t)t->op - 1;
+}
+
 /* Thread t is let go from its last point now (by the strategy). */
 static void passed(struct onerun *r, struct strat_thread *t)
 {
@@ -269,7 +281,7 @@ static void passed(struct onerun *r, struct strat_thread *t)
 	if (t->pass_pending && t->pass_pending != t->points)
 		pass_log(r, t, r->last_ev_ts, true);
 	t->pass_pending = t->points;
-	t->pass_site = t->site;
+	t->pass_site = pass_site_of(t);
 	t->let_go = true;
 }
 
@@ -284,7 +296,7 @@ static bool is_acquire_request(uint16_t op)
 static void pass_from_park(struct strat_thread *t, const struct cs_event *e)
 {
 	t->pass_pending = t->points;
-	t->pass_site = t->site;
+	t->pass_site = pass_site_of(t);
 	t->park_ts = e->ts_ns;
 	t->let_go = false;
 	t->pass_acquire = is_acquire_request(e->op);
@@ -451,6 +463,7 @@ static void on_parked(struct onerun *r, const struct cs_event *e)
 	 * access_point does), in the recording and in a replay alike; a
 	 * synchronization point by its call site. */
 	t->site = 0;
+	t->op = e->op;
 	if (cov_event_op_is_access(e->op))
 		ACCESS_HOOK(r, t->site = access_point_site(r->camp, e));
 	if (!t->site)

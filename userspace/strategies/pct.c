@@ -15,7 +15,26 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
+/* n distinct change points of pool q, uniform in [1, k], sorted. */
+static void draw(struct pct *p, enum pct_pool q, uint32_t n, uint64_t k)
+{
+	uint32_t first = p->nchange;
+
+	while (p->nchange < first + n) {
+		uint64_t c = 1 + rng_below(&p->rng, k);
+		bool dup = false;
+
+		for (uint32_t i = first; i < p->nchange; i++)
+			dup |= p->change[i] == c;
+		if (!dup) {
+			p->change_pool[p->nchange] = (uint8_t)q;
+			p->change[p->nchange++] = c;
+		}
+	}
+	qsort(p->change + first, n, sizeof(p->change[0]), cmp_u64);
+}
+
+static int init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
 {
 	memset(p, 0, sizeof(*p));
 	if (depth < 1 || depth > PCT_MAX_DEPTH || k < 1 || depth - 1 > k)
@@ -23,32 +42,65 @@ int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
 	p->depth = depth;
 	p->k = k;
 	rng_seed(&p->rng, seed);
-	/* d-1 distinct change points, uniform in [1, k]. */
-	while (p->nchange < depth - 1) {
-		uint64_t c = 1 + rng_below(&p->rng, k);
-		bool dup = false;
-
-		for (uint32_t i = 0; i < p->nchange; i++)
-			dup |= p->change[i] == c;
-		if (!dup)
-			p->change[p->nchange++] = c;
-	}
-	qsort(p->change, p->nchange, sizeof(p->change[0]), cmp_u64);
 	return 0;
 }
 
-int pct_init_focused(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
+int pct_init(struct pct *p, uint32_t depth, uint64_t k, uint64_t seed)
 {
-	int err = pct_init(p, depth, k, seed);
+	int err = init(p, depth, k, seed);
 
-	p->focused = !err;
+	if (!err)
+		draw(p, PCT_POOL_SYNC, depth - 1, k); /* every step is pool 0's */
 	return err;
 }
 
-/* The steps the change points count: every step, or the focus steps. */
-static uint64_t counted(const struct pct *p)
+/* How many of n change points go to the synchronization pool: one when
+ * n >= 2, the coin's when n = 1; then as many as a pool lacks room for
+ * move to the other (n <= ksync + kcross). */
+static uint32_t sync_share(uint32_t n, uint64_t ksync, uint64_t kcross, bool coin)
 {
-	return p->focused ? p->focus_steps : p->steps;
+	uint64_t s = n >= 2 ? 1 : n == 1 && coin;
+
+	if (n - s > kcross)
+		s = n - kcross;
+	return (uint32_t)(s > ksync ? ksync : s);
+}
+
+int pct_init_split(struct pct *p, uint32_t depth, uint64_t ksync, uint64_t kcross, uint64_t seed)
+{
+	int err = init(p, depth, ksync + kcross, seed);
+	uint32_t nsync;
+
+	if (err)
+		return err;
+	p->split = true;
+	p->picked_pool = PCT_POOL_NONE;
+	p->kpool[PCT_POOL_SYNC] = ksync;
+	p->kpool[PCT_POOL_CROSS] = kcross;
+	nsync = sync_share(depth - 1, ksync, kcross, rng_below(&p->rng, 2));
+	draw(p, PCT_POOL_SYNC, nsync, ksync);
+	draw(p, PCT_POOL_CROSS, depth - 1 - nsync, kcross);
+	return 0;
+}
+
+/* The pool thread t's next step counts in. */
+static enum pct_pool pool_of(const struct pct *p, uint32_t t)
+{
+	return p->split ? (enum pct_pool)p->threads[t].pool : PCT_POOL_SYNC;
+}
+
+/* The change point that thread t's next step is, if any: -1 if none. */
+static int change_at(const struct pct *p, uint32_t t)
+{
+	enum pct_pool q = pool_of(p, t);
+
+	if (q == PCT_POOL_NONE)
+		return -1;
+	for (uint32_t i = 0; i < p->nchange; i++)
+		if (!(p->consumed >> i & 1) && p->change_pool[i] == q &&
+		    p->change[i] == p->pool_steps[q] + 1)
+			return (int)i;
+	return -1;
 }
 
 void pct_free(struct pct *p)
@@ -111,36 +163,42 @@ int64_t pct_highest(struct pct *p, const uint32_t *runnable, size_t n)
 int64_t pct_pick(struct pct *p, const uint32_t *runnable, size_t n)
 {
 	uint32_t t;
+	int i;
 
 	if (!n)
 		return -1;
 	t = highest(p, runnable, n);
-	if (p->next_change < p->nchange && p->change[p->next_change] == counted(p) + 1 &&
-	    (!p->focused || p->threads[t].focus)) {
-		/* Change point i (1-based): the thread about to run drops to i. */
+	while ((i = change_at(p, t)) >= 0) {
+		/* Change point i: the thread about to run drops to the number
+		 * of change points consumed so far, itself included. */
+		p->consumed |= 1ULL << i;
 		p->threads[t].demoted = 1;
 		p->threads[t].yielded = 0;
 		p->threads[t].low = ++p->next_change;
 		t = highest(p, runnable, n);
 	}
-	p->picked_focus = p->threads[t].focus;
+	p->picked_pool = (uint8_t)pool_of(p, t);
 	return t;
 }
 
-void pct_thread_focus(struct pct *p, uint32_t t, bool focus)
+void pct_thread_pool(struct pct *p, uint32_t t, enum pct_pool pool)
 {
 	pct_thread_add(p, t);
-	p->threads[t].focus = focus;
+	p->threads[t].pool = (uint8_t)pool;
 }
 
 void pct_step(struct pct *p)
 {
 	p->steps++;
-	p->focus_steps += p->focused && p->picked_focus;
-	p->picked_focus = false;
+	if (p->picked_pool != PCT_POOL_NONE)
+		p->pool_steps[p->picked_pool]++;
+	p->picked_pool = p->split ? PCT_POOL_NONE : PCT_POOL_SYNC;
 	/* A change point nobody picked at (no step reached pct_pick) expires. */
-	while (p->next_change < p->nchange && p->change[p->next_change] <= counted(p))
-		p->next_change++;
+	for (uint32_t i = 0; i < p->nchange; i++)
+		if (!(p->consumed >> i & 1) && p->change[i] <= p->pool_steps[p->change_pool[i]]) {
+			p->consumed |= 1ULL << i;
+			p->next_change++;
+		}
 }
 
 void pct_yield(struct pct *p, uint32_t t)

@@ -29,16 +29,24 @@
  * candidate site: an upper bound of the shared ones); later runs use the
  * previous run's count of steps, accesses included.
  *
- * Focus (issue 30): when the access estimation found variables written by
- * one thread and read by another (strat_campaign.cross_vars,
- * strat_point.cross), the change points are drawn over the steps at
- * accesses to those variables only (pct_init_focused), k being their count:
- * an estimation run's accesses to them for the first run, then the
- * previous run's. The other steps still go by priority. A bug that needs
- * one thread of N preempted between two such accesses then gets (d-1)/k
- * with k a few accesses, not about 1/(2N) over every thread's steps. With
- * no such variable (or without --access) every step counts, as PCT has it,
- * and the campaign's pct line says so. "pct": {"focus"} records which.
+ * Split focus (issue 30): when the access estimation found variables
+ * written by one thread and read by another (strat_campaign.cross_vars,
+ * strat_point.cross), the change points are drawn over two pools of steps
+ * (pct_init_split): one change point over the synchronization points
+ * (every step that is not an access) and the other DEPTH-2 over the
+ * accesses to those variables; at depth 2 the seed's coin picks the one
+ * change point's pool. The accesses to the other shared variables, and a
+ * thread's start, get none. Each pool's k is its count: for the first run
+ * the observed runs' synchronization points and an estimation run's
+ * accesses to the cross-thread variables, then the previous run's. A bug
+ * that needs one thread of N preempted between two such accesses gets
+ * (DEPTH-2)/kcross whatever the synchronization points of the N threads
+ * (depth 2: 1/(2 kcross)), and a synchronization bug (a lock order, a
+ * split critical section) 1/ksync at one of them (depth 2: 1/(2 ksync)):
+ * neither pool's size dilutes the other's change points. With no such
+ * variable (or without --access) every step counts, as PCT has it, and
+ * the campaign's pct line says so. "pct": {"focus", "k_sync", "k_cross"}
+ * records which.
  *
  * A thread that spins yields (pct_yield). Serial mode runs one thread at a
  * time, so a thread that, released again and again with no other thread
@@ -70,8 +78,9 @@ struct pct_strat {
 	uint32_t depth;
 	uint64_t k;	   /* steps of the next run; 0: not known yet */
 	unsigned observed; /* estimation runs seen */
-	bool focus;	   /* change points over the cross-thread accesses */
-	uint64_t kfocus;   /* those accesses in the next run */
+	bool split;	   /* change points split over sync points and cross accesses */
+	uint64_t ksync;	   /* split: synchronization points of the next run */
+	uint64_t kcross;   /* split: cross-thread accesses of the next run */
 };
 
 /* A thread's reads since its last write or synchronization point, while
@@ -88,8 +97,9 @@ struct pct_spin {
 
 struct pct_strat_run {
 	struct pct eng;
-	uint64_t k;	   /* the k this run's change points were drawn over */
-	uint32_t *waiting; /* thread-table indexes of the kept threads */
+	uint64_t k;		/* the k this run's change points were drawn over */
+	uint64_t ksync, kcross; /* split: its pools' */
+	uint32_t *waiting;	/* thread-table indexes of the kept threads */
 	size_t nwaiting;
 	uint32_t *prio; /* per thread index: last priority given to the policy */
 	bool *exited;
@@ -97,7 +107,8 @@ struct pct_strat_run {
 	struct pct_spin *spin;
 	size_t cap;	       /* of prio, exited, starting and spin */
 	uint64_t points;       /* decision points reached in this run */
-	uint64_t focus_points; /* of them, accesses to cross-thread variables */
+	uint64_t sync_points;  /* of them, synchronization points */
+	uint64_t cross_points; /* of them, accesses to cross-thread variables */
 	uint64_t last_release_ns;
 	uint64_t epoch;	 /* bumped whenever a thread other than last ran */
 	uint32_t last;	 /* the thread released last (UINT32_MAX: none yet) */
@@ -176,38 +187,70 @@ static int pct_strat_estimate(struct strategy *s, struct strat_campaign *c,
 }
 
 /* The k of the next run: the engine needs DEPTH-1 distinct change points
- * among k >= 1 steps (focus: accesses to the cross-thread variables). */
+ * among k >= 1 steps. */
 static uint64_t next_k(const struct pct_strat *ps)
 {
-	uint64_t k = ps->focus ? ps->kfocus : ps->k;
+	uint64_t k = ps->k ? ps->k : 1;
 
-	k = k ? k : 1;
 	return k < ps->depth - 1 ? ps->depth - 1 : k;
+}
+
+/* Split: the next run's pools, the cross one filled up to the DEPTH-1 (at
+ * least 1) steps the engine needs in all. */
+static void next_pools(const struct pct_strat *ps, uint64_t *ksync, uint64_t *kcross)
+{
+	uint64_t need = ps->depth > 2 ? ps->depth - 1 : 1;
+
+	*ksync = ps->ksync;
+	*kcross = ps->ksync + ps->kcross < need ? need - ps->ksync : ps->kcross;
+}
+
+static const char *plural(uint64_t n, const char *many)
+{
+	return n == 1 ? "" : many;
+}
+
+/* The campaign's pct line when the change points are split. */
+static void split_line(const struct pct_strat *ps, const struct strat_campaign *c)
+{
+	uint64_t ks, kc;
+
+	next_pools(ps, &ks, &kc);
+	fprintf(stderr, "concsched: pct: depth %u, %u change point%s", ps->depth, ps->depth - 1,
+		plural(ps->depth - 1, "s"));
+	if (ps->depth < 2) {
+		fprintf(stderr, "\n");
+		return;
+	}
+	fprintf(stderr,
+		": %s over the %llu synchronization point%s of %u observed run%s%s%u over the %llu "
+		"access%s of an estimation run to the %zu variable%s written by one thread "
+		"and read by another (the other accesses get none)\n",
+		ps->depth == 2 ? "by the seed's coin, 1" : "1", (unsigned long long)ks,
+		plural(ks, "s"), ps->observed, plural(ps->observed, "s"),
+		ps->depth == 2 ? " or " : ", ", ps->depth == 2 ? 1 : ps->depth - 2,
+		(unsigned long long)kc, plural(kc, "es"), c->cross_vars,
+		plural(c->cross_vars, "s"));
 }
 
 static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c)
 {
 	struct pct_strat *ps = s->priv;
 
+	ps->ksync = ps->k; /* the observed runs' synchronization points */
+	ps->kcross = c->est_cross_accesses;
 	ps->k += c->est_accesses;
-	ps->focus = c->cross_vars > 0;
-	ps->kfocus = c->est_cross_accesses;
+	ps->split = c->cross_vars > 0;
 	if (c->quiet)
 		return 0;
-	if (ps->focus)
-		fprintf(stderr,
-			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
-			"accesses of an estimation run to the %zu variable%s written by one "
-			"thread and read by another; the other steps get none)\n",
-			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
-			(unsigned long long)next_k(ps), c->cross_vars,
-			c->cross_vars == 1 ? "" : "s");
+	if (ps->split)
+		split_line(ps, c);
 	else
 		fprintf(stderr,
 			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
 			"synchronization points of %u observed run%s%s)\n",
-			ps->depth, ps->depth - 1, ps->depth == 2 ? "" : "s",
-			(unsigned long long)next_k(ps), ps->observed, ps->observed == 1 ? "" : "s",
+			ps->depth, ps->depth - 1, plural(ps->depth - 1, "s"),
+			(unsigned long long)next_k(ps), ps->observed, plural(ps->observed, "s"),
 			c->est_accesses ? ", and the accesses of an estimation run: no variable "
 					  "written by one thread and read by another, every step "
 					  "counts"
@@ -220,12 +263,15 @@ static void pct_strat_run_begin(struct strategy *s, struct strat_run *r)
 	struct pct_strat *ps = s->priv;
 	struct pct_strat_run *pr = xcalloc(1, sizeof(*pr));
 
-	pr->k = next_k(ps);
 	pr->last = UINT32_MAX;
-	if (ps->focus)
-		pct_init_focused(&pr->eng, ps->depth, pr->k, r->seed);
-	else
+	if (ps->split) {
+		next_pools(ps, &pr->ksync, &pr->kcross);
+		pr->k = pr->ksync + pr->kcross;
+		pct_init_split(&pr->eng, ps->depth, pr->ksync, pr->kcross, r->seed);
+	} else {
+		pr->k = next_k(ps);
 		pct_init(&pr->eng, ps->depth, pr->k, r->seed);
+	}
 	r->priv = pr;
 }
 
@@ -234,10 +280,21 @@ static void pct_strat_config(struct strategy *s, struct strat_run *r, struct jso
 	struct pct_strat *ps = s->priv;
 	struct pct_strat_run *pr = r->priv;
 
+	uint64_t ks, kc;
+
 	json_obj_begin(j, "pct");
 	json_kv_uint(j, "depth", ps->depth);
-	json_kv_uint(j, "k", pr ? pr->k : next_k(ps));
-	json_kv_str(j, "focus", ps->focus ? "cross-thread accesses" : "every step");
+	if (!ps->split) {
+		json_kv_uint(j, "k", pr ? pr->k : next_k(ps));
+		json_kv_str(j, "focus", "every step");
+		json_obj_end(j);
+		return;
+	}
+	next_pools(ps, &ks, &kc);
+	json_kv_uint(j, "k", pr ? pr->k : ks + kc);
+	json_kv_str(j, "focus", "split: sync points, cross-thread accesses");
+	json_kv_uint(j, "k_sync", pr ? pr->ksync : ks);
+	json_kv_uint(j, "k_cross", pr ? pr->kcross : kc);
 	json_obj_end(j);
 }
 
@@ -251,8 +308,10 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 		return;
 	if (o->ran && pr->points)
 		ps->k = pr->points;
-	if (o->ran && pr->focus_points)
-		ps->kfocus = pr->focus_points;
+	if (o->ran && pr->sync_points)
+		ps->ksync = pr->sync_points;
+	if (o->ran && pr->cross_points)
+		ps->kcross = pr->cross_points;
 	if (pr->yields)
 		log_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
 			  pr->yields == 1 ? "" : "s");
@@ -405,32 +464,38 @@ static void waiting_remove(struct pct_strat_run *pr, uint32_t ti)
 }
 
 /* Every synchronization point is a step, and with --access every access
- * to a shared variable: the thread waits for its turn (a focus step when
- * the variable is written by one thread and read by another). An access to a
- * variable the campaign does not follow goes on. The end of the process
- * (exit() while other threads live) is a step whose thread yields
- * (pct_yield): it drops below every other thread, demoted ones too, so
- * it is picked only when no other thread waits for its turn, as PCT's
- * program ends once its threads have run. A new thread's start waits for
- * its turn too, but is no step: PCT's initial priorities order the
- * threads' starts, no change point falls there, and k (the run's points)
- * does not count it, so the bound 1/(n k^(d-1)) keeps its k. */
+ * to a shared variable: the thread waits for its turn. For a split
+ * campaign's change points a step is in the synchronization pool (any step
+ * but an access), the cross pool (an access to a variable written by one
+ * thread and read by another) or none (another shared variable's). An
+ * access to a variable the campaign does not follow goes on. The end of
+ * the process (exit() while other threads live) is a step whose thread
+ * yields (pct_yield): it drops below every other thread, demoted ones
+ * too, so it is picked only when no other thread waits for its turn, as
+ * PCT's program ends once its threads have run. A new thread's start
+ * waits for its turn too, but is no step: PCT's initial priorities order
+ * the threads' starts, no change point falls there, and k (the run's
+ * points) does not count it, so the bound 1/(n k^(d-1)) keeps its k. */
 static void pct_strat_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			    struct strat_decision *d)
 {
 	struct pct_strat_run *pr = r->priv;
+	bool step = p->e->op != CS_OP_START; /* a thread's start is none */
+	enum pct_pool pool = !step	  ? PCT_POOL_NONE
+			     : !p->access ? PCT_POOL_SYNC
+			     : p->cross	  ? PCT_POOL_CROSS
+					  : PCT_POOL_NONE;
 
 	if (cov_event_op_is_access(p->e->op) && !p->access) {
 		d->v = STRAT_PROCEED;
 		return;
 	}
 	grow(pr, thread_index(r, p->t));
-	pr->starting[thread_index(r, p->t)] = p->e->op == CS_OP_START;
-	if (p->e->op != CS_OP_START) {
-		pr->points++;
-		pr->focus_points += p->access && p->cross;
-	}
-	pct_thread_focus(&pr->eng, thread_index(r, p->t), p->access && p->cross);
+	pr->starting[thread_index(r, p->t)] = !step;
+	pr->points += step;
+	pr->sync_points += pool == PCT_POOL_SYNC;
+	pr->cross_points += pool == PCT_POOL_CROSS;
+	pct_thread_pool(&pr->eng, thread_index(r, p->t), pool);
 	if (p->e->op == CS_OP_PROC_EXIT) {
 		pct_yield(&pr->eng, thread_index(r, p->t));
 		prio_sync(pr, r);
@@ -506,9 +571,9 @@ const struct strategy_ops strat_pct_ops = {
 		   "priority change points (DEPTH 1-" TEXT(
 			   PCT_MAX_DEPTH) ", default 3); a step is a "
 					  "synchronization point (with --access: and an access to "
-					  "a shared variable; the change points then fall on "
-					  "accesses to variables one thread writes and another "
-					  "reads)",
+					  "a shared variable; the change points are then split: "
+					  "one on a synchronization point, the rest on accesses "
+					  "to variables one thread writes and another reads)",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ESTIMATE |
 		 STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,

@@ -91,15 +91,17 @@ struct strat_thread {
 	uint64_t points;       /* decision points reached (the log's event index) */
 	uint32_t cid;	       /* campaign-wide thread id under --access, else 0 */
 	int64_t site;	       /* the store site of its last point (0: unknown) */
+	uint16_t op;	       /* the probe op (CS_OP_*) of its last point */
 	uint64_t pass_pending; /* 1 + the point it waits at or was let go from,
 				* until its pass is logged (the schedule's pass) */
-	int64_t pass_site;
-	uint64_t park_ts;  /* the probe's timestamp of that point */
-	bool let_go;	   /* the loop let it go from that point */
-	bool pass_acquire; /* that point is a lock request: its pass is dated by
-			    * the acquisition (its next event), not its resume */
-	size_t pass_rec;   /* 1 + its last pass logged from its next event (a
-			    * later resume note may date it better), else 0 */
+	int64_t pass_site;     /* the site of that point, or -(op + 1) for an exit
+				* or a point without one (results/schedule.c) */
+	uint64_t park_ts;      /* the probe's timestamp of that point */
+	bool let_go;	       /* the loop let it go from that point */
+	bool pass_acquire;     /* that point is a lock request: its pass is dated by
+				* the acquisition (its next event), not its resume */
+	size_t pass_rec;       /* 1 + its last pass logged from its next event (a
+				* later resume note may date it better), else 0 */
 };
 
 /* A thread parked at a decision point. */

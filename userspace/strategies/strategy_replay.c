@@ -268,13 +268,13 @@ static uint64_t rec_k(struct replay_run *rr, size_t i)
 }
 
 /* Does waiting entry i stand where pass e was recorded: the same point
- * (in the recording's count) at the same site? A site of 0 (not known on
- * either side) matches. */
+ * (in the recording's count) at the same site? A site not known on either
+ * side (0, or the recording's -(op + 1) of a point without one) matches. */
 static bool at_pass(struct replay_run *rr, size_t i, const struct declog_entry *e)
 {
 	int64_t site = rp_thread(rr, rr->l.v[i].ti)->site;
 
-	return rec_k(rr, i) == e->event && (!site || !e->arg || site == e->arg);
+	return rec_k(rr, i) == e->event && (!site || e->arg <= 0 || site == e->arg);
 }
 
 /* A waiting thread the recording did not hold where it waits now (no pass
