@@ -73,30 +73,46 @@ is "$("$Q" "$tmp/le.json" get metrics.sp.count)/$("$Q" "$tmp/le.json" get metric
 like "$("$Q" "$tmp/le.json" threads | tr '\n' ' ')" 'created L[0-9]+ fn:thread1 created L[0-9]+ fn:thread2' \
 	"lock then exec: the new image's sites symbolized in it"
 
-# -p PID: attach to a running process, return when it exits.
-"$PROGS/ticker" 15 & tp=$!
-sleep 0.3
+# ticks FILE: the ticks a ticker wrote to FILE so far (0 before its first).
+ticks() { cat "$1" 2>/dev/null || echo 0; }
+# -p PID: attach to a running process, return when it exits. The ticker
+# ticks until told to stop: three ticks after observe's probes are in, so
+# that two are observed however slowly the machine attaches (a ticker of
+# fixed length could end first under load: CI 2026-11-28).
+rm -f "$tmp/stop"
+"$PROGS/ticker" 0 "$tmp/count" "$tmp/stop" & tp=$!
+gone_within "$(scaled 30)" test ! -e "$tmp/count"
+timeout "$(scaled 60)" "$CS" observe --json -o "$tmp/p.json" -p "$tp" 2>"$tmp/p.err" & op=$!
+attached
+t0=$(ticks "$tmp/count")
+few_ticks() { [ "$(ticks "$tmp/count")" -lt $((t0 + 3)) ]; }
+gone_within "$(scaled 30)" few_ticks
+touch "$tmp/stop"
 start=$(date +%s)
-timeout 30 "$CS" observe --json -o "$tmp/p.json" -p "$tp" 2>"$tmp/p.err"
+wait "$op"
 is "$?" 0 "-p PID: exit 0 when the process exits"
-# ticker 15 lives 1.5 s: a bound (scaled with the machine's speed) that
-# only a wait past the process's exit would miss.
+[ -s "$tmp/p.err" ] && diag "$(cat "$tmp/p.err")"
+# The ticker stops within a tick of the file: a bound (scaled with the
+# machine's speed) that only a wait past the process's exit would miss.
 is "$(( $(date +%s) - start <= $(scaled 10) ))" 1 "-p PID: returns once the process is gone"
 is "$("$Q" "$tmp/p.json" tasks | grep '^sp')" "sp L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)->L$(grep -n '/\* tick \*/' "$ROOT/tests/programs/ticker.c" | cut -d: -f1)" \
 	"-p PID: the SP pair <tick, tick>"
 wait "$tp"
 
-# -p PID stopped by Ctrl-C (SIGINT) before the process ends.
-"$PROGS/ticker" 100 & tp=$!
-sleep 0.3
+# -p PID stopped by Ctrl-C (SIGINT) before the process ends: three ticks
+# after the probes are in.
+rm -f "$tmp/count" "$tmp/stop"
+"$PROGS/ticker" 0 "$tmp/count" "$tmp/stop" & tp=$!
+gone_within "$(scaled 30)" test ! -e "$tmp/count"
 "$CS" observe -p "$tp" >"$tmp/int.txt" 2>&1 & op=$!
 attached
-sleep 1 # ten ticks (100 ms apart) after the probes are in
+t0=$(ticks "$tmp/count")
+gone_within "$(scaled 30)" few_ticks
 kill -INT "$op"
 wait "$op"
 is "$?" 0 "-p PID + SIGINT: exit 0"
 like "$(cat "$tmp/int.txt")" 'sp tasks: 1' "-p PID + SIGINT: report printed"
-kill "$tp"; wait "$tp" 2>/dev/null
+touch "$tmp/stop"; wait "$tp" 2>/dev/null
 
 # --all --comm: a process started after the probes are in place.
 "$CS" observe --all --comm ticker --duration "$(scaled 3)" --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!

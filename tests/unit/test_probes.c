@@ -59,7 +59,7 @@ int main(void)
 	bool lock = false, spin_acq = false;
 	int stdio = 0;
 
-	tap_plan(28);
+	tap_plan(32);
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_is_int(sync_parse_ldso_list(buf, "libc.so", path, sizeof(path)), 0,
 		   "ld.so --list: libc found");
@@ -124,8 +124,21 @@ int main(void)
 		   "... the same code without the loop's branch: on the je");
 	unlink(fx);
 
+	{
+		enum cs_sync_fn hf[] = { CS_FN_MUTEX_LOCK, CS_FN_PRINTF, CS_FN_JOIN,
+					 CS_FN_FWRITE,	   CS_FN_FPUTS,	 CS_FN_PROC_EXIT };
+		unsigned long ho[] = { 10, 20, 30, 40, 50, 60 };
+
+		tap_is_int(sync_drop_stdio(hf, ho, 6), 3,
+			   "unsteered: printf, fwrite and fputs dropped, 3 of 6 left");
+		tap_ok(hf[0] == CS_FN_MUTEX_LOCK && hf[1] == CS_FN_JOIN && hf[2] == CS_FN_PROC_EXIT,
+		       "... mutex_lock, join and exit kept, in order");
+		tap_ok(ho[0] == 10 && ho[1] == 30 && ho[2] == 60, "... with their own offsets");
+	}
+
 	if (access(libc, R_OK)) {
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets");
+		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc unsteered set");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc spin lock");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc stdio");
 		tap_skip("no glibc at /lib/x86_64-linux-gnu", "system libc offsets unique");
@@ -143,6 +156,20 @@ int main(void)
 	tap_ok(spin_acq, "system libc: pthread_spin_lock probed on its success return");
 	tap_is_int(stdio, CS_FN_FWRITE - CS_FN_PRINTF + 1,
 		   "system libc: every stdio output function probed, each at its own address");
+	{
+		enum cs_sync_fn kf[CS_FN__COUNT];
+		unsigned long ko[CS_FN__COUNT];
+		int kept, left = 0;
+
+		memcpy(kf, fns, sizeof(kf));
+		memcpy(ko, offs, sizeof(ko));
+		kept = sync_drop_stdio(kf, ko, n);
+		for (i = 0; i < kept; i++)
+			left += sync_fn_is_stdio(kf[i]);
+		tap_ok(kept == n - stdio && left == 0,
+		       "system libc unsteered: %d of %d functions, no stdio output among them",
+		       kept, n);
+	}
 	dup = 0;
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)

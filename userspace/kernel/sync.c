@@ -98,6 +98,24 @@ const char *sync_fn_name(unsigned fn)
 	return "?";
 }
 
+bool sync_fn_is_stdio(enum cs_sync_fn fn)
+{
+	return fn >= CS_FN_PRINTF && fn <= CS_FN_FWRITE;
+}
+
+int sync_drop_stdio(enum cs_sync_fn *fns, unsigned long *offsets, int n)
+{
+	int i, kept = 0;
+
+	for (i = 0; i < n; i++) {
+		if (sync_fn_is_stdio(fns[i]))
+			continue;
+		fns[kept] = fns[i];
+		offsets[kept++] = offsets[i];
+	}
+	return kept;
+}
+
 static bool sync_fn_needs_return(enum cs_sync_fn fn)
 {
 	size_t i;
@@ -612,6 +630,8 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 		log_err("%s: no pthread synchronization functions found", rt->object);
 		return -ENOENT;
 	}
+	if (!sp->opts.commit)
+		n = sync_drop_stdio(fns, offs, n);
 	if (!rt->is_static) {
 		err = mark_runtime_object(sp, rt->object);
 		if (!err)

@@ -72,6 +72,16 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt);
  * probed once (the first name wins). */
 int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *offsets);
 
+/* fn is a stdio output function (CS_OP_STDIO): a decision point for the
+ * strategies only, no coverage event. */
+bool sync_fn_is_stdio(enum cs_sync_fn fn);
+/* Drop the stdio output functions from fns/offsets (n of them), keeping
+ * the others' order; how many are left. sync_probes_attach does so
+ * without the park program (opts.commit): nothing steers there, and every
+ * process's printf and fwrite would trap for nothing while the links are
+ * attached for every process. */
+int sync_drop_stdio(enum cs_sync_fn *fns, unsigned long *offsets, int n);
+
 /* Where fn's entry probe sits, the function at file offset off (size
  * bytes) of object: the first instruction the kernel emulates in the trap
  * (a branch or a push: no single-step) when the instructions before it
