@@ -86,6 +86,7 @@ bpf_held() {
 	bpftool -j "$1" show 2>/dev/null | python3 -c '
 import json, os, re, sys
 kind, pat, tag = sys.argv[1], re.compile(sys.argv[2]), b"CS_TEST_TAG=" + sys.argv[3].encode()
+only_ours = sys.argv[4] == "1"
 key = "link_id" if kind == "link" else "prog_id"
 holders = {}
 for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -110,12 +111,26 @@ for x in json.loads(sys.stdin.read() or "[]"):
     if not pat.search(x.get("type" if kind == "link" else "name", "")):
         continue
     pids = holders.get(x["id"], set())
-    n += not pids or any(ours(p) for p in pids)
-print(n)' "$1" "$2" "$CS_TEST_TAG"
+    n += (not pids and not only_ours) or any(ours(p) for p in pids)
+print(n)' "$1" "$2" "$CS_TEST_TAG" "${BPF_HELD_OURS:-}"
 }
-# bpf_held_any link|prog REGEX: true while bpf_held counts one (gone_within
-# polls it).
-bpf_held_any() { [ "$(bpf_held "$@")" -gt 0 ]; }
+# bpf_ours link|prog REGEX: as bpf_held, held by this test's processes
+# only. Another campaign on the machine drops links all the time, and a
+# dropped link is held by no process until the kernel frees it: "a new
+# link of ours" is told by this count, not by bpf_held's.
+bpf_ours() { BPF_HELD_OURS=1 bpf_held "$@"; }
+# bpf_settled link|prog REGEX MAX SECONDS: bpf_held's count, polled until
+# it is MAX or less (another process's dropped links pass), for at most
+# SECONDS; prints the last count. A leak of this test's stays above MAX.
+bpf_settled() {
+	local deadline=$(($(date +%s) + $4)) n
+	while :; do
+		n=$(bpf_held "$1" "$2")
+		[ "$n" -le "$3" ] || [ "$(date +%s)" -ge "$deadline" ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
 
 # runs_ended DIR: how many runs DIR's campaign has stored as ended, 0 until
 # its database is there. Read-only: sqlite3 on a missing path creates an

@@ -47,7 +47,7 @@ grep -q " at $stack " "$log"
 ok $((! $?)) "main's stack local read by both threads is not a shared variable"
 like "$(grep '^access sites:' "$log")" "attached in .* \(0 dropped\)" "attach time reported, no drops"
 
-is "$(bpf_held prog '^access_hit$')" 0 "no access probe program left after exit"
+is "$(bpf_settled prog '^access_hit$' 0 "$(scaled 10)")" 0 "no access probe program left after exit"
 
 "$CS" sites --shared --json --sites-include 'acc_*' -- "$PROGS/accesses" 5 >"$log" 2>/dev/null
 ok $? "sites --shared --json runs"

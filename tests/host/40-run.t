@@ -141,8 +141,7 @@ wait $pid 2>/dev/null
 is "$?" 0 "report works on a campaign killed with SIGKILL"
 n=$(jget "$T/killed.json" 'd["runs"]["total"]')
 ok $([ "$n" -ge 1 ]; echo $?) "the killed campaign kept its committed runs ($n)"
-gone_within "$(scaled 20)" bpf_held_any link uprobe_multi
-is "$(bpf_held link uprobe_multi)" 0 "no uprobe stays attached after the kill"
+is "$(bpf_settled link uprobe_multi 0 "$(scaled 20)")" 0 "no uprobe stays attached after the kill"
 
 # --- bad input -------------------------------------------------------------
 "$CS" run -s none -- /nonexistent/prog 2>"$T/err"

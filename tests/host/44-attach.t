@@ -19,7 +19,8 @@ plan 65
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
 links() { bpf_held link uprobe_multi; }
-links0=$(links)
+# Links held before (a leak of earlier tests'), others' dropped ones passed.
+links0=$(bpf_settled link uprobe_multi 0 "$(scaled 5)")
 # Below the ephemeral range: a port a client socket of an earlier step
 # holds in TIME_WAIT cannot be bound (seen: "Address already in use").
 lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
@@ -75,7 +76,9 @@ timeout 60 "$CS" attach -p $srv -s none --duration 2 --check "$PROGS/tcp_load $p
 	--check-every 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "duration: exit 0"
 like "$(cat "$tmp/out")" "ended: the window of 2 s ended" "duration: the window ended"
-like "$(cat "$tmp/out")" "checks: [2-9] run, 0 failed" "duration: the checks ran and passed"
+# How many checks fit in 2 s depends on the machine's load (a check is a
+# client process): at least one ran, none failed.
+like "$(cat "$tmp/out")" "checks: [1-9][0-9]* run, 0 failed" "duration: the checks ran and passed"
 like "$(cat "$tmp/out")" "sp tasks: [1-9]" "duration: coverage recorded"
 like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "duration: says it attached"
 wait $ld
@@ -85,7 +88,7 @@ is "$?" 0 "duration: the server answers afterwards"
 # JSON and SIGINT.
 timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
 cs=$!
-for i in $(seq 100); do grep -q attached "$tmp/err" && break; sleep 0.1; done
+gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
 "$PROGS/tcp_load" $port 1 20 10 >/dev/null
 kill -INT $cs
 wait $cs
@@ -115,8 +118,12 @@ wait $srv 2>/dev/null
 # line goes to a file, not into the test's output.)
 exec 4>&2 2>"$tmp/reaped"
 srv $((port + 1))
-(sleep 1.5; kill -SEGV $srv) &
-timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err"
+timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
+cs=$!
+# The crash comes once attach is in (a fixed 1.5 s could come first under load).
+gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
+kill -SEGV $srv
+wait $cs
 is "$?" 1 "crash: exit 1"
 wait $srv
 exec 2>&4 4>&-
@@ -135,11 +142,20 @@ like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
 
 # --comm: a process started later; concsched itself refused.
 name=tcp_table
-timeout 60 "$CS" attach --comm $name -s none --duration "$(scaled 4)" >"$tmp/out" 2>"$tmp/err" &
+timeout 120 "$CS" attach --comm $name -s none --duration "$(scaled 60)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
-sleep 1.5 # the window is open when the process starts (scaled, above)
+# The process starts once the window is open: attach's probes are in (a
+# uprobe_multi link of this test's), not after a fixed time. attach takes
+# the process at its first probed call: a connection at a time until it
+# says so, then the load whose coverage is checked, then ^C ends the
+# window (a window of fixed length could close first under load).
+no_new_link() { [ "$(bpf_ours link uprobe_multi)" -eq 0 ]; }
+gone_within "$(scaled 30)" no_new_link
 srv $((port + 3))
+gone_within "$(scaled 30)" sh -c "'$PROGS/tcp_load' $((port + 3)) 1 1 0 >/dev/null;
+	! grep -q 'attached to pid $srv' '$tmp/err'"
 "$PROGS/tcp_load" $((port + 3)) 1 20 10 >/dev/null
+kill -INT $cs
 wait $cs
 is "$?" 0 "comm: exit 0"
 like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "comm: picked up the later process"
@@ -154,12 +170,25 @@ is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused
 # __atomic builtins (a relaxed load in find_free, lock-prefixed adds), so
 # it is no data race and the happens-before detector warns about none
 # (docs/races.md); the correct one (locked) never warns either.
+# The load comes once attach says it is in, and the window ends (SIGINT)
+# once the load is done: started together, a slow attach under load saw
+# the load end first (no access, 2026-11-28).
+# window_under_load PORT ATTACH-OPTION...: attach -p $srv with the options
+# around a load on PORT; attach's exit status in $win.
+window_under_load() {
+	local p=$1 cs
+	shift
+	timeout 120 "$CS" attach -p $srv -s none "$@" >"$tmp/out" 2>"$tmp/err" &
+	cs=$!
+	gone_within "$(scaled 60)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
+	"$PROGS/tcp_load" "$p" 2 150 10 >/dev/null
+	kill -INT $cs
+	wait $cs
+	win=$?
+}
 srv $((port + 5))
-"$PROGS/tcp_load" $((port + 5)) 2 150 10 >/dev/null &
-timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 --json -o "$tmp/acc" \
-	>"$tmp/out" 2>"$tmp/err"
-is "$?" 0 "access: exit 0"
-wait $!
+window_under_load $((port + 5)) --access --json -o "$tmp/acc"
+is "$win" 0 "access: exit 0"
 kill $srv
 wait $srv
 like "$(cat "$tmp/err")" "access: [1-9][0-9]* sites of .*tcp_table probed" "access: the program's sites probed"
@@ -175,10 +204,8 @@ is "$(grep -c '^race' "$tmp/acc.txt")" 0 \
 	"access: no data race on the table (its users field is atomic: a check-then-act)"
 like "$("$CS" report "$tmp/acc" 2>&1)" "warnings: +0" "access: -o DIR stores the run (no warning)"
 srv $((port + 6)) 0 locked
-"$PROGS/tcp_load" $((port + 6)) 2 150 10 >/dev/null &
-timeout 60 "$CS" attach -p $srv -s none --access --duration 2.5 >"$tmp/out" 2>"$tmp/err"
-is "$?" 0 "access, correct server: exit 0"
-wait $!
+window_under_load $((port + 6)) --access
+is "$win" 0 "access, correct server: exit 0"
 kill $srv
 wait $srv
 like "$(cat "$tmp/out")" "access: [0-9]+ sites probed, [1-9][0-9]* accesses" "access, correct server: accesses seen"
@@ -192,5 +219,6 @@ else
 	bad "steering without sched_ext" "no sched_ext.*--strategy none" -p $srv
 	kill $srv
 fi
-is "$(links)" "$links0" "no uprobe_multi link left"
+left=$(bpf_settled link uprobe_multi "$links0" "$(scaled 20)")
+is "$((left <= links0))" 1 "no uprobe_multi link left ($left, $links0 before)"
 done_testing

@@ -18,10 +18,13 @@ trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
 links() { bpf_held link uprobe_multi; }
 progs() { bpf_held prog '^cs_sync_'; }
 uevents() { cat /sys/kernel/debug/tracing/uprobe_events 2>/dev/null | wc -l; }
-links0=$(links) progs0=$(progs) uevents0=$(uevents)
-# attached: wait until observe's probes are in (a uprobe_multi link more
-# than before), not a fixed sleep: a loaded machine attaches slower.
-no_new_link() { [ "$(links)" -le "$links0" ]; }
+# Held before (a leak of earlier tests'), others' dropped ones passed.
+links0=$(bpf_settled link uprobe_multi 0 "$(scaled 5)")
+progs0=$(bpf_settled prog '^cs_sync_' 0 "$(scaled 5)")
+uevents0=$(uevents)
+# attached: wait until observe's probes are in (a uprobe_multi link of
+# this test's), not a fixed sleep: a loaded machine attaches slower.
+no_new_link() { [ "$(bpf_ours link uprobe_multi)" -eq 0 ]; }
 attached() { gone_within "$(scaled 30)" no_new_link; }
 
 # One line on stderr, exit status 2.
@@ -123,5 +126,9 @@ is "$?" 0 "--all --comm --duration: exit 0"
 is "$("$Q" "$tmp/all.json" get metrics.sp.count)" 1 "--all --comm: the ticker's SP pair, nothing else"
 bad "--all with a bad cgroup" "cgroup" --all --cgroup /nonexistent --duration 1
 
-is "$(links)/$(progs)/$(uevents)" "$links0/$progs0/$uevents0" "no uprobe_multi link, cs_sync program or uprobe event left"
+l=$(bpf_settled link uprobe_multi "$links0" "$(scaled 20)")
+p=$(bpf_settled prog '^cs_sync_' "$progs0" "$(scaled 20)")
+u=$(uevents)
+is "$((l <= links0 && p <= progs0 && u == uevents0))" 1 \
+	"no uprobe_multi link, cs_sync program or uprobe event left ($l/$p/$u, $links0/$progs0/$uevents0 before)"
 done_testing
