@@ -9,7 +9,7 @@
  * queue, a condition wait (which releases its mutex), semaphores, rwlock
  * sides, a heap block allocated again, bytes and elements of one granule,
  * release/acquire atomics and their plain partners, one warning per pair
- * of sites.
+ * of sites, synchronization events lost (races_sync_lost).
  */
 #include "coverage/races.h"
 #include "tap.h"
@@ -222,6 +222,34 @@ static void hb_tests(void)
 	acc_at(T2, R, 142, BUF + 16, 8);
 	tap_is_int(races_warning_count(rd), 1, "... its new life races as any variable");
 
+	/* Synchronization events lost: T3's lock of Q never reached the
+	 * stream (its unlock did: its sequence skipped). Without the loss
+	 * reported its read of what T2 wrote under Q would race; reported,
+	 * what came before is forgotten. Accesses after the loss are judged
+	 * as usual. */
+	hb_begin();
+	sync_at(T2, CS_OP_LOCK, Q, 0);
+	acc_at(T2, W, 190, BUF, 8);
+	sync_at(T2, CS_OP_UNLOCK, Q, 0);
+	/* (T3's lock of Q lost) */
+	races_sync_lost(rd);
+	sync_at(T3, CS_OP_UNLOCK, Q, 0);
+	acc_at(T3, R, 191, BUF, 8);
+	tap_is_int(races_warning_count(rd), 0,
+		   "an acquire lost and reported: the accesses before it are forgotten");
+	acc_at(T2, W, 192, BUF + 8, 8);
+	acc_at(T3, R, 193, BUF + 8, 8);
+	tap_is_int(races_warning_count(rd), 1, "... the accesses after it still race");
+	/* The same stream without the report: the false warning. */
+	hb_begin();
+	sync_at(T2, CS_OP_LOCK, Q, 0);
+	acc_at(T2, W, 190, BUF, 8);
+	sync_at(T2, CS_OP_UNLOCK, Q, 0);
+	sync_at(T3, CS_OP_UNLOCK, Q, 0);
+	acc_at(T3, R, 191, BUF, 8);
+	tap_is_int(races_warning_count(rd), 1,
+		   "the acquire lost and not reported: a warning the program does not have");
+
 	/* Bytes: elements of one 8-byte granule and an overlap. */
 	hb_begin();
 	acc_at(T2, W, 150, BUF, 4);
@@ -280,7 +308,7 @@ int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(34);
+	tap_plan(37);
 	rd = races_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */

@@ -169,6 +169,11 @@ void races_alloc(struct race_detector *rd, uint64_t addr, uint64_t size)
 	hb_alloc(rd->hb, addr, size);
 }
 
+void races_sync_lost(struct race_detector *rd)
+{
+	hb_forget(rd->hb);
+}
+
 /* Apply fn to the GLS of every live access record. */
 static void for_each_rec(struct race_detector *rd, void (*fn)(struct gls *, uint32_t, uint32_t),
 			 uint32_t a, uint32_t b)
