@@ -11,7 +11,8 @@
  * Even writers share one connection (SQLite's serialized mode: its own
  * mutexes order them), each row its own statement and transaction; odd
  * writers open a connection each (the file locks and the WAL index order
- * them) and insert in transactions of 50, retrying a busy one. Each writer
+ * them) and insert in transactions of 50; a busy INSERT or transaction
+ * (the write lock held past the 10 s busy timeout) is tried again. Each writer
  * inserts ROWS rows (thread, seq, value); the
  * readers count and sum the table until the writers are done and check
  * that what they see only grows. At the end the table must hold exactly
@@ -26,6 +27,8 @@
 #include <string.h>
 
 #define BATCH 50
+/* a writer's busy transactions tried again, each after its busy timeout */
+#define MAX_TRIES 100
 
 static const char *db_path;
 static int nthreads, nrows;
@@ -54,6 +57,19 @@ static sqlite3 *open_db(void)
 	return db;
 }
 
+/* Row seq of thread t with statement st: SQLITE_OK or an error code. */
+static int insert_row(sqlite3_stmt *st, int t, int seq)
+{
+	int rc;
+
+	sqlite3_bind_int(st, 1, t);
+	sqlite3_bind_int(st, 2, seq);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)t * 1000003 + seq);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /* One transaction of rows [first, first + n) of thread t. */
 static int insert_batch(sqlite3 *db, int t, int first, int n)
 {
@@ -65,14 +81,8 @@ static int insert_batch(sqlite3 *db, int t, int first, int n)
 		return rc;
 	rc = sqlite3_prepare_v2(db, "INSERT INTO t(thread, seq, value) VALUES (?, ?, ?)", -1, &st,
 				NULL);
-	for (i = 0; rc == SQLITE_OK && i < n; i++) {
-		sqlite3_bind_int(st, 1, t);
-		sqlite3_bind_int(st, 2, first + i);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)t * 1000003 + first + i);
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-		sqlite3_reset(st);
-	}
+	for (i = 0; rc == SQLITE_OK && i < n; i++)
+		rc = insert_row(st, t, first + i);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
@@ -82,22 +92,24 @@ static int insert_batch(sqlite3 *db, int t, int first, int n)
 }
 
 /* A writer of the shared connection: one autocommit INSERT a row, its
- * own prepared statement (SQLite's serialized mode orders the calls). */
+ * own prepared statement (SQLite's serialized mode orders the calls). A
+ * busy INSERT (the write lock still taken by another connection when the
+ * busy timeout ran out: slowed down by the access probes, the writers of
+ * their own connections hold it for seconds, and SQLite's busy handler
+ * polls, first come is not first served) wrote nothing, its transaction
+ * rolled back: it is tried again, as the other writers retry a busy
+ * batch. */
 static int insert_rows_shared(int t)
 {
 	sqlite3_stmt *st = NULL;
-	int i, rc;
+	int i, rc, tries;
 
 	rc = sqlite3_prepare_v2(shared, "INSERT INTO t(thread, seq, value) VALUES (?, ?, ?)", -1,
 				&st, NULL);
-	for (i = 0; rc == SQLITE_OK && i < nrows; i++) {
-		sqlite3_bind_int(st, 1, t);
-		sqlite3_bind_int(st, 2, i);
-		sqlite3_bind_int64(st, 3, (sqlite3_int64)t * 1000003 + i);
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
-		sqlite3_reset(st);
-	}
+	for (i = 0; rc == SQLITE_OK && i < nrows; i++)
+		for (tries = 0; (rc = insert_row(st, t, i)) == SQLITE_BUSY && tries < MAX_TRIES;
+		     tries++)
+			;
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -117,7 +129,8 @@ static void *writer(void *arg)
 	for (seq = 0; db && seq < nrows; seq += BATCH) {
 		int n = nrows - seq < BATCH ? nrows - seq : BATCH;
 
-		for (tries = 0; (rc = insert_batch(db, t, seq, n)) == SQLITE_BUSY && tries < 100;
+		for (tries = 0;
+		     (rc = insert_batch(db, t, seq, n)) == SQLITE_BUSY && tries < MAX_TRIES;
 		     tries++)
 			;
 		if (rc != SQLITE_OK) {
