@@ -109,7 +109,8 @@ static int insert_rows_shared(int t)
 	for (i = 0; rc == SQLITE_OK && i < nrows; i++)
 		for (tries = 0; (rc = insert_row(st, t, i)) == SQLITE_BUSY && tries < MAX_TRIES;
 		     tries++)
-			;
+			fprintf(stderr, "sqlite_threads: thread %d row %d: busy, tried again\n", t,
+				i);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -141,6 +142,30 @@ static void *writer(void *arg)
 	sqlite3_close(db);
 	atomic_fetch_sub(&writers_left, 1);
 	return NULL;
+}
+
+/* On a mismatch: the rows of each thread that are not there (the first
+ * ten), on stderr. */
+static void report_missing(void)
+{
+	sqlite3_stmt *st = NULL;
+	int t, seq, shown = 0;
+
+	if (sqlite3_prepare_v2(shared, "SELECT 1 FROM t WHERE thread = ? AND seq = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	for (t = 0; t < nthreads && shown < 10; t++)
+		for (seq = 0; seq < nrows && shown < 10; seq++) {
+			sqlite3_bind_int(st, 1, t);
+			sqlite3_bind_int(st, 2, seq);
+			if (sqlite3_step(st) != SQLITE_ROW) {
+				fprintf(stderr, "sqlite_threads: thread %d row %d missing\n", t,
+					seq);
+				shown++;
+			}
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
 }
 
 /* Count and sum the table: 0, or an SQLite error code. */
@@ -234,6 +259,8 @@ int main(int argc, char **argv)
 	for (t = 0; t < nthreads; t++)
 		for (i = 0; i < nrows; i++)
 			want_sum += (sqlite3_int64)t * 1000003 + i;
+	if (count != (sqlite3_int64)nthreads * nrows || sum != want_sum)
+		report_missing();
 	sqlite3_close(shared);
 	free(tids);
 	if (count != (sqlite3_int64)nthreads * nrows || sum != want_sum) {
