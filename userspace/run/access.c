@@ -794,7 +794,6 @@ void access_estimation_add(struct campaign *c, struct onerun *r)
 		ac->est_attached = r->sess->ap.attached;
 		ac->est_accesses += r->acc->accesses;
 		ac->est_dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
-		ac->sync_lost += r->acc->sync_lost;
 	}
 	ac->est_runs++;
 }

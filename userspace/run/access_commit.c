@@ -121,17 +121,17 @@ static void lockset_text(struct store *st, const struct cov_lockset *ls, char *b
 		snprintf(buf + off, len - off, "}");
 }
 
-/* ", N synchronization events lost (...)", or "" */
+/* ", N of M synchronization events lost (...)", or "" */
 static const char *sync_lost_text(const struct access_campaign *ac)
 {
-	static char buf[128];
+	static char buf[160];
 
 	if (!ac->sync_lost)
 		return "";
 	snprintf(buf, sizeof(buf),
-		 ", %" PRIu64 " synchronization event%s lost (the race analysis forgot the "
-		 "accesses before each loss)",
-		 ac->sync_lost, ac->sync_lost == 1 ? "" : "s");
+		 ", %" PRIu64 " of %" PRIu64 " synchronization events lost (the race analysis "
+		 "forgot the accesses before each loss)",
+		 ac->sync_lost, ac->sync_events);
 	return buf;
 }
 
@@ -296,6 +296,7 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	ac->accesses += ar->accesses;
 	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
 	ac->sync_lost += ar->sync_lost;
+	ac->sync_events += r->tm.events + ar->sync_lost;
 	unsteered_sites(c, r, ac);
 	unprobed_sites(c, r, ac);
 	ac->attach_ns_total += r->sess->ap.attach_ns;

@@ -80,7 +80,8 @@ struct access_campaign {
 	uint64_t attach_ns_total;
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
-	uint64_t sync_lost;		 /* synchronization events lost (seq gaps) */
+	uint64_t sync_lost;		 /* synchronization events lost (seq gaps), */
+	uint64_t sync_events;		 /* of so many (received + lost) */
 	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
 	uint64_t capped;		 /* sites past the probe cap (--probe-cap), */
 	uint64_t capped_runs;		 /* in so many runs */
