@@ -28,7 +28,8 @@ struct hb_rec {
 };
 
 struct hb_cell {
-	uint32_t gen; /* the heap generation its records belong to */
+	uint32_t gen;	/* the heap generation its records belong to */
+	uint32_t epoch; /* hb.forgotten when they were recorded */
 	bool atomic;
 	uint8_t n;
 	struct hb_rec rec[HB_CELL_RECS];
@@ -73,6 +74,7 @@ struct hb {
 	struct hb_block *blocks; /* sorted, disjoint */
 	size_t nblocks, capblocks;
 	uint32_t next_gen;
+	uint32_t forgotten; /* hb_forget calls this run */
 	/* across runs */
 	struct race_warning *warnings;
 	size_t nwarnings, capwarnings;
@@ -264,6 +266,11 @@ void hb_alloc(struct hb *h, uint64_t addr, uint64_t size)
 	h->blocks[i] = (struct hb_block){ addr, end, ++h->next_gen };
 }
 
+void hb_forget(struct hb *h)
+{
+	h->forgotten++;
+}
+
 /* The heap generation of an address (0: in no block seen allocated). */
 static uint32_t addr_gen(const struct hb *h, uint64_t addr)
 {
@@ -288,6 +295,7 @@ static struct hb_cell *cell_get(struct hb *h, uint64_t key, uint32_t gen)
 		h->ncells++;
 		memset(&h->cells[*idx], 0, sizeof(*h->cells));
 		h->cells[*idx].gen = gen;
+		h->cells[*idx].epoch = h->forgotten;
 	}
 	c = &h->cells[*idx];
 	if (c->gen != gen) {
@@ -295,6 +303,12 @@ static struct hb_cell *cell_get(struct hb *h, uint64_t key, uint32_t gen)
 		c->gen = gen;
 		c->n = 0;
 		c->atomic = false;
+	}
+	if (c->epoch != h->forgotten) {
+		/* Recorded before lost synchronization: forgotten (whether
+		 * the location is atomic is not an order: it stays). */
+		c->epoch = h->forgotten;
+		c->n = 0;
 	}
 	return c;
 }
@@ -545,6 +559,7 @@ static void free_run(struct hb *h)
 	free(h->blocks);
 	h->blocks = NULL;
 	h->nblocks = h->capblocks = 0;
+	h->forgotten = 0;
 }
 
 void hb_run_begin(struct hb *h)

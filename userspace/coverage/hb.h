@@ -32,7 +32,8 @@
  * access races with a recorded one of another thread when their bytes
  * overlap, one of them writes and the recorded one is not ordered before
  * it. A heap block allocated again (hb_alloc) is a new variable: its
- * granules' history is dropped.
+ * granules' history is dropped; so is every granule's after lost
+ * synchronization events (hb_forget).
  * Warnings: one per unordered pair of code sites, kept across runs.
  * Events without an address (cov_event.addr 0: hand-built events,
  * variables known by id only) use the variable id as one 8-byte granule.
@@ -73,6 +74,14 @@ void hb_run_begin(struct hb *h);
 unsigned hb_feed(struct hb *h, const struct cov_event *ev);
 /* A heap block [addr, addr + size) was handed out: a new variable. */
 void hb_alloc(struct hb *h, uint64_t addr, uint64_t size);
+/* Synchronization events were lost (a thread's sequence numbers skip):
+ * what they ordered is unknown, so every access recorded up to now is
+ * forgotten and none is judged against a later one. A lost acquire then
+ * costs nothing: the clocks it would have joined only cover epochs the
+ * records forgotten had (a thread's later records have later epochs). A
+ * lost release can still make false warnings between it and this call
+ * (its thread's next event). Races across the loss are missed. */
+void hb_forget(struct hb *h);
 
 size_t hb_warning_count(const struct hb *h);
 const struct race_warning *hb_warning_get(const struct hb *h, size_t i);

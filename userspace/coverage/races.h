@@ -66,6 +66,8 @@ void races_free(struct race_detector *rd);
 void races_run_begin(struct race_detector *rd);
 /* A heap block was handed out (hb_alloc): a new variable. */
 void races_alloc(struct race_detector *rd, uint64_t addr, uint64_t size);
+/* Synchronization events of the run were lost: hb_forget. */
+void races_sync_lost(struct race_detector *rd);
 /* Feed one event. Returns 1 and fills *out for a memory access, 0 for
  * other events (sync events update the GLSs). */
 int races_feed(struct race_detector *rd, const struct cov_event *ev, struct race_verdict *out);

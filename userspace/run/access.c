@@ -983,6 +983,13 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	access_pass(r, t); /* it runs: a kept access has executed */
 	alloc_flush(ar, e->ts_ns);
 	if (!cov_event_op_is_access(e->op)) {
+		/* Its thread's sequence skipped: synchronization events lost
+		 * (the ring buffer was full), which the race analysis cannot
+		 * order by (hb_forget). */
+		if (r->tm.seq_gaps != ar->sync_lost) {
+			ar->sync_lost = r->tm.seq_gaps;
+			races_sync_lost(metrics_races(ar->m));
+		}
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
 		if (cov_event_from_cs(&ar->conv, e, &ev))

@@ -121,6 +121,20 @@ static void lockset_text(struct store *st, const struct cov_lockset *ls, char *b
 		snprintf(buf + off, len - off, "}");
 }
 
+/* ", N of M synchronization events lost (...)", or "" */
+static const char *sync_lost_text(const struct access_campaign *ac)
+{
+	static char buf[160];
+
+	if (!ac->sync_lost)
+		return "";
+	snprintf(buf, sizeof(buf),
+		 ", %" PRIu64 " of %" PRIu64 " synchronization events lost (the race analysis "
+		 "forgot the accesses before each loss)",
+		 ac->sync_lost, ac->sync_events);
+	return buf;
+}
+
 /* " (N race warnings suppressed)", or "" */
 static const char *suppressed_text(const struct access_campaign *ac)
 {
@@ -144,9 +158,10 @@ void access_campaign_end(struct campaign *c)
 		fprintf(stderr,
 			"concsched: access: %zu sites attached per run (%.2f ms on average), "
 			"%" PRIu64 " accesses (%" PRIu64 " dropped), %" PRIu64
-			" race/lock-order warnings%s\n",
+			" race/lock-order warnings%s%s\n",
 			ac->attached_last, ac->attach_ns_total / 1e6 / (double)c->nruns,
-			ac->accesses, ac->dropped, ac->warnings, suppressed_text(ac));
+			ac->accesses, ac->dropped, ac->warnings, suppressed_text(ac),
+			sync_lost_text(ac));
 	if (ac->explored && (!c->o->json || c->tty))
 		fprintf(stderr,
 			"concsched: access: %u exploration run%s (every candidate probed), %u "
@@ -280,6 +295,8 @@ void access_run_commit(struct campaign *c, struct onerun *r)
 	ac = ar->ac;
 	ac->accesses += ar->accesses;
 	ac->dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
+	ac->sync_lost += ar->sync_lost;
+	ac->sync_events += r->tm.events + ar->sync_lost;
 	unsteered_sites(c, r, ac);
 	unprobed_sites(c, r, ac);
 	ac->attach_ns_total += r->sess->ap.attach_ns;

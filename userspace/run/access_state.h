@@ -80,6 +80,8 @@ struct access_campaign {
 	uint64_t attach_ns_total;
 	size_t attached_last;
 	uint64_t accesses, dropped, warnings;
+	uint64_t sync_lost;		 /* synchronization events lost (seq gaps), */
+	uint64_t sync_events;		 /* of so many (received + lost) */
 	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
 	uint64_t capped;		 /* sites past the probe cap (--probe-cap), */
 	uint64_t capped_runs;		 /* in so many runs */
@@ -137,6 +139,7 @@ struct access_run {
 	struct acc_pending *pending; /* by thread index */
 	size_t npending;
 	uint64_t accesses;
+	uint64_t sync_lost; /* the thread model's seq_gaps when last looked at */
 };
 
 /* access.c */
