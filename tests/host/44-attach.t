@@ -201,11 +201,13 @@ like "$(cat "$tmp/err")" "access: [1-9][0-9]* sites of .*tcp_table probed" "acce
 python3 - "$tmp/out" >"$tmp/acc.txt" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))["access"]
-print("accesses", a["accesses"] > 0, "shared", a["shared_variables"] > 0)
+print("accesses", a["accesses"] > 0, "shared", a["shared_variables"] > 0,
+      "sync", a["sync_events"] > 0 and 0 <= a["sync_events_lost"] <= a["sync_events"])
 for r in a["races"]:
     print("race", r["variable"], r["first"]["site"], r["first"]["op"], "/", r["second"]["site"], r["second"]["op"])
 PY
-like "$(cat "$tmp/acc.txt")" "accesses True shared True" "access: --json counts accesses and shared variables"
+like "$(cat "$tmp/acc.txt")" "accesses True shared True sync True" \
+	"access: --json counts accesses, shared variables and synchronization events (lost ones among them)"
 is "$(grep -c '^race' "$tmp/acc.txt")" 0 \
 	"access: no data race on the table (its users field is atomic: a check-then-act)"
 like "$("$CS" report "$tmp/acc" 2>&1)" "warnings: +0" "access: -o DIR stores the run (no warning)"

@@ -59,6 +59,15 @@ static void test_thread_model(void)
 	tap_is_int(t->actions[1].lockset[0], 0xa, "... lock a");
 	tap_is_int(t->nheld, 1, "unlock b leaves a held");
 	tap_is_int(t->seq_gaps, 1, "a missing seq is a lost event");
+	{
+		uint32_t next = 0, g0 = thread_model_seq_gap(&next, 0),
+			 g3 = thread_model_seq_gap(&next, 3);
+
+		tap_ok(g0 == 0 && g3 == 2 && next == 4, "seq gap: 0 then 3: 1 and 2 lost, next 4");
+		tap_is_int((int)thread_model_seq_gap(&next, 2), 0, "... a late 2: no loss");
+		tap_is_int((int)next, 4, "... and the next stays 4");
+		tap_is_int((int)thread_model_seq_gap(&next, 4), 0, "... 4, the next one: no loss");
+	}
 	tap_is_int(c->creator, 0, "child created by thread 0");
 	tap_is_int(c->create_pos, 2, "after its creator's 2 lock actions (AC4)");
 	tap_is_int(c->create_site, 0x30, "creation site");
@@ -164,7 +173,7 @@ static void test_waits_for_good(void)
 
 int main(void)
 {
-	tap_plan(41);
+	tap_plan(45);
 	test_lockset();
 	test_thread_model();
 	test_sites();

@@ -179,6 +179,15 @@ static void note_create(struct thread_model *m, size_t parent, const struct cs_e
 	c->start_routine = e->arg;
 }
 
+uint32_t thread_model_seq_gap(uint32_t *next_seq, uint32_t seq)
+{
+	uint32_t gap = seq > *next_seq ? seq - *next_seq : 0;
+
+	if (seq >= *next_seq)
+		*next_seq = seq + 1;
+	return gap;
+}
+
 struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs_event *e)
 {
 	struct tm_thread *t;
@@ -189,12 +198,12 @@ struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs
 	m->events++;
 	if (e->op < CS_OP__COUNT)
 		m->by_op[e->op]++;
-	if (e->op != CS_OP_EXEC && e->seq > t->next_seq) {
-		t->seq_gaps += e->seq - t->next_seq;
-		m->seq_gaps += e->seq - t->next_seq;
+	if (e->op != CS_OP_EXEC) {
+		uint32_t gap = thread_model_seq_gap(&t->next_seq, e->seq);
+
+		t->seq_gaps += gap;
+		m->seq_gaps += gap;
 	}
-	if (e->op != CS_OP_EXEC && e->seq >= t->next_seq)
-		t->next_seq = e->seq + 1;
 	t->nevents++;
 	if (e->op == CS_OP_EXIT)
 		t->exited = true;

@@ -64,6 +64,12 @@ void thread_model_init(struct thread_model *m, uint64_t max_actions);
 void thread_model_free(struct thread_model *m);
 /* Feed one event. Returns the thread it belongs to (never NULL). */
 struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs_event *e);
+/* A thread's synchronization event numbered seq (cs_event.seq: the probes
+ * number each thread's events, a drop included) after the ones up to
+ * *next_seq - 1: how many were lost between (0 for the next one, a late
+ * or repeated number), and *next_seq past seq. EXEC events restart the
+ * numbering and are not given here. */
+uint32_t thread_model_seq_gap(uint32_t *next_seq, uint32_t seq);
 /* Thread by (tgid, gen, tid); creates it if create. Index in *idx. */
 struct tm_thread *thread_model_thread(struct thread_model *m, uint32_t tgid, uint32_t gen,
 				      uint32_t tid, bool create, size_t *idx);

@@ -39,6 +39,7 @@
 #include "results/store.h"
 #include "coverage/cov_event.h"
 #include "coverage/races.h"
+#include "coverage/thread_model.h"
 #include "kernel/access_probes.h"
 #include "kernel/policy.h"
 #include "kernel/sync.h"
@@ -66,6 +67,7 @@ struct aa_names {
 struct aa_pending {
 	bool on, split;
 	struct cov_event ev;
+	uint32_t next_seq; /* the thread's next sync event number */
 };
 
 struct aa_proc {
@@ -90,6 +92,9 @@ struct attach_access {
 	size_t npending;
 	uint64_t accesses, shared_accesses;
 	size_t nshared;
+	/* synchronization events lost (a thread's numbers skip), of so many
+	 * (received + lost): the race analysis forgets before each loss */
+	uint64_t sync_lost, sync_events;
 };
 
 static const uint16_t access_ops[] = { CS_OP_READ, CS_OP_WRITE, CS_OP_RW };
@@ -396,6 +401,21 @@ static struct aa_pending *pending_of(struct attach_access *aa, uint32_t thread)
 	return &aa->pending[thread];
 }
 
+/* A thread's synchronization events numbered up to seq: those lost
+ * before (the ring was full) ordered what the race analysis cannot know,
+ * so it forgets the accesses before (races_sync_lost), as a run's does
+ * (run/access.c). */
+static void note_sync_seq(struct attach_access *aa, uint32_t thread, uint32_t seq)
+{
+	uint32_t gap = thread_model_seq_gap(&pending_of(aa, thread)->next_seq, seq);
+
+	aa->sync_events += 1 + gap;
+	if (!gap)
+		return;
+	aa->sync_lost += gap;
+	races_sync_lost(aa->rd);
+}
+
 static void race_feed(struct attach_access *aa, const struct cov_event *ev)
 {
 	struct race_verdict v;
@@ -447,6 +467,8 @@ const struct cov_event *attach_access_event(struct attach_access *aa, const stru
 	ev.thread = cb_thread(aa, e->tid);
 	pass_thread(aa, ev.thread); /* it runs: its held access has executed */
 	if (!cov_event_op_is_access(e->op)) {
+		if (e->op != CS_OP_EXEC)
+			note_sync_seq(aa, ev.thread, e->seq);
 		if (e->op != CS_OP_FORK && e->op != CS_OP_EXEC &&
 		    !cov_event_from_cs(&aa->conv, e, &ev))
 			race_feed(aa, &ev);
@@ -532,6 +554,11 @@ void attach_access_report_text(struct attach_access *aa, FILE *f)
 		aa->ap.attached, aa->accesses, aa->shared_accesses,
 		aa->ap_open ? access_probes_stat(&aa->ap, CS_ASTAT_DROPPED) : 0, aa->vars.n,
 		aa->nshared);
+	if (aa->sync_lost)
+		fprintf(f,
+			"access: %" PRIu64 " of %" PRIu64 " synchronization events lost (the race "
+			"analysis forgot the accesses before each loss)\n",
+			aa->sync_lost, aa->sync_events);
 	fprintf(f, "races: %zu warnings\n", n);
 	for (i = 0; i < n && shown < AA_MAX_SHOWN; i++) {
 		const struct race_warning *w = races_warning_get(rd, i);
@@ -589,6 +616,8 @@ void attach_access_report_json(struct attach_access *aa, struct json *j)
 	json_kv_uint(j, "attached", aa->ap.attached);
 	json_kv_uint(j, "accesses", aa->accesses);
 	json_kv_uint(j, "shared_accesses", aa->shared_accesses);
+	json_kv_uint(j, "sync_events", aa->sync_events);
+	json_kv_uint(j, "sync_events_lost", aa->sync_lost);
 	json_kv_uint(j, "dropped", aa->ap_open ? access_probes_stat(&aa->ap, CS_ASTAT_DROPPED) : 0);
 	json_kv_uint(j, "variables", aa->vars.n);
 	json_kv_uint(j, "shared_variables", aa->nshared);
