@@ -119,6 +119,9 @@ print(n)' "$1" "$2" "$CS_TEST_TAG" "${BPF_HELD_OURS:-}"
 # dropped link is held by no process until the kernel frees it: "a new
 # link of ours" is told by this count, not by bpf_held's.
 bpf_ours() { BPF_HELD_OURS=1 bpf_held "$@"; }
+# no_link_of_ours: true while this test's processes hold no uprobe_multi
+# link (gone_within polls it to wait for a tool's probes to be in).
+no_link_of_ours() { [ "$(bpf_ours link uprobe_multi)" -eq 0 ]; }
 # bpf_settled link|prog REGEX MAX SECONDS: bpf_held's count, polled until
 # it is MAX or less (another process's dropped links pass), for at most
 # SECONDS; prints the last count. A leak of this test's stays above MAX.

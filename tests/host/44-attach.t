@@ -149,8 +149,7 @@ cs=$!
 # the process at its first probed call: a connection at a time until it
 # says so, then the load whose coverage is checked, then ^C ends the
 # window (a window of fixed length could close first under load).
-no_new_link() { [ "$(bpf_ours link uprobe_multi)" -eq 0 ]; }
-gone_within "$(scaled 30)" no_new_link
+gone_within "$(scaled 30)" no_link_of_ours
 srv $((port + 3))
 gone_within "$(scaled 30)" sh -c "'$PROGS/tcp_load' $((port + 3)) 1 1 0 >/dev/null;
 	! grep -q 'attached to pid $srv' '$tmp/err'"

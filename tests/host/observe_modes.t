@@ -24,8 +24,7 @@ progs0=$(bpf_settled prog '^cs_sync_' 0 "$(scaled 5)")
 uevents0=$(uevents)
 # attached: wait until observe's probes are in (a uprobe_multi link of
 # this test's), not a fixed sleep: a loaded machine attaches slower.
-no_new_link() { [ "$(bpf_ours link uprobe_multi)" -eq 0 ]; }
-attached() { gone_within "$(scaled 30)" no_new_link; }
+attached() { gone_within "$(scaled 30)" no_link_of_ours; }
 
 # One line on stderr, exit status 2.
 bad() { # bad DESCRIPTION REGEX ARGS...
