@@ -156,13 +156,20 @@ PROVE ?= prove --timer
 # same libraries); VM tests VM_JOBS at a time: each VM's TCG emulation runs
 # on one host core.
 VM_JOBS ?= 2
+# The VM files in the order prove starts them: the longest first (their
+# seconds in docs/testing.md's time table), then the rest by name, so the
+# two lanes end close together instead of one waiting on a long file
+# started last.
+VM_LONG := 44-clean-corpus 58-run-jobs-steered 49-schedule 50-noise-access 48-replay-order
+VM_TESTS = $(wildcard $(VM_LONG:%=tests/vm/%.t)) \
+	$(filter-out $(VM_LONG:%=tests/vm/%.t),$(sort $(wildcard tests/vm/*.t)))
 # Every test target first measures the machine's speed (tools/test-speed):
 # the tests' limits scale with it, so a slow or loaded machine gets longer
 # limits, not failures (docs/testing.md).
 test: all check-layout
 	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit tests/host
-	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
+	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) $(VM_TESTS)
 test-unit: all
 	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
@@ -171,7 +178,7 @@ test-host: all
 	$(Q)$(PROVE) --exec tools/run-test -r tests/host
 test-vm: all
 	$(Q)tools/test-speed $(BUILD)
-	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm
+	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) $(VM_TESTS)
 # The flake hunter: each of TESTS (default: every VM test) N times, VM_JOBS
 # at a time, and a table of how often each check failed (tools/test-repeat).
 N ?= 20
@@ -186,7 +193,7 @@ test-kernels: all
 	$(Q)tools/test-speed $(BUILD)
 	$(Q)set -e; for k in $(VM_KERNELS); do \
 		echo "== VM tests on the $$k kernel"; \
-		CONCSCHED_VM_KERNEL=$$k $(PROVE) --exec tools/run-test -j$(VM_JOBS) -r tests/vm; \
+		CONCSCHED_VM_KERNEL=$$k $(PROVE) --exec tools/run-test -j$(VM_JOBS) $(VM_TESTS); \
 	done
 # userspace/ layout (tools/check-layout --help); the objects feed its symbol check.
 check-layout: $(BUILD)/concsched

@@ -7,13 +7,17 @@
 # strategies in one VM boot: no failure at all (issues 13, 30). Runs that
 # were only slow under steering are counted, not failures.
 # make test keeps a fast slice: every program runs 3 runs of the portfolio
-# (run's default, the strategy a user gets) and 3 of ONE of random, tsa,
-# pct and map, the (i mod 4)-th for the i-th program in name order, so each
-# of the four covers a quarter of the corpus. The slice was every program
-# under all four until 2026-11-28: 705 s of campaigns, the longest file of
-# make test; the rotation and the portfolio took 537 s (2026-11-28, load
-# 2-6; the portfolio's share 340 s, clean_manythreads' 83 s the most). The full
-# grid is the study recorded in docs/run.md: CLEAN_RUNS=30 with
+# (run's default, the strategy a user gets: its estimation and the first
+# arms of its warm-up, docs/strategies.md "portfolio"). Until 2026-11-28
+# each program also ran 3 runs of ONE of random, tsa, pct and map in turn
+# (CLEAN_ROTATE below): 498 s, the longest file of make test, of which the
+# rotation 170-200 s. The single strategies' clean checks in make test are
+# now 45-run-pct (clean_lockwrap, 30 runs), 58-run-jobs-steered (five
+# clean programs under random, clean_lockwrap under pct, a locked counter
+# under map, ga and fpair), 63, 65 (their clean twins) and 50 (noise); the
+# full grid of every clean program under every strategy is the study
+# recorded in docs/run.md:
+# CLEAN_RUNS=30 with
 # CLEAN_STRATEGIES="none random rnd-s10:0.2 tsa tsa-h pct map portfolio".
 # map never runs clean_manythreads (32 threads x thousands of steered
 # accesses: minutes per run under TCG, issue 12's cost bound).
@@ -24,8 +28,10 @@
 #                            grid; unset: the slice above)
 #   CLEAN_ALWAYS="s ..."     the slice's strategies for every program
 #                            (default portfolio)
-#   CLEAN_ROTATE="s ..."     the slice's rotated ones (default random tsa
-#                            pct map)
+#   CLEAN_ROTATE="s ..."     one of these per program in turn, the i-th
+#                            program's the (i mod count)-th (default none;
+#                            "random tsa pct map" was the slice until
+#                            2026-11-28)
 #   CLEAN_VM_TIMEOUT=SEC     the boot's vm -t limit (default 1450)
 # tools/run-test kills the test after the "# timeout:" below; a longer
 # study sets TEST_TIMEOUT (seconds) above CLEAN_VM_TIMEOUT, e.g.
@@ -42,7 +48,7 @@ for p in $progs; do
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
 always=${CLEAN_ALWAYS-portfolio}
-rotate=(${CLEAN_ROTATE-random tsa pct map})
+rotate=(${CLEAN_ROTATE-})
 RUNS=${CLEAN_RUNS:-3}
 VM_TIMEOUT=${CLEAN_VM_TIMEOUT:-$(scaled 1450)}
 # pairs: one "program strategy" per line, in the order the guest runs them
