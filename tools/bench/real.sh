@@ -19,12 +19,18 @@
 # shared serialized connection and on connections of their own, two
 # readers, WAL; a run fails when the table does not hold exactly what was
 # written) under the same three columns and Helgrind. Prints markdown
-# tables (docs/perf.md). Host only (strategy none needs no sched_ext); the
-# steered VM campaigns are not here yet.
+# tables (docs/perf.md). These parts run on the host (strategy none needs
+# no sched_ext). Steered (PARTS=steered, in the VM; issue 32's 20x cost
+# bound): one VM boot; per compressor, on the first ST_KB KB of the same
+# text, three native runs (their median), then a campaign of ST_RUNS runs of
+# ST_STRATEGY with the same round-trip check and --keep-going: its
+# failures, race warnings, the median and largest run time, and the median
+# steered run against the native median (tools/bench/steer_row.py).
 # Needs root (uprobes) and the packages of make deps.
 #   tools/bench/real.sh          N=3 tools/bench/real.sh
 #   PARTS=servers SECS=10 SERVERS=memcached tools/bench/real.sh
 #   PARTS=sqlite SQ_THREADS=4 SQ_ROWS=500 tools/bench/real.sh
+#   PARTS=steered ST_RUNS=20 ST_STRATEGY="-s pct:3 --access" tools/bench/real.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
@@ -34,6 +40,10 @@ SQ_THREADS=${SQ_THREADS:-4} # sqlite_threads writers
 SQ_ROWS=${SQ_ROWS:-500}     # rows each writer inserts
 SECS=${SECS:-10} # each server client run, in seconds (memcaslap -t)
 SERVERS=${SERVERS:-memcached redis}
+ST_RUNS=${ST_RUNS:-20}                        # steered: runs per campaign
+ST_STRATEGY=${ST_STRATEGY:--s pct:3 --access} # steered: run's options
+ST_KB=${ST_KB:-512}                           # steered: KB of the text
+ST_TIMEOUT=${ST_TIMEOUT:-7200}                # steered: the VM's limit, s
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
 SQ=$here/build/bench/sqlite_threads
@@ -212,6 +222,55 @@ servers() {
 		memcached) server_row memcached 0 0 ;;
 		redis) server_row redis 20000 500 ;;
 		esac
+	done
+}
+
+# ---- steered campaigns in the VM ---------------------------------------------
+
+steered() {
+	local c carry=() g=$T/steer.sh
+	head -c "${ST_KB}K" "$T/text" >"$T/st.txt"
+	for c in pigz pbzip2 lbzip2 xz zstd; do
+		carry+=(-C "$(command -v $c)")
+	done
+	{
+		echo "#!/bin/sh"
+		echo "CS=$CS TXT=$T/st.txt RUNS=$ST_RUNS"
+		echo "OPTS='$ST_STRATEGY'"
+		cat <<'EOF'
+up() { cut -d' ' -f1 /proc/uptime; }
+# one NAME DECOMPRESS CMD...: native runs, then the campaign in /out/NAME
+one() {
+	n=$1 dec=$2
+	shift 2
+	for i in 1 2 3; do
+		t0=$(up)
+		"$@" "$TXT" >/tmp/n.out
+		echo "$n native $t0 $(up)"
+	done
+	$dec </tmp/n.out | cmp -s - "$TXT" && echo "$n roundtrip ok" || echo "$n roundtrip FAILED"
+	t0=$(up)
+	$CS run $OPTS -n $RUNS --seed 1 --keep-going -o /out/$n \
+		--check "$dec <\"\$CONCSCHED_OUT_FILE\" | cmp -s - $TXT" -- "$@" "$TXT" \
+		>/dev/null 2>/out/$n.err </dev/null
+	echo "$n campaign $? $t0 $(up)"
+}
+one pigz "/usr/bin/pigz -dc" /usr/bin/pigz -p 2 -c
+one pbzip2 "/usr/bin/pbzip2 -dc" /usr/bin/pbzip2 -p2 -c
+one lbzip2 "/usr/bin/lbzip2 -dc" /usr/bin/lbzip2 -n 2 -c
+one xz "/usr/bin/xz -dc" /usr/bin/xz -T2 -c
+one zstd "/usr/bin/zstd -dc" /usr/bin/zstd -T2 -c
+EOF
+	} >"$g"
+	chmod +x "$g"
+	"$CS" vm -t "$ST_TIMEOUT" "${carry[@]}" -C "$T/st.txt" -C "$g" -o "$T/st" -- "$g" \
+		>"$T/st.out" 2>"$T/st.err" || { echo "steered: the VM failed: $(tail -1 "$T/st.err")"; return; }
+	echo "Steered in the VM: \`run $ST_STRATEGY -n $ST_RUNS --seed 1 --keep-going --check ROUNDTRIP\` on ${ST_KB} KB of text"
+	echo
+	echo "| command | native (median of 3) | round trip | campaign: runs / failures / race warnings | steered run: median / max | median / native | campaign time |"
+	echo "|---|---:|---|---|---:|---:|---:|"
+	for c in pigz pbzip2 lbzip2 xz zstd; do
+		python3 "$here/tools/bench/steer_row.py" "$c" "$T/st.out" "$T/st/$c" "$CS"
 	done
 }
 
