@@ -9,9 +9,15 @@
  * queue, a condition wait (which releases its mutex), semaphores, rwlock
  * sides, a heap block allocated again, bytes and elements of one granule,
  * release/acquire atomics and their plain partners, one warning per pair
- * of sites, synchronization events lost (races_sync_lost).
+ * of sites, synchronization events lost (races_sync_lost). Last, the lazy
+ * GoldiLocks update against an eager reference written here: the same
+ * seeded random event streams (locks, condition variables, semaphores,
+ * create and join, barriers, atomics; 12 threads, 48 variables) give the
+ * same verdict and GLS text at every access, with rule logs small enough
+ * to be trimmed all the time and the default one trimmed by a long stream.
  */
 #include "coverage/races.h"
+#include "lib/array_size.h"
 #include "tap.h"
 
 enum { R = CS_OP_READ, W = CS_OP_WRITE, RW = CS_OP_RW };
@@ -304,11 +310,333 @@ static void hb_tests(void)
 	rd = NULL;
 }
 
+/* ---- the lazy GoldiLocks update against the eager rules ----------------------------- */
+
+/* The eager update (races.c before 2026-11-28: every sync event applies its
+ * rule "if x in GLS then add y" to every live record at once), written
+ * again here as the reference for the lazy one. A GLS is a bitmap over
+ * threads, sync objects, atomic variables and barrier elements, in the
+ * order of races.c's element encoding, so that its text comes out sorted
+ * the same way. */
+enum { DT = 12, DS = 12, DV = 48, DB = 3, DHOT = 6, DCOLD = 8 };
+enum { E_THREAD = 0, E_SYNC = 32, E_VAR = 64, E_BARRIER = 128, E_BITS = 192 };
+
+struct eset {
+	uint64_t w[E_BITS / 64];
+};
+
+struct erec {
+	uint32_t thread;
+	unsigned op;
+	struct cov_lockset held;
+	struct eset gls;
+};
+
+struct evar {
+	bool has_write;
+	struct erec write;
+	struct erec reads[DT + 1];
+	uint32_t nreads;
+};
+
+static struct eager {
+	struct evar vars[DV + 1];
+	struct {
+		uint32_t elem, obj; /* elem: E_BARRIER + k, or 0 */
+	} bacq[DT + 1];
+	uint32_t bopen[DB + 1]; /* 0: no generation open */
+	uint32_t bnext;
+	uint64_t rules; /* rules applied since the start of the stream */
+} eg;
+
+static bool eset_has(const struct eset *s, uint32_t e)
+{
+	return s->w[e / 64] >> (e % 64) & 1;
+}
+
+static void eager_rule(uint32_t x, uint32_t y)
+{
+	eg.rules++;
+	for (uint32_t i = 1; i <= DV; i++) {
+		struct evar *v = &eg.vars[i];
+
+		if (v->has_write && eset_has(&v->write.gls, x))
+			v->write.gls.w[y / 64] |= 1ULL << (y % 64);
+		for (uint32_t j = 0; j < v->nreads; j++)
+			if (eset_has(&v->reads[j].gls, x))
+				v->reads[j].gls.w[y / 64] |= 1ULL << (y % 64);
+	}
+}
+
+static void eager_run_begin(void)
+{
+	uint64_t rules = eg.rules;
+
+	memset(&eg, 0, sizeof(eg));
+	eg.rules = rules;
+}
+
+/* races.c's gls_fmt: a barrier element prints as 'v', the text is cut at
+ * the buffer's end. */
+static void eset_fmt(const struct eset *s, char *buf, size_t len)
+{
+	size_t off = snprintf(buf, len, "{");
+	uint32_t i = 0;
+
+	for (uint32_t e = 0; e < E_BITS && off < len; e++) {
+		char k = e < E_SYNC ? 't' : e < E_VAR ? 'l' : 'v';
+		uint32_t id = e < E_SYNC      ? e
+			      : e < E_VAR     ? e - E_SYNC
+			      : e < E_BARRIER ? e - E_VAR
+					      : e - E_BARRIER;
+
+		if (!eset_has(s, e))
+			continue;
+		off += snprintf(buf + off, len - off, "%s%c%u", i++ ? "," : "", k, id);
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "}");
+}
+
+static enum cov_goldi_state eager_judge(const struct erec *prev, const struct cov_event *cur)
+{
+	if (prev->thread == cur->thread)
+		return GOLDI_SCT;
+	if (cov_event_lockset_meets(&prev->held, &cur->held))
+		return GOLDI_SCL;
+	if (eset_has(&prev->gls, E_THREAD + cur->thread))
+		return GOLDI_LS;
+	for (uint32_t i = 0; i < cur->held.n; i++)
+		if (eset_has(&prev->gls, E_SYNC + cur->held.id[i]))
+			return GOLDI_LS;
+	return GOLDI_E;
+}
+
+static void eager_check(const struct erec *prev, const struct cov_event *cur,
+			struct race_verdict *out)
+{
+	enum cov_goldi_state s;
+
+	if (prev->op == RW && cur->op == RW)
+		return;
+	s = eager_judge(prev, cur);
+	if (s == GOLDI_LS && out->state < GOLDI_LS)
+		eset_fmt(&prev->gls, out->gls, sizeof(out->gls));
+	if (s > out->state)
+		out->state = s;
+}
+
+static void erec_set(struct erec *r, const struct cov_event *ev)
+{
+	r->thread = ev->thread;
+	r->op = ev->op;
+	r->held = ev->held;
+	memset(&r->gls, 0, sizeof(r->gls));
+	r->gls.w[0] = 1ULL << ev->thread;
+}
+
+static void eager_access(const struct cov_event *ev, struct race_verdict *out)
+{
+	struct evar *v = &eg.vars[ev->obj];
+	uint32_t j;
+
+	memset(out, 0, sizeof(*out));
+	out->state = GOLDI_SCT;
+	if (ev->op == RW)
+		eager_rule(E_VAR + ev->obj, E_THREAD + ev->thread);
+	if (v->has_write)
+		eager_check(&v->write, ev, out);
+	if (cov_event_op_writes(ev->op))
+		for (j = 0; j < v->nreads; j++)
+			eager_check(&v->reads[j], ev, out);
+	if (out->state != GOLDI_LS)
+		out->gls[0] = '\0';
+	if (cov_event_op_writes(ev->op)) {
+		v->nreads = 0;
+		erec_set(&v->write, ev);
+		v->has_write = true;
+	} else {
+		for (j = 0; j < v->nreads && v->reads[j].thread != ev->thread; j++)
+			;
+		if (j == v->nreads)
+			v->nreads++;
+		erec_set(&v->reads[j], ev);
+	}
+	if (ev->op == RW)
+		eager_rule(E_THREAD + ev->thread, E_VAR + ev->obj);
+}
+
+/* One event into the reference; 1 and *out for an access. */
+static int eager_feed(const struct cov_event *ev, struct race_verdict *out)
+{
+	uint32_t t = ev->thread;
+
+	if (eg.bacq[t].elem) { /* t left its barrier */
+		uint32_t *open = &eg.bopen[eg.bacq[t].obj];
+
+		eager_rule(eg.bacq[t].elem, E_THREAD + t);
+		if (*open == eg.bacq[t].elem)
+			*open = E_BARRIER + ((eg.bacq[t].elem - E_BARRIER) ^ 1);
+		eg.bacq[t].elem = 0;
+	}
+	if (cov_event_op_is_access(ev->op)) {
+		eager_access(ev, out);
+		return 1;
+	}
+	if (cov_event_op_sync_acquires(ev->op))
+		eager_rule(E_SYNC + ev->obj, E_THREAD + t);
+	else if (cov_event_op_sync_releases(ev->op))
+		eager_rule(E_THREAD + t, E_SYNC + ev->obj);
+	else if (ev->op == CS_OP_CREATE)
+		eager_rule(E_THREAD + t, E_THREAD + ev->obj);
+	else if (ev->op == CS_OP_JOIN)
+		eager_rule(E_THREAD + ev->obj, E_THREAD + t);
+	else if (ev->op == CS_OP_BARRIER) {
+		if (!eg.bopen[ev->obj])
+			eg.bopen[ev->obj] = E_BARRIER + 2 * eg.bnext++;
+		eager_rule(E_THREAD + t, eg.bopen[ev->obj]);
+		eg.bacq[t].elem = eg.bopen[ev->obj];
+		eg.bacq[t].obj = ev->obj;
+	}
+	return 0;
+}
+
+static uint32_t rnd_x;
+/* May random_event touch the last DCOLD variables and thread DT? */
+static bool cold_vars;
+
+static uint32_t rnd(uint32_t n)
+{
+	rnd_x ^= rnd_x << 13;
+	rnd_x ^= rnd_x >> 17;
+	rnd_x ^= rnd_x << 5;
+	return rnd_x % n;
+}
+
+/* A random event of a program of DT threads: lock and unlock of DS / 2
+ * mutexes (each held by one thread at most, its locksets kept), condition
+ * signals and wakes, semaphore posts and waits, creates, joins, barriers,
+ * events that are no sync edge, and reads, writes and atomic RMWs of DV
+ * variables, most on DHOT hot ones. */
+static struct cov_event random_event(struct cov_lockset *lheld, uint32_t *owner)
+{
+	uint32_t nt = cold_vars ? DT : DT - 1;
+	struct cov_event e = { .thread = 1 + rnd(nt), .site = 1 + rnd(20) };
+	uint32_t r = rnd(100), l = 1 + rnd(DS / 2);
+	static const uint16_t other_sync[] = { CS_OP_COND_SIGNAL, CS_OP_COND_WAKE, CS_OP_SEM_POST,
+					       CS_OP_SEM_WAIT };
+
+	e.held = lheld[e.thread];
+	if (r < 25 && owner[l] == e.thread) {
+		e.op = CS_OP_UNLOCK;
+		e.obj = l;
+		owner[l] = 0;
+		cov_event_lockset_del(&lheld[e.thread], l);
+	} else if (r < 25 && !owner[l]) {
+		e.op = CS_OP_LOCK;
+		e.obj = l;
+		owner[l] = e.thread;
+		cov_event_lockset_add(&lheld[e.thread], l);
+	} else if (r < 35) {
+		e.op = other_sync[rnd(4)];
+		e.obj = DS / 2 + 1 + rnd(DS / 2);
+	} else if (r < 42) {
+		e.op = rnd(2) ? CS_OP_CREATE : CS_OP_JOIN;
+		e.obj = 1 + rnd(nt);
+	} else if (r < 47) {
+		e.op = CS_OP_BARRIER;
+		e.obj = 1 + rnd(DB);
+	} else if (r < 50) {
+		e.op = rnd(2) ? CS_OP_LOCK_REQ : CS_OP_TRYLOCK_FAIL;
+		e.obj = l;
+	} else {
+		uint32_t o = rnd(100);
+
+		e.op = o < 50 ? R : o < 85 ? W : RW;
+		e.obj = rnd(10) < 7 ? 1 + rnd(DHOT) : 1 + rnd(cold_vars ? DV : DV - DCOLD);
+	}
+	return e;
+}
+
+/* Feed `n` random events (seed `seed`) to a detector whose rule log holds
+ * `limit` rules and to the reference; a new run now and then if `runs`.
+ * The cold variables and thread DT are seen only in the first and last
+ * 5,000 events: their records wait for the log's trimming, and the GLS of
+ * one that thread DT made keeps only what the rules of the first events
+ * added (no later rule names DT). 1 if every verdict and GLS
+ * text matched; counts the states seen. */
+static int lazy_vs_eager(uint32_t seed, size_t limit, size_t n, bool runs, size_t *seen)
+{
+	struct race_detector *d = races_new();
+	struct cov_lockset lheld[DT + 1];
+	uint32_t owner[DS + 1];
+	int ok = 1;
+
+	memset(lheld, 0, sizeof(lheld));
+	memset(owner, 0, sizeof(owner));
+	memset(&eg, 0, sizeof(eg));
+	races_gls_log_limit(d, limit);
+	rnd_x = seed * 2654435761u + 1;
+	for (size_t i = 0; i < n && ok; i++) {
+		struct cov_event e;
+		struct race_verdict got, want;
+
+		cold_vars = i < 5000 || i + 5000 >= n;
+		e = random_event(lheld, owner);
+		if (rnd(20000) == 0 && runs) {
+			races_run_begin(d);
+			eager_run_begin();
+			memset(lheld, 0, sizeof(lheld));
+			memset(owner, 0, sizeof(owner));
+			continue;
+		}
+		if (races_feed(d, &e, &got) != eager_feed(&e, &want))
+			ok = 0;
+		else if (cov_event_op_is_access(e.op) &&
+			 (got.state != want.state || strcmp(got.gls, want.gls))) {
+			tap_diag("event %zu (t%u op %u v%u): lazy %s %s, eager %s %s", i, e.thread,
+				 e.op, e.obj, races_goldi_state_name(got.state), got.gls,
+				 races_goldi_state_name(want.state), want.gls);
+			ok = 0;
+		} else if (cov_event_op_is_access(e.op)) {
+			seen[got.state]++;
+		}
+	}
+	races_free(d);
+	return ok;
+}
+
+static void lazy_tests(void)
+{
+	static const size_t limits[] = { 1, 3, 64, 1000, 0 };
+	size_t seen[4] = { 0 };
+	int ok;
+
+	for (size_t k = 0; k < ARRAY_SIZE(limits); k++) {
+		int ok = 1;
+
+		for (uint32_t seed = 1; seed <= 4; seed++)
+			ok &= lazy_vs_eager(seed + 10 * k, limits[k], 30000, true, seen);
+		tap_ok(ok,
+		       "lazy GoldiLocks = eager: 4 random streams of 30,000 events, a rule log "
+		       "of %zu rules",
+		       limits[k] ? limits[k] : (size_t)RACES_GLS_LOG_MAX);
+	}
+	/* One run long enough to trim the default log. */
+	ok = lazy_vs_eager(99, 0, 1400000, false, seen);
+	tap_ok(ok && eg.rules > RACES_GLS_LOG_MAX,
+	       "... and one run of 1,400,000 events (%llu rules, the default log holds %u)",
+	       (unsigned long long)eg.rules, RACES_GLS_LOG_MAX);
+	tap_ok(seen[GOLDI_SCT] && seen[GOLDI_SCL] && seen[GOLDI_LS] > 1000 && seen[GOLDI_E],
+	       "the streams judged accesses SCT %zu, SCL %zu, LS %zu, E %zu times", seen[0],
+	       seen[1], seen[2], seen[3]);
+}
+
 int main(void)
 {
 	const struct race_warning *w;
 
-	tap_plan(37);
+	tap_plan(44);
 	rd = races_new();
 
 	/* Unprotected counter++ in two threads, interleaved R R W W. */
@@ -451,5 +779,6 @@ int main(void)
 		tap_ok(races_warning_count(rd) > 0, "split plain increments race");
 	}
 	hb_tests();
+	lazy_tests();
 	return tap_done();
 }

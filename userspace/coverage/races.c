@@ -1,11 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * GoldiLocks-style race detection with short-circuit checks (races.h has
- * the rules; Elmas et al. PLDI'07, seed 004 section 3.2 / 5.5.1). Eager
- * variant: every sync event updates the GoldiLocks locksets of the live
- * access records at once instead of replaying a sync-event list lazily.
- * Its verdicts are the GoldiLock-SC metric; the race warnings come from
- * the happens-before detector (hb.c) fed the same events.
+ * the rules; Elmas et al. PLDI'07, seed 004 section 3.2 / 5.5.1). Its
+ * verdicts are the GoldiLock-SC metric; the race warnings come from the
+ * happens-before detector (hb.c) fed the same events.
+ *
+ * Lazy update, as the paper's implementation does it (a list of the
+ * synchronization events that each access's lockset has yet to see). Every GoldiLocks update rule
+ * has the form "if x in GLS then add y" and changes each set on its own, so a sync event appends
+ * its rule to one log (struct gls_rule) instead of visiting every live access record, and each
+ * record keeps its position in that log. Only when a record is judged past the short-circuit checks
+ * (SCT, SCL: they read no GLS) is the log replayed onto its set from its position, in order, and
+ * its position moved to the end: the set is then the one the eager update would have built, so
+ * every verdict and GLS text is the same (tests/unit/test_races.c compares them with the eager
+ * rules on random event streams). A record overwritten by a new access (rec_set) skips the rules it
+ * missed. Each (record, rule) pair is applied at most once, so the lazy update never does more rule
+ * applications than the eager one did.
+ *
+ * The log's memory: at RACES_GLS_LOG_MAX rules (4 MiB), the records whose
+ * position is in its oldest quarter are brought up to the end of that
+ * quarter (eagerly, for those records and rules only) and the quarter is
+ * dropped. A quarter, not everything, keeps the lazy benefit for recent
+ * records and spreads the catch-up over the run. Worst case (no record is
+ * ever judged or overwritten): every rule is applied to every record, as
+ * the eager update did, only later, plus one scan of the records per
+ * RACES_GLS_LOG_MAX / 4 rules.
  */
 #include "coverage/races.h"
 
@@ -28,8 +47,7 @@ struct gls {
 	uint32_t *v; /* sorted */
 	uint32_t n, cap;
 	/* one bit per element (gls_bit): a clear bit says "not in" without
-	 * the search, which for_each_rec asks of every live record at every
-	 * sync event (the controller's hottest loop with libsqlite3 probed) */
+	 * the search, which the replay of the rule log asks at every rule */
 	uint64_t bloom;
 };
 
@@ -41,6 +59,12 @@ static uint64_t gls_bit(uint32_t e)
 struct gl_rec {
 	struct race_access acc;
 	struct gls gls;
+	uint64_t pos; /* the log's rules before this one are in gls */
+};
+
+/* "if x in GLS then add y": every GoldiLocks update rule has this form. */
+struct gls_rule {
+	uint32_t x, y;
 };
 
 struct gl_var {
@@ -73,6 +97,11 @@ struct race_detector {
 	size_t nbarrier_acq;
 	struct cov_u64map barrier_open;
 	uint32_t barrier_next;
+	/* The rule log (header comment): rules[i] is rule number
+	 * log_base + i of the run. */
+	struct gls_rule *rules;
+	size_t nrules, caprules, log_max;
+	uint64_t log_base;
 };
 
 static bool gls_has(const struct gls *g, uint32_t e)
@@ -137,6 +166,7 @@ struct race_detector *races_new(void)
 	struct race_detector *rd = xcalloc(1, sizeof(*rd));
 
 	rd->hb = hb_new();
+	rd->log_max = RACES_GLS_LOG_MAX;
 	return rd;
 }
 
@@ -164,6 +194,7 @@ void races_free(struct race_detector *rd)
 	hb_free(rd->hb);
 	free(rd->barrier_acq);
 	cov_event_u64map_free(&rd->barrier_open);
+	free(rd->rules);
 	free(rd);
 }
 
@@ -174,6 +205,8 @@ void races_run_begin(struct race_detector *rd)
 		memset(rd->barrier_acq, 0, rd->nbarrier_acq * sizeof(*rd->barrier_acq));
 	cov_event_u64map_free(&rd->barrier_open);
 	rd->barrier_next = 0;
+	rd->nrules = 0;
+	rd->log_base = 0;
 	hb_run_begin(rd->hb);
 }
 
@@ -187,35 +220,70 @@ void races_sync_lost(struct race_detector *rd)
 	hb_forget(rd->hb);
 }
 
-/* Apply fn to the GLS of every live access record. */
-static void for_each_rec(struct race_detector *rd, void (*fn)(struct gls *, uint32_t, uint32_t),
-			 uint32_t a, uint32_t b)
+static uint64_t log_end(const struct race_detector *rd)
 {
+	return rd->log_base + rd->nrules;
+}
+
+/* Replay the log's rules from r's position up to position `to`. */
+static void rec_catch_up(const struct race_detector *rd, struct gl_rec *r, uint64_t to)
+{
+	if (r->pos >= to)
+		return;
+	for (uint64_t p = r->pos; p < to; p++) {
+		const struct gls_rule *rule = &rd->rules[p - rd->log_base];
+
+		if (gls_has(&r->gls, rule->x))
+			gls_add(&r->gls, rule->y);
+	}
+	r->pos = to;
+}
+
+/* Drop the log's oldest quarter, first bringing the records that still
+ * need it past it. */
+static void log_trim(struct race_detector *rd)
+{
+	size_t cut = rd->nrules / 4 ? rd->nrules / 4 : rd->nrules;
+	uint64_t to = rd->log_base + cut;
+
 	for (size_t i = 0; i < rd->nvars; i++) {
 		struct gl_var *v = &rd->vars[i];
 
 		if (v->has_write)
-			fn(&v->write.gls, a, b);
+			rec_catch_up(rd, &v->write, to);
 		for (uint32_t j = 0; j < v->nreads; j++)
-			fn(&v->reads[j].gls, a, b);
+			rec_catch_up(rd, &v->reads[j], to);
 	}
+	memmove(rd->rules, rd->rules + cut, (rd->nrules - cut) * sizeof(*rd->rules));
+	rd->nrules -= cut;
+	rd->log_base = to;
 }
 
-/* "if x in GLS then add y": every GoldiLocks update rule has this form. */
-static void rule_if_then_add(struct gls *g, uint32_t x, uint32_t y)
+/* The GoldiLocks update of every live record, deferred (header comment). */
+static void log_rule(struct race_detector *rd, uint32_t x, uint32_t y)
 {
-	if (gls_has(g, x))
-		gls_add(g, y);
+	if (rd->nrules >= rd->log_max)
+		log_trim(rd);
+	if (rd->nrules == rd->caprules) {
+		rd->caprules = rd->caprules ? rd->caprules * 2 : 1024;
+		rd->rules = xrealloc(rd->rules, rd->caprules * sizeof(*rd->rules));
+	}
+	rd->rules[rd->nrules++] = (struct gls_rule){ .x = x, .y = y };
+}
+
+void races_gls_log_limit(struct race_detector *rd, size_t rules)
+{
+	rd->log_max = rules ? rules : RACES_GLS_LOG_MAX;
 }
 
 static void sync_acquire(struct race_detector *rd, uint32_t t, uint32_t obj_elem)
 {
-	for_each_rec(rd, rule_if_then_add, obj_elem, GLS_THREAD | t);
+	log_rule(rd, obj_elem, GLS_THREAD | t);
 }
 
 static void sync_release(struct race_detector *rd, uint32_t t, uint32_t obj_elem)
 {
-	for_each_rec(rd, rule_if_then_add, GLS_THREAD | t, obj_elem);
+	log_rule(rd, GLS_THREAD | t, obj_elem);
 }
 
 /* Thread t, which entered a barrier, has left it: it acquires what that
@@ -270,10 +338,10 @@ static bool feed_sync(struct race_detector *rd, const struct cov_event *ev)
 		barrier_enter(rd, ev->thread, ev->obj);
 		return true;
 	case CS_OP_CREATE: /* parent in GLS -> child too */
-		for_each_rec(rd, rule_if_then_add, GLS_THREAD | ev->thread, GLS_THREAD | ev->obj);
+		log_rule(rd, GLS_THREAD | ev->thread, GLS_THREAD | ev->obj);
 		return true;
 	case CS_OP_JOIN: /* child in GLS -> joiner too */
-		for_each_rec(rd, rule_if_then_add, GLS_THREAD | ev->obj, GLS_THREAD | ev->thread);
+		log_rule(rd, GLS_THREAD | ev->obj, GLS_THREAD | ev->thread);
 		return true;
 	default:
 		return false;
@@ -294,13 +362,16 @@ static struct gl_var *var_get(struct race_detector *rd, uint32_t var)
 	return &rd->vars[*idx];
 }
 
-/* Judge `cur` against one conflicting earlier record. */
-static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_access *cur)
+/* Judge `cur` against one conflicting earlier record; only past the
+ * short-circuit checks does its GLS need the rules it missed. */
+static enum cov_goldi_state judge(const struct race_detector *rd, struct gl_rec *prev,
+				  const struct race_access *cur)
 {
 	if (prev->acc.thread == cur->thread)
 		return GOLDI_SCT;
 	if (cov_event_lockset_meets(&prev->acc.held, &cur->held))
 		return GOLDI_SCL;
+	rec_catch_up(rd, prev, log_end(rd));
 	if (gls_has(&prev->gls, GLS_THREAD | cur->thread))
 		return GOLDI_LS;
 	for (uint32_t i = 0; i < cur->held.n; i++)
@@ -309,25 +380,26 @@ static enum cov_goldi_state judge(const struct gl_rec *prev, const struct race_a
 	return GOLDI_E;
 }
 
-static void check_one(const struct gl_rec *prev, const struct race_access *cur,
-		      struct race_verdict *out)
+static void check_one(const struct race_detector *rd, struct gl_rec *prev,
+		      const struct race_access *cur, struct race_verdict *out)
 {
 	enum cov_goldi_state s;
 
 	/* Two lock-prefixed read-modify-writes are both atomic: no race. */
 	if (prev->acc.op == CS_OP_RW && cur->op == CS_OP_RW)
 		return;
-	s = judge(prev, cur);
+	s = judge(rd, prev, cur);
 	if (s == GOLDI_LS && out->state < GOLDI_LS)
 		gls_fmt(&prev->gls, out->gls, sizeof(out->gls));
 	if (s > out->state)
 		out->state = s;
 }
 
-static void rec_set(struct gl_rec *r, const struct race_access *acc)
+static void rec_set(const struct race_detector *rd, struct gl_rec *r, const struct race_access *acc)
 {
 	r->acc = *acc;
 	gls_reset(&r->gls, GLS_THREAD | acc->thread);
+	r->pos = log_end(rd);
 }
 
 static void feed_access(struct race_detector *rd, const struct cov_event *ev,
@@ -346,10 +418,10 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 		sync_acquire(rd, ev->thread, atomic_elem);
 	v = var_get(rd, ev->obj);
 	if (v->has_write)
-		check_one(&v->write, &cur, out);
+		check_one(rd, &v->write, &cur, out);
 	if (cov_event_op_writes(ev->op))
 		for (uint32_t j = 0; j < v->nreads; j++)
-			check_one(&v->reads[j], &cur, out);
+			check_one(rd, &v->reads[j], &cur, out);
 	if (out->state != GOLDI_LS)
 		out->gls[0] = '\0';
 
@@ -357,7 +429,7 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 		for (uint32_t j = 0; j < v->nreads; j++)
 			free(v->reads[j].gls.v);
 		v->nreads = 0;
-		rec_set(&v->write, &cur);
+		rec_set(rd, &v->write, &cur);
 		v->has_write = true;
 	} else {
 		uint32_t j;
@@ -372,7 +444,7 @@ static void feed_access(struct race_detector *rd, const struct cov_event *ev,
 			memset(&v->reads[j], 0, sizeof(v->reads[j]));
 			v->nreads++;
 		}
-		rec_set(&v->reads[j], &cur);
+		rec_set(rd, &v->reads[j], &cur);
 	}
 	if (ev->op == CS_OP_RW)
 		sync_release(rd, ev->thread, atomic_elem);

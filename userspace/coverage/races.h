@@ -26,8 +26,12 @@
  * acquire) are sync objects; a lock-prefixed read-modify-write (CS_OP_RW)
  * is atomic: it acts as acquire + release of its variable and never races
  * with another RW.
- * Cost: each sync event visits every live access record (documented in
- * docs/metrics.md), fine for the traces of one test run.
+ * The update is lazy (races.c's header comment): a sync event appends its
+ * rule to a log, and a record replays the rules it missed only when it is
+ * judged past the short-circuit checks; the log is bounded (4 MiB), its
+ * oldest part applied to the records that still need it and dropped.
+ * Verdicts are those of the eager update (every rule applied to every
+ * live record at once).
  */
 #ifndef CONCSCHED_RACES_H
 #define CONCSCHED_RACES_H
@@ -71,6 +75,10 @@ void races_sync_lost(struct race_detector *rd);
 /* Feed one event. Returns 1 and fills *out for a memory access, 0 for
  * other events (sync events update the GLSs). */
 int races_feed(struct race_detector *rd, const struct cov_event *ev, struct race_verdict *out);
+/* The GoldiLocks rule log's default bound, in rules of 8 bytes (4 MiB).
+ * Tests lower it (0: back to the default) to trim it on short streams. */
+#define RACES_GLS_LOG_MAX (1u << 19)
+void races_gls_log_limit(struct race_detector *rd, size_t rules);
 
 size_t races_warning_count(const struct race_detector *rd);
 const struct race_warning *races_warning_get(const struct race_detector *rd, size_t i);
