@@ -116,6 +116,8 @@ check_serial() {
 	s=$(section "$o" "$1")
 	n=$(printf '%s\n' "$s" | grep -c "^steps $3 overlap 0 breaks 0$")
 	is "$n" "$2" "$1: $3 steps in each of $2 copies, one thread at a time, in turns"
+	# on a failure, what each copy printed and its counters (serial_preempts)
+	[ "$n" = "$2" ] || diag "$(printf '%s\n' "$s" | grep -E '^(steps|order|cross) |^\{')"
 	order=$(printf '%s\n' "$s" | sed -n 's/^order //p' | sort -u)
 	if [ "$(token_takebacks "$1")" = 0 ]; then
 		is "$(printf '%s\n' "$order" | wc -l)" 1 "$1: every copy ran in the same order ($order)"
