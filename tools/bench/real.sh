@@ -263,8 +263,11 @@ one zstd "/usr/bin/zstd -dc" /usr/bin/zstd -T2 -c
 EOF
 	} >"$g"
 	chmod +x "$g"
+	# A guest command past ST_TIMEOUT is killed and /out still comes back
+	# (vm exit 124; not on ^C, which stops qemu): the rows
+	# of the compressors the guest finished are printed, the others say so.
 	"$CS" vm -t "$ST_TIMEOUT" "${carry[@]}" -C "$T/st.txt" -C "$g" -o "$T/st" -- "$g" \
-		>"$T/st.out" 2>"$T/st.err" || { echo "steered: the VM failed: $(tail -1 "$T/st.err")"; return; }
+		>"$T/st.out" 2>"$T/st.err" || echo "steered: the VM ended early: $(tail -1 "$T/st.err")"
 	echo "Steered in the VM: \`run $ST_STRATEGY -n $ST_RUNS --seed 1 --keep-going --check ROUNDTRIP\` on ${ST_KB} KB of text"
 	echo
 	echo "| command | native (median of 3) | round trip | campaign: runs / failures / race warnings | steered run: median / max | median / native | campaign time |"
