@@ -89,6 +89,17 @@ static int make_campaign_as(const char *dir, const char *hash, const char *strat
 			store_record_warning(s, "race", "balance", sites, 2, "t1,t2", "{}");
 		if (i == 12)
 			store_record_warning(s, "race", "audit_count", sites + 1, 1, "t3", NULL);
+		/* Lock-order pairs: no sites, the variable names the first lock
+		 * only; run 14 records one pair twice. */
+		if (i == 13 || i == 14)
+			store_record_warning(s, "lock-order", "L1", NULL, 0, NULL,
+					     "L1, L2 (taken in both orders)");
+		if (i == 14) {
+			store_record_warning(s, "lock-order", "L1", NULL, 0, NULL,
+					     "L1, L2 (taken in both orders)");
+			store_record_warning(s, "lock-order", "L1", NULL, 0, NULL,
+					     "L1, L3 (taken in both orders)");
+		}
 		if (i == FAILING_RUN) {
 			res.outcome = "deadlock";
 			res.summary = "deadlock: thread A holds L1 and waits for L2";
@@ -195,7 +206,13 @@ static void test_reports(const char *dir)
 	tap_ok(strstr(text, "race on balance: transfer bank.c:42, audit bank.c:77; threads t1,t2;"
 			    " locks {} (2 runs, first run 10)") != NULL,
 	       "text: warnings grouped over runs");
-	if (!tap_ok(strstr(text, "warnings:  2") != NULL, "text: two warning groups"))
+	tap_ok(strstr(text, "lock-order on L1; locks L1, L2 (taken in both orders) (2 runs, first "
+			    "run 13)") != NULL,
+	       "text: a lock-order pair counted once per run that had it");
+	tap_ok(strstr(text, "lock-order on L1; locks L1, L3 (taken in both orders) (1 run, first "
+			    "run 14)") != NULL,
+	       "text: another pair on the same first lock is a group of its own");
+	if (!tap_ok(strstr(text, "warnings:  4") != NULL, "text: four warning groups"))
 		tap_diag("%s", text);
 
 	json = render(r, report_write_json);
@@ -349,7 +366,7 @@ int main(int argc, char **argv)
 	 * checks how a real binary names itself). */
 	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
 	setenv("CONCSCHED_HOST_SUDO", "1", 1);
-	tap_plan(46);
+	tap_plan(48);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);

@@ -81,6 +81,7 @@ struct eraser_var {
  * lock, function pairs the function the thread is in. */
 struct held_lock {
 	uint32_t lock, site;
+	uint32_t inst; /* the lock itself: its address's index in lock_inst */
 };
 
 struct thread_state {
@@ -121,8 +122,15 @@ struct cov_metrics {
 	struct cov_u64map writer_last;	/* var -> packed site|thread of last write */
 	struct cov_u64map create_site;	/* child thread -> packed create site|parent */
 	struct cov_u64map exit_site;	/* thread -> packed exit site|thread */
-	/* GoodLock graph edges seen: (l1<<32|l2) -> packed thread+1 (first) */
+	/* GoodLock graph edges seen, between lock instances (lock_inst):
+	 * (i1<<32|i2) -> packed site|thread (the first thread) */
 	struct cov_u64map lock_edges;
+	/* A lock's address -> its instance index + 1. Lock ids name a heap
+	 * lock by the site that used it first (run/access.c cb_sync), so
+	 * two locks may share one; the lock-order graph and the held sets
+	 * follow the locks themselves. */
+	struct cov_u64map lock_inst;
+	uint32_t ninst;
 };
 
 static uint64_t pack(uint32_t site, uint32_t thread)
@@ -161,6 +169,8 @@ static void metrics_reset_run(struct cov_metrics *m)
 	cov_event_u64map_free(&m->create_site);
 	cov_event_u64map_free(&m->exit_site);
 	cov_event_u64map_free(&m->lock_edges);
+	cov_event_u64map_free(&m->lock_inst);
+	m->ninst = 0;
 }
 
 struct cov_metrics *metrics_new(unsigned map_window)
@@ -186,6 +196,15 @@ void metrics_free(struct cov_metrics *m)
 	races_free(m->races);
 	map_patterns_online_free(m->map);
 	free(m);
+}
+
+void metrics_sync_lost(struct cov_metrics *m)
+{
+	for (uint32_t i = 0; i < m->nthreads; i++) {
+		m->threads[i].nheld = 0;
+		m->threads[i].has_req = false;
+	}
+	races_sync_lost(m->races);
 }
 
 void metrics_run_begin(struct cov_metrics *m)
@@ -462,20 +481,36 @@ static void feed_hbpair(struct cov_metrics *m, const struct cov_event *ev)
 			pack(ev->site, ev->thread);
 }
 
+/* The lock of ev as an instance: by its address (an event without one,
+ * by its id). */
+static uint32_t lock_instance(struct cov_metrics *m, const struct cov_event *ev)
+{
+	uint64_t key = ev->addr ? ev->addr : (1ULL << 63) | ev->obj;
+	uint64_t *slot = cov_event_u64map_get(&m->lock_inst, key);
+
+	if (slot)
+		return (uint32_t)*slot - 1;
+	*cov_event_u64map_put(&m->lock_inst, key, 0, NULL) = (uint64_t)m->ninst + 1;
+	return m->ninst++;
+}
+
 static void goodlock_request(struct cov_metrics *m, struct thread_state *ts,
 			     const struct cov_event *ev)
 {
+	uint32_t inst = lock_instance(m, ev);
+
 	for (uint32_t i = 0; i < ts->nheld; i++) {
 		const struct held_lock *h = &ts->held[i];
-		uint64_t edge = (uint64_t)h->lock << 32 | ev->obj;
-		uint64_t rev = (uint64_t)ev->obj << 32 | h->lock;
+		uint64_t edge = (uint64_t)h->inst << 32 | inst;
+		uint64_t rev = (uint64_t)inst << 32 | h->inst;
 		uint64_t *other;
 		char key[160];
 
-		if (h->lock == ev->obj)
+		if (h->inst == inst)
 			continue;
-		add_task(m, COV_GOODLOCK, 1, "s%u s%u l%u l%u t%u", h->site, ev->site, h->lock,
-			 ev->obj, ev->thread);
+		if (h->lock != ev->obj)
+			add_task(m, COV_GOODLOCK, 1, "s%u s%u l%u l%u t%u", h->site, ev->site,
+				 h->lock, ev->obj, ev->thread);
 		/* Store the first thread that created the edge. */
 		cov_event_u64map_put(&m->lock_edges, edge, pack(h->site, ev->thread), NULL);
 		other = cov_event_u64map_get(&m->lock_edges, rev);
@@ -520,14 +555,15 @@ static void feed_locks(struct cov_metrics *m, const struct cov_event *ev)
 		*cov_event_u64map_put(&m->acquire_last, ev->obj, 0, NULL) =
 			pack(ev->site, ev->thread);
 		if (ts->nheld < COV_LOCKSET_MAX)
-			ts->held[ts->nheld++] = (struct held_lock){ ev->obj, ev->site };
+			ts->held[ts->nheld++] =
+				(struct held_lock){ ev->obj, ev->site, lock_instance(m, ev) };
 		return;
 	}
 	if (cov_event_op_releases(ev->op)) {
-		uint32_t j = 0;
+		uint32_t j = 0, inst = lock_instance(m, ev);
 
 		for (uint32_t i = 0; i < ts->nheld; i++)
-			if (ts->held[i].lock != ev->obj)
+			if (ts->held[i].inst != inst)
 				ts->held[j++] = ts->held[i];
 		ts->nheld = j;
 		add_task(m, COV_SYNC, 1, "s%u visited", ev->site);

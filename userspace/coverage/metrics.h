@@ -76,6 +76,11 @@ void metrics_free(struct cov_metrics *m);
 /* Start a new run: per-run detector state is reset; task sets (the
  * covered tasks) and race warnings accumulate across runs. */
 void metrics_run_begin(struct cov_metrics *m);
+/* Synchronization events were lost (a thread's sequence skipped): which
+ * locks each thread holds is unknown, so the held sets start empty (no
+ * lock-order edge from a lock whose release was lost) and the race
+ * analysis forgets (races_sync_lost). */
+void metrics_sync_lost(struct cov_metrics *m);
 void metrics_feed(struct cov_metrics *m, const struct cov_event *ev);
 const struct cov_taskset *metrics_tasks(const struct cov_metrics *m, enum cov_metric which);
 /* WGoldiLockSC: the weighted count of distinct GoldiLock-SC tasks. */

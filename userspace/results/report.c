@@ -253,8 +253,11 @@ void report_write_text(const struct report *r, FILE *f)
 	for (i = 0; i < r->nwarnings; i++) {
 		const struct report_warning *w = &r->warnings[i];
 
-		fprintf(f, "  %s on %s: ", w->kind ?: "warning", w->variable ?: "?");
-		text_sites(w->sites, w->nsites, f);
+		fprintf(f, "  %s on %s", w->kind ?: "warning", w->variable ?: "?");
+		if (w->nsites) {
+			fputs(": ", f);
+			text_sites(w->sites, w->nsites, f);
+		}
 		if (w->threads)
 			fprintf(f, "; threads %s", w->threads);
 		if (w->locks)

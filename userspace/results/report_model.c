@@ -119,12 +119,17 @@ static int collect_failure(const struct store_failure *f, void *arg)
 	return 0;
 }
 
-/* Warnings repeat run after run: group them by (kind, variable, sites). */
+/* Warnings repeat run after run: group them by (kind, variable, sites),
+ * and a warning without sites (a lock-order pair: its variable names the
+ * first lock only) by its locks too. A group counts the runs that had it
+ * (the store gives the warnings in run order): one run may record one
+ * group's warning more than once. */
 static int collect_warning(const struct store_warning *w, void *arg)
 {
 	struct report *r = arg;
 	struct report_warning *rw;
-	char *sig = xasprintf("%s\x1f%s\x1f", w->kind ?: "", w->variable ?: "");
+	char *sig = xasprintf("%s\x1f%s\x1f%s\x1f", w->kind ?: "", w->variable ?: "",
+			      w->nsites ? "" : w->locks ?: "");
 	size_t i, len = strlen(sig), cap = len + 1;
 
 	for (i = 0; i < w->nsites; i++) {
@@ -137,7 +142,9 @@ static int collect_warning(const struct store_warning *w, void *arg)
 	for (i = 0; i < r->nwarnings; i++) {
 		if (strcmp(r->warnings[i].sig, sig))
 			continue;
-		r->warnings[i].runs++;
+		if (r->warnings[i].last_run != w->run)
+			r->warnings[i].runs++;
+		r->warnings[i].last_run = w->run;
 		free(sig);
 		return 0;
 	}
@@ -151,7 +158,7 @@ static int collect_warning(const struct store_warning *w, void *arg)
 	rw->nsites = w->nsites;
 	rw->sites = sites_load(r->store, w->sites, w->nsites);
 	rw->runs = 1;
-	rw->first_run = w->run;
+	rw->first_run = rw->last_run = w->run;
 	return 0;
 }
 

@@ -52,12 +52,12 @@ struct report_failure {
 };
 
 struct report_warning {
-	char *sig; /* grouping key: kind, variable, sites */
+	char *sig; /* grouping key: kind, variable, sites (no sites: locks too) */
 	char *kind, *variable, *threads, *locks;
 	struct report_site *sites;
 	size_t nsites;
-	size_t runs;
-	int64_t first_run;
+	size_t runs; /* runs that had it */
+	int64_t first_run, last_run;
 };
 
 struct report_metric {

@@ -984,11 +984,12 @@ void access_hook_event(struct onerun *r, const struct cs_event *e, struct strat_
 	alloc_flush(ar, e->ts_ns);
 	if (!cov_event_op_is_access(e->op)) {
 		/* Its thread's sequence skipped: synchronization events lost
-		 * (the ring buffer was full), which the race analysis cannot
-		 * order by (hb_forget). */
+		 * (the ring buffer was full): the race analysis cannot order
+		 * by them (hb_forget), nor the lock-order graph know what is
+		 * held (metrics_sync_lost). */
 		if (r->tm.seq_gaps != ar->sync_lost) {
 			ar->sync_lost = r->tm.seq_gaps;
-			races_sync_lost(metrics_races(ar->m));
+			metrics_sync_lost(ar->m);
 		}
 		if (e->op == CS_OP_FORK || e->op == CS_OP_EXEC)
 			return;
