@@ -31,6 +31,7 @@
 #   PARTS=servers SECS=10 SERVERS=memcached tools/bench/real.sh
 #   PARTS=sqlite SQ_THREADS=4 SQ_ROWS=500 tools/bench/real.sh
 #   PARTS=steered ST_RUNS=20 ST_STRATEGY="-s pct:3 --access" tools/bench/real.sh
+#   PARTS=steered ST_PROGS="pigz xz" tools/bench/real.sh   (some compressors only)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
@@ -44,6 +45,7 @@ ST_RUNS=${ST_RUNS:-20}                        # steered: runs per campaign
 ST_STRATEGY=${ST_STRATEGY:--s pct:3 --access} # steered: run's options
 ST_KB=${ST_KB:-512}                           # steered: KB of the text
 ST_TIMEOUT=${ST_TIMEOUT:-7200}                # steered: the VM's limit, s
+ST_PROGS=${ST_PROGS:-pigz pbzip2 lbzip2 xz zstd} # steered: the compressors
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
 SQ=$here/build/bench/sqlite_threads
@@ -235,14 +237,16 @@ steered() {
 	done
 	{
 		echo "#!/bin/sh"
-		echo "CS=$CS TXT=$T/st.txt RUNS=$ST_RUNS"
+		echo "CS=$CS TXT=$T/st.txt RUNS=$ST_RUNS PROGS='$ST_PROGS'"
 		echo "OPTS='$ST_STRATEGY'"
 		cat <<'EOF'
 up() { cut -d' ' -f1 /proc/uptime; }
 # one NAME DECOMPRESS CMD...: native runs, then the campaign in /out/NAME
+# (a compressor not in PROGS: nothing)
 one() {
 	n=$1 dec=$2
 	shift 2
+	case " $PROGS " in *" $n "*) ;; *) return 0 ;; esac
 	for i in 1 2 3; do
 		t0=$(up)
 		"$@" "$TXT" >/tmp/n.out
@@ -272,7 +276,7 @@ EOF
 	echo
 	echo "| command | native (median of 3) | round trip | campaign: runs / failures / race warnings | steered run: median / max | median / native | campaign time |"
 	echo "|---|---:|---|---|---:|---:|---:|"
-	for c in pigz pbzip2 lbzip2 xz zstd; do
+	for c in $ST_PROGS; do
 		python3 "$here/tools/bench/steer_row.py" "$c" "$T/st.out" "$T/st/$c" "$CS"
 	done
 }
