@@ -681,6 +681,7 @@ enum cs_access_stat {
 	CS_ASTAT_UNPROBED,	/* run: a hit past its site's probe cap: no
 				 * event (its uprobe is on its way out)      */
 	CS_ASTAT_CAPPED,	/* run: sites closed by the probe cap        */
+	CS_ASTAT_BUDGET,	/* run: of those, closed by the probe budget */
 	CS_ASTAT__COUNT,
 };
 

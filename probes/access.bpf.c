@@ -65,6 +65,21 @@ const volatile __u32 steer_sample = 64;
  * same points; the uprobe's removal only saves time. */
 const volatile __u64 probe_cap = 0;
 #define PROBE_CLOSE_FACTOR 4
+/* run_events, with a probe cap: the run's budget of hits (0: none). The
+ * cap bounds each site, not the run: a program with many hot sites (a
+ * compressor's loops) still trapped hundreds of thousands of times a
+ * run, each site closing on its own (issue 32). Once the run's hits at
+ * its access sites, probed or not, pass probe_budget, every site with
+ * more than probe_cap / PROBE_HOT_DIVISOR hits in the run closes at its
+ * next hit, so the hot ones close together and lose their uprobes in one
+ * change; the others are probed on until they pass that too, a bar that
+ * falls as the run's hits grow: at k budgets, probe_cap / (k *
+ * PROBE_HOT_DIVISOR), so the sites that warm up one after the other
+ * later in the run (an estimation run probes thousands) close sooner,
+ * and the coldest, where a one-off shared access lives, last. By count,
+ * as the cap. */
+const volatile __u64 probe_budget = 0;
+#define PROBE_HOT_DIVISOR 8
 /* run_events: the last 1/SYNC_RING_SHARE of cs_sync_events is kept for
  * the synchronization probes' events (access_run_event). */
 #define SYNC_RING_SHARE 4
@@ -109,6 +124,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct probe_cap_site);
 } site_cap SEC(".maps");
+
+/* The run's hits at its access sites (the probe budget). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} run_hits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -251,13 +274,27 @@ static __always_inline void access_run_event(struct pt_regs *ctx, __u64 id, __u3
 	access_stat(CS_ASTAT_EVENTS);
 }
 
+/* The run's hits at its access sites, this one counted (0: no budget). */
+static __always_inline __u64 probe_budget_hits(void)
+{
+	__u32 zero = 0;
+	__u64 *h;
+
+	if (!probe_budget)
+		return 0;
+	h = bpf_map_lookup_elem(&run_hits, &zero);
+	return h ? __sync_fetch_and_add(h, 1) + 1 : 0;
+}
+
 /* The probe cap: is this hit (thread tid at site idx, the site's n-th of
- * the run) past it? Closes the site when its rule says so. */
-static __always_inline bool probe_capped(__u32 idx, __u32 tid, __u64 n)
+ * the run, the run's total-th) past it? Closes the site when its rule, or
+ * the spent budget, says so. */
+static __always_inline bool probe_capped(__u32 idx, __u32 tid, __u64 n, __u64 total)
 {
 	struct probe_cap_site *cs = bpf_map_lookup_elem(&site_cap, &idx);
 	__u64 key = (__u64)idx << 32 | tid, one = 1, *tn, k;
 	bool close = n > PROBE_CLOSE_FACTOR * probe_cap;
+	bool hot = total > probe_budget && n * PROBE_HOT_DIVISOR * total > probe_cap * probe_budget;
 
 	if (!cs || cs->closed)
 		return true;
@@ -273,9 +310,12 @@ static __always_inline bool probe_capped(__u32 idx, __u32 tid, __u64 n)
 	}
 	if (k == probe_cap + 1 && __sync_fetch_and_add(&cs->capped_threads, 1) + 1 >= 2)
 		close = true;
-	if (close) {
-		if (__sync_fetch_and_add(&cs->closed, 1) == 0)
+	if (close || hot) {
+		if (__sync_fetch_and_add(&cs->closed, 1) == 0) {
 			access_stat(CS_ASTAT_CAPPED);
+			if (!close)
+				access_stat(CS_ASTAT_BUDGET);
+		}
 		return true;
 	}
 	return k > probe_cap;
@@ -318,7 +358,7 @@ static __always_inline int access_hit_body(struct pt_regs *ctx)
 		bool steer =
 			!steer_cap || n <= steer_cap || (steer_sample && n % steer_sample == 0);
 
-		if (probe_cap && probe_capped(idx, (__u32)id, n)) {
+		if (probe_cap && probe_capped(idx, (__u32)id, n, probe_budget_hits())) {
 			access_stat(CS_ASTAT_UNPROBED);
 			return 0;
 		}

@@ -14,7 +14,8 @@
 # the run records its cap for replay, and the cut is exact: counter racy
 # 1500 hits each of its hot sites 1500 times in each of its 2 threads, so
 # a cap of 1000 sees 2 x 1000 events at each of them and a cap of 2000 all
-# 3000.
+# 3000 (without the probe budget, which at 10x a cap of 1000 would close
+# them sooner: 55-probe-budget.t).
 source "$(dirname "$0")/../lib.sh"
 need_root
 P=$PROGS/stencil
@@ -48,7 +49,7 @@ is "$?" 1 "no stencil left running"
 # --- the cut is by count ----------------------------------------------------------
 acc() { sed -n 's/.*sites attached per run ([^)]*), \([0-9]*\) accesses (0 dropped).*/\1/p' "$1"; }
 for cap in 1000 2000; do
-	"$CS" run -s none --access -n 2 --probe-cap $cap -o "$T/c$cap" -- "$PROGS/counter" racy 1500 \
+	"$CS" run -s none --access -n 2 --probe-cap $cap --probe-budget 0 -o "$T/c$cap" -- "$PROGS/counter" racy 1500 \
 		>/dev/null 2>"$T/c$cap.err"
 done
 a1=$(acc "$T/c1000.err") a2=$(acc "$T/c2000.err")

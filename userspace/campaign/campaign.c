@@ -490,6 +490,7 @@ static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
 		return err;
 	}
 	ri.seed = r->seed;
+	cfg = access_run_config_counted(r, cfg);
 	ri.strategy_config_json = cfg;
 	ri.started_ns = r->started_ns;
 	err = store_begin_run(c->st, &ri, &index);
@@ -606,6 +607,7 @@ static void *run_worker_main(void *arg)
 	w->sess.aprog = c->sess.aprog;
 	w->sess.steer_cap = c->sess.steer_cap;
 	w->sess.probe_cap = c->sess.probe_cap;
+	w->sess.probe_budget = c->sess.probe_budget;
 	futex_lock_acquire(&c->lock);
 	while (!c->jobs_err && !campaign_done(c) && runs_left(c)) {
 		struct onerun r;

@@ -72,6 +72,10 @@ static void usage(FILE *f)
 		"                        (its hits no longer cost a trap) and the report\n"
 		"                        names the site (default %d; 0: no cap; at least the\n"
 		"                        steering cap)\n"
+		"      --probe-budget N  once a run's hits at its access sites (probed or\n"
+		"                        not) pass N, every site with more than 1/8 of the\n"
+		"                        probe cap in hits closes as the probe cap closes it\n"
+		"                        (default %d times the probe cap; 0: no budget)\n"
 		"  -n, --runs N          exactly N runs (default: until the metric saturates,\n"
 		"                        at most %d)\n"
 		"  -j, --jobs N          N runs at once, each its own target and probe maps\n"
@@ -125,8 +129,8 @@ static void usage(FILE *f)
 		"      --vm-cpus N       virtual CPUs of that VM (default 2)\n"
 		"  -h, --help            this text\n\n",
 		RUN_DEFAULT_STRATEGY, RUN_FALLBACK_STRATEGY, STEER_SAMPLE, STEER_DEFAULT_CAP,
-		PROBE_DEFAULT_CAP, RUN_DEFAULT_CAP, RUN_MAX_JOBS, RUN_DEFAULT_TIMEOUT,
-		RUN_FALLBACK_STRATEGY);
+		PROBE_DEFAULT_CAP, PROBE_BUDGET_FACTOR, RUN_DEFAULT_CAP, RUN_MAX_JOBS,
+		RUN_DEFAULT_TIMEOUT, RUN_FALLBACK_STRATEGY);
 	fprintf(f, "Strategies (-s NAME; with --access, pct's steps, random and noise\n"
 		   "configurations act at the probed accesses to shared variables too):\n");
 	strategy_list_print(f, RUN_DEFAULT_STRATEGY);
@@ -223,8 +227,9 @@ static int make_strategy(struct run_opts *o)
 	}
 	/* An option of access probing asks for it as --access does (the
 	 * portfolio then keeps it on whatever the estimation run cost). */
-	o->access_asked = o->access || o->steer_cap_set || o->probe_cap_set || o->sites.ninclude ||
-			  o->sites.nexclude || o->nsite_objects || o->nsuppressions;
+	o->access_asked = o->access || o->steer_cap_set || o->probe_cap_set ||
+			  o->probe_budget_set || o->sites.ninclude || o->sites.nexclude ||
+			  o->nsite_objects || o->nsuppressions;
 	if (strategy_has(s, STRAT_F_ACCESS))
 		o->access = true;
 	if (o->serial != CS_SERIAL_OFF)
@@ -363,6 +368,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		O_SUPP,
 		O_STEER_CAP,
 		O_PROBE_CAP,
+		O_PROBE_BUDGET,
 		O_REPLAY_CHECK,
 		O_MAX_FAILURES,
 		O_SLICE
@@ -395,6 +401,7 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 		{ "suppressions", required_argument, NULL, O_SUPP },
 		{ "steer-cap", required_argument, NULL, O_STEER_CAP },
 		{ "probe-cap", required_argument, NULL, O_PROBE_CAP },
+		{ "probe-budget", required_argument, NULL, O_PROBE_BUDGET },
 		{ "replay-check", required_argument, NULL, O_REPLAY_CHECK },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -558,6 +565,15 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			o->probe_cap = v;
 			o->probe_cap_set = true;
 			break;
+		case O_PROBE_BUDGET:
+			if (parse_u64(optarg, &v)) {
+				log_err("--probe-budget %s: a number of hits a run (0: no budget)",
+					optarg);
+				return -EINVAL;
+			}
+			o->probe_budget = v;
+			o->probe_budget_set = true;
+			break;
 		case O_REPLAY_CHECK:
 			if (parse_u64(optarg, &v) || v > 100) {
 				log_err("--replay-check %s: replays of each failing steered run, "
@@ -607,6 +623,11 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			"strategy that implies it)");
 		return -EINVAL;
 	}
+	if (o->probe_budget_set && !o->access) {
+		log_err("--probe-budget bounds the probing of access sites: add --access (or a "
+			"strategy that implies it)");
+		return -EINVAL;
+	}
 	if (o->probe_cap && (!o->steer_cap || o->probe_cap < o->steer_cap)) {
 		if (o->probe_cap_set) {
 			log_err("--probe-cap %" PRIu64 " is below the steering cap (%" PRIu64
@@ -615,6 +636,16 @@ static int parse_run_args(struct run_opts *o, int argc, char **argv)
 			return -EINVAL;
 		}
 		o->probe_cap = o->steer_cap ? o->steer_cap : 0; /* follows --steer-cap */
+	}
+	if (!o->probe_budget_set)
+		o->probe_budget = PROBE_BUDGET_FACTOR * o->probe_cap;
+	if (!o->probe_cap && o->probe_budget) {
+		if (o->probe_budget_set) {
+			log_err("--probe-budget closes hot access sites as the probe cap does: "
+				"not with --probe-cap 0");
+			return -EINVAL;
+		}
+		o->probe_budget = 0; /* no cap, no budget */
 	}
 	if ((o->sites.ninclude || o->sites.nexclude || o->nsite_objects) && !o->access) {
 		log_err("--sites-include/--sites-exclude/--sites-object choose access sites: add "

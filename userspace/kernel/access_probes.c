@@ -203,6 +203,7 @@ int access_probes_load(struct access_probes *ap, const struct site_set *set,
 		ap->skel->rodata->steer_cap = opts->steer_cap;
 		ap->skel->rodata->steer_sample = opts->steer_sample ? opts->steer_sample : 64;
 		ap->skel->rodata->probe_cap = opts->probe_cap;
+		ap->skel->rodata->probe_budget = opts->probe_budget;
 	}
 	ap->run_events = opts && opts->run_events;
 	bpf_map__set_max_entries(ap->skel->maps.access_sites, (__u32)set->n);
@@ -366,15 +367,22 @@ static void drop_site_links(struct access_probes *ap)
 	free(links);
 }
 
+/* Sites a link holds at most (concsched run; attach_picked). */
+#define ACCESS_LINK_SITES 32
+
 /* Attach the sites i with pick[i] (NULL: all) of each object, object by
- * object (site_finder_find appends them so: one link per object). */
+ * object (site_finder_find appends them so), in links of at most
+ * ACCESS_LINK_SITES sites: access_probes_shed replaces each link that
+ * loses a site by one with the rest, and one link per object made every
+ * shed of an estimation run register its 2,600 other sites again (lbzip2:
+ * 40-300 ms a shed, a shed at a time, its hot sites trapping meanwhile). */
 static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
 {
 	const struct site_set *set = ap->set;
 	unsigned long *offs = xcalloc(set->n, sizeof(*offs));
 	__u64 *cookies = xcalloc(set->n, sizeof(*cookies));
 	size_t *idx = xcalloc(set->n, sizeof(*idx));
-	size_t i, j, k;
+	size_t i, j, k, chunk = ap->run_events ? ACCESS_LINK_SITES : set->n;
 
 	for (i = 0; i < set->n; i = j) {
 		size_t n = 0;
@@ -384,7 +392,9 @@ static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
 		for (k = i; k < j; k++)
 			if (!pick || pick[k])
 				idx[n++] = k;
-		access_attach_list(ap, set->sites[i].object, pid, idx, n, offs, cookies);
+		for (k = 0; k < n; k += chunk)
+			access_attach_list(ap, set->sites[i].object, pid, idx + k,
+					   n - k < chunk ? n - k : chunk, offs, cookies);
 	}
 	free(offs);
 	free(cookies);
@@ -585,6 +595,7 @@ void access_probes_reset(struct access_probes *ap)
 	access_array_zero(ap->skel->maps.site_hits, false);
 	if (ap->run_events) {
 		access_array_zero(ap->skel->maps.site_cap, false);
+		access_array_zero(ap->skel->maps.run_hits, false);
 		access_map_empty(ap->skel->maps.thread_hits);
 	}
 	access_array_zero(ap->skel->maps.access_stats, true);

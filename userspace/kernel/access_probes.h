@@ -103,6 +103,10 @@ struct access_probes_opts {
 	/* run_events: a site's hits past probe_cap in a run (0: no cap) are not
 	 * probed: no event, and access_probes_shed takes its uprobe away. */
 	uint64_t probe_cap;
+	/* run_events, with probe_cap: the run's budget of hits at its sites
+	 * (0: none); once spent, every site hotter than probe_cap / 8 closes
+	 * (probes/access.bpf.c). */
+	uint64_t probe_budget;
 	/* Called between open and load (share the scheduler's maps). */
 	int (*before_load)(struct bpf_object *obj, void *arg);
 	void *before_load_arg;

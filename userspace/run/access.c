@@ -781,6 +781,7 @@ int access_campaign_begin(struct campaign *c)
 	c->sess.aprog = c->ti.path;
 	c->sess.steer_cap = c->o->steer_cap;
 	c->sess.probe_cap = c->o->probe_cap;
+	c->sess.probe_budget = c->o->probe_budget;
 	return 0;
 }
 
@@ -881,10 +882,11 @@ static void probe_cap_check(struct onerun *r, struct access_run *ar)
 				 strerror(-got));
 		else
 			log_debug("run: %d access sites closed by the probe cap (%" PRIu64
-				  " hits a thread) unprobed %.3g s into the run, in %.3g ms; %zu "
+				  " hits a thread) or budget (%" PRIu64
+				  " hits a run) unprobed %.3g s into the run, in %.3g ms; %zu "
 				  "still probed",
-				  got, cap, (now_ns() - r->t0) / 1e9, ns / 1e6,
-				  ap->attached - ap->nshed);
+				  got, cap, r->sess->probe_budget, (now_ns() - r->t0) / 1e9,
+				  ns / 1e6, ap->attached - ap->nshed);
 	}
 	if (ap->shedding || !ap->ngroups)
 		return;

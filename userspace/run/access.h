@@ -35,6 +35,11 @@ void access_run_commit(struct campaign *c, struct onerun *r);
 void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings);
 void access_run_free(struct onerun *r);
 void access_run_config_json(const struct campaign *c, const struct onerun *r, struct json *j);
+/* The ended run's configuration CFG (a JSON object, taken) with what its
+ * access probes counted added as "access_probes": hits (trapped), events,
+ * unprobed (past the probe cap), closed (sites), budget_closed (of those,
+ * by the probe budget). CFG itself without --access. */
+char *access_run_config_counted(const struct onerun *r, char *cfg);
 
 /* The run in flight. */
 void access_hook_launched(struct onerun *r);

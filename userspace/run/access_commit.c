@@ -185,6 +185,13 @@ void access_campaign_end(struct campaign *c)
 			"warnings name the sites)\n",
 			ac->capped, ac->capped == 1 ? "" : "s", ac->capped_runs,
 			ac->capped_runs == 1 ? "" : "s", c->o->probe_cap);
+	if (ac->budget_runs && (!c->o->json || c->tty))
+		fprintf(stderr,
+			"concsched: access: the probe budget (%" PRIu64
+			" hits a run) was spent in %" PRIu64 " run%s, which closed %" PRIu64
+			" hot sites at once (--probe-budget)\n",
+			c->o->probe_budget, ac->budget_runs, ac->budget_runs == 1 ? "" : "s",
+			ac->budget_closed);
 	for (i = 0; i < ac->nvars; i++) {
 		free(ac->vars[i].reads);
 		free(ac->vars[i].writes);
@@ -252,7 +259,7 @@ static void unsteered_sites(struct campaign *c, struct onerun *r, struct access_
  * "unprobed" warning each, so the report says what was not seen. */
 static void unprobed_sites(struct campaign *c, struct onerun *r, struct access_campaign *ac)
 {
-	uint64_t cap = r->sess->probe_cap, n = 0;
+	uint64_t cap = r->sess->probe_cap, n = 0, budget;
 	char what[200];
 	size_t i;
 
@@ -273,12 +280,17 @@ static void unprobed_sites(struct campaign *c, struct onerun *r, struct access_c
 		store_record_warning(c->st, "unprobed", what, site ? &site : NULL, site ? 1 : 0,
 				     NULL, NULL);
 	}
-	log_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed; %" PRIu64
-		  " hits past it trapped before their uprobes went",
-		  n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED),
-		  access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED));
+	budget = access_probes_stat(&r->sess->ap, CS_ASTAT_BUDGET);
+	log_debug("run: %" PRIu64 " access sites past the probe cap, %" PRIu64 " closed (%" PRIu64
+		  " by the probe budget); %" PRIu64
+		  " hits past it trapped before their uprobes went, of %" PRIu64 " hits",
+		  n, access_probes_stat(&r->sess->ap, CS_ASTAT_CAPPED), budget,
+		  access_probes_stat(&r->sess->ap, CS_ASTAT_UNPROBED),
+		  access_probes_stat(&r->sess->ap, CS_ASTAT_HITS));
 	ac->capped += n;
 	ac->capped_runs += n > 0;
+	ac->budget_closed += budget;
+	ac->budget_runs += budget > 0;
 }
 
 /* Store the run's tasks and warnings (inside the run's transaction). */
@@ -370,6 +382,30 @@ void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t 
 	*warnings = races_warning_count(metrics_races(ar->m)) + metrics_deadlocks(ar->m)->count;
 }
 
+char *access_run_config_counted(const struct onerun *r, char *cfg)
+{
+	struct access_probes *ap = r->sess ? &r->sess->ap : NULL;
+	const char *end = cfg ? strrchr(cfg, '}') : NULL;
+	struct json_mem m;
+	char *counts, *out;
+
+	if (!r->acc || !ap || !r->sess->ap_open || !end)
+		return cfg;
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	json_kv_uint(&m.j, "hits", access_probes_stat(ap, CS_ASTAT_HITS));
+	json_kv_uint(&m.j, "events", access_probes_stat(ap, CS_ASTAT_EVENTS));
+	json_kv_uint(&m.j, "unprobed", access_probes_stat(ap, CS_ASTAT_UNPROBED));
+	json_kv_uint(&m.j, "closed", access_probes_stat(ap, CS_ASTAT_CAPPED));
+	json_kv_uint(&m.j, "budget_closed", access_probes_stat(ap, CS_ASTAT_BUDGET));
+	json_obj_end(&m.j);
+	counts = json_mem_close(&m);
+	out = xasprintf("%.*s,\"access_probes\":%s}", (int)(end - cfg), cfg, counts);
+	free(counts);
+	free(cfg);
+	return out;
+}
+
 /* The run's access configuration, for its strategy JSON (replay). */
 void access_run_config_json(const struct campaign *c, const struct onerun *r, struct json *j)
 {
@@ -396,6 +432,7 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 	json_kv_uint(j, "candidates", ac->set.n);
 	json_kv_uint(j, "steer_cap", o->steer_cap);
 	json_kv_uint(j, "probe_cap", o->probe_cap);
+	json_kv_uint(j, "probe_budget", o->probe_budget);
 	if (r->acc && r->acc->explore)
 		json_kv_bool(j, "explore", true);
 	mask = access_mask_format(r->acc && r->acc->explore ? NULL : ac->shared_site, ac->set.n);

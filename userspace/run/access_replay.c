@@ -65,6 +65,8 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	o->steer_cap = json_get_int(obj, "steer_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
 	/* And its probe cap (runs from before it had none). */
 	o->probe_cap = json_get_int(obj, "probe_cap", &cap) || cap < 0 ? 0 : (uint64_t)cap;
+	/* And its probe budget (runs from before it had none). */
+	o->probe_budget = json_get_int(obj, "probe_budget", &cap) || cap < 0 ? 0 : (uint64_t)cap;
 	err = access_collect_sites(c, ac);
 	if (!err && (int64_t)ac->set.n != cand) {
 		log_err("the program now has %zu candidate access sites, the run had %" PRId64
@@ -89,6 +91,7 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 	c->sess.aprog = c->ti.path;
 	c->sess.steer_cap = o->steer_cap;
 	c->sess.probe_cap = o->probe_cap;
+	c->sess.probe_budget = o->probe_budget;
 	return 0;
 }
 

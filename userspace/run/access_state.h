@@ -85,6 +85,8 @@ struct access_campaign {
 	uint64_t unsteered;		 /* hits past a site's steering cap (--steer-cap) */
 	uint64_t capped;		 /* sites past the probe cap (--probe-cap), */
 	uint64_t capped_runs;		 /* in so many runs */
+	uint64_t budget_closed;		 /* sites closed by the probe budget, */
+	uint64_t budget_runs;		 /* in so many runs */
 	unsigned explored, explored_new; /* exploration runs, those that found more */
 	/* replay: the filters read back from the run's JSON */
 	char **inc, **exc, **objs;

@@ -39,7 +39,7 @@ void run_session_close(struct run_session *s)
 {
 	const struct site_set *aset = s->aset;
 	const char *aprog = s->aprog;
-	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap;
+	uint64_t steer_cap = s->steer_cap, probe_cap = s->probe_cap, probe_budget = s->probe_budget;
 	bool sched_target = s->sched_target;
 
 	if (s->ctl)
@@ -61,6 +61,7 @@ void run_session_close(struct run_session *s)
 	s->aprog = aprog;
 	s->steer_cap = steer_cap; /* the campaign's, like aset (it was lost) */
 	s->probe_cap = probe_cap;
+	s->probe_budget = probe_budget;
 	s->sched_target = sched_target; /* closed: not to be loaded again */
 }
 
@@ -141,6 +142,7 @@ static int session_access(struct run_session *s)
 	ao.steer_cap = s->steer_cap;
 	ao.steer_sample = STEER_SAMPLE;
 	ao.probe_cap = s->probe_cap;
+	ao.probe_budget = s->probe_budget;
 	ao.before_load = share_maps_ap;
 	ao.before_load_arg = s;
 	err = access_probes_load(&s->ap, s->aset, &ao);

@@ -57,6 +57,9 @@ struct json;
 #define STEER_DEFAULT_CAP 500  /* steered hits per access site and run ... */
 #define STEER_SAMPLE	  64   /* ... then 1 in this many */
 #define PROBE_DEFAULT_CAP 2000 /* probed hits per access site and run */
+#define PROBE_BUDGET_FACTOR                                                                        \
+	10 /* hits at access sites a run, then the hot                                             \
+	    * sites close: this times the probe cap */
 
 struct run_opts {
 	const char *strategy;
@@ -100,6 +103,9 @@ struct run_opts {
 	uint64_t probe_cap; /* --probe-cap: probed hits per access site and run,
 			     * then its uprobe goes (0: no cap) */
 	bool probe_cap_set;
+	uint64_t probe_budget; /* --probe-budget: hits at access sites a run,
+				* then every hot site closes (0: none) */
+	bool probe_budget_set;
 	const char **site_objects; /* --sites-object */
 	size_t nsite_objects;
 	const char **suppressions; /* --suppressions: race warnings not reported */
@@ -127,8 +133,9 @@ struct run_session {
 	const struct site_set *aset;
 	const char *aprog; /* whose allocator the access probes follow */
 	struct access_probes ap;
-	uint64_t steer_cap; /* of ap's load (run_opts.steer_cap) */
-	uint64_t probe_cap; /* of ap's load (run_opts.probe_cap) */
+	uint64_t steer_cap;    /* of ap's load (run_opts.steer_cap) */
+	uint64_t probe_cap;    /* of ap's load (run_opts.probe_cap) */
+	uint64_t probe_budget; /* of ap's load (run_opts.probe_budget) */
 	bool ap_open;
 	bool ap_kicked;
 	/* The sync probes' event ring buffer, mapped once for the session
