@@ -6,10 +6,11 @@
 # linked 4-thread program, the guest's sched_ext and BTF, and /out coming
 # back; the second checks --timeout (124, bounded, qemu gone, /out kept);
 # the third that a guest kernel panic is reported (125) with its log.
-# The rest are argument and environment errors that never boot.
+# Then stalled boots (--boot-limit, CONCSCHED_VM_BOOT_LIMIT). The rest
+# are argument and environment errors that never boot.
 source "$(dirname "$0")/../lib.sh"
 need_vm
-plan 42
+plan 46
 
 work=$(mktemp -d /tmp/vm-runner-test.XXXXXX)
 # qemu's command line holds its temp dir; a private TMPDIR lets pgrep find
@@ -28,6 +29,10 @@ like "$(cat "$work/help")" 'Examples:' "--help has examples"
 is "$?" 2 "no command: exit 2"
 "$CS" vm --cpus zero -- true >/dev/null 2>"$work/e"
 is "$?" 2 "bad --cpus: exit 2"
+CONCSCHED_VM_BOOT_LIMIT=soon "$CS" vm -- true >/dev/null 2>"$work/e"
+is "$?" 2 "bad CONCSCHED_VM_BOOT_LIMIT: exit 2"
+like "$(cat "$work/e")" 'CONCSCHED_VM_BOOT_LIMIT=soon: want seconds, 1 to 3600' \
+	"bad CONCSCHED_VM_BOOT_LIMIT: one-line error"
 "$CS" vm -- no-such-command-xyz >/dev/null 2>"$work/e"
 is "$?" 2 "unknown command: exit 2"
 like "$(cat "$work/e")" 'no-such-command-xyz: command not found' "unknown command: one-line error"
@@ -118,4 +123,9 @@ like "$(grep '^concsched: vm:' "$work/err4" | tail -1)" 'did not start the comma
 	"all stalled: one-line reason"
 ok "$(pgrep -f "$TMPDIR" >/dev/null; [ $? -ne 0 ]; echo $?)" "stalled boots: no qemu left behind"
 is "$(ls -A "$TMPDIR")" "" "stalled boots: temporary files removed"
+# The tests' CONCSCHED_VM_BOOT_LIMIT (tests/lib.sh) sets the same limit.
+CONCSCHED_VM_BOOT_LIMIT=1 "$CS" vm -- /bin/true >/dev/null 2>"$work/err5"
+is "$?" 125 "CONCSCHED_VM_BOOT_LIMIT=1: every boot stalled, exit 125"
+like "$(grep '^concsched: vm:' "$work/err5" | tail -1)" 'did not start the command within 1 s' \
+	"CONCSCHED_VM_BOOT_LIMIT=1: the limit was 1 s"
 done_testing
