@@ -244,8 +244,18 @@ static void test_access_decision(void)
 	c.contended_vars = 1;
 	c.est_access_ns = 2100000000ULL; /* 2.1 s probed against 0.1 s without */
 	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
-	tap_ok(!on && strstr(why, "20 times"), "a probed run 21 times the plain one: off (%s)",
+	tap_ok(on, "21 times the plain run, but 40 probed hits (1.2 ms) cannot explain it: on (%s)",
 	       why);
+	c.est_accesses = 20000;
+	c.est_dropped = 13334; /* 33,334 hits x 30 us = 1.0 s: half the 2.0 s excess */
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(!on && strstr(why, "20 times"),
+	       "21 times with 33,334 probed hits (dropped ones too) explaining half: off (%s)",
+	       why);
+	c.est_dropped = 13332;
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(on, "... 2 hits fewer, less than half explained: on (%s)", why);
+	c.est_dropped = 13334;
 	on = strat_portfolio_access_affordable(&c, 110000000ULL, &why);
 	tap_ok(on, "19 times: on (%s)", why);
 	c.est_access_ns = 900000000ULL; /* 0.9 s: fixed costs */
@@ -310,12 +320,14 @@ static void test_warmup(void)
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
 	       "run 1 (map): access points, in parallel");
+	tap_ok(!f.r.no_access_probes, "... its accesses probed");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 12, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
 		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
 	       "run 2 (random): synchronization points only, in parallel");
+	tap_ok(f.r.no_access_probes, "... and no access probed: random's own run without --access");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 13, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
@@ -573,7 +585,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(52);
+	tap_plan(56);
 	test_registry();
 	test_access_decision();
 	test_warmup();

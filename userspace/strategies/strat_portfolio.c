@@ -254,8 +254,13 @@ bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t 
 		*why = "the estimation run made more than " PF_ACCESS_MAX_TEXT " probed accesses";
 		return false;
 	}
+	/* The time rule counts only a slowdown the probes can explain: a
+	 * run that was slow for other reasons (a loaded machine, the first
+	 * run after a VM's boot) with a few hundred probed hits says
+	 * nothing about the probes' cost. */
 	if (plain_ns && c->est_access_ns > PF_ACCESS_SMALL_NS &&
-	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns) {
+	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns &&
+	    (c->est_accesses + c->est_dropped) * PF_HIT_NS >= (c->est_access_ns - plain_ns) / 2) {
 		*why = "the estimation run with its accesses probed took more than 20 times the "
 		       "run without";
 		return false;
@@ -442,6 +447,7 @@ static void pf_run_begin(struct strategy *s, struct strat_run *r)
 	if (!a->spec->access) {
 		r->flags &= ~(unsigned)STRAT_F_ACCESS_POINTS;
 		r->access_points = false;
+		r->no_access_probes = true;
 	}
 	strategy_run_begin(a->s, r);
 }
