@@ -277,8 +277,8 @@ static void test_access_decision(void)
 /* The warm-up, in strat_portfolio_arms[] order, and each arm's run as the loop sees it. */
 static void test_warmup(void)
 {
-	static const char *const order[] = { "map",   "random", "pct:3 --access", "random --access",
-					     "fpair", "pct:3" };
+	static const char *const order[] = { "pct:3 --access", "random --access", "map",
+					     "fpair",	       "random",	  "pct:3" };
 	struct camp k;
 	struct frun f;
 	size_t i;
@@ -295,8 +295,8 @@ static void test_warmup(void)
 		}
 		free(arm);
 	}
-	tap_ok(in_order, "with access: the warm-up runs map, random, pct:3 --access, "
-			 "random --access, fpair, pct:3, once each");
+	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, map, "
+			 "fpair, random, pct:3, once each");
 	camp_end(&k);
 
 	camp_begin(&k, 7, false, 0, 100);
@@ -318,28 +318,28 @@ static void test_warmup(void)
 	camp_begin(&k, 7, false, 1, 100);
 	run_begin(&k, &f, 11, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 1 (map): access points, in parallel");
+		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
+	       "run 1 (pct:3 --access): access points, serial by priorities");
 	tap_ok(!f.r.no_access_probes, "... its accesses probed");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 12, true);
-	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
-		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 2 (random): synchronization points only, in parallel");
-	tap_ok(f.r.no_access_probes, "... and no access probed: random's own run without --access");
+	       "run 2 (random --access): access points too, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 13, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
-	       "run 3 (pct:3 --access): access points, serial by priorities");
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 3 (map): access points, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 14, true);
-	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 4 (random --access): access points too, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 15, true);
+	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
+		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 5 (random): synchronization points only, in parallel");
+	tap_ok(f.r.no_access_probes, "... and no access probed: random's own run without --access");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 16, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && strat_run_has(&f.r, STRAT_F_SERIAL) &&
