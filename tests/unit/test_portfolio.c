@@ -9,6 +9,7 @@
  * same choices from the same seed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,8 +244,18 @@ static void test_access_decision(void)
 	c.contended_vars = 1;
 	c.est_access_ns = 2100000000ULL; /* 2.1 s probed against 0.1 s without */
 	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
-	tap_ok(!on && strstr(why, "20 times"), "a probed run 21 times the plain one: off (%s)",
+	tap_ok(on, "21 times the plain run, but 40 probed hits (1.2 ms) cannot explain it: on (%s)",
 	       why);
+	c.est_accesses = 20000;
+	c.est_dropped = 13334; /* 33,334 hits x 30 us = 1.0 s: half the 2.0 s excess */
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(!on && strstr(why, "20 times"),
+	       "21 times with 33,334 probed hits (dropped ones too) explaining half: off (%s)",
+	       why);
+	c.est_dropped = 13332;
+	on = strat_portfolio_access_affordable(&c, 100000000ULL, &why);
+	tap_ok(on, "... 2 hits fewer, less than half explained: on (%s)", why);
+	c.est_dropped = 13334;
 	on = strat_portfolio_access_affordable(&c, 110000000ULL, &why);
 	tap_ok(on, "19 times: on (%s)", why);
 	c.est_access_ns = 900000000ULL; /* 0.9 s: fixed costs */
@@ -266,8 +277,8 @@ static void test_access_decision(void)
 /* The warm-up, in strat_portfolio_arms[] order, and each arm's run as the loop sees it. */
 static void test_warmup(void)
 {
-	static const char *const order[] = { "pct:3 --access", "random --access", "fpair", "random",
-					     "pct:3" };
+	static const char *const order[] = { "pct:3 --access", "random --access", "map",
+					     "fpair",	       "random",	  "pct:3" };
 	struct camp k;
 	struct frun f;
 	size_t i;
@@ -284,8 +295,8 @@ static void test_warmup(void)
 		}
 		free(arm);
 	}
-	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, fpair, "
-			 "random, pct:3, once each");
+	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, map, "
+			 "fpair, random, pct:3, once each");
 	camp_end(&k);
 
 	camp_begin(&k, 7, false, 0, 100);
@@ -309,6 +320,7 @@ static void test_warmup(void)
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
 		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
 	       "run 1 (pct:3 --access): access points, serial by priorities");
+	tap_ok(!f.r.no_access_probes, "... its accesses probed");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 12, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
@@ -316,17 +328,23 @@ static void test_warmup(void)
 	       "run 2 (random --access): access points too, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 13, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 3 (map): access points, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 14, true);
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 15, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
 		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 4 (random): synchronization points only, in parallel");
+	       "run 5 (random): synchronization points only, in parallel");
+	tap_ok(f.r.no_access_probes, "... and no access probed: random's own run without --access");
 	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 15, true);
+	run_begin(&k, &f, 16, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && strat_run_has(&f.r, STRAT_F_SERIAL) &&
 		       f.r.sched_serial == CS_SERIAL_PRIO,
-	       "run 5 (pct:3): serial by priorities, no access points");
+	       "run 6 (pct:3): serial by priorities, no access points");
 	run_end(&k, &f, 100000000, false);
 	camp_end(&k);
 }
@@ -476,6 +494,67 @@ static void test_share_moves(void)
 	       late_b);
 }
 
+/* The floor (PF_FLOOR 2): with 3 arms on and n runs begun, an arm below
+ * n / 6 runs next, whatever the indices; the one furthest below first. */
+static void test_floor(void)
+{
+	struct portfolio pf;
+	size_t i, a, least = SIZE_MAX;
+
+	memset(&pf, 0, sizeof(pf));
+	rng_seed(&pf.rng, 1);
+	for (i = 0; i < 3; i++) {
+		pf.arm[i].spec = &strat_portfolio_arms[i];
+		pf.arm[i].on = true;
+		pf.arm[i].begun = 1;
+	}
+	/* n = 29: floor 29 / 6 = 4; arm 2 (3 runs, value 0) is below it. */
+	pf.arm[0].ended = 20;
+	pf.arm[0].value = 10;
+	pf.arm[1].ended = 6;
+	pf.arm[1].value = 9;
+	pf.arm[2].ended = 3;
+	pf.arm[2].value = 0;
+	pf.best = 10;
+	tap_is_int(strat_portfolio_arms_on(&pf), 3, "three arms on");
+	tap_is_int(strat_portfolio_choose(&pf), 2,
+		   "n = 29: arm 2 (3 runs < 29 / 6 = 4) runs, though its index is the lowest");
+	/* n = 28: floor 4 again; arm 2 in flight: 4 runs, not below. UCB1:
+	 * 1 + sqrt(2 ln 28 / 19) = 1.592; 0.9 + sqrt(2 ln 28 / 5) = 2.054;
+	 * 0 + sqrt(2 ln 28 / 4) = 1.290 -> arm 1. */
+	pf.arm[0].ended = 19;
+	pf.arm[1].ended = 5;
+	pf.arm[2].inflight = 1;
+	tap_is_int(strat_portfolio_choose(&pf), 1,
+		   "n = 28 with arm 2 at 4 runs: UCB1 again (arm 1)");
+	/* Two below (n = 36, floor 6): arms 1 (5) and 2 (4): the one furthest below. */
+	pf.arm[0].ended = 27;
+	tap_is_int(strat_portfolio_choose(&pf), 2, "two below the floor: the one with fewer runs");
+	/* Over 600 runs with arm 0's rewards always the best, every arm keeps
+	 * at least n / 6 - 1 of them. */
+	memset(&pf, 0, sizeof(pf));
+	rng_seed(&pf.rng, 3);
+	for (i = 0; i < 3; i++) {
+		pf.arm[i].spec = &strat_portfolio_arms[i];
+		pf.arm[i].on = true;
+	}
+	for (i = 1; i <= 600; i++) {
+		size_t k, own;
+
+		a = strat_portfolio_choose(&pf);
+		pf.arm[a].begun++;
+		strat_portfolio_reward(&pf, &pf.arm[a], a == 0 ? 100.0 : 0.0);
+		for (k = 0; k < 3; k++) {
+			own = (size_t)pf.arm[k].ended;
+			if (i / 6 > own + 1 && own < least)
+				least = own;
+		}
+	}
+	tap_ok(least == SIZE_MAX, "600 runs, arm 0 always best: no arm ever below n / 6 - 1 runs");
+	tap_ok(pf.arm[0].ended >= 300, "... and arm 0 still gets most of them (%" PRIu64 ")",
+	       pf.arm[0].ended);
+}
+
 static void choices(uint64_t seed, char *buf, size_t len)
 {
 	struct camp k;
@@ -506,7 +585,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(45);
+	tap_plan(56);
 	test_registry();
 	test_access_decision();
 	test_warmup();
@@ -514,6 +593,7 @@ int main(void)
 	test_reward_and_note();
 	test_ucb1();
 	test_share_moves();
+	test_floor();
 	test_seed();
 	return tap_done();
 }

@@ -459,7 +459,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	r->timeout_s = campaign_run_timeout(c);
 	r->grace_s = onerun_grace_s(r->timeout_s);
 	strategy_run_begin(s, &r->sr);
-	if (c->acc)
+	if (c->acc && !r->sr.no_access_probes)
 		access_run_begin(c, r, false);
 	cfg = run_config_json(c, r);
 	declog_init(&r->log, r->seed, cfg);

@@ -267,6 +267,7 @@ void access_campaign_estimated(struct campaign *c)
 			 ACCESS_EXPLORE_LATER);
 	c->sc.contended_vars = ac->nsteer;
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
+	c->sc.est_dropped = ac->est_runs ? ac->est_dropped / ac->est_runs : 0;
 }
 
 /* An exploration run has ended (in its transaction): what it found shared

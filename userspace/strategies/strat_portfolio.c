@@ -5,9 +5,9 @@
  *
  * The arms are strategy instances made through the registry: `random` and
  * `pct:3` at synchronization points, and, when access probing is on,
- * `random` and `pct:3` at memory accesses too and `fpair` (the strategies
- * that found the bugs between plain accesses: docs/perf.md's corpus table,
- * issue 30's 18 programs). Each run is one arm's: run_begin picks it and
+ * `map`, `random` and `pct:3` at memory accesses too and `fpair` (the
+ * strategies that found the bugs between plain accesses: docs/perf.md's
+ * corpus table, issue 30's 18 programs). Each run is one arm's: run_begin picks it and
  * every callback of that run goes to it; its per-run state stays in
  * r->priv, ours in r->wrap, so a callback the arm makes the loop run from
  * inside another (r->drain) reaches the same arm. run_begin also narrows
@@ -15,8 +15,10 @@
  * arm's, which the loop reads per run.
  *
  * Choice: a warm-up runs each arm once, in the order of
- * strat_portfolio_arms[] (the access arms first); then UCB1 (Auer et al.
- * 2002) over each arm's reward: a run's reward is what it
+ * strat_portfolio_arms[]; then an arm whose share of the runs fell below
+ * half an equal share runs (PF_FLOOR: the rewards measure coverage, not
+ * bugs, and must not starve the arm that finds this program's bug); else
+ * UCB1 (Auer et al. 2002) over each arm's reward: a run's reward is what it
  * added per second of its run time, (new tasks of the arm's metric +
  * PF_W_WARNING x new race and lock-order warnings + PF_W_FAILURE if it
  * failed) / seconds, and an arm's value is the exponentially weighted mean
@@ -67,14 +69,22 @@
 #define PF_MIN_SECONDS	 0.01 /* a run's time, at least (no division by ~0) */
 #define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
 
-extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops;
+extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops,
+	strat_map_ops;
 
-/* The access arms first: in docs/perf.md's corpus table they find the
- * synchronization bugs too (pcta and randoma every one of them in 5 of 5
- * seeds), and the bugs between plain accesses only they find. */
+/* The warm-up's order, from docs/perf.md's corpus table: the access arms
+ * first (they find the synchronization bugs too, in 1-5 runs, and the
+ * bugs between plain accesses only they find), pct:3 --access and random
+ * --access first (race_torn_pair, race_flag_token, race_one_of_10/20,
+ * race_no_lock), then map (race_uaf in 1 run, race_trylock_wrap,
+ * race_ws_deque), fpair, then the synchronization arms. With map first
+ * and random second (2026-11-29, docs/studies/portfolio-2026-11-29.md)
+ * race_uaf took 1 run, but the programs pct:3 --access finds took twice
+ * as many. */
 const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
 	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs" },
+	{ "map", "map", &strat_map_ops, NULL, true, "map" },
 	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
 	{ "random", "random", &strat_noise_random_ops, NULL, false, "sp" },
 	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp" },
@@ -246,8 +256,13 @@ bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t 
 		*why = "the estimation run made more than " PF_ACCESS_MAX_TEXT " probed accesses";
 		return false;
 	}
+	/* The time rule counts only a slowdown the probes can explain: a
+	 * run that was slow for other reasons (a loaded machine, the first
+	 * run after a VM's boot) with a few hundred probed hits says
+	 * nothing about the probes' cost. */
 	if (plain_ns && c->est_access_ns > PF_ACCESS_SMALL_NS &&
-	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns) {
+	    c->est_access_ns > PF_ACCESS_SLOWDOWN * plain_ns &&
+	    (c->est_accesses + c->est_dropped) * PF_HIT_NS >= (c->est_access_ns - plain_ns) / 2) {
 		*why = "the estimation run with its accesses probed took more than 20 times the "
 		       "run without";
 		return false;
@@ -371,9 +386,9 @@ double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a,
 
 size_t strat_portfolio_choose(struct portfolio *pf)
 {
-	size_t i, k = 0, ntie = 0, tie[PF_NARMS];
+	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved = PF_NARMS;
 	double best = -INFINITY;
-	uint64_t n = 0;
+	uint64_t n = 0, na, floor_runs, least = UINT64_MAX;
 
 	/* Warm-up: each arm once, in order. */
 	for (i = 0; i < PF_NARMS; i++)
@@ -382,6 +397,20 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 	for (i = 0; i < PF_NARMS; i++)
 		if (pf->arm[i].on)
 			n += pf->arm[i].ended + pf->arm[i].inflight;
+	/* The floor: an arm below n / (PF_FLOOR x arms) runs now (the one
+	 * furthest below; the first in order on a tie). */
+	floor_runs = n / (PF_FLOOR * strat_portfolio_arms_on(pf));
+	for (i = 0; i < PF_NARMS; i++) {
+		if (!pf->arm[i].on)
+			continue;
+		na = pf->arm[i].ended + pf->arm[i].inflight;
+		if (na < floor_runs && na < least) {
+			least = na;
+			starved = i;
+		}
+	}
+	if (starved < PF_NARMS)
+		return starved;
 	for (i = 0; i < PF_NARMS; i++) {
 		double x;
 
@@ -420,6 +449,7 @@ static void pf_run_begin(struct strategy *s, struct strat_run *r)
 	if (!a->spec->access) {
 		r->flags &= ~(unsigned)STRAT_F_ACCESS_POINTS;
 		r->access_points = false;
+		r->no_access_probes = true;
 	}
 	strategy_run_begin(a->s, r);
 }
@@ -475,7 +505,7 @@ static void shares(const struct portfolio *pf, char *buf, size_t len)
 					      pf->arm[i].ended, pf->arm[i].value);
 }
 
-static size_t arms_on(const struct portfolio *pf)
+size_t strat_portfolio_arms_on(const struct portfolio *pf)
 {
 	size_t i, n = 0;
 
@@ -496,7 +526,7 @@ static void run_summary(const struct portfolio *pf, const struct pf_arm *a,
 	if (o->failed)
 		snprintf(buf, len, "portfolio run %" PRIu64 ": %s found a failure; runs so far %s",
 			 c->nruns, a->spec->name, sh);
-	else if (pf->ended == arms_on(pf))
+	else if (pf->ended == strat_portfolio_arms_on(pf))
 		snprintf(buf, len, "portfolio run %" PRIu64 ": warm-up done: %s", c->nruns, sh);
 	else if (pf->ended % PF_SUMMARY_EVERY == 0)
 		snprintf(buf, len, "portfolio run %" PRIu64 ": %s", c->nruns, sh);
@@ -601,12 +631,13 @@ static int pf_poll_ms(struct strategy *s, struct strat_run *r, int ms)
 
 const struct strategy_ops strat_portfolio_ops = {
 	.name = "portfolio",
-	.summary = "each run one of pct:3 --access, random --access, fpair (these three when "
-		   "the estimation run found a variable to race on, made at most 100,000 probed "
-		   "accesses and took at most 20x the run without), random and pct:3: a warm-up "
-		   "run each in that order, then a bandit (UCB1) on what a run adds per second "
-		   "(new tasks, warnings, failures); the progress line, failures and report name "
-		   "the arm",
+	.summary = "each run one of pct:3 --access, random --access, map, fpair, random and "
+		   "pct:3 (the first four, which steer accesses, when the estimation run found a "
+		   "variable "
+		   "to race on, made at most 100,000 probed accesses and took at most 20x the "
+		   "run without): a warm-up run each in that order, then a bandit (UCB1) on what "
+		   "a run adds per second (new tasks, warnings, failures), no arm below half an "
+		   "equal share; the progress line, failures and report name the arm",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,

@@ -143,6 +143,11 @@ struct strat_run {
 	struct strat_thread *threads; /* the loop's table (index = order seen) */
 	size_t nthreads;
 	bool access_points; /* probed accesses are decision points this run */
+	/* Set by run_begin: this run probes no access (the portfolio's
+	 * synchronization arms, so their runs are the strategy's own runs
+	 * without --access: no uprobe trap at every shared-variable access);
+	 * the loop skips the run's access probing and its race analysis. */
+	bool no_access_probes;
 	/* This run's flags and serial mode: the strategy's (onerun_init),
 	 * unless a wrapper's run_begin narrows them to the sub-strategy that
 	 * runs (portfolio). The loop reads these per run, not s->flags. */
@@ -190,6 +195,8 @@ struct strat_campaign {
 					* shared ones), 0 without --access */
 	uint64_t est_access_ns;	       /* --access: an estimation run's time (every
 					* candidate probed), 0 without --access */
+	uint64_t est_dropped;	       /* --access: probed hits per estimation run
+					* the ring buffer dropped (they trapped too) */
 	size_t cross_vars;	       /* --access: variables one thread writes and
 					* another reads, in no fork/join order and
 					* with no lock in common (strat_point.cross) */
