@@ -424,19 +424,26 @@ static void test_reward_and_note(void)
 	camp_end(&k);
 }
 
+/* A portfolio of its first n arms, all on, each begun `begun` times. */
+static void arms_fresh(struct portfolio *pf, size_t n, uint64_t seed, uint64_t begun)
+{
+	size_t i;
+
+	memset(pf, 0, sizeof(*pf));
+	rng_seed(&pf->rng, seed);
+	for (i = 0; i < n; i++) {
+		pf->arm[i].spec = &strat_portfolio_arms[i];
+		pf->arm[i].on = true;
+		pf->arm[i].begun = begun;
+	}
+}
+
 /* UCB1 on given values, hand-computed. */
 static void test_ucb1(void)
 {
 	struct portfolio pf;
-	size_t i;
 
-	memset(&pf, 0, sizeof(pf));
-	rng_seed(&pf.rng, 1);
-	for (i = 0; i < 3; i++) {
-		pf.arm[i].spec = &strat_portfolio_arms[i];
-		pf.arm[i].on = true;
-		pf.arm[i].begun = 1;
-	}
+	arms_fresh(&pf, 3, 1, 1);
 	pf.arm[0].ended = 2;
 	pf.arm[0].value = 4;
 	pf.arm[1].ended = 1;
@@ -475,12 +482,7 @@ static void test_share_moves(void)
 	size_t i, late_b = 0;
 	unsigned a_runs = 0;
 
-	memset(&pf, 0, sizeof(pf));
-	rng_seed(&pf.rng, 9);
-	for (i = 0; i < 2; i++) {
-		pf.arm[i].spec = &strat_portfolio_arms[i];
-		pf.arm[i].on = true;
-	}
+	arms_fresh(&pf, 2, 9, 0);
 	for (i = 0; i < 80; i++) {
 		size_t a = strat_portfolio_choose(&pf);
 		double x = a == 1 ? 2.0 : a_runs < 5 ? 10.0 : 0.0;
@@ -501,13 +503,7 @@ static void test_floor(void)
 	struct portfolio pf;
 	size_t i, a, least = SIZE_MAX;
 
-	memset(&pf, 0, sizeof(pf));
-	rng_seed(&pf.rng, 1);
-	for (i = 0; i < 3; i++) {
-		pf.arm[i].spec = &strat_portfolio_arms[i];
-		pf.arm[i].on = true;
-		pf.arm[i].begun = 1;
-	}
+	arms_fresh(&pf, 3, 1, 1);
 	/* n = 29: floor 29 / 6 = 4; arm 2 (3 runs, value 0) is below it. */
 	pf.arm[0].ended = 20;
 	pf.arm[0].value = 10;
@@ -532,12 +528,7 @@ static void test_floor(void)
 	tap_is_int(strat_portfolio_choose(&pf), 2, "two below the floor: the one with fewer runs");
 	/* Over 600 runs with arm 0's rewards always the best, every arm keeps
 	 * at least n / 6 - 1 of them. */
-	memset(&pf, 0, sizeof(pf));
-	rng_seed(&pf.rng, 3);
-	for (i = 0; i < 3; i++) {
-		pf.arm[i].spec = &strat_portfolio_arms[i];
-		pf.arm[i].on = true;
-	}
+	arms_fresh(&pf, 3, 3, 0);
 	for (i = 1; i <= 600; i++) {
 		size_t k, own;
 
