@@ -127,7 +127,8 @@ if have_python; then
 	is "$(json_get "$T/c.json" '[len(f["sites"]) for f in j["failures"]]')" "[2, 2]" \
 		"merged: each failure keeps its sites"
 	is "$(json_get "$T/c.json" '[(w["variable"], w["runs"], len(w["sites"])) for w in j["warnings"]]')" \
-		"[('balance', 4, 2), ('audit_count', 2, 1)]" "merged: warnings of both, with their sites"
+		"[('balance', 4, 2), ('audit_count', 2, 1), ('L1', 4, 0), ('L1', 2, 0)]" \
+		"merged: warnings of both, with their sites; two lock-order pairs on L1, runs counted once each"
 	is "$(json_get "$T/c.json" 'j["runs"]["overlapped"]')" 0 \
 		"merged: the two campaigns' runs at the same wall times are not 'beside' each other"
 else
