@@ -72,6 +72,11 @@ struct {
 	char msg[1024];
 } uei;
 
+/* The kernel's debug dump of an error exit (its CPUs, their tasks and
+ * what cs_dump / cs_dump_task add), copied in ops.exit. */
+#define CS_EXIT_DUMP_LEN 32768
+char uei_dump[CS_EXIT_DUMP_LEN];
+
 struct cs_park_timer {
 	struct bpf_timer timer;
 	__u32 tid;
@@ -986,10 +991,84 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(cs_init)
 	return scx_bpf_create_dsq(CS_DSQ_PARKED, -1);
 }
 
+/* scx_bpf_dump_bstr with printf arguments: one line of the debug dump. */
+#define cs_dumpf(fmt, args...)                                                                     \
+	({                                                                                         \
+		static char ___fmt[] = fmt;                                                        \
+		unsigned long long ___param[___bpf_narg(args)];                                    \
+                                                                                                   \
+		_Pragma("GCC diagnostic push")                                                     \
+			_Pragma("GCC diagnostic ignored \"-Wint-conversion\"")                     \
+				___bpf_fill(___param, args);                                       \
+		_Pragma("GCC diagnostic pop")                                                      \
+			scx_bpf_dump_bstr(___fmt, ___param, sizeof(___param));                     \
+	})
+
+/* Microseconds since ts (-1: never; 0 if another CPU's clock is ahead). */
+static __always_inline __s64 cs_age_us(__u64 now, __u64 ts)
+{
+	if (!ts)
+		return -1;
+	return ts > now ? 0 : (__s64)((now - ts) / 1000);
+}
+
+/* The dump's scheduler part: each target with threads, its counts and
+ * its serial token (why a thread waits is in these and cs_dump_task). */
+void BPF_STRUCT_OPS(cs_dump, struct scx_dump_ctx *dctx)
+{
+	struct cs_sched_shared *sh;
+	struct cs_target_state *ts;
+	struct cs_sched_stats *st;
+	__u32 t;
+
+	for (t = 0; t < CS_SCHED_MAX_TARGETS; t++) {
+		st = cs_stats(t);
+		if (!st->nr_threads)
+			continue;
+		ts = cs_tgt(t);
+		sh = cs_shared_of(t);
+		cs_dumpf(
+			"concsched target %u: threads %llu runnable %llu parked %lld released %lld "
+			"queued %d\n",
+			t, st->nr_threads, st->nr_runnable, sh ? sh->nr_parked : -1LL,
+			sh ? sh->nr_released : -1LL, scx_bpf_dsq_nr_queued(CS_DSQ_SHARED + t));
+		cs_dumpf("concsched target %u: serial %u owner %llu running %llu preempted %llu "
+			 "held %lld us wanted %llu; parks %llu releases %llu watchdog %llu\n",
+			 t, cs_serial(t), ts->serial_owner, ts->serial_owner_running,
+			 ts->serial_owner_preempted,
+			 cs_age_us(bpf_ktime_get_ns(), ts->serial_owner_ts), ts->token_wanted,
+			 st->parks, st->releases, st->watchdog);
+	}
+	cs_dumpf("concsched parked queue: %d\n", scx_bpf_dsq_nr_queued(CS_DSQ_PARKED));
+}
+
+/* The dump's line for one of our threads: where our state machine has it. */
+void BPF_STRUCT_OPS(cs_dump_task, struct scx_dump_ctx *dctx, struct task_struct *p)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = p->pid;
+	__u64 now = bpf_ktime_get_ns();
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	if (!tc) {
+		cs_dumpf("concsched: tid %u target %u, never at a point\n", tid, cs_task_target(p));
+		return;
+	}
+	cs_dumpf("concsched: tid %u target %u state %llu op %u gen %u cpu %u (now %d) reason %u\n",
+		 tid, tc->target, tc->state, tc->op, tc->park_gen, tc->cpu, scx_bpf_task_cpu(p),
+		 tc->release_reason);
+	cs_dumpf("concsched: tid %u since point %lld us, park %lld us, release %lld us; parks %llu "
+		 "watchdog %llu enq %u\n",
+		 tid, cs_age_us(now, tc->probe_ts), cs_age_us(now, tc->park_ts),
+		 cs_age_us(now, tc->release_ts), tc->nparks, tc->nwatchdog, tc->nenq);
+}
+
 void BPF_STRUCT_OPS(cs_exit, struct scx_exit_info *ei)
 {
 	bpf_probe_read_kernel_str(uei.reason, sizeof(uei.reason), ei->reason);
 	bpf_probe_read_kernel_str(uei.msg, sizeof(uei.msg), ei->msg);
+	if (ei->dump)
+		bpf_probe_read_kernel_str(uei_dump, sizeof(uei_dump), ei->dump);
 	uei.exit_code = ei->exit_code;
 	/* kind last: userspace polls it to learn the scheduler is gone */
 	__sync_lock_test_and_set(&uei.kind, (__s64)ei->kind);
@@ -1008,8 +1087,11 @@ struct sched_ext_ops concsched_ops = {
 	.disable = (void *)cs_disable,
 	.init = (void *)cs_init,
 	.exit = (void *)cs_exit,
+	.dump = (void *)cs_dump,
+	.dump_task = (void *)cs_dump_task,
 	.flags = SCX_OPS_SWITCH_PARTIAL | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
 	.timeout_ms = 5000,
+	.exit_dump_len = CS_EXIT_DUMP_LEN,
 	.name = "concsched",
 };
 

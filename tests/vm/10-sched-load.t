@@ -10,7 +10,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 22
+plan 26
 
 work=$(mktemp -d /tmp/sched-load.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -40,6 +40,16 @@ echo "rc=\$?"
 echo "== badwatchdog"
 "$CS" sched --watchdog-ms 4000 -- "$PROGS/four_threads" 2>&1
 echo "rc=\$?"
+echo "== stall"
+# Two fair-class CPU hogs on the guest's two vCPUs starve the target's
+# threads (sched_ext ranks below the fair class, and its deadline server
+# gives them 50 ms a second at most), far past a 200 ms stall timeout:
+# the kernel ejects the scheduler, and the exit prints its debug dump.
+sh -c 'while :; do :; done' & h1=\$!
+sh -c 'while :; do :; done' & h2=\$!
+"$CS" sched --timeout-ms 200 --watchdog-ms 100 -- "$PROGS/threads" 4 200000 2>&1
+echo "rc=\$?"
+kill \$h1 \$h2
 echo "== missing"
 "$CS" sched -- /no/such/prog 2>&1
 echo "rc=\$?"
@@ -74,6 +84,12 @@ is "$(jget "$six" sched_ext_state_during)" enabled "64-thread target ran under s
 
 like "$(section "$o" badwatchdog | tr '\n' ' ')" "watchdog 4000 ms must stay well under.*rc=2" \
 	"watchdog above timeout/2 rejected, exit 2"
+st=$(section "$o" stall)
+like "$st" "scheduler exit: runnable task stall \(kind 1026" "stall: the kernel ejected the scheduler"
+like "$st" "the kernel's debug dump of that exit" "stall: the exit prints the kernel's debug dump"
+like "$st" "concsched target 0: threads [1-9][0-9]* runnable [0-9]+ parked 0 released 0" \
+	"stall: the dump has the scheduler's per-target state (cs_dump)"
+like "$st" "concsched: tid [0-9]+ target 0" "stall: and the state of the target's threads (cs_dump_task)"
 like "$(section "$o" missing)" "rc=2" "missing program: exit 2"
 is "$(section "$o" end)" disabled "guest ends with sched_ext disabled"
 [ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -20 "$work/err")"

@@ -85,6 +85,7 @@ ld=\$!
 wait \$cs
 echo "attach_rc \$?"
 cat /tmp/att.out
+grep -v "attached to pid" /tmp/att.err | sed 's/^/att_err /'
 wait \$ld
 cat /tmp/load.out
 echo "races_access \$((\$(grep -c RACE /tmp/srv.err) - n0))"

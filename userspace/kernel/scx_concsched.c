@@ -828,6 +828,17 @@ void scx_concsched_print_exit(struct sched_ctl *c, FILE *f)
 		sched_exit_kind_name(u->kind), (long long)u->kind, (long long)u->exit_code,
 		u->reason[0] ? ": " : "", u->reason, u->msg[0] ? ": " : "", u->msg);
 	c->exit_printed = true;
+	/* An error exit (1024 and up): the kernel's debug dump, which says
+	 * where every CPU and every waiting thread was (cs_dump_task adds
+	 * our state of each), so that an ejection can be explained. */
+	if (u->kind >= 1024 && c->skel->bss->uei_dump[0]) {
+		const char *d = c->skel->bss->uei_dump;
+		size_t n = strnlen(d, sizeof(c->skel->bss->uei_dump));
+
+		fprintf(f, "concsched: the kernel's debug dump of that exit:\n%.*s%s", (int)n, d,
+			n && d[n - 1] != '\n' ? "\n" : "");
+		fprintf(f, "concsched: end of the debug dump\n");
+	}
 }
 
 void scx_concsched_quiesce(struct sched_ctl *c)
