@@ -585,6 +585,9 @@ struct cs_sched_stats {
 	__u64 release_rekicks;			  /* a released thread was still off its CPU
 						   * CS_RELEASE_RETRY_NS later: its CPU was
 						   * kicked again (a lost wakeup, counted)      */
+	__u64 timer_errors;			  /* a park's timer could not be armed: the
+						   * thread was released at once (a park
+						   * without a timer would stall it)           */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

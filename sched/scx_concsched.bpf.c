@@ -317,9 +317,19 @@ static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc, __u64 now
 
 static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t);
 
-static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline, __u32 retry)
+#define CS_EINVAL 22
+
+/* Arm tid's timer for deadline (absolute). False if the kernel did not:
+ * bpf_timer_init allocates and can fail (a kmalloc from ops.enqueue, with
+ * interrupts off), and a timer whose init failed makes every later start
+ * fail with -EINVAL, so that is retried here; a start from ops.enqueue is
+ * deferred to an irq_work on newer kernels and can fail for memory too.
+ * The caller must not leave a thread parked without its timer: nothing
+ * else would end the park before the kernel's stall watchdog. */
+static __always_inline bool cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline, __u32 retry)
 {
 	struct cs_park_timer *t, init = {};
+	long err;
 
 	t = bpf_map_lookup_elem(&cs_park_timers, &tid);
 	if (!t) {
@@ -327,14 +337,19 @@ static __always_inline void cs_arm_timer(__u32 tid, __u32 gen, __u64 deadline, _
 		bpf_map_update_elem(&cs_park_timers, &tid, &init, BPF_NOEXIST);
 		t = bpf_map_lookup_elem(&cs_park_timers, &tid);
 		if (!t)
-			return;
-		bpf_timer_init(&t->timer, &cs_park_timers, CLOCK_MONOTONIC);
-		bpf_timer_set_callback(&t->timer, cs_park_timer_fn);
+			return false;
 	}
 	t->tid = tid;
 	t->gen = gen;
 	t->retry = retry;
-	bpf_timer_start(&t->timer, deadline, BPF_F_TIMER_ABS);
+	err = bpf_timer_start(&t->timer, deadline, BPF_F_TIMER_ABS);
+	if (err == -CS_EINVAL) {
+		/* never initialised, or its init failed: (again) now */
+		bpf_timer_init(&t->timer, &cs_park_timers, CLOCK_MONOTONIC);
+		bpf_timer_set_callback(&t->timer, cs_park_timer_fn);
+		err = bpf_timer_start(&t->timer, deadline, BPF_F_TIMER_ABS);
+	}
+	return err == 0;
 }
 
 /* Release and wake the thread's CPU; its dispatch moves it home
@@ -398,11 +413,13 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 		cs_release_thread(tid, tc, CS_REL_DELAY);
 	else if (now >= bound)
 		cs_release_thread(tid, tc, CS_REL_WATCHDOG);
-	else /* not due by this CPU's clock (vCPU clocks differ): soon */
-		bpf_timer_start(&t->timer,
-				state == CS_TS_DELAYED && tc->deadline_ns < bound ? tc->deadline_ns
-										  : bound,
-				BPF_F_TIMER_ABS);
+	else if (bpf_timer_start(&t->timer, /* not due by this CPU's clock: soon */
+				 state == CS_TS_DELAYED && tc->deadline_ns < bound ? tc->deadline_ns
+										   : bound,
+				 BPF_F_TIMER_ABS)) {
+		__sync_fetch_and_add(&cs_stats(tc->target)->timer_errors, 1);
+		cs_release_thread(tid, tc, CS_REL_WATCHDOG);
+	}
 	return 0;
 }
 
@@ -449,7 +466,14 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	if (sh)
 		__sync_fetch_and_add(&sh->nr_parked, 1);
 	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(t), enq_flags);
-	cs_arm_timer(tid, gen, deadline, 0);
+	if (!cs_arm_timer(tid, gen, deadline, 0)) {
+		/* No timer: released at once (its CPU's dispatch takes it
+		 * home once this insert is committed), as if its watchdog
+		 * had fired; counted apart. */
+		__sync_fetch_and_add(&cs_stats(t)->timer_errors, 1);
+		cs_release_thread(tid, tc, CS_REL_WATCHDOG);
+		return true;
+	}
 	cs_check_all_parked(t, tid);
 	return true;
 }
@@ -1033,7 +1057,8 @@ void BPF_STRUCT_OPS(cs_dump, struct scx_dump_ctx *dctx)
 			t, st->nr_threads, st->nr_runnable, sh ? sh->nr_parked : -1LL,
 			sh ? sh->nr_released : -1LL, scx_bpf_dsq_nr_queued(CS_DSQ_SHARED + t));
 		cs_dumpf("concsched target %u: serial %u owner %llu running %llu preempted %llu "
-			 "held %lld us wanted %llu; parks %llu releases %llu watchdog %llu\n",
+			 "held %lld us wanted %llu; parks %llu releases %llu watchdog %llu timer "
+			 "errors %llu\n",
 			 t, cs_serial(t), ts->serial_owner, ts->serial_owner_running,
 			 ts->serial_owner_preempted,
 			 cs_age_us(bpf_ktime_get_ns(), ts->serial_owner_ts), ts->token_wanted,

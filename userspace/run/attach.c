@@ -745,14 +745,18 @@ static void report_text(struct attach *a, FILE *f)
 		fprintf(f, ": %" PRIu64 " points (%" PRIu64 " at accesses)", a->points, a->apoints);
 	else if (a->steer)
 		fprintf(f, ": %" PRIu64 " points", a->points);
-	if (a->steer)
+	if (a->steer) {
 		fprintf(f,
 			", %" PRIu64 " delays, %" PRIu64 " yields, %" PRIu64
-			" halts; scheduler %llu parks, %llu watchdog releases\n",
+			" halts; scheduler %llu parks, %llu watchdog releases",
 			a->host.ndelayed, a->host.nyields, a->host.nhalts,
 			(unsigned long long)a->sstats.parks,
 			(unsigned long long)a->sstats.watchdog);
-	else
+		if (a->sstats.timer_errors)
+			fprintf(f, " (%llu of them parks whose timer the kernel could not arm)",
+				(unsigned long long)a->sstats.timer_errors);
+		fputc('\n', f);
+	} else
 		fprintf(f, ": observed only\n");
 	if (a->steer)
 		fprintf(f,
