@@ -367,23 +367,35 @@ static void drop_site_links(struct access_probes *ap)
 	free(links);
 }
 
-/* Sites a link holds at most (concsched run; attach_picked). */
+/* Sites a link holds at most (concsched run; attach_picked), unless that
+ * would make more than ACCESS_MAX_GROUPS groups: each group is two links,
+ * two file descriptors, and the usual limit is 1,024 (zstd's 29,798
+ * sites in links of 32 were 1,862: "Too many open files", 2026-11-29). */
 #define ACCESS_LINK_SITES 32
+#define ACCESS_MAX_GROUPS 128
 
 /* Attach the sites i with pick[i] (NULL: all) of each object, object by
  * object (site_finder_find appends them so), in links of at most
- * ACCESS_LINK_SITES sites: access_probes_shed replaces each link that
- * loses a site by one with the rest, and one link per object made every
- * shed of an estimation run register its 2,600 other sites again (lbzip2:
- * 40-300 ms a shed, a shed at a time, its hot sites trapping meanwhile). */
+ * ACCESS_LINK_SITES sites (more when there are many: ACCESS_MAX_GROUPS):
+ * access_probes_shed replaces each link that loses a site by one with the
+ * rest, and one link per object made every shed of an estimation run
+ * register its 2,600 other sites again (lbzip2: 40-300 ms a shed, a shed
+ * at a time, its hot sites trapping meanwhile). */
 static void attach_picked(struct access_probes *ap, pid_t pid, const bool *pick)
 {
 	const struct site_set *set = ap->set;
 	unsigned long *offs = xcalloc(set->n, sizeof(*offs));
 	__u64 *cookies = xcalloc(set->n, sizeof(*cookies));
 	size_t *idx = xcalloc(set->n, sizeof(*idx));
-	size_t i, j, k, chunk = ap->run_events ? ACCESS_LINK_SITES : set->n;
+	size_t i, j, k, chunk = set->n, total = 0;
 
+	if (ap->run_events) {
+		for (i = 0; i < set->n; i++)
+			total += !pick || pick[i];
+		chunk = (total + ACCESS_MAX_GROUPS - 1) / ACCESS_MAX_GROUPS;
+		if (chunk < ACCESS_LINK_SITES)
+			chunk = ACCESS_LINK_SITES;
+	}
 	for (i = 0; i < set->n; i = j) {
 		size_t n = 0;
 
@@ -505,10 +517,11 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 		access_attach_allocs(ap, ap->alloc_object, pid);
 	if (ap->attach_err || !ap->attached) {
 		err = ap->attach_err ? ap->attach_err : -EOPNOTSUPP;
-		log_err("cannot attach access probes (%zu sites): %s (uprobe.multi needs Linux "
-			"6.6+ "
-			"and root)",
-			set->n, strerror(-err));
+		log_err("cannot attach access probes (%zu sites): %s (%s)", set->n, strerror(-err),
+			err == -EMFILE || err == -ENFILE
+				? "each link is a file descriptor: raise the limit, e.g. ulimit -n "
+				  "4096"
+				: "uprobe.multi needs Linux 6.6+ and root");
 		return err;
 	}
 	return 0;
