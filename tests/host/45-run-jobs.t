@@ -59,7 +59,11 @@ is "$("$CS" report "$T/sat" --json | python3 -c 'import json,sys; print(json.loa
 "$CS" run -s none -j 2 --time 2 -o "$T/time" -- /bin/sleep 0.3 >/dev/null 2>&1
 is "$?" 0 "--time 2 with -j 2: exit 0"
 n=$("$CS" report "$T/time" --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["runs"]; print(d["total"], d["outcomes"]["pass"])')
-like "$n" "^([4-9]|1[0-9]) \1$" "--time 2: the runs started in 2 s, all ended and stored ($n)"
+# How many runs start in 2 s is the machine's speed (3 on a loaded host,
+# 2026-11-29): at least one, and at most 14, since each of the 2 workers
+# starts a run of at least 0.3 s at 0, 0.3, ..., 1.8 s; every run started
+# must end and be stored.
+like "$n" "^([1-9]|1[0-4]) \1$" "--time 2: the runs started in 2 s, all ended and stored ($n)"
 
 # --- followed children: a run's forked and exec'd processes are its own ----------
 "$CS" run -s none -n 10 -j 2 -o "$T/fe" -- "$PROGS/forkexec" "$PROGS/fig2" >/dev/null 2>&1
