@@ -567,7 +567,8 @@ struct cs_target_state {
 	__u32 serial_owner_prio;      /* CS_SERIAL_PRIO: priority of the running owner */
 	__s32 serial_owner_cpu;
 	__u64 rand_state;
-	__u64 thread_seq; /* ordinals of its threads */
+	__u64 thread_seq;     /* ordinals of its threads */
+	__u64 all_parked_key; /* the all-parked state last noted: releases << 32 | parked */
 };
 
 /* Scheduler counters (the scheduler object's .bss, read by userspace). */
@@ -585,6 +586,8 @@ struct cs_sched_stats {
 	__u64 release_rekicks;			  /* a released thread was still off its CPU
 						   * CS_RELEASE_RETRY_NS later: its CPU was
 						   * kicked again (a lost wakeup, counted)      */
+	__u64 notes_repeated;			  /* all-parked notes not sent: the same
+						   * parked set was noted already               */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

@@ -243,6 +243,36 @@ static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thr
 	__sync_fetch_and_add(&st->notes, 1);
 }
 
+/* Is this all-parked state not noted yet? Two checks can see one state:
+ * a thread parks and counts itself on one CPU while another thread of the
+ * target goes to sleep (ops.quiescent) on the other, and each then sees
+ * every runnable thread parked (cs_park lets the token go before it
+ * counts, so the next thread can run and sleep in between; a vCPU the host
+ * stalls there widens that to milliseconds). Two notes of one state made
+ * the release rule release two threads for one round: the second waited
+ * for the token, took it as soon as the first lost it mid-step, and ran
+ * beside it (14-sched-targets: "overlap 1", the copy's order shifted). A
+ * state is named by the target's release count and parked count: a thread
+ * leaves the parked set only by a release, so the same pair is the same
+ * parked set, and one note answers it. */
+static __always_inline bool cs_all_parked_new(__u32 t, struct cs_sched_shared *sh, __s64 parked)
+{
+	struct cs_target_state *ts = cs_tgt(t);
+	__u64 key = sh->releases << 32 | (__u32)parked, old;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		old = ts->all_parked_key;
+		if (old == key) {
+			__sync_fetch_and_add(&cs_stats(t)->notes_repeated, 1);
+			return false;
+		}
+		if (__sync_val_compare_and_swap(&ts->all_parked_key, old, key) == old)
+			return true;
+	}
+	return true;
+}
+
 /* Every runnable thread of target t is parked: tell userspace who, so its
  * release rule can pick (DESIGN.md "One run", step 3). Another target's
  * threads do not count: they are another run's. */
@@ -254,17 +284,26 @@ static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 	struct cs_sched_shared *sh = cs_shared_of(t);
 	struct cs_sched_stats *st = cs_stats(t);
 	__u32 i = 0;
+	__s64 parked;
 
-	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)st->nr_runnable)
+	if (!sh)
+		return;
+	parked = sh->nr_parked;
+	if (parked <= 0 || parked < (__s64)st->nr_runnable)
 		return;
 	n = cs_note_reserve(t);
 	if (!n)
 		return;
+	/* after the reserve: a note the ring could not take is not noted */
+	if (!cs_all_parked_new(t, sh, parked)) {
+		bpf_ringbuf_discard(n, 0);
+		return;
+	}
 	__builtin_memset(n, 0, sizeof(*n));
 	n->ts_ns = bpf_ktime_get_ns();
 	n->kind = CS_NOTE_ALL_PARKED;
 	n->target = t;
-	n->nr_parked = sh->nr_parked;
+	n->nr_parked = parked;
 	n->nr_threads = st->nr_threads;
 	n->nr_runnable = st->nr_runnable;
 	/* ops.enqueue's insert is committed after it returns: the thread
