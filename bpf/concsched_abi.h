@@ -567,7 +567,10 @@ struct cs_target_state {
 	__u32 serial_owner_prio;      /* CS_SERIAL_PRIO: priority of the running owner */
 	__s32 serial_owner_cpu;
 	__u64 rand_state;
-	__u64 thread_seq; /* ordinals of its threads */
+	__u64 thread_seq;	  /* ordinals of its threads */
+	__u64 all_parked_key;	  /* the all-parked state last noted: releases << 32 | parked */
+	__u64 serial_owner_exec0; /* the owner's sum_exec_runtime when it took the token */
+	__u64 serial_owner_yield; /* tid of an owner asked to give the token up (PCT) */
 };
 
 /* Scheduler counters (the scheduler object's .bss, read by userspace). */
@@ -588,6 +591,11 @@ struct cs_sched_stats {
 	__u64 timer_errors;			  /* a park's timer could not be armed: the
 						   * thread was released at once (a park
 						   * without a timer would stall it)           */
+	__u64 notes_repeated;			  /* all-parked notes not sent: the same
+						   * parked set was noted already               */
+	__u64 serial_kicks_kept;		  /* serial mode: a kick meant for another
+						   * thread ended the owner's slice early; it
+						   * kept its token                             */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

@@ -206,6 +206,15 @@ static __always_inline void cs_kick_idle_cpus(s32 except)
 	}
 }
 
+/* Serial mode: tid took target t's token: its run on the token starts. */
+static __always_inline void cs_token_taken(struct task_struct *p, __u32 t)
+{
+	struct cs_target_state *ts = cs_tgt(t);
+
+	ts->serial_owner_exec0 = BPF_CORE_READ(p, se.sum_exec_runtime);
+	ts->serial_owner_yield = 0;
+}
+
 /* Serial mode: the thread gives its target's token up, if it holds it. */
 static __always_inline void cs_serial_token_drop(struct task_struct *p, __u32 t)
 {
@@ -248,6 +257,36 @@ static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thr
 	__sync_fetch_and_add(&st->notes, 1);
 }
 
+/* Is this all-parked state not noted yet? Two checks can see one state:
+ * a thread parks and counts itself on one CPU while another thread of the
+ * target goes to sleep (ops.quiescent) on the other, and each then sees
+ * every runnable thread parked (cs_park lets the token go before it
+ * counts, so the next thread can run and sleep in between; a vCPU the host
+ * stalls there widens that to milliseconds). Two notes of one state made
+ * the release rule release two threads for one round: the second waited
+ * for the token, took it as soon as the first lost it mid-step, and ran
+ * beside it (14-sched-targets: "overlap 1", the copy's order shifted). A
+ * state is named by the target's release count and parked count: a thread
+ * leaves the parked set only by a release, so the same pair is the same
+ * parked set, and one note answers it. */
+static __always_inline bool cs_all_parked_new(__u32 t, struct cs_sched_shared *sh, __s64 parked)
+{
+	struct cs_target_state *ts = cs_tgt(t);
+	__u64 key = sh->releases << 32 | (__u32)parked, old;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		old = ts->all_parked_key;
+		if (old == key) {
+			__sync_fetch_and_add(&cs_stats(t)->notes_repeated, 1);
+			return false;
+		}
+		if (__sync_val_compare_and_swap(&ts->all_parked_key, old, key) == old)
+			return true;
+	}
+	return true;
+}
+
 /* Every runnable thread of target t is parked: tell userspace who, so its
  * release rule can pick (DESIGN.md "One run", step 3). Another target's
  * threads do not count: they are another run's. */
@@ -259,17 +298,26 @@ static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 	struct cs_sched_shared *sh = cs_shared_of(t);
 	struct cs_sched_stats *st = cs_stats(t);
 	__u32 i = 0;
+	__s64 parked;
 
-	if (!sh || sh->nr_parked <= 0 || sh->nr_parked < (__s64)st->nr_runnable)
+	if (!sh)
+		return;
+	parked = sh->nr_parked;
+	if (parked <= 0 || parked < (__s64)st->nr_runnable)
 		return;
 	n = cs_note_reserve(t);
 	if (!n)
 		return;
+	/* after the reserve: a note the ring could not take is not noted */
+	if (!cs_all_parked_new(t, sh, parked)) {
+		bpf_ringbuf_discard(n, 0);
+		return;
+	}
 	__builtin_memset(n, 0, sizeof(*n));
 	n->ts_ns = bpf_ktime_get_ns();
 	n->kind = CS_NOTE_ALL_PARKED;
 	n->target = t;
-	n->nr_parked = sh->nr_parked;
+	n->nr_parked = parked;
 	n->nr_threads = st->nr_threads;
 	n->nr_runnable = st->nr_runnable;
 	/* ops.enqueue's insert is committed after it returns: the thread
@@ -506,6 +554,7 @@ static __always_inline void cs_prio_preempt(struct cs_thread_ctl *tc, __u32 t)
 		return;
 	if (tc->prio <= ts->serial_owner_prio)
 		return;
+	ts->serial_owner_yield = owner; /* it gives the token up (cs_stopping) */
 	__sync_fetch_and_add(&cs_stats(t)->prio_preempts, 1);
 	scx_bpf_kick_cpu(ts->serial_owner_cpu, SCX_KICK_PREEMPT);
 }
@@ -558,6 +607,16 @@ static __always_inline bool cs_kicked_here(__u32 tid)
 		return false;
 	*slot = 0;
 	return true;
+}
+
+/* Is the preemption coming on this CPU tid's own kick? (cs_kicked_here
+ * without consuming it.) */
+static __always_inline bool cs_kick_is(__u32 tid)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), *slot;
+
+	slot = bpf_map_lookup_elem(&cs_sched_kicking, &cpu);
+	return !slot || *slot == tid;
 }
 
 void BPF_STRUCT_OPS(cs_enqueue, struct task_struct *p, u64 enq_flags)
@@ -683,6 +742,7 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 		if (serial) {
 			ts->serial_owner_ts = bpf_ktime_get_ns();
 			ts->serial_owner_running = 0;
+			cs_token_taken(p, t);
 		}
 		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
 			tc->state = CS_TS_RUN;
@@ -739,6 +799,7 @@ static __always_inline bool cs_dispatch_serial(s32 cpu, __u32 t)
 				    !bpf_cpumask_test_cpu(cpu, p->cpus_ptr)))
 			dst = SCX_DSQ_LOCAL_ON | tcpu;
 		ts->serial_owner = tid;
+		cs_token_taken(p, t);
 		if (scx_bpf_dsq_move(&it, p, dst, 0)) {
 			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
 			moved = true;
@@ -836,6 +897,8 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 	if (cs_serial(t) == CS_SERIAL_OFF)
 		return;
 	owner = __sync_val_compare_and_swap(&ts->serial_owner, 0, tid);
+	if (owner == 0)
+		cs_token_taken(p, t);
 	if (owner == 0 || owner == tid) {
 		ts->serial_owner_ts = bpf_ktime_get_ns();
 		ts->serial_owner_running = 1;
@@ -914,6 +977,26 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 			ts->serial_owner_running = 0;
 			ts->serial_owner_ts = bpf_ktime_get_ns();
 		}
+		return;
+	}
+	/* Runnable, slice 0: its slice ran out, its own point's kick came
+	 * (a park a release cancelled: it queues like a yield), PCT asked it
+	 * to go (cs_prio_preempt) - or a kick meant for another thread: a
+	 * release kicks the released thread's CPU with SCX_KICK_PREEMPT,
+	 * which ends the slice of whatever runs there, another target's
+	 * owner too. Such an owner keeps its token and runs again first
+	 * (cs_enqueue puts it back at the head of its CPU's queue): let go
+	 * there, a thread of its target released meanwhile ran inside its
+	 * step (14-sched-targets, "overlap 1"). Its run on the token is
+	 * still bounded by its slice: the next time the slice ends, the time
+	 * it ran since it took the token is counted. */
+	if (tc && tc->state == CS_TS_RUN && ts->serial_owner == (__u64)p->pid &&
+	    ts->serial_owner_yield != (__u64)p->pid && !cs_kick_is(tid) &&
+	    BPF_CORE_READ(p, se.sum_exec_runtime) - ts->serial_owner_exec0 < cs_slice(t)) {
+		ts->serial_owner_running = 0;
+		ts->serial_owner_preempted = 1;
+		ts->serial_owner_ts = bpf_ktime_get_ns();
+		__sync_fetch_and_add(&cs_stats(t)->serial_kicks_kept, 1);
 		return;
 	}
 	cs_serial_token_drop(p, t);

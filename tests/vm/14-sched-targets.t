@@ -117,7 +117,12 @@ check_serial() {
 	n=$(printf '%s\n' "$s" | grep -c "^steps $3 overlap 0 breaks 0$")
 	is "$n" "$2" "$1: $3 steps in each of $2 copies, one thread at a time, in turns"
 	# on a failure, what each copy printed and its counters (serial_preempts)
-	[ "$n" = "$2" ] || diag "$(printf '%s\n' "$s" | grep -E '^(steps|order|cross) |^\{')"
+	[ "$n" = "$2" ] || diag "$(printf '%s\n' "$s" | grep -E '^(steps|order|cross|blocked) |^\{')"
+	# always: steps that slept or faulted (serial_points: 0 by design), and
+	# all-parked notes the scheduler did not repeat (a second note of one
+	# parked set released a second thread: docs/studies/flake-hunt-2026-11-29.md)
+	diag "$1: $(printf '%s\n' "$s" | grep '^blocked ' | tr '\n' ';') notes_repeated $(printf '%s\n' \
+		"$s" | sed -n 's/.*"notes_repeated":\([0-9]*\).*/\1/p' | tr '\n' ' ')"
 	order=$(printf '%s\n' "$s" | sed -n 's/^order //p' | sort -u)
 	if [ "$(token_takebacks "$1")" = 0 ]; then
 		is "$(printf '%s\n' "$order" | wc -l)" 1 "$1: every copy ran in the same order ($order)"

@@ -741,6 +741,7 @@ void scx_concsched_reset(struct sched_ctl *c)
 	cfg.points = 0;
 	sched_cfg_write(c, &cfg);
 	c->skel->bss->tgts[c->target].thread_seq = 0;
+	c->skel->bss->tgts[c->target].all_parked_key = 0;
 }
 
 int scx_concsched_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, void *ctx)
