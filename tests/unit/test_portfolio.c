@@ -439,45 +439,51 @@ static void arms_fresh(struct portfolio *pf, size_t n, uint64_t seed, uint64_t b
 }
 
 /* UCB1 on given values, hand-computed: value_a / top + 0.5 sqrt(2 ln n / n_a),
- * top the largest value of an arm. */
+ * top the largest value of an arm with two runs or more; an arm with one
+ * run scores 1 + its bonus. */
 static void test_ucb1(void)
 {
 	struct portfolio pf;
 
 	arms_fresh(&pf, 3, 1, 1);
-	pf.arm[0].ended = 2;
+	pf.arm[0].ended = 3;
 	pf.arm[0].value = 4;
-	pf.arm[1].ended = 1;
+	pf.arm[1].ended = 2;
 	pf.arm[1].value = 1;
-	pf.arm[2].ended = 1;
+	pf.arm[2].ended = 1; /* its warm-up run added nothing */
 	pf.arm[2].value = 0;
-	/* n = 4, top 4: 4/4 + 0.5 sqrt(2 ln 4 / 2) = 1.588705;
-	 * 1/4 + 0.5 sqrt(2 ln 4) = 1.082555; 0 + 0.5 sqrt(2 ln 4) = 0.832555 */
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 4), 1.588705, 1e-6,
-		   "arm 0 (2 runs, the top value 4): index 1.588705");
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 4), 1.082555, 1e-6,
-		   "arm 1 (1 run, value 1 of top 4): index 1.082555");
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[2], 4), 0.832555, 1e-6,
-		   "arm 2 (1 run, value 0): index 0.832555");
-	tap_is_int(strat_portfolio_choose(&pf), 0, "the largest index runs: arm 0");
-	pf.arm[0].inflight = 1; /* it runs: n = 5, n_0 = 3 */
-	/* 1 + 0.5 sqrt(2 ln 5 / 3) = 1.517919; 0.25 + 0.5 sqrt(2 ln 5) = 1.147061;
-	 * 0.5 sqrt(2 ln 5) = 0.897061 */
+	/* n = 6, top 4: 4/4 + 0.5 sqrt(2 ln 6 / 3) = 1.546467;
+	 * 1/4 + 0.5 sqrt(2 ln 6 / 2) = 0.919283; one run: 1 + 0.5 sqrt(2 ln 6) = 1.946509 */
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 6), 1.546467, 1e-6,
+		   "arm 0 (3 runs, the top value 4): index 1.546467");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 6), 0.919283, 1e-6,
+		   "arm 1 (2 runs, value 1 of top 4): index 0.919283");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[2], 6), 1.946509, 1e-6,
+		   "arm 2 (its warm-up run only, value 0): scores as the top, index 1.946509");
+	tap_is_int(strat_portfolio_choose(&pf), 2, "the largest index runs: arm 2's second run");
+	pf.arm[2].ended = 2;	/* say its second run added nothing either */
+	pf.arm[0].inflight = 1; /* arm 0 runs: n = 8, n_0 = 4 */
+	/* 1 + 0.5 sqrt(2 ln 8 / 4) = 1.509833; 0.25 + 0.5 sqrt(2 ln 8 / 2) = 0.971013;
+	 * 0 + 0.721013 */
 	tap_is_int(strat_portfolio_choose(&pf), 0,
-		   "with arm 0 in flight (n = 5): arm 0 again, 1.518 against 1.147");
+		   "arm 2 at 0 after two runs, arm 0 in flight (n = 8): arm 0 again, 1.510 "
+		   "against 0.971");
 	pf.arm[0].inflight = 0;
-	strat_portfolio_reward(&pf, &pf.arm[1], 11);
-	tap_is_dbl(pf.arm[1].value, 11.0, 1e-12,
-		   "arm 1's second reward, 11, replaces its warm-up run's 1");
-	tap_is_int(pf.arm[1].ended, 2, "... 2 runs of arm 1 ended");
-	/* n = 5, top 11: 4/11 + 0.5 sqrt(2 ln 5 / 2) = 0.997954;
-	 * 11/11 + 0.5 sqrt(2 ln 5 / 2) = 1.634318; 0.897061 */
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 5), 0.997954, 1e-6,
-		   "arm 0 against the new top 11: index 0.997954");
-	tap_is_int(strat_portfolio_choose(&pf), 1, "arm 1, the top now, runs");
-	strat_portfolio_reward(&pf, &pf.arm[1], 1);
-	tap_is_dbl(pf.arm[1].value, 8.0, 1e-12,
+	pf.arm[2].ended = 1;
+	strat_portfolio_reward(&pf, &pf.arm[2], 11);
+	tap_is_dbl(pf.arm[2].value, 11.0, 1e-12,
+		   "arm 2's second reward, 11, replaces its warm-up run's 0");
+	tap_is_int(pf.arm[2].ended, 2, "... 2 runs of arm 2 ended");
+	/* n = 7, top 11: 4/11 + 0.5 sqrt(2 ln 7 / 3) = 0.933126;
+	 * 1/11 + 0.5 sqrt(2 ln 7 / 2) = 0.788389; 11/11 + 0.5 sqrt(2 ln 7 / 2) = 1.697479 */
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 7), 0.933126, 1e-6,
+		   "arm 0 against the new top 11: index 0.933126");
+	tap_is_int(strat_portfolio_choose(&pf), 2, "arm 2, the top now, runs");
+	strat_portfolio_reward(&pf, &pf.arm[2], 1);
+	tap_is_dbl(pf.arm[2].value, 8.0, 1e-12,
 		   "its third, 1, moves 11 to 11 + 0.3 x (1 - 11) = 8");
+	strat_portfolio_reward(&pf, &pf.arm[1], 11);
+	tap_is_dbl(pf.arm[1].value, 4.0, 1e-12, "arm 1's third, 11, moves 1 to 1 + 0.3 x 10 = 4");
 	pf.arm[2].begun = 0;
 	tap_is_int(strat_portfolio_choose(&pf), 2, "an arm not begun yet runs first (warm-up)");
 }
@@ -526,18 +532,17 @@ static double top_stops(size_t a, uint64_t k, size_t i)
 
 /* Six arms, arm 0's rewards 3 times the others' (3/s against 1/s). Each
  * arm's value is its rewards' (constant), top 3: arm 0's index is
- * 1 + 0.5 sqrt(2 ln n / n_0), another's 1/3 + 0.5 sqrt(2 ln n / n_o).
- * Runs 1-6: the warm-up, one each. Arm 0 then runs while its index is
- * the larger: at n = 12, n_0 = 7: 1 + 0.5 sqrt(2 ln 12 / 7) = 1.421 <
- * 1/3 + 0.5 sqrt(2 ln 12) = 1.448, so runs 13-17 go to arms 1-5 (their
- * index falls to 1.134 once run). With n_o = 2 arm 0 runs until n = 34,
- * n_0 = 24: 1 + 0.5 sqrt(2 ln 34 / 24) = 1.2714 < 1/3 + 0.5 sqrt(2 ln 34 / 2)
- * = 1.2718: runs 35-36 to two others; at n = 36 the floor (36 / 12 = 3)
- * gives the other three their third (runs 37-39). At n = 48 the floor (4)
- * gives each other arm its fourth (runs 49-53), and UCB1 keeps arm 0 above
- * them (1.245 against 1.134 at n = 47, 1.229 against 1.047 at n = 59).
- * So of 60 runs arm 0 has 60 - 5 x 4 = 40 and each other arm 4. (Before
- * 2026-11-29, with the whole UCB1 bonus: 30 and 6 each.) */
+ * 1 + 0.5 sqrt(2 ln n / n_0), another's 1/3 + 0.5 sqrt(2 ln n / n_o), an
+ * arm with one run 1 + 0.5 sqrt(2 ln n). Runs 1-6: the warm-up, one each;
+ * runs 7-12: each arm's second (one run beats two). Arm 0 then runs while
+ * its index is the larger: at n = 34, n_0 = 24: 1 + 0.5 sqrt(2 ln 34 / 24)
+ * = 1.2714 < 1/3 + 0.5 sqrt(2 ln 34 / 2) = 1.2718: runs 35-36 go to two
+ * others; at n = 36 the floor (36 / 12 = 3) gives the other three their
+ * third (runs 37-39). At n = 48 the floor (4) gives each other arm its
+ * fourth (runs 49-53), and UCB1 keeps arm 0 above them (1.245 against
+ * 1.134 at n = 47, 1.229 against 1.047 at n = 59). So of 60 runs arm 0
+ * has 60 - 5 x 4 = 40 and each other arm 4. (Before 2026-11-29, with the
+ * whole UCB1 bonus: 30 and 6 each.) */
 static void test_concentrates(void)
 {
 	uint64_t runs[PF_NARMS];
@@ -550,13 +555,10 @@ static void test_concentrates(void)
 	       runs[1], runs[2], runs[3], runs[4], runs[5]);
 	tap_ok(below == SIZE_MAX, "... and none below n / 12 - 1 runs on the way (the floor)");
 	/* The same rewards, each arm's warm-up run earning 30 times: the
-	 * second run's reward replaces the first (run 7 is arm 0's second, its
-	 * value 90 -> 3, top 30 until arms 1-5 each run twice, runs 8-12), so
-	 * from run 13 the values are those above, arm 0 at 2 runs where it
-	 * had 7: it runs until its index meets the others' as above, and gets
-	 * 40 of 60 (hand-run: the same 40 and 4 each). Scaled by the largest reward of
-	 * one run (90) the values stayed below 1/30 and the runs split
-	 * evenly (10 each). */
+	 * second run's reward replaces the first, and every arm's second run
+	 * comes before the values count (runs 7-12), so the runs go as above:
+	 * 40 of 60. Scaled by the largest reward of one run (90) the values
+	 * stayed below 1/30 and the runs split evenly (10 each). */
 	campaign_of(60, warmup_inflated, runs, arm_of);
 	tap_ok(runs[0] >= 38,
 	       "warm-up rewards 30x the later ones: arm 0 still gets %" PRIu64 " of 60 (>= 38)",
@@ -673,7 +675,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(64);
+	tap_plan(65);
 	test_registry();
 	test_access_decision();
 	test_warmup();

@@ -28,11 +28,11 @@
  * few of its runs. The index of arm a is
  * value_a / top + PF_EXPLORE x sqrt(2 ln n / n_a): top is the largest
  * value of an arm now (so the arm adding the most scores 1, and the
- * others their fraction of it), n_a the arm's runs ended or in flight, n
- * their sum; the largest index runs, ties drawn with the campaign seed's
- * generator. Before 2026-11-29 the values were scaled by the largest
- * reward of one run so far, which is a warm-up run's (every task is new
- * then): the scaled values stayed far below the bonus, and on
+ * others their fraction of it; an arm with only its warm-up run ended
+ * scores 1, so each arm runs twice before the values part them), n_a the arm's runs ended or in
+ * flight, n their sum; the largest index runs, ties drawn with the campaign seed's generator.
+ * Before 2026-11-29 the values were scaled by the largest reward of one run so far, which is a
+ * warm-up run's (every task is new then): the scaled values stayed far below the bonus, and on
  * race_ws_deque 40 runs went 8, 7, 7, 6, 6, 6 to the six arms
  * (docs/studies/portfolio-2026-11-29.md). With values against the top
  * arm's and half UCB1's bonus, an arm whose value is three times the
@@ -384,24 +384,29 @@ static void pf_campaign_end(struct strategy *s, struct strat_campaign *c)
 
 /* ---- choice ---------------------------------------------------------------------------- */
 
-/* The largest value of an arm in the campaign now. */
+/* The largest value of an arm in the campaign now, among the arms whose
+ * value rests on more than their warm-up run. */
 static double top_value(const struct portfolio *pf)
 {
 	double top = 0;
 	size_t i;
 
 	for (i = 0; i < PF_NARMS; i++)
-		if (pf->arm[i].on && pf->arm[i].ended && pf->arm[i].value > top)
+		if (pf->arm[i].on && pf->arm[i].ended >= 2 && pf->arm[i].value > top)
 			top = pf->arm[i].value;
 	return top;
 }
 
-/* The UCB1 index of arm a among n runs (ended or in flight). */
+/* The UCB1 index of arm a among n runs (ended or in flight). An arm with
+ * only its warm-up run ended scores as the top one: that run's reward
+ * says little (strat_portfolio_reward), and the warm-up's order decides
+ * it (the first arm of a shared metric takes its tasks, the next earns
+ * 0), so each arm runs a second time before the values part them. */
 double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a, uint64_t n)
 {
 	uint64_t na = a->ended + a->inflight;
 	double top = top_value(pf);
-	double v = top > 0 ? a->value / top : 0;
+	double v = a->ended < 2 ? 1 : top > 0 ? a->value / top : 0;
 
 	if (!na)
 		return INFINITY;
