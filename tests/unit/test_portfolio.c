@@ -438,40 +438,140 @@ static void arms_fresh(struct portfolio *pf, size_t n, uint64_t seed, uint64_t b
 	}
 }
 
-/* UCB1 on given values, hand-computed. */
+/* UCB1 on given values, hand-computed: value_a / top + 0.5 sqrt(2 ln n / n_a),
+ * top the largest value of an arm with two runs or more; an arm with one
+ * run scores 1 + its bonus. */
 static void test_ucb1(void)
 {
 	struct portfolio pf;
 
 	arms_fresh(&pf, 3, 1, 1);
-	pf.arm[0].ended = 2;
+	pf.arm[0].ended = 3;
 	pf.arm[0].value = 4;
-	pf.arm[1].ended = 1;
+	pf.arm[1].ended = 2;
 	pf.arm[1].value = 1;
-	pf.arm[2].ended = 1;
+	pf.arm[2].ended = 1; /* its warm-up run added nothing */
 	pf.arm[2].value = 0;
-	pf.best = 8;
-	/* n = 4: 4/8 + sqrt(2 ln 4 / 2) = 1.677410; 1/8 + sqrt(2 ln 4) = 1.790109;
-	 * 0 + sqrt(2 ln 4) = 1.665109 */
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 4), 1.677410, 1e-6,
-		   "arm 0 (2 runs, value 4 of best 8): index 1.677410");
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 4), 1.790109, 1e-6,
-		   "arm 1 (1 run, value 1): index 1.790109");
-	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[2], 4), 1.665109, 1e-6,
-		   "arm 2 (1 run, value 0): index 1.665109");
-	tap_is_int(strat_portfolio_choose(&pf), 1, "the largest index runs: arm 1");
-	pf.arm[1].inflight = 1; /* it runs: n = 5, n_1 = 2 */
-	/* 0.5 + sqrt(ln 5) = 1.768636; 0.125 + sqrt(ln 5) = 1.393636;
-	 * sqrt(2 ln 5) = 1.794123 */
-	tap_is_int(strat_portfolio_choose(&pf), 2,
-		   "with arm 1 in flight (n = 5): arm 2, sqrt(2 ln 5) = 1.794 beats 1.769");
-	pf.arm[1].inflight = 0;
+	/* n = 6, top 4: 4/4 + 0.5 sqrt(2 ln 6 / 3) = 1.546467;
+	 * 1/4 + 0.5 sqrt(2 ln 6 / 2) = 0.919283; one run: 1 + 0.5 sqrt(2 ln 6) = 1.946509 */
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 6), 1.546467, 1e-6,
+		   "arm 0 (3 runs, the top value 4): index 1.546467");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 6), 0.919283, 1e-6,
+		   "arm 1 (2 runs, value 1 of top 4): index 0.919283");
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[2], 6), 1.946509, 1e-6,
+		   "arm 2 (its warm-up run only, value 0): scores as the top, index 1.946509");
+	tap_is_int(strat_portfolio_choose(&pf), 2, "the largest index runs: arm 2's second run");
+	pf.arm[2].ended = 2;	/* say its second run added nothing either */
+	pf.arm[0].inflight = 1; /* arm 0 runs: n = 8, n_0 = 4 */
+	/* 1 + 0.5 sqrt(2 ln 8 / 4) = 1.509833; 0.25 + 0.5 sqrt(2 ln 8 / 2) = 0.971013;
+	 * 0 + 0.721013 */
+	tap_is_int(strat_portfolio_choose(&pf), 0,
+		   "arm 2 at 0 after two runs, arm 0 in flight (n = 8): arm 0 again, 1.510 "
+		   "against 0.971");
+	pf.arm[0].inflight = 0;
+	pf.arm[2].ended = 1;
+	strat_portfolio_reward(&pf, &pf.arm[2], 11);
+	tap_is_dbl(pf.arm[2].value, 11.0, 1e-12,
+		   "arm 2's second reward, 11, replaces its warm-up run's 0");
+	tap_is_int(pf.arm[2].ended, 2, "... 2 runs of arm 2 ended");
+	/* n = 7, top 11: 4/11 + 0.5 sqrt(2 ln 7 / 3) = 0.933126;
+	 * 1/11 + 0.5 sqrt(2 ln 7 / 2) = 0.788389; 11/11 + 0.5 sqrt(2 ln 7 / 2) = 1.697479 */
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[0], 7), 0.933126, 1e-6,
+		   "arm 0 against the new top 11: index 0.933126");
+	tap_is_int(strat_portfolio_choose(&pf), 2, "arm 2, the top now, runs");
+	strat_portfolio_reward(&pf, &pf.arm[2], 1);
+	tap_is_dbl(pf.arm[2].value, 8.0, 1e-12,
+		   "its third, 1, moves 11 to 11 + 0.3 x (1 - 11) = 8");
 	strat_portfolio_reward(&pf, &pf.arm[1], 11);
-	tap_is_dbl(pf.arm[1].value, 4.0, 1e-12, "a reward of 11 moves value 1 to 1 + 0.3 x 10 = 4");
-	tap_is_dbl(pf.best, 11.0, 1e-12, "... and the best reward to 11");
-	tap_is_int(pf.arm[1].ended, 2, "... 2 runs of arm 1 ended");
+	tap_is_dbl(pf.arm[1].value, 4.0, 1e-12, "arm 1's third, 11, moves 1 to 1 + 0.3 x 10 = 4");
 	pf.arm[2].begun = 0;
 	tap_is_int(strat_portfolio_choose(&pf), 2, "an arm not begun yet runs first (warm-up)");
+}
+
+/* The six arms, runs one after the other, arm a's run number k (from 0) and
+ * the campaign's run i (from 0) earning reward(a, k, i); each arm's runs
+ * in *runs, the arm of run i in arm_of[i]. Returns the first run that left
+ * an arm below n / 12 - 1 of the n runs, or SIZE_MAX. */
+static size_t campaign_of(size_t nruns, double (*reward)(size_t a, uint64_t k, size_t i),
+			  uint64_t runs[PF_NARMS], size_t *arm_of)
+{
+	struct portfolio pf;
+	size_t i, a, k, below = SIZE_MAX;
+
+	arms_fresh(&pf, PF_NARMS, 5, 0);
+	for (i = 0; i < nruns; i++) {
+		a = strat_portfolio_choose(&pf);
+		pf.arm[a].begun++;
+		strat_portfolio_reward(&pf, &pf.arm[a], reward(a, pf.arm[a].ended, i));
+		arm_of[i] = a;
+		for (k = 0; k < PF_NARMS; k++)
+			if ((i + 1) / 12 > pf.arm[k].ended + 1 && below == SIZE_MAX)
+				below = i;
+	}
+	for (k = 0; k < PF_NARMS; k++)
+		runs[k] = pf.arm[k].ended;
+	return below;
+}
+
+static double three_times(size_t a, uint64_t k, size_t i)
+{
+	return a == 0 ? 3.0 : 1.0;
+}
+
+/* The warm-up runs earn 30 times a later run (a metric still empty). */
+static double warmup_inflated(size_t a, uint64_t k, size_t i)
+{
+	return (k ? 1.0 : 30.0) * three_times(a, k, i);
+}
+
+/* Arm 0 adds 3/s until run 60 of the campaign, then nothing. */
+static double top_stops(size_t a, uint64_t k, size_t i)
+{
+	return a ? 1.0 : i < 60 ? 3.0 : 0.0;
+}
+
+/* Six arms, arm 0's rewards 3 times the others' (3/s against 1/s). Each
+ * arm's value is its rewards' (constant), top 3: arm 0's index is
+ * 1 + 0.5 sqrt(2 ln n / n_0), another's 1/3 + 0.5 sqrt(2 ln n / n_o), an
+ * arm with one run 1 + 0.5 sqrt(2 ln n). Runs 1-6: the warm-up, one each;
+ * runs 7-12: each arm's second (one run beats two). Arm 0 then runs while
+ * its index is the larger: at n = 34, n_0 = 24: 1 + 0.5 sqrt(2 ln 34 / 24)
+ * = 1.2714 < 1/3 + 0.5 sqrt(2 ln 34 / 2) = 1.2718: runs 35-36 go to two
+ * others; at n = 36 the floor (36 / 12 = 3) gives the other three their
+ * third (runs 37-39). At n = 48 the floor (4) gives each other arm its
+ * fourth (runs 49-53), and UCB1 keeps arm 0 above them (1.245 against
+ * 1.134 at n = 47, 1.229 against 1.047 at n = 59). So of 60 runs arm 0
+ * has 60 - 5 x 4 = 40 and each other arm 4. (Before 2026-11-29, with the
+ * whole UCB1 bonus: 30 and 6 each.) */
+static void test_concentrates(void)
+{
+	uint64_t runs[PF_NARMS];
+	size_t arm_of[120], below, i, late = 0;
+
+	below = campaign_of(60, three_times, runs, arm_of);
+	tap_is_int(runs[0], 40, "rewards 3x the others': arm 0 gets 40 of 60 runs");
+	tap_ok(runs[1] == 4 && runs[2] == 4 && runs[3] == 4 && runs[4] == 4 && runs[5] == 4,
+	       "... each other arm 4 (%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ")",
+	       runs[1], runs[2], runs[3], runs[4], runs[5]);
+	tap_ok(below == SIZE_MAX, "... and none below n / 12 - 1 runs on the way (the floor)");
+	/* The same rewards, each arm's warm-up run earning 30 times: the
+	 * second run's reward replaces the first, and every arm's second run
+	 * comes before the values count (runs 7-12), so the runs go as above:
+	 * 40 of 60. Scaled by the largest reward of one run (90) the values
+	 * stayed below 1/30 and the runs split evenly (10 each). */
+	campaign_of(60, warmup_inflated, runs, arm_of);
+	tap_ok(runs[0] >= 38,
+	       "warm-up rewards 30x the later ones: arm 0 still gets %" PRIu64 " of 60 (>= 38)",
+	       runs[0]);
+	/* Arm 0 stops adding at run 61: its value falls 3 -> 2.1 -> 1.47 ->
+	 * 1.03 -> 0.72 with its next runs, below the others' 1 after 4; then
+	 * its index, 0.72 + 0.5 sqrt(2 ln 64 / 44) = 0.93, stays below theirs
+	 * (1 + ..., the floor 10 at n = 120 is far below its 44 runs). */
+	below = campaign_of(120, top_stops, runs, arm_of);
+	for (i = 60; i < 120; i++)
+		late += arm_of[i] == 0;
+	tap_ok(late <= 5, "arm 0 stops adding at run 61: %zu of runs 61-120 (<= 5)", late);
+	tap_ok(below == SIZE_MAX, "... and no arm below n / 12 - 1 runs in 120");
 }
 
 /* Two arms: A adds 10/s for its first 5 runs, then nothing; B 2/s always.
@@ -511,13 +611,12 @@ static void test_floor(void)
 	pf.arm[1].value = 9;
 	pf.arm[2].ended = 3;
 	pf.arm[2].value = 0;
-	pf.best = 10;
 	tap_is_int(strat_portfolio_arms_on(&pf), 3, "three arms on");
 	tap_is_int(strat_portfolio_choose(&pf), 2,
 		   "n = 29: arm 2 (3 runs < 29 / 6 = 4) runs, though its index is the lowest");
 	/* n = 28: floor 4 again; arm 2 in flight: 4 runs, not below. UCB1:
-	 * 1 + sqrt(2 ln 28 / 19) = 1.592; 0.9 + sqrt(2 ln 28 / 5) = 2.054;
-	 * 0 + sqrt(2 ln 28 / 4) = 1.290 -> arm 1. */
+	 * 1 + 0.5 sqrt(2 ln 28 / 19) = 1.296; 0.9 + 0.5 sqrt(2 ln 28 / 5) = 1.477;
+	 * 0 + 0.5 sqrt(2 ln 28 / 4) = 0.645 -> arm 1. */
 	pf.arm[0].ended = 19;
 	pf.arm[1].ended = 5;
 	pf.arm[2].inflight = 1;
@@ -576,7 +675,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(56);
+	tap_plan(65);
 	test_registry();
 	test_access_decision();
 	test_warmup();
@@ -584,6 +683,7 @@ int main(void)
 	test_reward_and_note();
 	test_ucb1();
 	test_share_moves();
+	test_concentrates();
 	test_floor();
 	test_seed();
 	return tap_done();

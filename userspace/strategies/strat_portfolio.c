@@ -22,12 +22,22 @@
  * added per second of its run time, (new tasks of the arm's metric +
  * PF_W_WARNING x new race and lock-order warnings + PF_W_FAILURE if it
  * failed) / seconds, and an arm's value is the exponentially weighted mean
- * of its rewards (weight PF_ALPHA on the newest), so an arm that stops
- * adding loses its share within a few of its runs. The index of arm a is
- * value_a / best + sqrt(2 ln n / n_a): best is the largest reward of one
- * run so far (rewards scaled to [0, 1]), n_a the arm's runs ended or in
- * flight, n their sum; the largest index runs, ties drawn with the
- * campaign seed's generator. Rewards depend on timing, so only the
+ * of its rewards from its second run on (weight PF_ALPHA on the newest;
+ * the warm-up run's reward, inflated by a metric still empty, only until
+ * the second ends), so an arm that stops adding loses its share within a
+ * few of its runs. The index of arm a is
+ * value_a / top + PF_EXPLORE x sqrt(2 ln n / n_a): top is the largest
+ * value of an arm now (so the arm adding the most scores 1, and the
+ * others their fraction of it; an arm with only its warm-up run ended
+ * scores 1, so each arm runs twice before the values part them), n_a the arm's runs ended or in
+ * flight, n their sum; the largest index runs, ties drawn with the campaign seed's generator.
+ * Before 2026-11-29 the values were scaled by the largest reward of one run so far, which is a
+ * warm-up run's (every task is new then): the scaled values stayed far below the bonus, and on
+ * race_ws_deque 40 runs went 8, 7, 7, 6, 6, 6 to the six arms
+ * (docs/studies/portfolio-2026-11-29.md). With values against the top
+ * arm's and half UCB1's bonus, an arm whose value is three times the
+ * others' gets 40 of 60 runs among six, the others little more than the
+ * floor (tests/unit/test_portfolio.c works the shares out). Rewards depend on timing, so only the
  * warm-up and the choices from given rewards are deterministic.
  *
  * Access probing: the portfolio implies --access (its estimation run
@@ -66,6 +76,7 @@
 #define PF_W_WARNING	 10.0
 #define PF_W_FAILURE	 1000.0
 #define PF_ALPHA	 0.3  /* weight of an arm's newest reward in its value */
+#define PF_EXPLORE	 0.5  /* the exploration bonus: half UCB1's */
 #define PF_MIN_SECONDS	 0.01 /* a run's time, at least (no division by ~0) */
 #define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
 
@@ -373,15 +384,33 @@ static void pf_campaign_end(struct strategy *s, struct strat_campaign *c)
 
 /* ---- choice ---------------------------------------------------------------------------- */
 
-/* The UCB1 index of arm a among n runs (ended or in flight). */
+/* The largest value of an arm in the campaign now, among the arms whose
+ * value rests on more than their warm-up run. */
+static double top_value(const struct portfolio *pf)
+{
+	double top = 0;
+	size_t i;
+
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on && pf->arm[i].ended >= 2 && pf->arm[i].value > top)
+			top = pf->arm[i].value;
+	return top;
+}
+
+/* The UCB1 index of arm a among n runs (ended or in flight). An arm with
+ * only its warm-up run ended scores as the top one: that run's reward
+ * says little (strat_portfolio_reward), and the warm-up's order decides
+ * it (the first arm of a shared metric takes its tasks, the next earns
+ * 0), so each arm runs a second time before the values part them. */
 double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a, uint64_t n)
 {
 	uint64_t na = a->ended + a->inflight;
-	double v = pf->best > 0 ? a->value / pf->best : 0;
+	double top = top_value(pf);
+	double v = a->ended < 2 ? 1 : top > 0 ? a->value / top : 0;
 
 	if (!na)
 		return INFINITY;
-	return v + sqrt(2.0 * log((double)(n > 1 ? n : 1)) / (double)na);
+	return v + PF_EXPLORE * sqrt(2.0 * log((double)(n > 1 ? n : 1)) / (double)na);
 }
 
 size_t strat_portfolio_choose(struct portfolio *pf)
@@ -483,13 +512,16 @@ static double run_reward(struct portfolio *pf, struct pf_arm *a, struct strat_ca
 	       secs;
 }
 
+/* An arm's first run (its warm-up run) finds new whatever the estimation
+ * and the arms before it left: every task of a metric of its own (map,
+ * fpair), every task the first arm of a metric reaches. Its reward says
+ * little of the runs to come, so the second run's replaces it, and the
+ * weighted mean starts there. */
 void strat_portfolio_reward(struct portfolio *pf, struct pf_arm *a, double x)
 {
-	a->value = a->ended ? a->value + PF_ALPHA * (x - a->value) : x;
+	a->value = a->ended > 1 ? a->value + PF_ALPHA * (x - a->value) : x;
 	a->ended++;
 	pf->ended++;
-	if (x > pf->best)
-		pf->best = x;
 }
 
 /* The allocation so far: "random 4, pct:3 3 (value 1.2/s, 0.4/s)". */

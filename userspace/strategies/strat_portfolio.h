@@ -72,7 +72,6 @@ struct portfolio {
 	bool access; /* access probing on: the access arms run */
 	struct cs_rng rng;
 	uint64_t begun, ended;
-	double best;	   /* the largest reward of one run */
 	int64_t warnings;  /* race and lock-order warnings at the last run's end */
 	uint64_t plain_ns; /* the observed runs' mean time (no access probes) */
 	unsigned observed;
