@@ -14,7 +14,7 @@ need_root
 for p in tcp_table tcp_load; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 65
+plan 67
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -80,6 +80,8 @@ like "$(cat "$tmp/out")" "ended: the window of 2 s ended" "duration: the window 
 # client process): at least one ran, none failed.
 like "$(cat "$tmp/out")" "checks: [1-9][0-9]* run, 0 failed" "duration: the checks ran and passed"
 like "$(cat "$tmp/out")" "sp tasks: [1-9]" "duration: coverage recorded"
+like "$(cat "$tmp/out")" "controller: [0-9]+\.[0-9]{3} s of CPU in the window \([0-9]+% of one CPU\)" \
+	"duration: the controller's own CPU time in the window"
 like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "duration: says it attached"
 wait $ld
 "$PROGS/tcp_load" $port 1 3 0 >/dev/null
@@ -95,6 +97,7 @@ wait $cs
 is "$?" 0 "SIGINT: exit 0"
 like "$(cat "$tmp/j.json")" '"end": "signal"' "SIGINT: the window ended on the signal"
 like "$(cat "$tmp/j.json")" '"schema": "concsched.attach/1"' "--json: the schema"
+like "$(cat "$tmp/j.json")" '"controller_cpu_s": [0-9.e-]+,' "--json: the controller's CPU time"
 "$CS" report "$tmp/camp" >"$tmp/rep" 2>&1
 is "$?" 0 "-o DIR: report reads the window's campaign"
 like "$(cat "$tmp/rep")" "runs: +1 \(pass 1\)" "-o DIR: one run, passed"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -139,9 +140,23 @@ struct attach {
 	struct syncov_run run;
 	uint64_t stats[CS_SSTAT__COUNT];
 	struct cs_sched_stats sstats;
+	uint64_t cpu0_ns, cpu1_ns; /* the controller's CPU time at t0 and t1 */
 };
 
 static volatile sig_atomic_t attach_stop;
+
+/* The controller's own CPU time (user + system), all its threads: a
+ * controller that keeps a CPU for seconds starves a steered thread pinned
+ * there (sched_ext ranks below the fair class). */
+static uint64_t controller_cpu_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+	       (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ULL;
+}
 
 static void on_signal(int sig)
 {
@@ -697,6 +712,7 @@ static void attach_loop(struct attach *a)
 		}
 	}
 	a->t1 = now_ns();
+	a->cpu1_ns = controller_cpu_ns();
 }
 
 /* Every way the window ends comes here (kill -9 aside: the kernel then
@@ -767,6 +783,10 @@ static void report_text(struct attach *a, FILE *f)
 		fprintf(f, "checks: %u run, %u failed\n", a->checks, a->checks_failed);
 	fprintf(f, "events: %" PRIu64 "; drops: ring buffer %" PRIu64 "\n",
 		a->stats[CS_SSTAT_EVENTS], a->stats[CS_SSTAT_RB_DROPS]);
+	if (a->t1 > a->t0 && a->cpu1_ns >= a->cpu0_ns)
+		fprintf(f, "controller: %.3f s of CPU in the window (%.0f%% of one CPU)\n",
+			(a->cpu1_ns - a->cpu0_ns) / 1e9,
+			100.0 * (double)(a->cpu1_ns - a->cpu0_ns) / (double)(a->t1 - a->t0));
 	cov_report_text(f, &a->run.tasks);
 	if (a->acc)
 		attach_access_report_text(a->acc, f);
@@ -783,6 +803,8 @@ static void report_json(struct attach *a, FILE *f)
 	json_kv_str(&j, "end", end_names[a->end]);
 	json_kv_str(&j, "end_text", a->end_text);
 	json_kv_dbl(&j, "duration_s", (a->t1 - a->t0) / 1e9);
+	json_kv_dbl(&j, "controller_cpu_s",
+		    a->cpu1_ns >= a->cpu0_ns ? (a->cpu1_ns - a->cpu0_ns) / 1e9 : 0);
 	json_arr_begin(&j, "processes");
 	for (i = 0; i < a->nprocs; i++) {
 		const struct attach_proc *p = &a->procs[i];
@@ -1048,6 +1070,7 @@ int attach_run(const struct attach_opts *o)
 	syncov_resolver_init(&a.res);
 	err = attach_setup(&a);
 	a.t0 = now_ns();
+	a.cpu0_ns = controller_cpu_ns();
 	a.started_ns = (int64_t)now_realtime_ns();
 	if (!err)
 		attach_loop(&a);
