@@ -368,6 +368,7 @@ void access_run_free(struct onerun *r)
 	free(ar->bias);
 	free(ar->bias_obj);
 	free(ar->pending);
+	free(ar->mask);
 	free(ar);
 	r->acc = NULL;
 }
@@ -841,7 +842,9 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	r->acc->conv.func_id = cb_func;
 	r->acc->conv.sync_id = cb_sync;
 	r->acc->explore = explore;
-	r->access_mask = estimate || explore ? NULL : ac->shared_site;
+	if (!estimate && !explore)
+		r->acc->mask = access_rotate_mask(c, (uint64_t)c->nstarted, &r->acc->rotated_out);
+	r->access_mask = estimate || explore ? NULL : r->acc->mask ? r->acc->mask : ac->shared_site;
 	r->access_on = true;
 }
 
