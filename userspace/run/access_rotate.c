@@ -35,11 +35,26 @@ bool access_rotate_chosen(uint64_t seed, uint64_t var, uint64_t run, unsigned pe
 	return (run + rng_derive(seed, var) % period) % period == 0;
 }
 
-bool *access_rotate_mask(const struct campaign *c, uint64_t run, size_t *out)
+/* A variable's sites' hits in the estimation runs (the trap count of each
+ * of its sites, whatever variable it touched: a site is probed whole). */
+static uint64_t var_hits(const struct acc_var *v, const struct cov_u64map *hits)
+{
+	uint64_t n = 0;
+
+	for (uint32_t q = 0; q < v->nreads + v->nwrites; q++) {
+		const uint64_t *h = cov_event_u64map_get(
+			hits, q < v->nreads ? v->reads[q] : v->writes[q - v->nreads]);
+
+		n += h ? *h : 0;
+	}
+	return n;
+}
+
+bool *access_rotate_mask(const struct campaign *c, uint64_t run, bool explore, size_t *out)
 {
 	const struct access_campaign *ac = c->acc;
 	uint64_t share = c->o->probe_cap ? c->o->probe_budget / ACCESS_ROTATE_SHARE : 0;
-	struct cov_u64map keep, drop;
+	struct cov_u64map keep, drop, hits;
 	bool *mask = NULL;
 	size_t i;
 
@@ -48,9 +63,19 @@ bool *access_rotate_mask(const struct campaign *c, uint64_t run, size_t *out)
 		return NULL;
 	cov_event_u64map_init(&keep);
 	cov_event_u64map_init(&drop);
+	cov_event_u64map_init(&hits);
+	for (i = 0; ac->est_site_hits && i < ac->set.n; i++)
+		if (ac->site_id[i] > 0)
+			*cov_event_u64map_put(&hits, (uint64_t)ac->site_id[i], 0, NULL) +=
+				ac->est_site_hits[i];
 	for (i = 0; i < ac->nvars; i++) {
 		const struct acc_var *v = &ac->vars[i];
-		unsigned period = access_rotate_period(v->est_accesses / ac->est_runs, share);
+		uint64_t n = var_hits(v, &hits) / ac->est_runs;
+		unsigned period;
+
+		if (n < v->est_accesses / ac->est_runs)
+			n = v->est_accesses / ac->est_runs;
+		period = access_rotate_period(n, share);
 		bool chosen = access_rotate_chosen(c->o->seed, (uint64_t)v->id, run, period);
 		struct cov_u64map *m = chosen ? &keep : &drop;
 
@@ -59,9 +84,9 @@ bool *access_rotate_mask(const struct campaign *c, uint64_t run, size_t *out)
 		*out += !chosen;
 		if (!chosen)
 			log_debug("access: run %" PRIu64 " leaves variable %s (v%" PRId64
-				  ", %" PRIu64 " accesses an estimation run) unprobed: "
+				  ", %" PRIu64 " hits an estimation run) unprobed: "
 				  "probed in one run of %u",
-				  run, v->name, v->id, v->est_accesses / ac->est_runs, period);
+				  run, v->name, v->id, n, period);
 		for (uint32_t q = 0; q < v->nreads + v->nwrites; q++)
 			cov_event_u64map_put(
 				m, q < v->nreads ? v->reads[q] : v->writes[q - v->nreads], 1, NULL);
@@ -71,11 +96,13 @@ bool *access_rotate_mask(const struct campaign *c, uint64_t run, size_t *out)
 		for (i = 0; i < ac->set.n; i++) {
 			uint64_t id = ac->site_id[i] > 0 ? (uint64_t)ac->site_id[i] : 0;
 
-			mask[i] = ac->shared_site[i] && (!id || cov_event_u64map_get(&keep, id) ||
-							 !cov_event_u64map_get(&drop, id));
+			mask[i] = (explore || ac->shared_site[i]) &&
+				  (!id || cov_event_u64map_get(&keep, id) ||
+				   !cov_event_u64map_get(&drop, id));
 		}
 	}
 	cov_event_u64map_free(&keep);
 	cov_event_u64map_free(&drop);
+	cov_event_u64map_free(&hits);
 	return mask;
 }
