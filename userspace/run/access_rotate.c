@@ -71,16 +71,17 @@ bool *access_rotate_mask(const struct campaign *c, uint64_t run, bool explore, s
 	for (i = 0; i < ac->nvars; i++) {
 		const struct acc_var *v = &ac->vars[i];
 		uint64_t n = var_hits(v, &hits) / ac->est_runs;
+		struct cov_u64map *m;
 		unsigned period;
-
-		if (n < v->est_accesses / ac->est_runs)
-			n = v->est_accesses / ac->est_runs;
-		period = access_rotate_period(n, share);
-		bool chosen = access_rotate_chosen(c->o->seed, (uint64_t)v->id, run, period);
-		struct cov_u64map *m = chosen ? &keep : &drop;
+		bool chosen;
 
 		if (!v->shared)
 			continue;
+		if (n < v->est_accesses / ac->est_runs)
+			n = v->est_accesses / ac->est_runs;
+		period = access_rotate_period(n, share);
+		chosen = access_rotate_chosen(c->o->seed, (uint64_t)v->id, run, period);
+		m = chosen ? &keep : &drop;
 		*out += !chosen;
 		if (!chosen)
 			log_debug("access: run %" PRIu64 " leaves variable %s (v%" PRId64
