@@ -46,6 +46,7 @@ ST_STRATEGY=${ST_STRATEGY:--s pct:3 --access} # steered: run's options
 ST_KB=${ST_KB:-512}                           # steered: KB of the text
 ST_TIMEOUT=${ST_TIMEOUT:-7200}                # steered: the VM's limit, s
 ST_PROGS=${ST_PROGS:-pigz pbzip2 lbzip2 xz zstd} # steered: the compressors
+ST_KEEP=${ST_KEEP:-}                          # steered: keep the stores in this dir
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
 SQ=$here/build/bench/sqlite_threads
@@ -279,6 +280,8 @@ EOF
 	for c in $ST_PROGS; do
 		python3 "$here/tools/bench/steer_row.py" "$c" "$T/st.out" "$T/st/$c" "$CS"
 	done
+	# ST_KEEP=DIR: the campaigns' stores and logs are kept there
+	[ -z "${ST_KEEP:-}" ] || cp -r "$T/st" "$ST_KEEP"
 }
 
 for part in $PARTS; do

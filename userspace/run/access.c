@@ -368,6 +368,7 @@ void access_run_free(struct onerun *r)
 	free(ar->bias);
 	free(ar->bias_obj);
 	free(ar->pending);
+	free(ar->mask);
 	free(ar);
 	r->acc = NULL;
 }
@@ -795,6 +796,10 @@ void access_estimation_add(struct campaign *c, struct onerun *r)
 		ac->est_attached = r->sess->ap.attached;
 		ac->est_accesses += r->acc->accesses;
 		ac->est_dropped += access_probes_stat(&r->sess->ap, CS_ASTAT_DROPPED);
+		if (!ac->est_site_hits)
+			ac->est_site_hits = xcalloc(ac->set.n, sizeof(*ac->est_site_hits));
+		for (size_t i = 0; i < ac->set.n; i++)
+			ac->est_site_hits[i] += access_probes_site_hits(&r->sess->ap, i);
 	}
 	ac->est_runs++;
 }
@@ -841,7 +846,10 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	r->acc->conv.func_id = cb_func;
 	r->acc->conv.sync_id = cb_sync;
 	r->acc->explore = explore;
-	r->access_mask = estimate || explore ? NULL : ac->shared_site;
+	if (!estimate)
+		r->acc->mask =
+			access_rotate_mask(c, (uint64_t)c->nstarted, explore, &r->acc->rotated_out);
+	r->access_mask = r->acc->mask ? r->acc->mask : estimate || explore ? NULL : ac->shared_site;
 	r->access_on = true;
 }
 

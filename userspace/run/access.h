@@ -26,6 +26,23 @@ void access_campaign_end(struct campaign *c);
 #define ACCESS_EXPLORE_FIRST 32
 #define ACCESS_EXPLORE_LATER 16
 
+/*
+ * The probe rotation (access_rotate.c): a test run probes the sites of a
+ * shared variable whose accesses in an estimation run were more than
+ * share = --probe-budget / ACCESS_ROTATE_SHARE only in one run of every
+ * period = ceil(accesses / share) (at most ACCESS_ROTATE_MAX), all its
+ * sites together (a racing pair stays probed); which runs, from the
+ * campaign seed and the variable. Every variable is probed in one run of
+ * every ACCESS_ROTATE_MAX at least; each run's "sites" records its set.
+ */
+#define ACCESS_ROTATE_SHARE 4
+#define ACCESS_ROTATE_MAX   8
+/* The period of a variable with so many accesses an estimation run (1:
+ * every run; share 0: no rotation). */
+unsigned access_rotate_period(uint64_t accesses, uint64_t share);
+/* Does test run number run probe variable var of that period? */
+bool access_rotate_chosen(uint64_t seed, uint64_t var, uint64_t run, unsigned period);
+
 /* Runs: an estimation run (every candidate) or a test run (shared sites;
  * every candidate in an exploration run). Before the run's configuration
  * is made (access_run_config_json says which sites it probes). */

@@ -213,6 +213,7 @@ void access_campaign_end(struct campaign *c)
 	free(ac->paths);
 	free(ac->order_events);
 	free(ac->site_id);
+	free(ac->est_site_hits);
 	free(ac->func_id);
 	free(ac->shared_site);
 	site_finder_set_free(&ac->set);
@@ -435,7 +436,12 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 	json_kv_uint(j, "probe_budget", o->probe_budget);
 	if (r->acc && r->acc->explore)
 		json_kv_bool(j, "explore", true);
-	mask = access_mask_format(r->acc && r->acc->explore ? NULL : ac->shared_site, ac->set.n);
+	if (r->acc && r->acc->mask)
+		json_kv_uint(j, "rotated_out", r->acc->rotated_out);
+	mask = access_mask_format(r->acc && r->acc->mask      ? r->acc->mask
+				  : r->acc && r->acc->explore ? NULL
+							      : ac->shared_site,
+				  ac->set.n);
 	json_kv_str(j, "sites", mask);
 	free(mask);
 	json_obj_end(j);

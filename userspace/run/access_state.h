@@ -71,6 +71,8 @@ struct access_campaign {
 	uint64_t est_attach_ns;
 	size_t est_attached;
 	uint64_t est_accesses, est_dropped;
+	uint64_t *est_site_hits;	/* per candidate: its hits in the estimation runs (BPF's
+					 * count, every trap: no event lost to a full ring) */
 	struct cov_event *order_events; /* first estimation run, for the site order */
 	size_t norder, caporder;
 	uint64_t domain;     /* formula (no pruning) */
@@ -118,6 +120,8 @@ struct access_run {
 	struct access_campaign *ac;
 	bool estimate;
 	bool explore;	      /* a test run probing every candidate (explore_due) */
+	bool *mask;	      /* the sites it probes, when the rotation left some out */
+	size_t rotated_out;   /* the shared variables it left out (access_rotate_period) */
 	uint64_t capped_seen; /* CS_ASTAT_CAPPED when last looked at (the probe cap) */
 	struct cov_metrics *m;
 	struct cov_event_conv conv;
@@ -153,5 +157,9 @@ int access_collect_sites(struct campaign *c, struct access_campaign *ac);
 void access_add_site(uint32_t **v, uint32_t *n, uint32_t site);
 /* access_estimate.c: after an exploration run, the sites it found shared. */
 void access_estimate_explored(struct campaign *c, struct access_campaign *ac);
+/* access_rotate.c: the sites test run number run probes (NULL: every
+ * shared site, ac->shared_site, or with explore every candidate); *out,
+ * the variables left out. */
+bool *access_rotate_mask(const struct campaign *c, uint64_t run, bool explore, size_t *out);
 
 #endif
