@@ -496,6 +496,7 @@ struct cs_sched_cfg {
 enum cs_note_kind {
 	CS_NOTE_ALL_PARKED = 1, /* every runnable target thread is parked     */
 	CS_NOTE_RESUMED,	/* a parked/delayed thread ran again          */
+	CS_NOTE_STARVED,	/* a thread waited the starvation bound to run */
 };
 /* Why a parked thread was let go (cs_thread_ctl.release_reason). */
 enum cs_release_reason {
@@ -515,14 +516,18 @@ struct cs_sched_note {
 	__u32 nr_parked;  /* ALL_PARKED: parked threads (first 64 in tids)   */
 	__u32 nr_threads; /* target threads known to the scheduler          */
 	__u32 nr_runnable;
-	__u64 parked_ns;  /* RESUMED: from the probe's timestamp to running  */
+	__u64 parked_ns;  /* RESUMED: from the probe's timestamp to running;
+			   * STARVED: how long it has waited to run         */
 	__u64 late_ns;	  /* RESUMED: running - release (USER/WATCHDOG) or
 			   * running - deadline (DELAY); signed as __s64     */
 	__u64 site;	  /* RESUMED: where it was stopped                   */
 	__u64 park_ip;	  /* RESUMED: user IP while it was stopped           */
 	__u64 to_park_ns; /* RESUMED: from the probe's timestamp to the park */
 	__u32 tids[CS_NOTE_MAX_TIDS];
-	__u32 target; /* the target whose threads these are                */
+	__u32 target;  /* the target whose threads these are                */
+	__s32 cpu;     /* STARVED: the CPU it waits on                      */
+	__u64 dsq_id;  /* STARVED: the queue it waits in                    */
+	__u32 exiting; /* STARVED: it is exiting                           */
 	__u32 pad;
 };
 
@@ -596,6 +601,10 @@ struct cs_sched_stats {
 	__u64 serial_kicks_kept;		  /* serial mode: a kick meant for another
 						   * thread ended the owner's slice early; it
 						   * kept its token                             */
+	__u64 starved;				  /* starved notes: a thread waited the
+						   * starvation bound to run (not parked)       */
+	__u64 rescued;				  /* written by userspace: starved threads
+						   * it moved to the fair class                 */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

@@ -58,6 +58,9 @@ char _license[] SEC("license") = "GPL";
 #define CS_RELEASE_RETRY_NS (5ULL * 1000 * 1000)
 
 const volatile __u32 nr_cpus = 1; /* set by userspace before load */
+/* A thread that waits this long to run, not parked, is noted as starved
+ * (cs_starve_timer_fn); 0: never. Set by userspace before load. */
+const volatile __u64 starve_ns = 0;
 
 struct cs_sched_stats stats[CS_SCHED_MAX_TARGETS];
 struct cs_target_state tgts[CS_SCHED_MAX_TARGETS];
@@ -94,7 +97,10 @@ struct {
 
 struct cs_task {
 	__u8 runnable;
-	__u8 target; /* set in ops.enable */
+	__u8 target;	   /* set in ops.enable */
+	__u8 starve_noted; /* a starved note went out for this wait */
+	__u8 pad[5];
+	__u64 wait_ns; /* runnable and off its CPU since (0: running or asleep) */
 };
 
 struct {
@@ -255,6 +261,132 @@ static __always_inline void cs_note_resumed(struct task_struct *p, struct cs_thr
 	n->to_park_ns = tc->park_ts - tc->probe_ts;
 	bpf_ringbuf_submit(n, 0);
 	__sync_fetch_and_add(&st->notes, 1);
+}
+
+/* ---- starvation: a thread that cannot get a CPU ------------------------
+ *
+ * The scheduler is loaded in partial mode, below the fair class: a CPU
+ * that fair-class work keeps busy runs none of our threads, and the ext
+ * deadline server does not change that (measured on the 7.2 guest kernel:
+ * two fair-class hogs on the two vCPUs starved a target past a 20 s stall
+ * timeout; docs/sched.md "Starvation"). A thread that can run only there
+ * (pinned, or migration-disabled: an exiting thread preempted inside our
+ * exit tracepoint program, 55-attach in the flake hunt) waits until the
+ * kernel's watchdog ejects the scheduler, and the run is lost. So a timer
+ * looks at every thread some times per stall timeout, and one that has
+ * waited starve_ns to run (not parked: a park is ours, its watchdog bounds
+ * it) is noted to userspace once per wait, which moves it to the fair
+ * class (scx_concsched.c, rescue_thread): it runs on, unsteered, instead
+ * of the scheduler being ejected. */
+struct cs_starve_timer {
+	struct bpf_timer timer;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_starve_timer);
+} cs_starve_timer SEC(".maps");
+
+__u64 starve_armed;
+
+/* Starved notes have a ring of their own, read by a thread of their own
+ * (scx_concsched.c, rescue_thread): the controller's loop may be blocked
+ * in the very thing that waits for the starved thread (the launcher
+ * waits for the target's exec, and an exec starved so). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} cs_starved_rb SEC(".maps");
+
+/* How often the timer looks: six times per starve_ns (1/8 of the stall
+ * timeout at userspace's 75%). */
+#define CS_STARVE_CHECKS 6
+
+static long cs_starve_one(struct bpf_map *map, __u32 *key, struct cs_thread_ctl *tc, __u64 *now)
+{
+	struct task_struct *p;
+	struct cs_sched_note *n;
+	struct cs_task *ts;
+	__u64 state = tc->state, wait;
+	__u32 tid = *key;
+
+	if (state != CS_TS_RUN && state != CS_TS_RELEASED)
+		return 0;
+	p = bpf_task_from_pid(tid);
+	if (!p)
+		return 0;
+	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+	wait = ts ? ts->wait_ns : 0;
+	if (!wait || ts->starve_noted || *now < wait || *now - wait < starve_ns ||
+	    p->policy != CS_SCHED_EXT_POLICY) {
+		bpf_task_release(p);
+		return 0;
+	}
+	n = bpf_ringbuf_reserve(&cs_starved_rb, sizeof(*n), 0);
+	if (!n)
+		__sync_fetch_and_add(&cs_stats(tc->target)->notes_dropped, 1);
+	if (n) {
+		__builtin_memset(n, 0, sizeof(*n));
+		n->ts_ns = *now;
+		n->kind = CS_NOTE_STARVED;
+		n->target = tc->target;
+		n->tid = tid;
+		n->parked_ns = *now - wait;
+		n->cpu = scx_bpf_task_cpu(p);
+		n->dsq_id = BPF_CORE_READ(p, scx.dsq, id);
+		n->exiting = !!(p->flags & CS_PF_EXITING);
+		bpf_ringbuf_submit(n, 0);
+		ts->starve_noted = 1;
+		__sync_fetch_and_add(&cs_stats(tc->target)->starved, 1);
+	}
+	bpf_task_release(p);
+	return 0;
+}
+
+static int cs_starve_timer_fn(void *map, __u32 *key, struct cs_starve_timer *st)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	bpf_for_each_map_elem(&cs_thread_ctl, cs_starve_one, &now, 0);
+	bpf_timer_start(&st->timer, starve_ns / CS_STARVE_CHECKS, 0);
+	return 0;
+}
+
+/* Start the starvation timer, once (from the first ops.enable). */
+static __always_inline void cs_starve_arm(void)
+{
+	struct cs_starve_timer *st;
+	__u32 zero = 0;
+
+	if (!starve_ns || starve_armed || __sync_val_compare_and_swap(&starve_armed, 0, 1))
+		return;
+	st = bpf_map_lookup_elem(&cs_starve_timer, &zero);
+	if (!st || bpf_timer_init(&st->timer, &cs_starve_timer, CLOCK_MONOTONIC) ||
+	    bpf_timer_set_callback(&st->timer, cs_starve_timer_fn) ||
+	    bpf_timer_start(&st->timer, starve_ns / CS_STARVE_CHECKS, 0))
+		starve_armed = 0; /* the next ops.enable tries again */
+}
+
+/* The thread waits to run from now (runnable, off its CPU). */
+static __always_inline void cs_wait_begin(struct task_struct *p)
+{
+	struct cs_task *ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+
+	if (ts && !ts->wait_ns) {
+		ts->wait_ns = bpf_ktime_get_ns();
+		ts->starve_noted = 0;
+	}
+}
+
+/* It runs, sleeps or leaves: no longer waiting. */
+static __always_inline void cs_wait_end(struct task_struct *p)
+{
+	struct cs_task *ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
+
+	if (ts)
+		ts->wait_ns = 0;
 }
 
 /* Is this all-parked state not noted yet? Two checks can see one state:
@@ -851,7 +983,13 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 	struct cs_task *ts;
 
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!ts || ts->runnable)
+	if (!ts)
+		return;
+	if (!ts->wait_ns) {
+		ts->wait_ns = bpf_ktime_get_ns();
+		ts->starve_noted = 0;
+	}
+	if (ts->runnable)
 		return;
 	ts->runnable = 1;
 	__sync_fetch_and_add(&cs_stats(ts->target)->nr_runnable, 1);
@@ -864,6 +1002,7 @@ void BPF_STRUCT_OPS(cs_quiescent, struct task_struct *p, u64 deq_flags)
 
 	if (!(deq_flags & SCX_DEQ_SLEEP))
 		return;
+	cs_wait_end(p);
 	t = cs_task_target(p);
 	/* Going to sleep: the token goes (cs_stopping left it for here). */
 	cs_serial_token_drop(p, t);
@@ -924,6 +1063,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	struct cs_thread_ctl *tc;
 	__u32 tid = p->pid;
 
+	cs_wait_end(p);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	cs_serial_running(p, tc, tc ? tc->target : cs_task_target(p));
 	if (!tc || !tc->release_ts)
@@ -938,6 +1078,8 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	struct cs_thread_ctl *tc;
 	__u32 tid = p->pid, t;
 
+	if (runnable)
+		cs_wait_begin(p);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	t = tc ? tc->target : cs_task_target(p);
 	ts = cs_tgt(t);
@@ -1059,6 +1201,7 @@ void BPF_STRUCT_OPS(cs_enable, struct task_struct *p)
 		}
 	}
 	__sync_fetch_and_add(&cs_stats(t)->nr_threads, 1);
+	cs_starve_arm();
 }
 
 void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
@@ -1070,9 +1213,12 @@ void BPF_STRUCT_OPS(cs_disable, struct task_struct *p)
 	__sync_fetch_and_sub(&cs_stats(t)->nr_threads, 1);
 	cs_serial_token_drop(p, t);
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
-	if (ts && ts->runnable) {
-		ts->runnable = 0;
-		__sync_fetch_and_sub(&cs_stats(t)->nr_runnable, 1);
+	if (ts) {
+		ts->wait_ns = 0;
+		if (ts->runnable) {
+			ts->runnable = 0;
+			__sync_fetch_and_sub(&cs_stats(t)->nr_runnable, 1);
+		}
 	}
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	if (tc && tc->state == CS_TS_RELEASED) {
@@ -1140,12 +1286,13 @@ void BPF_STRUCT_OPS(cs_dump, struct scx_dump_ctx *dctx)
 			t, st->nr_threads, st->nr_runnable, sh ? sh->nr_parked : -1LL,
 			sh ? sh->nr_released : -1LL, scx_bpf_dsq_nr_queued(CS_DSQ_SHARED + t));
 		cs_dumpf("concsched target %u: serial %u owner %llu running %llu preempted %llu "
-			 "held %lld us wanted %llu; parks %llu releases %llu watchdog %llu timer "
-			 "errors %llu\n",
+			 "held %lld us wanted %llu; parks %llu releases %llu watchdog %llu\n",
 			 t, cs_serial(t), ts->serial_owner, ts->serial_owner_running,
 			 ts->serial_owner_preempted,
 			 cs_age_us(bpf_ktime_get_ns(), ts->serial_owner_ts), ts->token_wanted,
 			 st->parks, st->releases, st->watchdog);
+		cs_dumpf("concsched target %u: timer errors %llu starved %llu rescued %llu\n", t,
+			 st->timer_errors, st->starved, st->rescued);
 	}
 	cs_dumpf("concsched parked queue: %d\n", scx_bpf_dsq_nr_queued(CS_DSQ_PARKED));
 }

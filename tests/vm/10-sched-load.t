@@ -10,7 +10,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 26
+plan 32
 
 work=$(mktemp -d /tmp/sched-load.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -44,10 +44,19 @@ echo "== stall"
 # Two fair-class CPU hogs on the guest's two vCPUs starve the target's
 # threads (sched_ext ranks below the fair class, and its deadline server
 # gives them 50 ms a second at most), far past a 200 ms stall timeout:
-# the kernel ejects the scheduler, and the exit prints its debug dump.
+# with --no-rescue the kernel ejects the scheduler, and the exit prints
+# its debug dump.
 sh -c 'while :; do :; done' & h1=\$!
 sh -c 'while :; do :; done' & h2=\$!
-"$CS" sched --timeout-ms 200 --watchdog-ms 100 -- "$PROGS/threads" 4 200000 2>&1
+"$CS" sched --no-rescue --timeout-ms 200 --watchdog-ms 100 -- "$PROGS/threads" 4 200000 2>&1
+echo "rc=\$?"
+echo "== rescue"
+# The same starvation by default: the target's main thread, starved in its
+# exec (the controller waits for that exec), is moved to the fair class
+# after 75% of the timeout, and the run ends normally; the hogs never
+# sleep, so the thread starves in every run (without the rescue the
+# kernel ejects the scheduler: measured with 2 s, 3 s and 20 s timeouts).
+"$CS" -v sched --timeout-ms 3000 --watchdog-ms 1000 -- "$PROGS/threads" 4 200000 2>&1
 echo "rc=\$?"
 kill \$h1 \$h2
 echo "== missing"
@@ -90,6 +99,16 @@ like "$st" "the kernel's debug dump of that exit" "stall: the exit prints the ke
 like "$st" "concsched target 0: threads [1-9][0-9]* runnable [0-9]+ parked 0 released 0" \
 	"stall: the dump has the scheduler's per-target state (cs_dump)"
 like "$st" "concsched: tid [0-9]+ target 0" "stall: and the state of the target's threads (cs_dump_task)"
+rs=$(section "$o" rescue)
+resc=$(printf '%s\n' "$rs" | grep '^{' | tail -1)
+like "$rs" "threads 4 total 800000" "rescue: the starved target ran to the end"
+like "$rs" "rc=0" "rescue: exit 0"
+is "$(jget "$resc" ejected)" false "rescue: the scheduler was not ejected"
+is "$(jget "$resc" exit_kind)" 64 "rescue: it was unregistered at the end (kind 64)"
+ok "$([ "$(jget "$resc" rescued)" -ge 1 ] 2>/dev/null; echo $?)" \
+	"rescue: a starved thread was moved to the fair class (rescued >= 1)"
+like "$rs" "starved thread [0-9]+ .*waited [0-9]+ ms to run on CPU [0-9]+.*moved to the fair class" \
+	"rescue: the verbose log says which thread, how long, where"
 like "$(section "$o" missing)" "rc=2" "missing program: exit 2"
 is "$(section "$o" end)" disabled "guest ends with sched_ext disabled"
 [ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -20 "$work/err")"

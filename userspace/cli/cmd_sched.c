@@ -47,6 +47,10 @@ static void usage(FILE *f)
 		"  --watchdog-ms N        no park lasts longer (default 1000)\n"
 		"  --timeout-ms N         sched_ext stall timeout (default 5000, >= 2x watchdog)\n"
 		"  --slice-us N           time slice of PROG's threads (default 5000)\n"
+		"  --no-rescue            leave a thread that waits 75%% of the timeout to\n"
+		"                         run in SCHED_EXT (by default it moves to the fair\n"
+		"                         class, unsteered; with this the kernel ejects the\n"
+		"                         scheduler and prints its debug dump)\n"
 		"Run:\n"
 		"  --run-timeout-ms N     kill PROG's process group after N ms (default 60000)\n"
 		"  --user USER            run PROG as USER (default: SUDO_UID or the caller)\n"
@@ -157,6 +161,7 @@ int cmd_sched(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'P' },
 		{ "cycles", required_argument, NULL, 'c' },
 		{ "copies", required_argument, NULL, 'C' },
+		{ "no-rescue", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -201,6 +206,9 @@ int cmd_sched(int argc, char **argv)
 				log_err("--serial: want fifo, random or pct, got '%s'", optarg);
 				goto cleanup;
 			}
+			break;
+		case 'N':
+			so.no_rescue = true;
 			break;
 		case 'S':
 			if (parse_u64(optarg, &so.seed)) {

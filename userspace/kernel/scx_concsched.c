@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,9 +59,12 @@ struct sched_ctl {
 	bool point_kick; /* kick attached to cs_func_point */
 	bool exit_printed;
 	bool detached;
-	uint64_t kicks_total; /* kicks of the kick objects already destroyed */
-	int guard_fd;	      /* dup of the struct_ops link above every fd */
-	bool ejected;	      /* the kernel ended the scheduler before we unregistered */
+	uint64_t kicks_total;	     /* kicks of the kick objects already destroyed */
+	int guard_fd;		     /* dup of the struct_ops link above every fd */
+	bool ejected;		     /* the kernel ended the scheduler before we unregistered */
+	struct ring_buffer *starved; /* owner: starved-thread notes (rescue_thread) */
+	pthread_t rescue;
+	bool rescue_on, rescue_stop;
 };
 
 const char *scx_concsched_state(void)
@@ -174,6 +179,13 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	ncpus = libbpf_num_possible_cpus();
 	c->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
 	c->skel->struct_ops.concsched_ops->timeout_ms = timeout_ms;
+	/* A thread that waited 75% of the stall timeout to run is moved to
+	 * the fair class (sched_rescue). The scheduler looks every 1/8 of
+	 * the timeout, so it is noted by 7/8 of it; the kernel's watchdog
+	 * ejects the scheduler only past the whole timeout. Threads that wait
+	 * less than 75% (a PCT thread behind a long higher-priority one) keep
+	 * their schedule as before. */
+	c->skel->rodata->starve_ns = o->no_rescue ? 0 : (uint64_t)timeout_ms * 750000ULL;
 	t0 = now_ns();
 	err = scx_concsched_bpf__load(c->skel);
 	log_debug("scheduler: BPF load %.1f ms", (now_ns() - t0) / 1e6);
@@ -235,6 +247,81 @@ static void sched_note_complete(struct sched_ctl *c, struct cs_sched_note *n)
 	n->nr_parked = have;
 }
 
+/* A thread waited the starvation bound to run (sched/scx_concsched.bpf.c,
+ * "starvation"): other work, fair-class work that sched_ext ranks below,
+ * holds the only CPU it can run on. Left there, it stalls until the kernel
+ * ejects the scheduler and the run is lost; moved to the fair class, it
+ * competes with that work and runs on, no longer steered (its points do
+ * not stop it: bpf/sched_point.bpf.h looks at the policy). Counted in the
+ * target's stats (`rescued`) for the run's and the session's summary. */
+static int sched_rescue(void *ctx, void *data, size_t len)
+{
+	struct sched_ctl *c = ctx;
+	struct sched_param zero = { 0 };
+	struct cs_sched_note n;
+
+	if (len < sizeof(n))
+		return 0;
+	memcpy(&n, data, sizeof(n));
+	if (sched_setscheduler((pid_t)n.tid, SCHED_OTHER, &zero)) {
+		log_debug("starved thread %u (waited %.0f ms on CPU %d): cannot move it to the "
+			  "fair class: %s",
+			  n.tid, n.parked_ns / 1e6, n.cpu, strerror(errno));
+		return 0;
+	}
+	__atomic_fetch_add(&c->skel->bss->stats[n.target & (CS_SCHED_MAX_TARGETS - 1)].rescued, 1,
+			   __ATOMIC_RELAXED);
+	log_debug("starved thread %u%s waited %.0f ms to run on CPU %d (queue %#llx): moved to "
+		  "the fair class, unsteered from here",
+		  n.tid, n.exiting ? " (exiting)" : "", n.parked_ns / 1e6, n.cpu,
+		  (unsigned long long)n.dsq_id);
+	return 0;
+}
+
+/* The owner's rescue thread: reads the starved ring whatever the
+ * controller's loop is doing, until scx_concsched_close. */
+static void *rescue_thread(void *arg)
+{
+	struct sched_ctl *c = arg;
+
+	while (!__atomic_load_n(&c->rescue_stop, __ATOMIC_ACQUIRE))
+		ring_buffer__poll(c->starved, 100);
+	ring_buffer__consume(c->starved);
+	return NULL;
+}
+
+static int rescue_start(struct sched_ctl *c)
+{
+	int err;
+
+	c->starved =
+		ring_buffer__new(bpf_map__fd(c->skel->maps.cs_starved_rb), sched_rescue, c, NULL);
+	if (!c->starved) {
+		err = -errno;
+		log_err("cannot open the scheduler's starved-thread ring buffer: %s",
+			strerror(-err));
+		return err;
+	}
+	err = pthread_create(&c->rescue, NULL, rescue_thread, c);
+	if (err) {
+		log_err("cannot start the starved-thread rescue: %s", strerror(err));
+		return -err;
+	}
+	c->rescue_on = true;
+	return 0;
+}
+
+static void rescue_stop(struct sched_ctl *c)
+{
+	if (c->rescue_on) {
+		__atomic_store_n(&c->rescue_stop, true, __ATOMIC_RELEASE);
+		pthread_join(c->rescue, NULL);
+		c->rescue_on = false;
+	}
+	ring_buffer__free(c->starved);
+	c->starved = NULL;
+}
+
 static int sched_note_cb(void *ctx, void *data, size_t len)
 {
 	struct sched_ctl *c = ctx;
@@ -243,6 +330,8 @@ static int sched_note_cb(void *ctx, void *data, size_t len)
 	if (len < sizeof(n) || !c->note_fn)
 		return 0;
 	memcpy(&n, data, sizeof(n));
+	if (!c->note_fn)
+		return 0;
 	if (n.kind == CS_NOTE_ALL_PARKED)
 		sched_note_complete(c, &n);
 	if (n.kind == CS_NOTE_ALL_PARKED && !n.nr_parked)
@@ -278,6 +367,11 @@ int scx_concsched_open(struct sched_ctl **out, const struct scx_concsched_opts *
 		err = -errno;
 		log_err("cannot open the scheduler's note ring buffer: %s", strerror(-err));
 		goto cleanup;
+	}
+	if (!o->no_rescue) {
+		err = rescue_start(c);
+		if (err)
+			goto cleanup;
 	}
 	*out = c;
 	return 0;
@@ -933,6 +1027,7 @@ void scx_concsched_close(struct sched_ctl *c)
 	 * with --verbose. */
 	if (c->skel && c->skel->bss && !c->exit_printed && (c->ejected || log_verbose))
 		scx_concsched_print_exit(c, stderr);
+	rescue_stop(c);
 	ring_buffer__free(c->notes);
 	scx_concsched_bpf__destroy(c->skel);
 	free(c);

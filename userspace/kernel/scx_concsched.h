@@ -37,6 +37,9 @@ struct scx_concsched_opts {
 	unsigned slice_us;    /* target time slice; 0: 5000                  */
 	enum cs_serial_mode serial;
 	uint64_t seed;
+	bool no_rescue; /* keep a starved thread in SCHED_EXT (the kernel then
+			 * ejects the scheduler at the timeout): `sched
+			 * --no-rescue`, to see the stall and its dump */
 };
 
 /* Check the kernel (sched_ext present, kfuncs present, no other scheduler),

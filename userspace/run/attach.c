@@ -772,6 +772,11 @@ static void report_text(struct attach *a, FILE *f)
 			fprintf(f, " (%llu of them parks whose timer the kernel could not arm)",
 				(unsigned long long)a->sstats.timer_errors);
 		fputc('\n', f);
+		if (a->sstats.rescued)
+			fprintf(f,
+				"  %llu thread(s) waited over 75%% of the stall timeout for a CPU "
+				"that other work held; moved to the fair class, unsteered since\n",
+				(unsigned long long)a->sstats.rescued);
 	} else
 		fprintf(f, ": observed only\n");
 	if (a->steer)
@@ -832,6 +837,7 @@ static void report_json(struct attach *a, FILE *f)
 	json_kv_uint(&j, "halts", a->host.nhalts);
 	json_kv_uint(&j, "parks", a->sstats.parks);
 	json_kv_uint(&j, "watchdog_releases", a->sstats.watchdog);
+	json_kv_uint(&j, "rescued", a->sstats.rescued);
 	json_obj_end(&j);
 	json_obj_begin(&j, "threads");
 	json_kv_uint(&j, "switched", a->ps.nthreads);

@@ -884,6 +884,21 @@ static int run_loop(struct onerun *r)
 			  (unsigned long long)(ss.notes - r->sched_at_start.notes),
 			  (unsigned long long)(ss.release_rekicks -
 					       r->sched_at_start.release_rekicks));
+		if (ss.rescued != r->sched_at_start.rescued) {
+			uint64_t n = ss.rescued - r->sched_at_start.rescued;
+
+			if (!r->sess->rescue_told)
+				log_warn("%" PRIu64
+					 " thread(s) of this run waited over 75%% of the "
+					 "stall timeout for a CPU that other work held, and left "
+					 "the scheduler (unsteered from then on, instead of the "
+					 "kernel ejecting it): is the machine busy? (said once)",
+					 n);
+			else
+				log_debug("run: %" PRIu64 " starved thread(s) left the scheduler",
+					  n);
+			r->sess->rescue_told = true;
+		}
 		scx_concsched_quiesce(r->ctl);
 	}
 	ring_buffer__consume(rb);

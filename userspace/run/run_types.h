@@ -124,8 +124,9 @@ struct run_session {
 	bool sp_open;
 	struct sched_ctl *ctl;
 	struct policy *pol;
-	bool kicked;	 /* the fexit kick is on sp's entry program */
-	bool want_sched; /* load the scheduler even for observed runs */
+	bool kicked;	  /* the fexit kick is on sp's entry program */
+	bool want_sched;  /* load the scheduler even for observed runs */
+	bool rescue_told; /* a run's starved thread was rescued: said once */
 	/* ctl is one more target of the campaign's scheduler (a -j worker's
 	 * session, run_session_target): never loaded here, never reloaded */
 	bool sched_target;
