@@ -155,6 +155,8 @@ struct acc_var *access_var_find(const struct access_campaign *ac, uint32_t id);
 char *access_stable_key(const struct access_campaign *ac, const char *key);
 int access_collect_sites(struct campaign *c, struct access_campaign *ac);
 void access_add_site(uint32_t **v, uint32_t *n, uint32_t site);
+/* The sites run ar probes and records as its "sites" (NULL: every candidate). */
+const bool *access_run_mask(const struct access_run *ar);
 /* access_estimate.c: after an exploration run, the sites it found shared. */
 void access_estimate_explored(struct campaign *c, struct access_campaign *ac);
 /* access_rotate.c: the sites test run number run probes (NULL: every
