@@ -5,7 +5,8 @@
  * (the estimation's outcome: shared variables, the MAP domain),
  * access_commit.c (a run's tasks and warnings into the store, the
  * campaign's summary) and access_replay.c (a stored run's filters read
- * back). Nothing outside them includes it.
+ * back). Nothing outside them includes it but tests/unit/test_access_mask.c,
+ * which builds a campaign by hand.
  */
 #ifndef CONCSCHED_ACCESS_STATE_H
 #define CONCSCHED_ACCESS_STATE_H
