@@ -830,6 +830,20 @@ static bool explore_due(const struct campaign *c)
 					 : n % ACCESS_EXPLORE_LATER == 0;
 }
 
+/*
+ * The sites a run probes (NULL: every candidate): the rotation's set when
+ * it left some out, else every candidate in an estimation or exploration
+ * run, else the shared sites. The one choice: access_run_begin attaches
+ * these, access_run_config_json records them as the run's "sites", which
+ * a replay probes again.
+ */
+const bool *access_run_mask(const struct access_run *ar)
+{
+	if (ar->mask)
+		return ar->mask;
+	return ar->estimate || ar->explore ? NULL : ar->ac->shared_site;
+}
+
 /* Estimation (estimate) or test run: per-run state, the site mask. */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 {
@@ -849,7 +863,7 @@ void access_run_begin(struct campaign *c, struct onerun *r, bool estimate)
 	if (!estimate)
 		r->acc->mask =
 			access_rotate_mask(c, (uint64_t)c->nstarted, explore, &r->acc->rotated_out);
-	r->access_mask = r->acc->mask ? r->acc->mask : estimate || explore ? NULL : ac->shared_site;
+	r->access_mask = access_run_mask(r->acc);
 	r->access_on = true;
 }
 

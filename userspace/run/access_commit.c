@@ -438,10 +438,16 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 		json_kv_bool(j, "explore", true);
 	if (r->acc && r->acc->mask)
 		json_kv_uint(j, "rotated_out", r->acc->rotated_out);
-	mask = access_mask_format(r->acc && r->acc->mask      ? r->acc->mask
-				  : r->acc && r->acc->explore ? NULL
-							      : ac->shared_site,
-				  ac->set.n);
+	/*
+	 * What the run probed (access_run_mask). An estimation run never
+	 * gets here (campaign/campaign.c run_observe_access makes it no
+	 * configuration and stores no run), but would record every
+	 * candidate, as it probes ("0-N"), for a replay to probe. A run with
+	 * no access probes (r->acc NULL: a portfolio synchronization arm's,
+	 * or a test run while no site is shared) records the shared sites,
+	 * though it probed none.
+	 */
+	mask = access_mask_format(r->acc ? access_run_mask(r->acc) : ac->shared_site, ac->set.n);
 	json_kv_str(j, "sites", mask);
 	free(mask);
 	json_obj_end(j);

@@ -5,7 +5,8 @@
  * (the estimation's outcome: shared variables, the MAP domain),
  * access_commit.c (a run's tasks and warnings into the store, the
  * campaign's summary) and access_replay.c (a stored run's filters read
- * back). Nothing outside them includes it.
+ * back). Nothing outside them includes it but tests/unit/test_access_mask.c,
+ * which builds a campaign by hand.
  */
 #ifndef CONCSCHED_ACCESS_STATE_H
 #define CONCSCHED_ACCESS_STATE_H
@@ -155,6 +156,8 @@ struct acc_var *access_var_find(const struct access_campaign *ac, uint32_t id);
 char *access_stable_key(const struct access_campaign *ac, const char *key);
 int access_collect_sites(struct campaign *c, struct access_campaign *ac);
 void access_add_site(uint32_t **v, uint32_t *n, uint32_t site);
+/* The sites run ar probes and records as its "sites" (NULL: every candidate). */
+const bool *access_run_mask(const struct access_run *ar);
 /* access_estimate.c: after an exploration run, the sites it found shared. */
 void access_estimate_explored(struct campaign *c, struct access_campaign *ac);
 /* access_rotate.c: the sites test run number run probes (NULL: every
