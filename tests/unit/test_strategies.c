@@ -124,6 +124,7 @@ static bool fl_access; /* the next fl_begin's run has access points (--access) *
 /* fl_begin/fl_end are runs of one campaign the test began itself: no
  * campaign_begin/campaign_end around each */
 static bool fl_keep_campaign;
+static uint64_t fl_probe_set;	     /* the next fl_begin's run's probe set */
 static uint64_t fl_est_accesses;     /* the campaign's accesses per estimation run */
 static size_t fl_cross_vars;	     /* its variables written by one thread, read by another */
 static uint64_t fl_est_cross;	     /* their accesses per estimation run */
@@ -135,6 +136,7 @@ static void fl_begin(struct fake_loop *fl, struct strategy *s, uint64_t seed, si
 
 	memset(fl, 0, sizeof(*fl));
 	fl->r.access_points = fl_access;
+	fl->r.probe_set = fl_probe_set;
 	fl->s = s;
 	fl->c.quiet = true;
 	fl->c.est_accesses = fl_est_accesses;
@@ -1405,6 +1407,59 @@ static void test_pct_focus(void)
 	fl_keep_campaign = false;
 	fl_focus_campaign(false, 0, 0);
 	pct_free(&p);
+	strategy_free(s);
+}
+
+/* One run of a split pct:2 campaign with probe set key that reaches n
+ * cross-thread accesses (all by thread 0): the k_cross it was drawn over. */
+static uint64_t rotation_run(struct fake_loop *fl, struct strategy *s, uint64_t key, unsigned n)
+{
+	struct cov_event acc = { .obj = 7, .site = 11, .func = 5 };
+	int64_t k = -1;
+	char *cfg;
+
+	fl_probe_set = key;
+	fl_begin(fl, s, 99, 2);
+	cfg = run_config(fl);
+	json_get_int(strstr(cfg, "{\"depth\"") ? strstr(cfg, "{\"depth\"") : cfg, "k_cross", &k);
+	free(cfg);
+	for (unsigned i = 0; i < n; i++) {
+		fl_point_cross(fl, 0, CS_OP_WRITE, 0x50, 0x9000, &acc, true, true);
+		fl_all_parked(fl);
+		released_thread(fl);
+	}
+	fl_end(fl);
+	fl_probe_set = 0;
+	return (uint64_t)k;
+}
+
+/* pct --access under the probe rotation: a hot variable probed in one run
+ * of several makes those runs count many more accesses. Each run's pools
+ * are those of the last run with its probe set, the last run's when its
+ * set is new: run A (4 accesses), run B (new set: A's 4; counts 40), A
+ * again (4, not B's 40), B again (40, not A's 4). One count for all would
+ * give 40 and 4. */
+static void test_pct_probe_sets(void)
+{
+	struct fake_loop fl;
+	struct strategy *s = make("pct:2");
+	uint64_t a = 0, b = 0x1234567 | 2, k[4];
+
+	pct_observe(s, 2);
+	fl_focus_campaign(true, 8, 3);
+	fl_begin(&fl, s, 98, 2); /* the campaign's begin; a run reaching nothing */
+	fl_end_with(&fl, &(struct strat_outcome){ .ran = false });
+	fl_keep_campaign = true;
+	k[0] = rotation_run(&fl, s, a, 4);
+	k[1] = rotation_run(&fl, s, b, 40);
+	k[2] = rotation_run(&fl, s, a, 4);
+	k[3] = rotation_run(&fl, s, b, 40);
+	fl_keep_campaign = false;
+	tap_is_int((int)k[0], 3, "probe sets: the first run's cross pool is the estimation's 3");
+	tap_is_int((int)k[1], 4, "a new probe set starts from the last run's count (4)");
+	tap_is_int((int)k[2], 4, "a run with the first set again: that set's 4, not the last 40");
+	tap_is_int((int)k[3], 40, "and one with the second set: its 40, not the last 4");
+	fl_focus_campaign(false, 0, 0);
 	strategy_free(s);
 }
 
@@ -2944,7 +2999,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8);
+	tap_plan(242 + 10 + 14 + 8 + 4);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -2966,6 +3021,7 @@ int main(void)
 	test_pct_access();
 	test_pct_focus();
 	test_pct_focus_sync();
+	test_pct_probe_sets();
 	test_pct_split();
 	test_pct_spin();
 	test_replay_decisions();

@@ -458,6 +458,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	onerun_init(r, c, s, rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
 	r->grace_s = onerun_grace_s(r->timeout_s);
+	r->sr.probe_set = access_run_probe_key(c);
 	strategy_run_begin(s, &r->sr);
 	if (c->acc && !r->sr.no_access_probes)
 		access_run_begin(c, r, false);

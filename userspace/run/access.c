@@ -45,6 +45,7 @@
 #include "run/access_state.h"
 #include "run/run_sites.h"
 #include "kernel/access_probes.h"
+#include "lib/fnv1a64.h"
 #include "lib/json.h"
 #include "coverage/map_patterns.h"
 #include "coverage/metrics.h"
@@ -842,6 +843,29 @@ const bool *access_run_mask(const struct access_run *ar)
 	if (ar->mask)
 		return ar->mask;
 	return ar->estimate || ar->explore ? NULL : ar->ac->shared_site;
+}
+
+/* Which accesses the campaign's next test run probes, as a key: 0 when it
+ * probes the shared sites, else a hash of its rotation's set (and 1 for an
+ * exploration run without one). Runs with one key probe the same
+ * variables, so a strategy that counts a run's accesses (pct --access)
+ * keeps one count per key. The same choice access_run_begin makes, made
+ * before the strategy's run_begin (campaign.c, run_prepare). */
+uint64_t access_run_probe_key(const struct campaign *c)
+{
+	bool explore = c->acc && explore_due(c);
+	size_t out = 0;
+	bool *mask;
+	uint64_t key;
+
+	if (!c->acc)
+		return 0;
+	mask = access_rotate_mask(c, (uint64_t)c->nstarted, explore, &out);
+	if (!mask)
+		return explore ? 1 : 0;
+	key = fnv1a64(mask, c->acc->set.n * sizeof(*mask), FNV1A64_INIT) | 2;
+	free(mask);
+	return key;
 }
 
 /* Estimation (estimate) or test run: per-run state, the site mask. */

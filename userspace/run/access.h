@@ -47,6 +47,7 @@ bool access_rotate_chosen(uint64_t seed, uint64_t var, uint64_t run, unsigned pe
  * every candidate in an exploration run). Before the run's configuration
  * is made (access_run_config_json says which sites it probes). */
 void access_run_begin(struct campaign *c, struct onerun *r, bool estimate);
+uint64_t access_run_probe_key(const struct campaign *c);
 void access_run_commit(struct campaign *c, struct onerun *r);
 /* The run's WGoldiLockSC and its warnings (0 and 0 without --access). */
 void access_run_fitness(const struct onerun *r, double *wgoldilock_sc, uint64_t *warnings);

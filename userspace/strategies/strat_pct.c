@@ -27,7 +27,9 @@
  * two plain stores of one thread, where no synchronization point is. The
  * first run's k then adds the accesses of an estimation run (every probed
  * candidate site: an upper bound of the shared ones); later runs use the
- * previous run's count of steps, accesses included.
+ * previous run's count of steps, accesses included - the previous run's
+ * with the same probe set, when the probe rotation probes a hot variable
+ * in some runs only (PCT_PROBE_SETS below).
  *
  * Split focus (issue 30): when the access estimation found variables
  * written by one thread and read by another (strat_campaign.cross_vars,
@@ -74,13 +76,32 @@
 
 #define PCT_DEFAULT_DEPTH 3
 
+/* A run's step counts, the next run's k (split: its pools). */
+struct pct_counts {
+	uint64_t k;	 /* steps; 0: not known yet */
+	uint64_t ksync;	 /* split: synchronization points */
+	uint64_t kcross; /* split: cross-thread accesses */
+};
+
+/* The probe rotation (run/access_rotate.c) probes a hot variable in one
+ * run of several: its runs count many more accesses than the others, and
+ * a k taken from the run before would put every change point of a run
+ * with it in its first accesses, or most of a run without it past its
+ * end. So the counts are kept per probe set (strat_run.probe_set) too: a
+ * run takes those of the last run with its set, the last run's when its
+ * set is new. */
+#define PCT_PROBE_SETS 16
+
 struct pct_strat {
 	uint32_t depth;
-	uint64_t k;	   /* steps of the next run; 0: not known yet */
-	unsigned observed; /* estimation runs seen */
-	bool split;	   /* change points split over sync points and cross accesses */
-	uint64_t ksync;	   /* split: synchronization points of the next run */
-	uint64_t kcross;   /* split: cross-thread accesses of the next run */
+	struct pct_counts last; /* the last run's; the campaign's begin */
+	struct {
+		uint64_t key;
+		struct pct_counts n;
+	} sets[PCT_PROBE_SETS];
+	unsigned nsets, next_set; /* used; the one a new key replaces */
+	unsigned observed;	  /* estimation runs seen */
+	bool split;		  /* change points split over sync points and cross accesses */
 };
 
 /* A thread's reads since its last write or synchronization point, while
@@ -180,29 +201,57 @@ static int pct_strat_estimate(struct strategy *s, struct strat_campaign *c,
 	if (tm->truncated) /* more actions than the model keeps: count them all */
 		for (i = 0, n = 0; i < ARRAY_SIZE(step_ops); i++)
 			n += tm->by_op[step_ops[i]];
-	if (n > ps->k)
-		ps->k = n;
+	if (n > ps->last.k)
+		ps->last.k = n;
 	ps->observed++;
 	return 0;
 }
 
-/* The k of the next run: the engine needs DEPTH-1 distinct change points
- * among k >= 1 steps. */
-static uint64_t next_k(const struct pct_strat *ps)
+/* The counts a run with probe set key starts from. */
+static const struct pct_counts *counts_of(const struct pct_strat *ps, uint64_t key)
 {
-	uint64_t k = ps->k ? ps->k : 1;
+	for (unsigned i = 0; i < ps->nsets; i++)
+		if (ps->sets[i].key == key)
+			return &ps->sets[i].n;
+	return &ps->last;
+}
+
+/* A run with probe set key counted n. */
+static void counts_keep(struct pct_strat *ps, uint64_t key, const struct pct_counts *n)
+{
+	unsigned i;
+
+	ps->last = *n;
+	for (i = 0; i < ps->nsets && ps->sets[i].key != key; i++)
+		;
+	if (i == ps->nsets) {
+		if (ps->nsets < PCT_PROBE_SETS)
+			ps->nsets++;
+		else
+			i = ps->next_set++ % PCT_PROBE_SETS;
+	}
+	ps->sets[i].key = key;
+	ps->sets[i].n = *n;
+}
+
+/* The k of a run: the engine needs DEPTH-1 distinct change points among
+ * k >= 1 steps. */
+static uint64_t next_k(const struct pct_strat *ps, const struct pct_counts *n)
+{
+	uint64_t k = n->k ? n->k : 1;
 
 	return k < ps->depth - 1 ? ps->depth - 1 : k;
 }
 
-/* Split: the next run's pools, the cross one filled up to the DEPTH-1 (at
- * least 1) steps the engine needs in all. */
-static void next_pools(const struct pct_strat *ps, uint64_t *ksync, uint64_t *kcross)
+/* Split: a run's pools, the cross one filled up to the DEPTH-1 (at least
+ * 1) steps the engine needs in all. */
+static void next_pools(const struct pct_strat *ps, const struct pct_counts *n, uint64_t *ksync,
+		       uint64_t *kcross)
 {
 	uint64_t need = ps->depth > 2 ? ps->depth - 1 : 1;
 
-	*ksync = ps->ksync;
-	*kcross = ps->ksync + ps->kcross < need ? need - ps->ksync : ps->kcross;
+	*ksync = n->ksync;
+	*kcross = n->ksync + n->kcross < need ? need - n->ksync : n->kcross;
 }
 
 static const char *plural(uint64_t n, const char *many)
@@ -215,7 +264,7 @@ static void split_line(const struct pct_strat *ps, const struct strat_campaign *
 {
 	uint64_t ks, kc;
 
-	next_pools(ps, &ks, &kc);
+	next_pools(ps, &ps->last, &ks, &kc);
 	fprintf(stderr, "concsched: pct: depth %u, %u change point%s", ps->depth, ps->depth - 1,
 		plural(ps->depth - 1, "s"));
 	if (ps->depth < 2) {
@@ -237,9 +286,9 @@ static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c
 {
 	struct pct_strat *ps = s->priv;
 
-	ps->ksync = ps->k; /* the observed runs' synchronization points */
-	ps->kcross = c->est_cross_accesses;
-	ps->k += c->est_accesses;
+	ps->last.ksync = ps->last.k; /* the observed runs' synchronization points */
+	ps->last.kcross = c->est_cross_accesses;
+	ps->last.k += c->est_accesses;
 	ps->split = c->cross_vars > 0;
 	if (c->quiet)
 		return 0;
@@ -250,7 +299,8 @@ static int pct_strat_campaign_begin(struct strategy *s, struct strat_campaign *c
 			"concsched: pct: depth %u, %u change point%s over k = %llu steps (the "
 			"synchronization points of %u observed run%s%s)\n",
 			ps->depth, ps->depth - 1, plural(ps->depth - 1, "s"),
-			(unsigned long long)next_k(ps), ps->observed, plural(ps->observed, "s"),
+			(unsigned long long)next_k(ps, &ps->last), ps->observed,
+			plural(ps->observed, "s"),
 			c->est_accesses ? ", and the accesses of an estimation run: no variable "
 					  "written by one thread and read by another, every step "
 					  "counts"
@@ -265,11 +315,11 @@ static void pct_strat_run_begin(struct strategy *s, struct strat_run *r)
 
 	pr->last = UINT32_MAX;
 	if (ps->split) {
-		next_pools(ps, &pr->ksync, &pr->kcross);
+		next_pools(ps, counts_of(ps, r->probe_set), &pr->ksync, &pr->kcross);
 		pr->k = pr->ksync + pr->kcross;
 		pct_init_split(&pr->eng, ps->depth, pr->ksync, pr->kcross, r->seed);
 	} else {
-		pr->k = next_k(ps);
+		pr->k = next_k(ps, counts_of(ps, r->probe_set));
 		pct_init(&pr->eng, ps->depth, pr->k, r->seed);
 	}
 	r->priv = pr;
@@ -285,12 +335,12 @@ static void pct_strat_config(struct strategy *s, struct strat_run *r, struct jso
 	json_obj_begin(j, "pct");
 	json_kv_uint(j, "depth", ps->depth);
 	if (!ps->split) {
-		json_kv_uint(j, "k", pr ? pr->k : next_k(ps));
+		json_kv_uint(j, "k", pr ? pr->k : next_k(ps, counts_of(ps, r->probe_set)));
 		json_kv_str(j, "focus", "every step");
 		json_obj_end(j);
 		return;
 	}
-	next_pools(ps, &ks, &kc);
+	next_pools(ps, counts_of(ps, r->probe_set), &ks, &kc);
 	json_kv_uint(j, "k", pr ? pr->k : ks + kc);
 	json_kv_str(j, "focus", "split: sync points, cross-thread accesses");
 	json_kv_uint(j, "k_sync", pr ? pr->ksync : ks);
@@ -303,15 +353,19 @@ static void pct_strat_run_end(struct strategy *s, struct strat_run *r, struct st
 {
 	struct pct_strat *ps = s->priv;
 	struct pct_strat_run *pr = r->priv;
+	struct pct_counts n;
 
 	if (!pr)
 		return;
+	n = *counts_of(ps, r->probe_set);
 	if (o->ran && pr->points)
-		ps->k = pr->points;
+		n.k = pr->points;
 	if (o->ran && pr->sync_points)
-		ps->ksync = pr->sync_points;
+		n.ksync = pr->sync_points;
 	if (o->ran && pr->cross_points)
-		ps->kcross = pr->cross_points;
+		n.kcross = pr->cross_points;
+	if (o->ran)
+		counts_keep(ps, r->probe_set, &n);
 	if (pr->yields)
 		log_debug("pct: %llu spin%s yielded", (unsigned long long)pr->yields,
 			  pr->yields == 1 ? "" : "s");

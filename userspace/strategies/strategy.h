@@ -148,6 +148,11 @@ struct strat_run {
 	 * without --access: no uprobe trap at every shared-variable access);
 	 * the loop skips the run's access probing and its race analysis. */
 	bool no_access_probes;
+	/* Which accesses this run probes when it probes any: 0 the campaign's
+	 * shared sites, another value a set the probe rotation chose; runs
+	 * with one value probe the same variables (run/access.c,
+	 * access_run_probe_key). Set before run_begin. */
+	uint64_t probe_set;
 	/* This run's flags and serial mode: the strategy's (onerun_init),
 	 * unless a wrapper's run_begin narrows them to the sub-strategy that
 	 * runs (portfolio). The loop reads these per run, not s->flags. */
