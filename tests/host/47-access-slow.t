@@ -24,13 +24,20 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # 4096 cells, 80 rounds: 1.3 million accesses in the threads. How many the
 # probes see in the 2 s is the machine's speed (about 200,000 idle, 88,960
 # under load on 2026-11-28): the check asks for thousands, not a number.
-"$CS" run -s none --access --probe-cap 0 -n 2 --run-timeout 2 -o "$T/a" -- "$P" 4096 80 >/dev/null 2>"$T/a.err"
-is "$?" 0 "stencil under --access past a 2 s run timeout: exit 0, no failure"
+# The run timeouts are times the speed scale (tests/lib.sh): the access
+# estimation run is cut at the run timeout too, and one cut before both
+# threads share the grid finds no shared variable, so the test runs probe
+# nothing (seen with the scale at 10 on 2026-11-29: check 9 got a plain
+# timeout; `--run-timeout 0.05` shows it on any machine).
+T2=$(scaled 2)
+T1=$(scaled 1)
+"$CS" run -s none --access --probe-cap 0 -n 2 --run-timeout "$T2" -o "$T/a" -- "$P" 4096 80 >/dev/null 2>"$T/a.err"
+is "$?" 0 "stencil under --access past a $T2 s run timeout: exit 0, no failure"
 "$CS" report "$T/a" --json >"$T/a.json"
 is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass', 'pass']" \
 	"both runs pass"
 like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
-	"^slow under the access probes: past the 2 s run timeout with its accesses probed \([1-9][0-9]{3,} seen\); ended [0-9.]+ s after the probes stopped$" \
+	"^slow under the access probes: past the $T2 s run timeout with its accesses probed \([1-9][0-9]{3,} seen\); ended [0-9.]+ s after the probes stopped$" \
 	"the run says it was slow under the access probes, with the accesses seen until then"
 like "$(cat "$T/a.err")" "run 1: slow under the access probes.*\(not a failure\)" \
 	"and is printed as not a failure"
@@ -43,12 +50,13 @@ is "$?" 0 "without --access: exit 0"
 is "$(jget <("$CS" report "$T/n" --json) '[r["summary"].startswith("slow") for r in d["runs"]["list"]]')" \
 	"[False, False]" "... and no run is slow"
 
-# A run that does not end once the probes are off is still a hang. 200,000
-# rounds take seconds natively; the run timeout is 1 s.
-"$CS" run -s none --access --probe-cap 0 -n 1 --run-timeout 1 -o "$T/h" -- "$P" 4096 200000 >/dev/null 2>&1
+# A run that does not end once the probes are off is still a hang.
+# 2,000,000 rounds take a minute natively (200,000: 3-7 s); the run
+# timeout is 1 s times the scale, and its grace as long.
+"$CS" run -s none --access --probe-cap 0 -n 1 --run-timeout "$T1" -o "$T/h" -- "$P" 4096 2000000 >/dev/null 2>&1
 is "$?" 1 "a run still going after the grace period: a failure (exit 1)"
 like "$("$CS" report "$T/h" --json | python3 -c 'import json,sys; f=json.load(sys.stdin)["failures"][0]; print(f["kind"], "|", f["detail"])')" \
-	"^timeout \| confirmed: still running [0-9.]+ s after its access probes stopped at the 1 s run timeout" \
+	"^timeout \| confirmed: still running [0-9.]+ s after its access probes stopped at the $T1 s run timeout" \
 	"it is a hang, confirmed with the probes stopped"
 pgrep -f "$P 4096" >/dev/null
 is "$?" 1 "no stencil left running"

@@ -666,6 +666,12 @@ static void attach_loop(struct attach *a)
 
 	a->deadline = deadline;
 	a->next_check = a->t0 + (uint64_t)(a->o->check_every_s * 1e9);
+	/* Exit codes before the exits, here too: a target that crashed
+	 * between "attached to pid" and this first look (44-attach, once,
+	 * with the host's speed scale at 10) was "exited (its status is
+	 * unknown)" with its exit event unread in the ring. */
+	if (a->rb)
+		ring_buffer__consume(a->rb);
 	scan(a);
 	while (a->end == END_NONE) {
 		uint64_t now;
