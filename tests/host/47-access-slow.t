@@ -16,7 +16,7 @@ need_root
 P=$PROGS/stencil
 [ -x "$P" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 10
+plan 12
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -60,3 +60,13 @@ like "$("$CS" report "$T/h" --json | python3 -c 'import json,sys; f=json.load(sy
 	"it is a hang, confirmed with the probes stopped"
 pgrep -f "$P 4096" >/dev/null
 is "$?" 1 "no stencil left running"
+
+# An estimation run cut at the run timeout before anything was shared
+# says why nothing was: a single-threaded program shares nothing, and
+# /bin/sleep 2 outlives a 0.5 s run timeout; one that ends first does not.
+"$CS" run -s none --access -n 1 --run-timeout 0.5 -o "$T/s" -- /bin/sleep 2 >/dev/null 2>"$T/s.err"
+like "$(cat "$T/s.err")" "estimation run reached the 0.5 s run timeout, where its access probes stopped" \
+	"an estimation run cut at the run timeout with nothing shared says so"
+"$CS" run -s none --access -n 1 --run-timeout 30 -o "$T/s2" -- /bin/sleep 0.1 >/dev/null 2>"$T/s2.err"
+ok "$(! grep -q "estimation run reached" "$T/s2.err"; echo $?)" "one that ended before its timeout does not"
+

@@ -792,6 +792,8 @@ void access_estimation_add(struct campaign *c, struct onerun *r)
 {
 	struct access_campaign *ac = c->acc;
 
+	if (r->graced)
+		ac->est_cut_s = r->timeout_s;
 	if (r->acc) {
 		ac->est_attach_ns += r->sess->ap.attach_ns;
 		ac->est_attached = r->sess->ap.attached;

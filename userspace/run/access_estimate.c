@@ -265,6 +265,11 @@ void access_campaign_estimated(struct campaign *c)
 			 "%u) finds one",
 			 strategy_has(c->o->strat, STRAT_F_ACCESS_POINTS) ? " and steer none" : "",
 			 ACCESS_EXPLORE_LATER);
+	if (!ac->nshared_sites && ac->est_cut_s > 0)
+		log_warn("--access: the estimation run reached the %g s run timeout, where its "
+			 "access probes stopped: the threads may not have shared anything yet (a "
+			 "longer --run-timeout lets it see more)",
+			 ac->est_cut_s);
 	c->sc.contended_vars = ac->nsteer;
 	c->sc.est_accesses = ac->est_runs ? ac->est_accesses / ac->est_runs : 0;
 	c->sc.est_dropped = ac->est_runs ? ac->est_dropped / ac->est_runs : 0;
