@@ -72,7 +72,7 @@ struct access_campaign {
 	uint64_t est_attach_ns;
 	size_t est_attached;
 	uint64_t est_accesses, est_dropped;
-	double est_cut_s; /* an estimation run reached this run timeout (0: none) */
+	double est_cut_s;		/* an estimation run reached this run timeout (0: none) */
 	uint64_t *est_site_hits;	/* per candidate: its hits in the estimation runs (BPF's
 					 * count, every trap: no event lost to a full ring) */
 	struct cov_event *order_events; /* first estimation run, for the site order */
