@@ -369,15 +369,19 @@ static __always_inline void cs_starve_arm(void)
 		starve_armed = 0; /* the next ops.enable tries again */
 }
 
-/* The thread waits to run from now (runnable, off its CPU). */
-static __always_inline void cs_wait_begin(struct task_struct *p)
+/* The thread waits to run from now (runnable, off its CPU), unless it
+ * already did. */
+static __always_inline void cs_wait_since_now(struct cs_task *ts)
 {
-	struct cs_task *ts = bpf_task_storage_get(&cs_task_store, p, 0, 0);
-
 	if (ts && !ts->wait_ns) {
 		ts->wait_ns = bpf_ktime_get_ns();
 		ts->starve_noted = 0;
 	}
+}
+
+static __always_inline void cs_wait_begin(struct task_struct *p)
+{
+	cs_wait_since_now(bpf_task_storage_get(&cs_task_store, p, 0, 0));
 }
 
 /* It runs, sleeps or leaves: no longer waiting. */
@@ -985,10 +989,7 @@ void BPF_STRUCT_OPS(cs_runnable, struct task_struct *p, u64 enq_flags)
 	ts = bpf_task_storage_get(&cs_task_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!ts)
 		return;
-	if (!ts->wait_ns) {
-		ts->wait_ns = bpf_ktime_get_ns();
-		ts->starve_noted = 0;
-	}
+	cs_wait_since_now(ts);
 	if (ts->runnable)
 		return;
 	ts->runnable = 1;
