@@ -114,7 +114,7 @@ int main(void)
 	static const bool rotated[NCAND] = { false, false, false, false, true, false };
 	static const bool explore_rotated[NCAND] = { true, false, false, true, true, true };
 
-	tap_plan(18);
+	tap_plan(19);
 	campaign_make();
 	check_run(0, true, NULL, "0-5", "estimation run: every candidate");
 	check_run(3, false, plain, "1-2,4", "run 3 (v7's turn): the shared sites");
@@ -124,5 +124,15 @@ int main(void)
 	o.probe_cap = 0; /* no probe cap: no budget, no rotation */
 	check_run(5, false, plain, "1-2,4", "run 5, no rotation: the shared sites");
 	check_run(8, false, NULL, "0-5", "run 8 (exploration), no rotation: every candidate");
+	/* A run without access probes (a portfolio synchronization arm's:
+	 * access_run_begin not called) probed none, and says so. */
+	{
+		struct onerun *r = xcalloc(1, sizeof(*r));
+		char *sites = config_sites(r);
+
+		tap_is_str(sites, "", "a run without access probes: its \"sites\" is empty");
+		free(sites);
+		free(r);
+	}
 	return tap_done();
 }

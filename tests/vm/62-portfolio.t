@@ -17,7 +17,7 @@ need_vm
 P=$PROGS/race_split_cs
 [ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 17
+plan 18
 T=$(mktemp -d /tmp/cs-portfolio-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -74,6 +74,10 @@ is "$(q "$T/c" "SELECT count(DISTINCT json_extract(strategy_config, '\$.arm')) F
 	"the warm-up ran each arm (the six begun first; -j 2 ends them in any order)"
 is "$(q "$T/c" "SELECT count(*) FROM runs WHERE json_extract(strategy_config, '\$.arm') LIKE 'pct:3%' AND json_extract(strategy_config, '\$.serial') != 'prio'")" 0 \
 	"every pct run ran serial by priorities (its arm's mode, per run)"
+# A synchronization arm's run probes no access, and its configuration
+# says so: its "sites" is empty, so its replay probes none either.
+is "$(q "$T/c" "SELECT count(*) > 0, sum(json_extract(strategy_config, '\$.access.sites') != '') FROM runs WHERE json_extract(strategy_config, '\$.arm') IN ('random', 'pct:3')")" \
+	"1|0" "the synchronization arms' runs record no probed site"
 
 "$CS" run --vm -s portfolio -n 2 --seed 1 -o "$T/s" -- "$PROGS/selflock" >/dev/null 2>"$T/s.err"
 is "$?" 1 "selflock: exit 1 (its deadlock), not a crash"

@@ -163,8 +163,10 @@ static const struct strategy_ops *replayer_ops(struct replayer *p)
 	}
 	free(arm);
 	p->arm_ops = *ops;
-	if (!json_get_bool(cfg, "arm_access", &access) && !access)
+	if (!json_get_bool(cfg, "arm_access", &access) && !access) {
 		p->arm_ops.flags &= ~(unsigned)(STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS);
+		p->arm_unprobed = true;
+	}
 	return &p->arm_ops;
 }
 
@@ -262,8 +264,10 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 			 "differ",
 			 p->c.ti.path, p->c.ti.hash, p->camp.binary_hash);
 	p->o.argv[0] = p->c.ti.path;
-	/* The access sites the run probed (--access, map). */
-	if (access_replay_setup(&p->c, p->sr.strategy_config_json))
+	/* The access sites the run probed (--access, map): none for a
+	 * portfolio arm that probed no accesses (runs recorded before such a
+	 * run's "sites" was empty name the campaign's shared sites). */
+	if (!p->arm_unprobed && access_replay_setup(&p->c, p->sr.strategy_config_json))
 		return -EINVAL;
 	libbpf_set_print(NULL);
 	return 0;
@@ -282,10 +286,8 @@ int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdic
 	p->c.steer = strategy_has(strat, STRAT_F_STEERS);
 	onerun_init(&r, &p->c, strat, p->dl.seed, p->c.steer);
 	strategy_run_begin(strat, &r.sr);
-	if (p->c.acc) {
-		r.access_on = true;
-		r.access_mask = access_replay_mask(&p->c);
-	}
+	r.access_mask = access_replay_mask(&p->c);
+	r.access_on = r.access_mask != NULL;
 	declog_init(&r.log, p->dl.seed, p->dl.config_json);
 	err = onerun_do(&r, p->c.uid, p->c.gid, p->c.drop);
 	if (!err && r.watchdog_run)

@@ -32,6 +32,7 @@ struct replayer {
 	const struct strategy_ops *ops; /* the recorded strategy */
 	/* a portfolio run's sub-strategy, its flags as the run had them */
 	struct strategy_ops arm_ops;
+	bool arm_unprobed; /* that arm probed no accesses ("arm_access": false) */
 	struct run_opts o;
 	struct campaign c;
 	struct declog dl; /* the run's log */

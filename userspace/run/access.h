@@ -74,7 +74,8 @@ bool access_point(struct onerun *r, const struct cs_event *e, struct strat_threa
 		  struct cov_event *ev, bool *split, bool *contended, bool *cross);
 void access_pass(struct onerun *r, struct strat_thread *t);
 
-/* Replay: the sites the recorded run probed. */
+/* Replay: the sites the recorded run probed (access_replay_mask: NULL
+ * when it probed none, and the replay probes none either). */
 int access_replay_setup(struct campaign *c, const char *run_config_json);
 const bool *access_replay_mask(const struct campaign *c);
 

@@ -444,10 +444,10 @@ void access_run_config_json(const struct campaign *c, const struct onerun *r, st
 	 * configuration and stores no run), but would record every
 	 * candidate, as it probes ("0-N"), for a replay to probe. A run with
 	 * no access probes (r->acc NULL: a portfolio synchronization arm's,
-	 * or a test run while no site is shared) records the shared sites,
-	 * though it probed none.
+	 * or a test run while no site is shared) records none (""), and its
+	 * replay probes none.
 	 */
-	mask = access_mask_format(r->acc ? access_run_mask(r->acc) : ac->shared_site, ac->set.n);
+	mask = r->acc ? access_mask_format(access_run_mask(r->acc), ac->set.n) : xstrdup("");
 	json_kv_str(j, "sites", mask);
 	free(mask);
 	json_obj_end(j);

@@ -97,5 +97,5 @@ int access_replay_setup(struct campaign *c, const char *cfg)
 
 const bool *access_replay_mask(const struct campaign *c)
 {
-	return c->acc ? c->acc->shared_site : NULL;
+	return c->acc && c->acc->nshared_sites ? c->acc->shared_site : NULL;
 }
