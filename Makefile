@@ -2,7 +2,7 @@
 # concsched build. Out of tree into build/ (BUILD=...). Quiet unless V=1.
 #   make            build the concsched binary, BPF objects, tests, examples
 #   make deps       install every package and fetch the VM kernel (root)
-#   make test       check-layout, then unit + host + VM tests through prove
+#   make test       check-layout, then unit + host + VM tests (TAP, tools/test-lanes)
 #   make test-repeat N=20 TESTS="tests/vm/NAME.t ..."  the flake hunter
 #   make test-kernels  the VM tests on each VM kernel (sid, trixie-backports)
 #   make check-layout  userspace/ layout: no include/call cycle, no upward arrow,
@@ -165,11 +165,13 @@ VM_TESTS = $(wildcard $(VM_LONG:%=tests/vm/%.t)) \
 	$(filter-out $(VM_LONG:%=tests/vm/%.t),$(sort $(wildcard tests/vm/*.t)))
 # Every test target first measures the machine's speed (tools/test-speed):
 # the tests' limits scale with it, so a slow or loaded machine gets longer
-# limits, not failures (docs/testing.md).
+# limits, not failures (docs/testing.md). make test runs the unit and host
+# tests one after another in one of the VM_JOBS lanes, beside the VM tests
+# in the others (tools/test-lanes; TEST_VERBOSE=1 for every check's line).
 test: all check-layout
 	$(Q)tools/test-speed $(BUILD)
-	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit tests/host
-	$(Q)$(PROVE) --exec tools/run-test -j$(VM_JOBS) $(VM_TESTS)
+	$(Q)tools/test-lanes -j $(VM_JOBS) $(sort $(wildcard $(BUILD)/tests/unit/*.t)) \
+		$(sort $(wildcard tests/host/*.t)) -- $(VM_TESTS)
 test-unit: all
 	$(Q)tools/test-speed $(BUILD)
 	$(Q)$(PROVE) --exec tools/run-test -r $(BUILD)/tests/unit
