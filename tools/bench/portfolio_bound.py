@@ -147,7 +147,7 @@ def main(argv):
     for p, v in sorted(progs.items()):
         b = max(range(len(arms)), key=lambda a: v[a])
         print(f"| {p} | {arms[b]} | {v[b]:.3f} | {geo_median(v[b])} | "
-              + " ".join(f"{hazard(x):.2f}" for x in v) + " |")
+              + " ".join(f"{abs(hazard(x)):.2f}" for x in v) + " |")
     score, path_ = best_sequence(progs, arms, ratio)
     print(f"\nA sequence keeping the most programs within {ratio:g}x: {score} of {len(progs)}")
     for L, c, kept in path_:

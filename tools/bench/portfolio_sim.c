@@ -49,9 +49,13 @@
 #include "lib/xalloc.h"
 #include "strategies/strat_portfolio.h"
 
-/* The arms in strat_portfolio_arms[] order, by their bench names. */
+/* The arms by their bench names (tools/bench/bugs/run), and the
+ * portfolio's names for them (strat_portfolio_arms[].name). */
 static const char *const arm_names[PF_NARMS] = {
 	"pcta", "randoma", "map", "fpair", "random", "pct"
+};
+static const char *const arm_spec_names[PF_NARMS] = {
+	"pct:3 --access", "random --access", "map", "fpair", "random", "pct:3"
 };
 static const int arm_metric[PF_NARMS] = { 1, 1, 2, 3, 0, 0 };
 static const double arm_reach[PF_NARMS] = { 2, 6, 1.5, 1.5, 1, 1 };
@@ -83,9 +87,14 @@ struct sim_opts {
 	size_t seq_prefix;	      /* the runs before the cycle (PREFIX|CYCLE) */
 	bool prior;		      /* --prior: prior-1129's rule on the corpus's facts */
 	double sync_weight;	      /* (model) the synchronization arms' values times this */
-	double weight[PF_NARMS];      /* (model) each arm's share of the floor, by arm */
+	double weight[PF_NARMS];      /* each arm's share of the runs, by arm */
+	/* The real code's table as the options make it: slot i is arm
+	 * order[i] with share weight[order[i]]. */
+	struct pf_arm_spec spec[PF_NARMS];
 	const char *only;
 	const char *row; /* --row LABEL: one table row of ratios */
+	unsigned group;	 /* the bench's seeds per median (the range's) */
+	double p_scale;	 /* every arm's p times this */
 };
 
 /* ---- the model policy: strat_portfolio_choose with its constants as options ----------- */
@@ -112,7 +121,7 @@ static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 {
 	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved = PF_NARMS, on = 0;
 	double best = -INFINITY, floor_runs = 0;
-	uint64_t n = 0, na, least = UINT64_MAX;
+	uint64_t n = 0, na;
 
 	for (i = 0; i < PF_NARMS; i++)
 		if (pf->arm[i].on && !pf->arm[i].begun)
@@ -127,22 +136,16 @@ static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 	for (i = 0; i < PF_NARMS; i++)
 		if (pf->arm[i].on)
 			wsum += o->weight[o->order[i]];
-	/* The floor: an arm below n / (floor x arms) runs (today's rule, equal
-	 * weights), or below n x weight / (floor x the weights' sum): the one
-	 * furthest below its floor, the first in order on a tie. */
+	/* The floor: an arm below n x weight / (floor x the weights' sum) runs
+	 * (today's rule; before 2026-11-29's shares, equal weights and floor
+	 * 2), the one furthest below in runs, the first in order on a tie. */
 	for (i = 0; i < PF_NARMS && o->floor > 0; i++) {
-		double want;
-
 		if (!pf->arm[i].on)
 			continue;
 		floor_runs = floor((double)n * o->weight[o->order[i]] / (o->floor * wsum));
-		want = floor_runs / o->weight[o->order[i]];
 		na = pf->arm[i].ended + pf->arm[i].inflight;
-		if ((double)na < floor_runs &&
-		    (starved == PF_NARMS || want - (double)na / o->weight[o->order[i]] > below ||
-		     (on && na < least && want - (double)na / o->weight[o->order[i]] == below))) {
-			below = want - (double)na / o->weight[o->order[i]];
-			least = na;
+		if ((double)na < floor_runs && floor_runs - (double)na > below) {
+			below = floor_runs - (double)na;
 			starved = i;
 		}
 	}
@@ -255,7 +258,7 @@ static unsigned campaign(const struct sim_opts *o, const struct sim_prog *p, str
 	rng_seed(&pf.rng, seed ^ 0x706f7274666fULL);
 	rng_seed(&draw, seed * 0x9e3779b97f4a7c15ULL + 1);
 	for (i = 0; i < o->narms; i++) {
-		pf.arm[i].spec = &strat_portfolio_arms[i];
+		pf.arm[i].spec = &o->spec[i];
 		pf.arm[i].on = true;
 	}
 	twin = pf;
@@ -278,7 +281,7 @@ static unsigned campaign(const struct sim_opts *o, const struct sim_prog *p, str
 			(*mismatch)++;
 		a = o->policy == POLICY_SEQUENCE ? slot : o->order[slot];
 		runs[a]++;
-		if (rng_chance(&draw, p->p[a]))
+		if (rng_chance(&draw, p->p[a] * o->p_scale))
 			return n;
 		if (o->policy == POLICY_SEQUENCE)
 			continue;
@@ -306,6 +309,30 @@ static int arm_of(const char *name)
 		if (!strcmp(arm_names[i], name))
 			return (int)i;
 	return -1;
+}
+
+static int arm_of_spec(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < PF_NARMS; i++)
+		if (!strcmp(arm_spec_names[i], name))
+			return (int)i;
+	fprintf(stderr, "portfolio_sim: the portfolio's arm %s has no bench name\n", name);
+	exit(2);
+}
+
+/* The real code's table for o's order and weights. */
+static void make_specs(struct sim_opts *o)
+{
+	size_t i, k;
+
+	for (i = 0; i < o->narms; i++)
+		for (k = 0; k < PF_NARMS; k++)
+			if (arm_of_spec(strat_portfolio_arms[k].name) == (int)o->order[i]) {
+				o->spec[i] = strat_portfolio_arms[k];
+				o->spec[i].share = (unsigned)lround(o->weight[o->order[i]]);
+			}
 }
 
 static size_t read_rates(const char *path, struct sim_prog *progs)
@@ -382,19 +409,20 @@ static double median_runs(unsigned *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-/* The 5-seed bench's median (over the seeds that found it) as a range:
- * its 5th and 95th percentiles over groups of 5 campaigns drawn from v. */
-static void five_seed_range(const unsigned *v, size_t n, uint64_t seed, double *lo, double *hi)
+/* The bench's median of `group` seeds (over the seeds that found it) as a
+ * range: its 5th and 95th percentiles over groups of campaigns drawn from v. */
+static void group_range(const unsigned *v, size_t n, unsigned group, uint64_t seed, double *lo,
+			double *hi)
 {
 	enum { GROUPS = 2000 };
 	static double med[GROUPS];
 	struct cs_rng r;
 	size_t g, k, m;
-	unsigned five[5];
+	unsigned five[64];
 
 	rng_seed(&r, seed);
 	for (g = 0; g < GROUPS; g++) {
-		for (k = m = 0; k < 5; k++) {
+		for (k = m = 0; k < group && k < 64; k++) {
 			unsigned x = v[rng_below(&r, n)];
 
 			if (x != UINT32_MAX)
@@ -432,6 +460,7 @@ static void prior_of(const char *prog, struct sim_opts *o)
 	o->sync_weight = 1;
 	memcpy(o->order, sync_first, sizeof(sync_first));
 	o->narms = PF_NARMS;
+	make_specs(o);
 }
 
 /* ---- options ----------------------------------------------------------------------------- */
@@ -461,8 +490,8 @@ static void usage(FILE *f)
 		"  --alpha A          (model) the weight of the newest reward (0.3)\n"
 		"  --no-second-run    (model) an arm with one run ended scores its value, not the "
 		"top\n"
-		"  --weights A=W,...  (model) the floor by weights: an arm below\n"
-		"                     n x W / (F x the weights' sum) runs (the others 1)\n"
+		"  --weights A=W,...  the arms' shares: an arm below n x W / (F x the weights'\n"
+		"                     sum) runs (the arms not named 1; default the code's table)\n"
 		"  --sync-weight W    (model) random's and pct:3's values count W times (1)\n"
 		"  --prior            (model) prior-1129's rule: on bad_lockorder and "
 		"bad_lostwakeup\n"
@@ -477,6 +506,8 @@ static void usage(FILE *f)
 		"rewards\n"
 		"                     and count the choices that differ (defaults: must be 0)\n"
 		"  --program NAME     only this program\n"
+		"  --group N          the range column: the median of N seeds, as the bench's (5)\n"
+		"  --p-scale K        every arm fails with K times its rate (calibration)\n"
 		"  --row LABEL        print one markdown row instead: LABEL, each program's\n"
 		"                     simulated median and ratio, the programs within 2x, the\n"
 		"                     geometric mean and the largest of the ratios (--row-head:\n"
@@ -541,10 +572,15 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 				.explore = 0.5,
 				.alpha = 0.3,
 				.second_run = true,
-				.sync_weight = 1 };
+				.sync_weight = 1,
+				.group = 5,
+				.p_scale = 1 };
+	/* Today's code: its table's order and shares. */
 	for (i = 0; i < PF_NARMS; i++) {
-		o->order[i] = (size_t)i;
-		o->weight[i] = 1;
+		int a = arm_of_spec(strat_portfolio_arms[i].name);
+
+		o->order[i] = (size_t)a;
+		o->weight[a] = strat_portfolio_arms[i].share;
 	}
 	*rates = NULL;
 	for (i = 1; i < argc; i++) {
@@ -595,6 +631,10 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 			}
 			o->policy = POLICY_SEQUENCE;
 		} else if (!strcmp(a, "--weights")) {
+			size_t k;
+
+			for (k = 0; k < PF_NARMS; k++)
+				o->weight[k] = 1;
 			parse_weights(argv[++i], o->weight);
 			o->policy = POLICY_MODEL;
 		} else if (!strcmp(a, "--sync-weight")) {
@@ -604,6 +644,10 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 				    : !strcmp(v, "bug") ? REWARD_BUG
 							: REWARD_COVERAGE;
 			i++;
+		} else if (!strcmp(a, "--group")) {
+			o->group = (unsigned)atoi(argv[++i]);
+		} else if (!strcmp(a, "--p-scale")) {
+			o->p_scale = atof(argv[++i]);
 		} else if (!strcmp(a, "--row")) {
 			o->row = argv[++i];
 		} else if (!strcmp(a, "--program")) {
@@ -622,6 +666,7 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 	}
 	if (o->check)
 		o->policy = POLICY_REAL;
+	make_specs(o);
 }
 
 int main(int argc, char **argv)
@@ -642,8 +687,9 @@ int main(int argc, char **argv)
 	if (o.row)
 		goto rows;
 	printf("| program | best single measured | best arm (p, median) | simulated median "
-	       "(found) | ratio | 5-seed median, 90%% range | runs per arm "
-	       "(pcta randoma map fpair random pct, mean) |\n");
+	       "(found) | ratio | %u-seed median, 90%% range | runs per arm "
+	       "(pcta randoma map fpair random pct, mean) |\n",
+	       o.group);
 	printf("|---|---|---|---:|---:|---|---|\n");
 	for (i = 0; i < np; i++) {
 		const struct sim_prog *p = &progs[i];
@@ -670,7 +716,7 @@ int main(int argc, char **argv)
 				share[a] += runs[a];
 		}
 		med = median_runs(res, o.seeds);
-		five_seed_range(res, o.seeds, 7, &lo, &hi);
+		group_range(res, o.seeds, o.group, 7, &lo, &hi);
 		ratio = med / geo_median(bestp);
 		rated++;
 		within2 += ratio <= 2.0 + 1e-9;
@@ -690,12 +736,21 @@ int main(int argc, char **argv)
 	goto out;
 rows:
 	if (!strcmp(o.row, "--row-head")) {
+		size_t cols = 0, a;
+
 		printf("| policy |");
-		for (i = 0; i < np; i++)
-			if (!o.only || !strcmp(o.only, progs[i].name))
+		for (i = 0; i < np; i++) {
+			double bestp = 0;
+
+			for (a = 0; a < PF_NARMS; a++)
+				bestp = progs[i].p[a] > bestp ? progs[i].p[a] : bestp;
+			if (bestp > 0 && (!o.only || !strcmp(o.only, progs[i].name))) {
 				printf(" %s |", progs[i].name);
+				cols++;
+			}
+		}
 		printf(" within 2x | mean ratio | largest |\n|---|");
-		for (i = 0; i < np + 3; i++)
+		for (i = 0; i < cols + 3; i++)
 			printf("---:|");
 		printf("\n");
 		goto out;
@@ -711,10 +766,8 @@ rows:
 			continue;
 		for (a = 0; a < PF_NARMS; a++)
 			bestp = p->p[a] > bestp ? p->p[a] : bestp;
-		if (bestp <= 0) {
-			printf(" - |");
+		if (bestp <= 0)
 			continue;
-		}
 		po = o;
 		if (o.prior)
 			prior_of(p->name, &po);
