@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Per-run failure probabilities of the portfolio's arms, from bench-bugs raw lines.
 
-    tools/bench/portfolio_rates.py [--cap N] [--zero half|zero] RAW... > rates.txt
+    tools/bench/portfolio_rates.py [--cap N] [--zero half|zero] [--posterior SEED] RAW... > rates.txt
 
 RAW files hold "PROG STRATEGY SEED RUNS-OR-- SECONDS" lines (tools/bench/bugs/run's
 BB_RAW); later files and lines replace earlier ones per (program, strategy, seed), as
@@ -14,6 +14,10 @@ campaigns that failed, R the runs they observed (the failing run's number, or th
 for a campaign without failure). A strategy that failed in none of its campaigns gets
 p = 0 (--zero zero, the default) or half a failure, p = 0.5 / R (--zero half).
 A strategy never measured on a program has no line: the simulator gives it p = 0.
+--posterior SEED draws each p from its posterior instead, Beta(F + 1/2, R - F + 1/2)
+(Jeffreys' prior; the likelihood of a censored geometric sample is the binomial's), one
+draw per (program, strategy) from the generator seeded with SEED: rates as uncertain as
+their few campaigns (one per strategy on issue 30's programs) make them.
 
 Output, one line per (program, strategy), the portfolio's arms named as the bench
 names them (pcta = pct:3 --access, randoma = random --access, map, fpair, random,
@@ -27,6 +31,7 @@ MEDIAN_MEASURED the median runs to the first failure over the campaigns that fou
 (the table maker's cell), "-" when none. portfolio lines are skipped. The simulator
 (build/bench/portfolio_sim) reads this output; docs/studies/portfolio-sim-2026-11-29.md.
 """
+import random
 import statistics
 import sys
 
@@ -34,7 +39,7 @@ ARMS = ("pcta", "randoma", "map", "fpair", "random", "pct", "tsa", "ga")
 
 
 def main(argv):
-    cap, zero, files = 200, "zero", []
+    cap, zero, files, post = 200, "zero", [], None
     i = 0
     while i < len(argv):
         if argv[i] in ("-h", "--help"):
@@ -46,6 +51,9 @@ def main(argv):
         if argv[i] == "--cap":
             cap = int(argv[i + 1])
             i += 2
+        elif argv[i] == "--posterior":
+            post = random.Random(int(argv[i + 1]))
+            i += 2
         elif argv[i] == "--zero":
             zero = argv[i + 1]
             i += 2
@@ -53,7 +61,8 @@ def main(argv):
             files.append(argv[i])
             i += 1
     if not files or zero not in ("zero", "half"):
-        print("usage: portfolio_rates.py [--cap N] [--zero half|zero] RAW...", file=sys.stderr)
+        print("usage: portfolio_rates.py [--cap N] [--zero half|zero] [--posterior SEED] RAW...",
+              file=sys.stderr)
         return 2
     rows, order, alltimed = {}, [], {}
     for path in files:
@@ -85,6 +94,8 @@ def main(argv):
         p = len(found) / runs if runs else 0.0
         if not found and zero == "half":
             p = 0.5 / runs
+        if post:
+            p = post.betavariate(len(found) + 0.5, runs - len(found) + 0.5)
         # Seconds: the campaigns kept; if none has them, every line read for the pair.
         timed = [(r if r is not None else c, s) for r, s, c in camps if s is not None]
         timed = timed or alltimed.get((prog, strat), [])
