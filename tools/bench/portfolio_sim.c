@@ -513,11 +513,16 @@ static void usage(FILE *f)
 		"                     geometric mean and the largest of the ratios (--row-head:\n"
 		"                     the header row)\n\n"
 		"Example:\n"
-		"  tools/bench/portfolio_rates.py docs/studies/bench-bugs-2026-11-26.txt \\\n"
-		"      docs/studies/bench-bugs-explore-2026-11-26.txt \\\n"
-		"      docs/studies/bench-bugs-issue30-2026-11-27.txt > /tmp/rates.txt\n"
-		"  build/bench/portfolio_sim --seeds 1000 /tmp/rates.txt\n"
-		"  build/bench/portfolio_sim --policy model --floor 1 /tmp/rates.txt\n");
+		"  S=docs/studies\n"
+		"  tools/bench/portfolio_rates.py $S/bench-bugs-2026-11-26.txt \\\n"
+		"      $S/bench-bugs-explore-2026-11-26.txt "
+		"$S/bench-bugs-pcta-6121a00-2026-11-26.txt \\\n"
+		"      $S/bench-bugs-issue30-2026-11-27.txt | sort > /tmp/rates.txt\n"
+		"  build/bench/portfolio_sim --check /tmp/rates.txt      # the code's policy\n"
+		"  build/bench/portfolio_sim --policy model --order "
+		"pcta,randoma,map,fpair,random,pct \\\n"
+		"      --weights pcta=1 --floor 2 /tmp/rates.txt       # the policy before the "
+		"shares\n");
 }
 
 static size_t parse_arms(const char *list, size_t *out, size_t max)
