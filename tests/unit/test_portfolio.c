@@ -277,8 +277,8 @@ static void test_access_decision(void)
 /* The warm-up, in strat_portfolio_arms[] order, and each arm's run as the loop sees it. */
 static void test_warmup(void)
 {
-	static const char *const order[] = { "pct:3 --access", "random --access", "map",
-					     "fpair",	       "random",	  "pct:3" };
+	static const char *const order[] = { "random --access", "map",	 "random",
+					     "pct:3 --access",	"fpair", "pct:3" };
 	struct camp k;
 	struct frun f;
 	size_t i;
@@ -295,8 +295,8 @@ static void test_warmup(void)
 		}
 		free(arm);
 	}
-	tap_ok(in_order, "with access: the warm-up runs pct:3 --access, random --access, map, "
-			 "fpair, random, pct:3, once each");
+	tap_ok(in_order, "with access: the warm-up runs random --access, map, random, "
+			 "pct:3 --access, fpair, pct:3, once each");
 	camp_end(&k);
 
 	camp_begin(&k, 7, false, 0, 100);
@@ -318,28 +318,28 @@ static void test_warmup(void)
 	camp_begin(&k, 7, false, 1, 100);
 	run_begin(&k, &f, 11, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
-	       "run 1 (pct:3 --access): access points, serial by priorities");
+		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
+	       "run 1 (random --access): access points, in parallel");
 	tap_ok(!f.r.no_access_probes, "... its accesses probed");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 12, true);
 	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 2 (random --access): access points too, in parallel");
+	       "run 2 (map): access points too, in parallel");
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 13, true);
-	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
-		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 3 (map): access points, in parallel");
-	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 14, true);
-	run_end(&k, &f, 100000000, false);
-	run_begin(&k, &f, 15, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && !f.r.access_points &&
 		       strat_run_has(&f.r, STRAT_F_SYNC_POINTS) &&
 		       !strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_OFF,
-	       "run 5 (random): synchronization points only, in parallel");
+	       "run 3 (random): synchronization points only, in parallel");
 	tap_ok(f.r.no_access_probes, "... and no access probed: random's own run without --access");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 14, true);
+	tap_ok(strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && f.r.access_points &&
+		       strat_run_has(&f.r, STRAT_F_SERIAL) && f.r.sched_serial == CS_SERIAL_PRIO,
+	       "run 4 (pct:3 --access): access points, serial by priorities");
+	run_end(&k, &f, 100000000, false);
+	run_begin(&k, &f, 15, true);
 	run_end(&k, &f, 100000000, false);
 	run_begin(&k, &f, 16, true);
 	tap_ok(!strat_run_has(&f.r, STRAT_F_ACCESS_POINTS) && strat_run_has(&f.r, STRAT_F_SERIAL) &&
@@ -424,15 +424,22 @@ static void test_reward_and_note(void)
 	camp_end(&k);
 }
 
-/* A portfolio of its first n arms, all on, each begun `begun` times. */
-static void arms_fresh(struct portfolio *pf, size_t n, uint64_t seed, uint64_t begun)
+/* A portfolio of the table's first n arms, all on, each begun `begun`
+ * times, arm i with shares[i] of the runs (PF_FLOOR), or, shares NULL,
+ * share 0: no floor, the bandit alone. */
+static struct pf_arm_spec specs[PF_NARMS];
+
+static void arms_fresh(struct portfolio *pf, size_t n, uint64_t seed, uint64_t begun,
+		       const unsigned *shares)
 {
 	size_t i;
 
 	memset(pf, 0, sizeof(*pf));
 	rng_seed(&pf->rng, seed);
 	for (i = 0; i < n; i++) {
-		pf->arm[i].spec = &strat_portfolio_arms[i];
+		specs[i] = strat_portfolio_arms[i];
+		specs[i].share = shares ? shares[i] : 0;
+		pf->arm[i].spec = &specs[i];
 		pf->arm[i].on = true;
 		pf->arm[i].begun = begun;
 	}
@@ -445,7 +452,7 @@ static void test_ucb1(void)
 {
 	struct portfolio pf;
 
-	arms_fresh(&pf, 3, 1, 1);
+	arms_fresh(&pf, 3, 1, 1, NULL);
 	pf.arm[0].ended = 3;
 	pf.arm[0].value = 4;
 	pf.arm[1].ended = 2;
@@ -488,29 +495,24 @@ static void test_ucb1(void)
 	tap_is_int(strat_portfolio_choose(&pf), 2, "an arm not begun yet runs first (warm-up)");
 }
 
-/* The six arms, runs one after the other, arm a's run number k (from 0) and
- * the campaign's run i (from 0) earning reward(a, k, i); each arm's runs
- * in *runs, the arm of run i in arm_of[i]. Returns the first run that left
- * an arm below n / 12 - 1 of the n runs, or SIZE_MAX. */
-static size_t campaign_of(size_t nruns, double (*reward)(size_t a, uint64_t k, size_t i),
-			  uint64_t runs[PF_NARMS], size_t *arm_of)
+/* The six arms, the bandit alone (no floor), runs one after the other, arm
+ * a's run number k (from 0) and the campaign's run i (from 0) earning
+ * reward(a, k, i); each arm's runs in *runs, the arm of run i in arm_of[i]. */
+static void campaign_of(size_t nruns, double (*reward)(size_t a, uint64_t k, size_t i),
+			uint64_t runs[PF_NARMS], size_t *arm_of)
 {
 	struct portfolio pf;
-	size_t i, a, k, below = SIZE_MAX;
+	size_t i, a, k;
 
-	arms_fresh(&pf, PF_NARMS, 5, 0);
+	arms_fresh(&pf, PF_NARMS, 5, 0, NULL);
 	for (i = 0; i < nruns; i++) {
 		a = strat_portfolio_choose(&pf);
 		pf.arm[a].begun++;
 		strat_portfolio_reward(&pf, &pf.arm[a], reward(a, pf.arm[a].ended, i));
 		arm_of[i] = a;
-		for (k = 0; k < PF_NARMS; k++)
-			if ((i + 1) / 12 > pf.arm[k].ended + 1 && below == SIZE_MAX)
-				below = i;
 	}
 	for (k = 0; k < PF_NARMS; k++)
 		runs[k] = pf.arm[k].ended;
-	return below;
 }
 
 static double three_times(size_t a, uint64_t k, size_t i)
@@ -530,59 +532,48 @@ static double top_stops(size_t a, uint64_t k, size_t i)
 	return a ? 1.0 : i < 60 ? 3.0 : 0.0;
 }
 
-/* Six arms, arm 0's rewards 3 times the others' (3/s against 1/s). Each
- * arm's value is its rewards' (constant), top 3: arm 0's index is
- * 1 + 0.5 sqrt(2 ln n / n_0), another's 1/3 + 0.5 sqrt(2 ln n / n_o), an
- * arm with one run 1 + 0.5 sqrt(2 ln n). Runs 1-6: the warm-up, one each;
- * runs 7-12: each arm's second (one run beats two). Arm 0 then runs while
- * its index is the larger: at n = 34, n_0 = 24: 1 + 0.5 sqrt(2 ln 34 / 24)
- * = 1.2714 < 1/3 + 0.5 sqrt(2 ln 34 / 2) = 1.2718: runs 35-36 go to two
- * others; at n = 36 the floor (36 / 12 = 3) gives the other three their
- * third (runs 37-39). At n = 48 the floor (4) gives each other arm its
- * fourth (runs 49-53), and UCB1 keeps arm 0 above them (1.245 against
- * 1.134 at n = 47, 1.229 against 1.047 at n = 59). So of 60 runs arm 0
- * has 60 - 5 x 4 = 40 and each other arm 4. (Before 2026-11-29, with the
- * whole UCB1 bonus: 30 and 6 each.) */
+/* The bandit alone (no floor: share 0), six arms, arm 0's rewards 3 times
+ * the others' (3/s against 1/s). Each arm's value is its rewards'
+ * (constant), top 3: arm 0's index is 1 + 0.5 sqrt(2 ln n / n_0),
+ * another's 1/3 + 0.5 sqrt(2 ln n / n_o), an arm with one run
+ * 1 + 0.5 sqrt(2 ln n). Runs 1-6: the warm-up, one each; runs 7-12: each
+ * arm's second (one run beats two). Arm 0 then runs while its index is the
+ * larger: at n = 34, n_0 = 24: 1 + 0.5 sqrt(2 ln 34 / 24) = 1.2714 <
+ * 1/3 + 0.5 sqrt(2 ln 34 / 2) = 1.2718: runs 35-36 go to two others. So
+ * after 36 runs arm 0 has 24, the others 12 among them. With the table's
+ * shares (test_shares) the rewards move only the rounding's slack. */
 static void test_concentrates(void)
 {
 	uint64_t runs[PF_NARMS];
-	size_t arm_of[120], below, i, late = 0;
+	size_t arm_of[120], i, late = 0;
 
-	below = campaign_of(60, three_times, runs, arm_of);
-	tap_is_int(runs[0], 40, "rewards 3x the others': arm 0 gets 40 of 60 runs");
-	tap_ok(runs[1] == 4 && runs[2] == 4 && runs[3] == 4 && runs[4] == 4 && runs[5] == 4,
-	       "... each other arm 4 (%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 ")",
-	       runs[1], runs[2], runs[3], runs[4], runs[5]);
-	tap_ok(below == SIZE_MAX, "... and none below n / 12 - 1 runs on the way (the floor)");
+	campaign_of(36, three_times, runs, arm_of);
+	tap_is_int(runs[0], 24, "the bandit alone, rewards 3x the others': arm 0 gets 24 of 36");
+	campaign_of(60, three_times, runs, arm_of);
+	tap_ok(runs[0] >= 36, "... and %" PRIu64 " of 60 (>= 36)", runs[0]);
 	/* The same rewards, each arm's warm-up run earning 30 times: the
 	 * second run's reward replaces the first, and every arm's second run
-	 * comes before the values count (runs 7-12), so the runs go as above:
-	 * 40 of 60. Scaled by the largest reward of one run (90) the values
-	 * stayed below 1/30 and the runs split evenly (10 each). */
-	campaign_of(60, warmup_inflated, runs, arm_of);
-	tap_ok(runs[0] >= 38,
-	       "warm-up rewards 30x the later ones: arm 0 still gets %" PRIu64 " of 60 (>= 38)",
-	       runs[0]);
+	 * comes before the values count (runs 7-12), so the runs go as above. */
+	campaign_of(36, warmup_inflated, runs, arm_of);
+	tap_is_int(runs[0], 24, "warm-up rewards 30x the later ones: arm 0 still gets 24 of 36");
 	/* Arm 0 stops adding at run 61: its value falls 3 -> 2.1 -> 1.47 ->
 	 * 1.03 -> 0.72 with its next runs, below the others' 1 after 4; then
-	 * its index, 0.72 + 0.5 sqrt(2 ln 64 / 44) = 0.93, stays below theirs
-	 * (1 + ..., the floor 10 at n = 120 is far below its 44 runs). */
-	below = campaign_of(120, top_stops, runs, arm_of);
+	 * its index stays below theirs. */
+	campaign_of(120, top_stops, runs, arm_of);
 	for (i = 60; i < 120; i++)
 		late += arm_of[i] == 0;
 	tap_ok(late <= 5, "arm 0 stops adding at run 61: %zu of runs 61-120 (<= 5)", late);
-	tap_ok(below == SIZE_MAX, "... and no arm below n / 12 - 1 runs in 120");
 }
 
-/* Two arms: A adds 10/s for its first 5 runs, then nothing; B 2/s always.
- * Once A stops, B takes most runs. */
+/* The bandit alone, two arms: A adds 10/s for its first 5 runs, then
+ * nothing; B 2/s always. Once A stops, B takes most runs. */
 static void test_share_moves(void)
 {
 	struct portfolio pf;
 	size_t i, late_b = 0;
 	unsigned a_runs = 0;
 
-	arms_fresh(&pf, 2, 9, 0);
+	arms_fresh(&pf, 2, 9, 0, NULL);
 	for (i = 0; i < 80; i++) {
 		size_t a = strat_portfolio_choose(&pf);
 		double x = a == 1 ? 2.0 : a_runs < 5 ? 10.0 : 0.0;
@@ -596,53 +587,122 @@ static void test_share_moves(void)
 	       late_b);
 }
 
-/* The floor (PF_FLOOR 2): with 3 arms on and n runs begun, an arm below
- * n / 6 runs next, whatever the indices; the one furthest below first. */
+/* The shares (PF_FLOOR 1): with n runs begun, an arm below
+ * n x share / (the shares of the arms on) runs next, whatever the indices;
+ * of two below, the one further below (in runs), the first in order on a
+ * tie. */
 static void test_floor(void)
 {
+	static const unsigned shares[3] = { 4, 1, 1 };
 	struct portfolio pf;
-	size_t i, a, least = SIZE_MAX;
 
-	arms_fresh(&pf, 3, 1, 1);
-	/* n = 29: floor 29 / 6 = 4; arm 2 (3 runs, value 0) is below it. */
-	pf.arm[0].ended = 20;
-	pf.arm[0].value = 10;
-	pf.arm[1].ended = 6;
+	arms_fresh(&pf, 3, 1, 1, shares);
+	tap_is_int(strat_portfolio_arms_on(&pf), 3, "three arms on, shares 4, 1, 1");
+	/* n = 30: floors 30 x 4 / 6 = 20, 30 / 6 = 5 and 5. */
+	pf.arm[0].ended = 17;
+	pf.arm[0].value = 1;
+	pf.arm[1].ended = 8;
 	pf.arm[1].value = 9;
-	pf.arm[2].ended = 3;
+	pf.arm[2].ended = 5;
 	pf.arm[2].value = 0;
-	tap_is_int(strat_portfolio_arms_on(&pf), 3, "three arms on");
-	tap_is_int(strat_portfolio_choose(&pf), 2,
-		   "n = 29: arm 2 (3 runs < 29 / 6 = 4) runs, though its index is the lowest");
-	/* n = 28: floor 4 again; arm 2 in flight: 4 runs, not below. UCB1:
-	 * 1 + 0.5 sqrt(2 ln 28 / 19) = 1.296; 0.9 + 0.5 sqrt(2 ln 28 / 5) = 1.477;
-	 * 0 + 0.5 sqrt(2 ln 28 / 4) = 0.645 -> arm 1. */
+	tap_is_int(strat_portfolio_choose(&pf), 0,
+		   "n = 30: arm 0 (17 runs < its floor 20) runs, though its index is lower");
 	pf.arm[0].ended = 19;
+	pf.arm[2].ended = 3;
+	tap_is_int(strat_portfolio_choose(&pf), 2,
+		   "n = 30, arm 0 1 below its floor 20, arm 2 2 below 5: arm 2, the furthest");
+	pf.arm[1].ended = 7;
+	pf.arm[2].ended = 4;
+	tap_is_int(strat_portfolio_choose(&pf), 0,
+		   "arm 0 and arm 2 both 1 below: the first in order, arm 0");
+	/* Every arm at its floor (20, 5, 5): UCB1, top value 9:
+	 * 1/9 + 0.5 sqrt(2 ln 30 / 20) = 0.403; 1 + 0.5 sqrt(2 ln 30 / 5) = 1.583;
+	 * 0 + 0.5 sqrt(2 ln 30 / 5) = 0.583 -> arm 1. */
+	pf.arm[0].ended = 20;
 	pf.arm[1].ended = 5;
-	pf.arm[2].inflight = 1;
-	tap_is_int(strat_portfolio_choose(&pf), 1,
-		   "n = 28 with arm 2 at 4 runs: UCB1 again (arm 1)");
-	/* Two below (n = 36, floor 6): arms 1 (5) and 2 (4): the one furthest below. */
-	pf.arm[0].ended = 27;
-	tap_is_int(strat_portfolio_choose(&pf), 2, "two below the floor: the one with fewer runs");
-	/* Over 600 runs with arm 0's rewards always the best, every arm keeps
-	 * at least n / 6 - 1 of them. */
-	arms_fresh(&pf, 3, 3, 0);
-	for (i = 1; i <= 600; i++) {
-		size_t k, own;
+	pf.arm[2].ended = 5;
+	tap_is_dbl(strat_portfolio_index(&pf, &pf.arm[1], 30), 1.583, 1e-3,
+		   "every arm at its floor: arm 1's index 1.583");
+	tap_is_int(strat_portfolio_choose(&pf), 1, "... the largest: arm 1 runs (the slack)");
+	pf.arm[1].ended = 6; /* n = 31: floors 20, 5, 5: none below */
+	pf.arm[1].value = 0;
+	pf.arm[0].value = 9;
+	tap_is_int(strat_portfolio_choose(&pf), 0, "n = 31, none below: UCB1 again (arm 0)");
+}
 
-		a = strat_portfolio_choose(&pf);
+/* The table's shares (pct:3 --access 4, random --access 2, the others 1),
+ * n runs one after the other, one arm's rewards 100 times the others'.
+ * The first run after the warm-up is pct:3 --access's (n = 6: its floor
+ * 6 x 4 / 10 = 2, it has 1). UCB1 chooses only when every arm has its
+ * floor, and the six floors' rounding leaves at most 5 runs to it (each
+ * floor falls short of n x share / 10 by less than one): the favoured arm
+ * ends with its share and those 5, each other arm with its share less
+ * one; on the way an arm whose floor just rose waits while others whose
+ * floors rose at the same n run (less than 3 runs below its share). */
+static size_t shares_campaign(size_t favoured, size_t nruns, uint64_t runs[PF_NARMS],
+			      size_t *seventh)
+{
+	unsigned shares[PF_NARMS];
+	struct portfolio pf;
+	size_t i, k, off = 0;
+
+	for (k = 0; k < PF_NARMS; k++)
+		shares[k] = strat_portfolio_arms[k].share;
+	arms_fresh(&pf, PF_NARMS, 11, 0, shares);
+	for (i = 1; i <= nruns; i++) {
+		size_t a = strat_portfolio_choose(&pf);
+
+		if (i == 7)
+			*seventh = a;
 		pf.arm[a].begun++;
-		strat_portfolio_reward(&pf, &pf.arm[a], a == 0 ? 100.0 : 0.0);
-		for (k = 0; k < 3; k++) {
-			own = (size_t)pf.arm[k].ended;
-			if (i / 6 > own + 1 && own < least)
-				least = own;
+		strat_portfolio_reward(&pf, &pf.arm[a], a == favoured ? 100.0 : 1.0);
+		for (k = 0; k < PF_NARMS && i >= PF_NARMS; k++) {
+			double want = (double)i * shares[k] / 10.0;
+
+			if ((double)pf.arm[k].ended < want - 3 + 1e-9 ||
+			    (double)pf.arm[k].ended > want + 5 + 1e-9)
+				off++;
 		}
 	}
-	tap_ok(least == SIZE_MAX, "600 runs, arm 0 always best: no arm ever below n / 6 - 1 runs");
-	tap_ok(pf.arm[0].ended >= 300, "... and arm 0 still gets most of them (%" PRIu64 ")",
-	       pf.arm[0].ended);
+	for (k = 0; k < PF_NARMS; k++)
+		runs[k] = pf.arm[k].ended;
+	return off;
+}
+
+static void test_shares(void)
+{
+	uint64_t runs[PF_NARMS];
+	size_t fav, seventh = PF_NARMS, off;
+	bool within = true;
+
+	tap_ok(strat_portfolio_arms[0].share == 2 && strat_portfolio_arms[1].share == 1 &&
+		       strat_portfolio_arms[2].share == 1 && strat_portfolio_arms[3].share == 4 &&
+		       strat_portfolio_arms[4].share == 1 && strat_portfolio_arms[5].share == 1,
+	       "the table's shares: random --access 2, map 1, random 1, pct:3 --access 4, "
+	       "fpair 1, pct:3 1");
+	for (fav = 0; fav < PF_NARMS; fav++) {
+		size_t k, wrong = 0;
+
+		off = shares_campaign(fav, 600, runs, &seventh);
+		for (k = 0; k < PF_NARMS; k++)
+			wrong += runs[k] != 60 * strat_portfolio_arms[k].share +
+						    (k == fav ? 5 : 0) - (k == fav ? 0 : 1);
+		if (off || seventh != 3 || wrong) {
+			tap_diag("arm %zu favoured: %zu times off, run 7 to arm %zu, runs %" PRIu64
+				 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+				 fav, off, seventh, runs[0], runs[1], runs[2], runs[3], runs[4],
+				 runs[5]);
+			within = false;
+		}
+	}
+	tap_ok(within, "600 runs, each arm in turn earning 100 times the others: run 7 "
+		       "pct:3 --access's, every arm within -3..+5 runs of n x share / 10 at every "
+		       "n, at 600 the favoured arm 60 x share + 5, the others 60 x share - 1");
+	shares_campaign(4, 100, runs, &seventh);
+	tap_ok(runs[0] == 19 && runs[3] == 39 && runs[4] == 15,
+	       "of 100 runs with fpair favoured: random --access %" PRIu64
+	       ", pct:3 --access %" PRIu64 ", fpair %" PRIu64 " (19, 39, 15)",
+	       runs[0], runs[3], runs[4]);
 }
 
 static void choices(uint64_t seed, char *buf, size_t len)
@@ -675,7 +735,7 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(65);
+	tap_plan(67);
 	test_registry();
 	test_access_decision();
 	test_warmup();
@@ -685,6 +745,7 @@ int main(void)
 	test_share_moves();
 	test_concentrates();
 	test_floor();
+	test_shares();
 	test_seed();
 	return tap_done();
 }

@@ -19,9 +19,10 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 
 # --- the README's campaign: default strategy finds the bank bug -----------
 # The default is the portfolio: each run is one of its arms, and after
-# the warm-up no arm falls below half an equal share (PF_FLOOR, checked by
+# the warm-up no arm falls below its share (PF_FLOOR: pct:3 --access 4 of
+# 10, random --access 2, the others 1; checked by
 # tests/unit/test_portfolio.c), so of 300 runs each of its six arms gets
-# at least 300 / 12 - 1 = 24. On bank in the VM (2 vCPUs, loaded by a CI
+# at least 300 / 10 - 3 = 27, more than the 24 used below. On bank in the VM (2 vCPUs, loaded by a CI
 # beside it; docs/studies/portfolio-default-2026-11-28.md) the arms failed
 # pct:3 --access 5/17, random --access 3/14, fpair 23/29, random 9/20,
 # pct:3 9/20 runs (map counted as 0); one-sided 95 % lower bounds 0.124,

@@ -15,30 +15,32 @@
  * arm's, which the loop reads per run.
  *
  * Choice: a warm-up runs each arm once, in the order of
- * strat_portfolio_arms[]; then an arm whose share of the runs fell below
- * half an equal share runs (PF_FLOOR: the rewards measure coverage, not
- * bugs, and must not starve the arm that finds this program's bug); else
- * UCB1 (Auer et al. 2002) over each arm's reward: a run's reward is what it
+ * strat_portfolio_arms[]; then the arm furthest below its share of the
+ * runs runs (the shares in strat_portfolio_arms[], PF_FLOOR: the rewards
+ * measure coverage, not bugs, and must not take the runs from the arm
+ * that finds this program's bug); when every arm has its share, UCB1
+ * (Auer et al. 2002) chooses over each arm's reward: a run's reward is what it
  * added per second of its run time, (new tasks of the arm's metric +
  * PF_W_WARNING x new race and lock-order warnings + PF_W_FAILURE if it
  * failed) / seconds, and an arm's value is the exponentially weighted mean
  * of its rewards from its second run on (weight PF_ALPHA on the newest;
  * the warm-up run's reward, inflated by a metric still empty, only until
- * the second ends), so an arm that stops adding loses its share within a
- * few of its runs. The index of arm a is
+ * the second ends). The index of arm a is
  * value_a / top + PF_EXPLORE x sqrt(2 ln n / n_a): top is the largest
  * value of an arm now (so the arm adding the most scores 1, and the
  * others their fraction of it; an arm with only its warm-up run ended
- * scores 1, so each arm runs twice before the values part them), n_a the arm's runs ended or in
- * flight, n their sum; the largest index runs, ties drawn with the campaign seed's generator.
- * Before 2026-11-29 the values were scaled by the largest reward of one run so far, which is a
- * warm-up run's (every task is new then): the scaled values stayed far below the bonus, and on
- * race_ws_deque 40 runs went 8, 7, 7, 6, 6, 6 to the six arms
- * (docs/studies/portfolio-2026-11-29.md). With values against the top
- * arm's and half UCB1's bonus, an arm whose value is three times the
- * others' gets 40 of 60 runs among six, the others little more than the
- * floor (tests/unit/test_portfolio.c works the shares out). Rewards depend on timing, so only the
- * warm-up and the choices from given rewards are deterministic.
+ * scores 1), n_a the arm's runs ended or in flight, n their sum; the
+ * largest index runs, ties drawn with the campaign seed's generator.
+ * With the floor at the whole share UCB1 only orders the runs within the
+ * shares' rounding (at most one run per arm ahead of its share): the
+ * offline simulation on the corpus's measured failure rates found that a
+ * bandit free to follow the rewards (the floor at half an equal share,
+ * 2026-11-29 until the shares) concentrated on the arm adding coverage and
+ * took 2.3 to 6.8 times the best arm's median runs on 11 of 16 programs,
+ * the shares with the warm-up's new order 2.1 to 3.0 times on 6
+ * (docs/studies/portfolio-sim-2026-11-29.md; before that study the bandit's history:
+ * docs/studies/portfolio-2026-11-29.md). Rewards depend on timing, so only the warm-up and the
+ * choices from given rewards are deterministic.
  *
  * Access probing: the portfolio implies --access (its estimation run
  * measures the accesses per run); at campaign_begin it stays on when the
@@ -83,22 +85,25 @@
 extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops,
 	strat_map_ops;
 
-/* The warm-up's order, from docs/perf.md's corpus table: the access arms
- * first (they find the synchronization bugs too, in 1-5 runs, and the
- * bugs between plain accesses only they find), pct:3 --access and random
- * --access first (race_torn_pair, race_flag_token, race_one_of_10/20,
- * race_no_lock), then map (race_uaf in 1 run, race_trylock_wrap,
- * race_ws_deque), fpair, then the synchronization arms. With map first
- * and random second (2026-11-29, docs/studies/portfolio-2026-11-29.md)
- * race_uaf took 1 run, but the programs pct:3 --access finds took twice
- * as many. */
+/* The warm-up's order and the shares after it, from the offline
+ * simulation on docs/perf.md's corpus table (tools/bench/portfolio_sim,
+ * docs/studies/portfolio-sim-2026-11-29.md): the first runs go to the arms
+ * that find a corpus bug in their first run where no other arm does
+ * (random --access: race_no_lock; map: race_uaf, race_trylock_wrap; random:
+ * race_split_cs, bad_lockorder), then pct:3 --access, fpair, pct:3. After
+ * the warm-up pct:3 --access, the arm of race_flag_token and
+ * race_one_of_10/20 (and 7 of issue 30's 18 programs), has 4 shares,
+ * random --access (race_torn_pair, race_one_of_100) 2, the others 1 each.
+ * Before 2026-11-29 the order was pct:3 --access, random --access, map,
+ * fpair, random, pct:3 with equal shares and a floor at half of one
+ * (docs/studies/portfolio-2026-11-29.md). */
 const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
-	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs" },
-	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs" },
-	{ "map", "map", &strat_map_ops, NULL, true, "map" },
-	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair" },
-	{ "random", "random", &strat_noise_random_ops, NULL, false, "sp" },
-	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp" },
+	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs", 2 },
+	{ "map", "map", &strat_map_ops, NULL, true, "map", 1 },
+	{ "random", "random", &strat_noise_random_ops, NULL, false, "sp", 1 },
+	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs", 4 },
+	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair", 1 },
+	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp", 1 },
 };
 
 struct pf_run {
@@ -354,8 +359,9 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	arm_names(pf, names, sizeof(names));
 	if (!c->quiet)
 		fprintf(stderr,
-			"concsched: portfolio: arms %s; a warm-up run each, then UCB1 on new "
-			"tasks, warnings and failures per second\n",
+			"concsched: portfolio: arms %s; a warm-up run each, then each arm its "
+			"share of the runs, UCB1 on new tasks, warnings and failures per second "
+			"within them\n",
 			names);
 	return err;
 }
@@ -413,11 +419,36 @@ double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a,
 	return v + PF_EXPLORE * sqrt(2.0 * log((double)(n > 1 ? n : 1)) / (double)na);
 }
 
+/* The arm furthest below its floor, n x share / (PF_FLOOR x shares), in
+ * runs (the first in order on a tie), or PF_NARMS when none is below. */
+static size_t starved_arm(const struct portfolio *pf, uint64_t n)
+{
+	uint64_t shares = 0, floor_runs, na, best_gap = 0;
+	size_t i, starved = PF_NARMS;
+
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on)
+			shares += pf->arm[i].spec->share;
+	for (i = 0; i < PF_NARMS; i++) {
+		const struct pf_arm *a = &pf->arm[i];
+
+		if (!a->on || !a->spec->share)
+			continue;
+		floor_runs = n * a->spec->share / (PF_FLOOR * shares);
+		na = a->ended + a->inflight;
+		if (na < floor_runs && floor_runs - na > best_gap) {
+			starved = i;
+			best_gap = floor_runs - na;
+		}
+	}
+	return starved;
+}
+
 size_t strat_portfolio_choose(struct portfolio *pf)
 {
-	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved = PF_NARMS;
+	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved;
 	double best = -INFINITY;
-	uint64_t n = 0, na, floor_runs, least = UINT64_MAX;
+	uint64_t n = 0;
 
 	/* Warm-up: each arm once, in order. */
 	for (i = 0; i < PF_NARMS; i++)
@@ -426,18 +457,7 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 	for (i = 0; i < PF_NARMS; i++)
 		if (pf->arm[i].on)
 			n += pf->arm[i].ended + pf->arm[i].inflight;
-	/* The floor: an arm below n / (PF_FLOOR x arms) runs now (the one
-	 * furthest below; the first in order on a tie). */
-	floor_runs = n / (PF_FLOOR * strat_portfolio_arms_on(pf));
-	for (i = 0; i < PF_NARMS; i++) {
-		if (!pf->arm[i].on)
-			continue;
-		na = pf->arm[i].ended + pf->arm[i].inflight;
-		if (na < floor_runs && na < least) {
-			least = na;
-			starved = i;
-		}
-	}
+	starved = starved_arm(pf, n);
 	if (starved < PF_NARMS)
 		return starved;
 	for (i = 0; i < PF_NARMS; i++) {
@@ -663,13 +683,13 @@ static int pf_poll_ms(struct strategy *s, struct strat_run *r, int ms)
 
 const struct strategy_ops strat_portfolio_ops = {
 	.name = "portfolio",
-	.summary = "each run one of pct:3 --access, random --access, map, fpair, random and "
-		   "pct:3 (the first four, which steer accesses, when the estimation run found a "
-		   "variable "
-		   "to race on, made at most 100,000 probed accesses and took at most 20x the "
-		   "run without): a warm-up run each in that order, then a bandit (UCB1) on what "
-		   "a run adds per second (new tasks, warnings, failures), no arm below half an "
-		   "equal share; the progress line, failures and report name the arm",
+	.summary = "each run one of random --access, map, random, pct:3 --access, fpair and "
+		   "pct:3 (the four that steer accesses when the estimation run found a "
+		   "variable to race on, made at most 100,000 probed accesses and took at most "
+		   "20x the run without): a warm-up run each in that order, then each arm its "
+		   "share of the runs (pct:3 --access 4, random --access 2, the others 1), a "
+		   "bandit (UCB1) on what a run adds per second within them; the progress line, "
+		   "failures and report name the arm",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
 		 STRAT_F_ESTIMATE | STRAT_F_SERIAL | STRAT_F_PICKS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_ORDER,
