@@ -119,8 +119,8 @@ static double model_index(const struct sim_opts *o, const struct portfolio *pf,
 
 static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 {
-	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved = PF_NARMS, on = 0;
-	double best = -INFINITY, floor_runs = 0;
+	size_t i, starved = PF_NARMS, on = 0;
+	double x[PF_NARMS], floor_runs = 0;
 	uint64_t n = 0, na;
 
 	for (i = 0; i < PF_NARMS; i++)
@@ -151,22 +151,9 @@ static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 	}
 	if (starved < PF_NARMS)
 		return starved;
-	for (i = 0; i < PF_NARMS; i++) {
-		double x;
-
-		if (!pf->arm[i].on)
-			continue;
-		x = model_index(o, pf, &pf->arm[i], n);
-		if (x > best + 1e-12) {
-			best = x;
-			ntie = 0;
-		}
-		if (x > best - 1e-12)
-			tie[ntie++] = i;
-	}
-	if (ntie > 1)
-		k = (size_t)rng_below(&pf->rng, ntie);
-	return tie[k];
+	for (i = 0; i < PF_NARMS; i++)
+		x[i] = pf->arm[i].on ? model_index(o, pf, &pf->arm[i], n) : -INFINITY;
+	return strat_portfolio_argmax(pf, x);
 }
 
 static void model_reward(const struct sim_opts *o, struct portfolio *pf, struct pf_arm *a, double x)

@@ -444,10 +444,30 @@ static size_t starved_arm(const struct portfolio *pf, uint64_t n)
 	return starved;
 }
 
+size_t strat_portfolio_argmax(struct portfolio *pf, const double *x)
+{
+	size_t i, k = 0, ntie = 0, tie[PF_NARMS];
+	double best = -INFINITY;
+
+	for (i = 0; i < PF_NARMS; i++) {
+		if (!pf->arm[i].on)
+			continue;
+		if (x[i] > best + 1e-12) {
+			best = x[i];
+			ntie = 0;
+		}
+		if (x[i] > best - 1e-12)
+			tie[ntie++] = i;
+	}
+	if (ntie > 1)
+		k = (size_t)rng_below(&pf->rng, ntie);
+	return tie[k];
+}
+
 size_t strat_portfolio_choose(struct portfolio *pf)
 {
-	size_t i, k = 0, ntie = 0, tie[PF_NARMS], starved;
-	double best = -INFINITY;
+	size_t i, starved;
+	double x[PF_NARMS];
 	uint64_t n = 0;
 
 	/* Warm-up: each arm once, in order. */
@@ -460,22 +480,9 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 	starved = starved_arm(pf, n);
 	if (starved < PF_NARMS)
 		return starved;
-	for (i = 0; i < PF_NARMS; i++) {
-		double x;
-
-		if (!pf->arm[i].on)
-			continue;
-		x = strat_portfolio_index(pf, &pf->arm[i], n);
-		if (x > best + 1e-12) {
-			best = x;
-			ntie = 0;
-		}
-		if (x > best - 1e-12)
-			tie[ntie++] = i;
-	}
-	if (ntie > 1)
-		k = (size_t)rng_below(&pf->rng, ntie);
-	return tie[k];
+	for (i = 0; i < PF_NARMS; i++)
+		x[i] = pf->arm[i].on ? strat_portfolio_index(pf, &pf->arm[i], n) : -INFINITY;
+	return strat_portfolio_argmax(pf, x);
 }
 
 /* ---- runs ---------------------------------------------------------------------------- */

@@ -96,6 +96,10 @@ size_t strat_portfolio_arms_on(const struct portfolio *pf);
  * arm furthest below its share's floor (PF_FLOOR), else the largest UCB1
  * index, ties drawn from pf->rng. */
 size_t strat_portfolio_choose(struct portfolio *pf);
+/* The arm on with the largest x[arm] (indexes of every arm), ties drawn
+ * with the campaign seed's generator (tools/bench/portfolio_sim.c's model
+ * of the choice uses it too). */
+size_t strat_portfolio_argmax(struct portfolio *pf, const double *x);
 /* Arm a's UCB1 index among n runs ended or in flight. */
 double strat_portfolio_index(const struct portfolio *pf, const struct pf_arm *a, uint64_t n);
 /* Arm a's run ended with reward x (per second). */
