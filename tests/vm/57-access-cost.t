@@ -41,10 +41,29 @@ like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
 # The run timeout is given, not the adaptive 20x the first run's time: on a
 # loaded machine one run can take 20 times another (seen: run 2 "slow" with
 # the host's load at 15); 30 s, as the first run gets, times the speed
-# scale (tests/lib.sh).
-"$CS" run --vm -s random --access -n 2 --seed 1 --run-timeout "$(scaled 30)" -o "$T/c" -- "$P" 4096 60 >/dev/null 2>"$T/c.err"
-is "$?" 0 "random --access under the default probe cap: exit 0, stencil's own check passed"
-"$CS" report "$T/c" --json >"$T/c.json"
+# scale (tests/lib.sh). The hot sites' names need run 1 to get to them
+# under the probes: main's hot loops (stencil.c:92, :102) run once the
+# workers are joined, and only run 1 probes them (its probe budget closes
+# the hot sites, which later runs then leave unprobed: `run -s none
+# --access -n 2` on the host names main from run 1 only). A run stopped at
+# its run timeout ("slow under steering": steering and the access probes
+# stop there) never reaches them probed: seen 2026-11-29 in a flake hunt
+# beside four other VMs, the load risen after the speed scale was
+# measured (run 1 steered 30 s; the campaign named relax only). So a run
+# 1 that was slow is the machine's speed, not a verdict: the next
+# campaign gets twice the run timeout, at most three campaigns.
+for k in 1 2 3; do
+	rt=$(($(scaled 30) << (k - 1)))
+	"$CS" run --vm -s random --access -n 2 --seed 1 --run-timeout "$rt" -o "$T/c$k" -- "$P" 4096 60 \
+		>/dev/null 2>"$T/c$k.err"
+	rc=$?
+	"$CS" report "$T/c$k" --json >"$T/c.json"
+	slow1=$(jget "$T/c.json" 'd["runs"]["list"][0]["summary"].startswith("slow")')
+	diag "campaign $k (run timeout $rt s): run 1 slow under steering: $slow1"
+	[ "$rc" = 0 ] && [ "$slow1" = False ] && break
+done
+cp "$T/c$k.err" "$T/c.err"
+is "$rc" 0 "random --access under the default probe cap: exit 0, stencil's own check passed"
 # Whether they also end before the run timeout is the machine's speed (a
 # timing, not a verdict: on 2026-11-28 run 1 went past 30 s x the scale
 # once, with the host's load rising after the scale was measured); the
@@ -54,7 +73,7 @@ is "$(jget "$T/c.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass', '
 diag "runs slow under steering: $(jget "$T/c.json" '[r["summary"].startswith("slow") for r in d["runs"]["list"]]')"
 is "$(jget "$T/c.json" 'sorted(set(s["function"] for w in d["warnings"] if w["kind"] == "unprobed" for s in w["sites"]))')" \
 	"['main', 'relax']" "the unprobed warnings name the hot sites"
-like "$(cat "$T/c.err")" "concsched: access: sites went past the probe cap [0-9]+ times in 2 runs" \
+like "$(cat "$T/c.err")" "concsched: access: sites went past the probe cap [0-9]+ times? in [12] runs?" \
 	"the campaign says so"
 is "$(jget "$T/c.json" 'len([f for f in d["failures"]])')" 0 "a correct program: no failure"
 done_testing
