@@ -8,7 +8,7 @@
 # with -j 2; a failing file fails the run; bad usage exits 2.
 source "$(dirname "$0")/../lib.sh"
 plan 9
-T=$(mktemp -d /tmp/cs-lanes-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/s" "$T/p" "$T/m" "$T/now"
 WAIT=$(($(scaled 20) * 10))

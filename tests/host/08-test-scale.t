@@ -8,7 +8,7 @@
 # directory and a loadavg file of the test's own (CS_TEST_LOADAVG).
 source "$(dirname "$0")/../lib.sh"
 plan 6
-T=$(mktemp -d /tmp/cs-scale-XXXXXX)
+T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 n=$(getconf _NPROCESSORS_ONLN)
 cat >"$T/show.t" <<'EOF'
