@@ -72,9 +72,9 @@ def main(argv):
             if line.startswith("# cap ") and len(f) == 3:
                 fcap = int(f[2])
                 continue
-            if len(f) != 5 or line.startswith("#") or f[1] not in ARMS:
+            if len(f) not in (5, 6) or line.startswith("#") or f[1] not in ARMS:
                 continue
-            prog, strat, seed, runs, secs = f
+            prog, strat, seed, runs, secs = f[:5]
             key = (prog, strat, seed)
             if key not in rows:
                 order.append(key)
