@@ -53,7 +53,7 @@ camp() {
 	"$CS" run -o /tmp/\$n "\$@" >/dev/null 2>/tmp/\$n.err
 	rc=\$?
 	echo "rc \$rc"
-	[ \$rc -gt 1 ] && tail -20 /tmp/\$n.err | sed 's/^/stderr: /'
+	[ \$rc -gt 1 ] && tail -40 /tmp/\$n.err | sed 's/^/stderr: /'
 	echo "json \$("$CS" report /tmp/\$n --json | tr -d '\\n')"
 	echo "replayed \$("$CS" report /tmp/\$n | grep -c 'replayed 1/1')"
 }

@@ -40,6 +40,7 @@
 #include "lib/declog.h"
 #include "lib/json.h"
 #include "lib/array_size.h"
+#include "lib/crash.h"
 #include "lib/fnv1a64.h"
 #include "lib/futex_lock.h"
 #include "lib/log.h"
@@ -967,6 +968,8 @@ int campaign_run(struct run_opts *o)
 			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
 			c.ti.path, o->strategy, o->seed,
 			o->serial != CS_SERIAL_OFF ? ", serial" : "");
+	crash_report_note("the runs stored before the crash are in %s",
+			  getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out);
 	c.sc.seed = o->seed;
 	c.sc.quiet = o->json && !c.tty;
 	c.sc.estimate_runs = o->estimate_runs;
@@ -1031,6 +1034,7 @@ out:
 	run_session_close(&c.sess);
 	access_campaign_end(&c);
 	store_close(c.st);
+	crash_report_note(NULL);
 	if (c.stream_fd >= 0)
 		close(c.stream_fd);
 	for (m = 0; m <= SYNCOV__COUNT; m++) {

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "lib/array_size.h"
+#include "lib/crash.h"
 #include "lib/log.h"
 
 struct subcommand {
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
 {
 	size_t i;
 
+	crash_report_install();
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 			usage(stdout);
