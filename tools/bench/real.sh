@@ -329,7 +329,7 @@ client() { # NAME COUNT
 	redis)
 		timeout $CL redis-benchmark -p $PORT -c 16 -t set,get -n "$2" --csv 2>/dev/null |
 			awk -F'"' '/^"(SET|GET)"/ { s += $4; n++ }
-				END { if (n == 2) printf "%.0f", s / 2 }' ;;
+				END { if (n == 2) printf "%.1f", s / 2 }' ;;
 	esac
 }
 alive() {
@@ -412,7 +412,7 @@ sv_row() { # NAME
 import json, sys
 d = json.load(sys.stdin)
 print(sum(w["kind"] == "race" for w in d["warnings"]))' || echo "error: $(tail -1 "$T/sv/$s.att.err")")
-	echo "| $s | ${nat:+$nat ops/s}${nat:-client failed} | ${att:+$att ops/s}${att:-client failed} | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0fx", a / b; else print "-" }') | $fails$note | $warns | $(awk -v a="$t0" -v b="$t1" -v p="$p1" 'BEGIN { printf "%.1f s (probes in after %.1f s)", b - a, p - a }') |"
+	echo "| $s | ${nat:-client failed}${nat:+ ops/s} | ${att:-client failed}${att:+ ops/s} | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0fx", a / b; else print "-" }') | $fails$note | $warns | $(awk -v a="$t0" -v b="$t1" -v p="$p1" 'BEGIN { printf "%.1f s (probes in after %.1f s)", b - a, p - a }') |"
 }
 
 servers_steered() {
