@@ -26,12 +26,23 @@
 # ST_STRATEGY with the same round-trip check and --keep-going: its
 # failures, race warnings, the median and largest run time, and the median
 # steered run against the native median (tools/bench/steer_row.py).
+# Servers steered (PARTS=servers_steered, in the VM: a steering strategy
+# needs sched_ext): one VM boot; per server, started on loopback as above
+# (memcached as nobody), the client's rate natively in the VM (memcaslap
+# SECS s, redis-benchmark SV_NAT_N requests), then under `concsched attach
+# -p PID SV_STRATEGY` (attach refuses pct and the other strategies that
+# need whole runs; default random) with fewer requests (SV_ATT_N, TCG is
+# slow): the rates and their ratio, failures (attach exit 1, the server
+# not answering after, the client getting no result), race warnings (the
+# attach's store, reported on the host) and the attach's time.
 # Needs root (uprobes) and the packages of make deps.
 #   tools/bench/real.sh          N=3 tools/bench/real.sh
 #   PARTS=servers SECS=10 SERVERS=memcached tools/bench/real.sh
 #   PARTS=sqlite SQ_THREADS=4 SQ_ROWS=500 tools/bench/real.sh
 #   PARTS=steered ST_RUNS=20 ST_STRATEGY="-s pct:3 --access" tools/bench/real.sh
 #   PARTS=steered ST_PROGS="pigz xz" tools/bench/real.sh   (some compressors only)
+#   PARTS=servers_steered tools/bench/real.sh
+#   PARTS=servers_steered SERVERS=redis SV_ATT_N=50 SV_KEEP=/tmp/sv tools/bench/real.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 CS=${CONCSCHED:-$here/build/concsched}
@@ -47,6 +58,12 @@ ST_KB=${ST_KB:-512}                           # steered: KB of the text
 ST_TIMEOUT=${ST_TIMEOUT:-7200}                # steered: the VM's limit, s
 ST_PROGS=${ST_PROGS:-pigz pbzip2 lbzip2 xz zstd} # steered: the compressors
 ST_KEEP=${ST_KEEP:-}                          # steered: keep the stores in this dir
+SV_STRATEGY=${SV_STRATEGY:--s random --seed 1 --access} # servers_steered: attach's options
+SV_NAT_N=${SV_NAT_N:-2000}      # servers_steered: redis-benchmark -n, native
+SV_ATT_N=${SV_ATT_N:-100}       # servers_steered: redis-benchmark -n, under attach
+SV_CLIENT_LIMIT=${SV_CLIENT_LIMIT:-900} # servers_steered: a client run's limit, s
+SV_TIMEOUT=${SV_TIMEOUT:-3600}  # servers_steered: the VM's limit, s
+SV_KEEP=${SV_KEEP:-}            # servers_steered: keep the stores and logs in this dir
 [ "$(id -u)" = 0 ] || { echo "real: needs root (uprobes)" >&2; exit 2; }
 [ -x "$CS" ] || { echo "real: build first: make" >&2; exit 2; }
 SQ=$here/build/bench/sqlite_threads
@@ -282,6 +299,143 @@ EOF
 	done
 	# ST_KEEP=DIR: the campaigns' stores and logs are kept there
 	[ -z "${ST_KEEP:-}" ] || cp -r "$T/st" "$ST_KEEP"
+}
+
+# ---- servers under steered attach in the VM ------------------------------------
+
+# The guest script: for each server of SERVERS, started on loopback with
+# the host part's options, the client's rate natively, then under
+# `attach -p PID SV_STRATEGY` (from "attached to pid" on), the attach's
+# exit status, whether the server still answers. Lines "NAME native
+# RATE", "NAME steered RATE", "NAME probes T0 T1", "NAME attach RC T0 T1",
+# "NAME alive yes|no" (guest uptime seconds); "NAME start failed".
+sv_guest() {
+	echo "#!/bin/sh"
+	echo "CS=$CS PORT=$PORT SECS=$SECS NAT_N=$SV_NAT_N ATT_N=$SV_ATT_N CL=$SV_CLIENT_LIMIT"
+	echo "SERVERS='$SERVERS' OPTS='$SV_STRATEGY'"
+	cat <<'EOF'
+O=${CONCSCHED_OUT:-/out}
+up() { cut -d' ' -f1 /proc/uptime; }
+# memcached -u nobody: the guest's /etc/passwd knows only root
+grep -q '^nobody:' /etc/passwd ||
+	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >>/etc/passwd
+grep -q '^nogroup:' /etc/group 2>/dev/null || echo 'nogroup:x:65534:' >>/etc/group
+# the client's rate as on the host (no bash here: busybox nc, redis-cli)
+client() { # NAME COUNT
+	case $1 in
+	memcached)
+		timeout $CL memcaslap -s 127.0.0.1:$PORT -T 2 -c 16 -t "${SECS}s" 2>/dev/null |
+			sed -n 's/.*TPS: \([0-9]*\).*/\1/p' | tail -1 ;;
+	redis)
+		timeout $CL redis-benchmark -p $PORT -c 16 -t set,get -n "$2" --csv 2>/dev/null |
+			awk -F'"' '/^"(SET|GET)"/ { s += $4; n++ }
+				END { if (n == 2) printf "%.1f", s / 2 }' ;;
+	esac
+}
+alive() {
+	case $1 in
+	memcached) printf 'version\r\nquit\r\n' | timeout 5 nc 127.0.0.1 $PORT 2>/dev/null |
+		grep -q '^VERSION' ;;
+	redis) [ "$(timeout 5 redis-cli -p $PORT ping 2>/dev/null)" = PONG ] ;;
+	esac
+}
+start() { # NAME: sets spid; fails when it does not answer within 60 s
+	case $1 in
+	memcached) memcached -u nobody -t 2 -c 1024 -l 127.0.0.1 -p $PORT -U 0 \
+		2>$O/$1.srv.err & ;;
+	redis) redis-server --port $PORT --bind 127.0.0.1 --save '' --appendonly no \
+		--io-threads 2 --dir /tmp >$O/$1.srv.err 2>&1 & ;;
+	esac
+	spid=$!
+	i=0
+	while [ $i -lt 600 ]; do
+		alive $1 && return 0
+		kill -0 $spid 2>/dev/null || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+stop() {
+	kill -TERM $spid 2>/dev/null
+	wait $spid 2>/dev/null
+}
+one() {
+	n=$1
+	start $n || { echo "$n start failed"; stop; return 0; }
+	echo "$n native $(client $n $NAT_N)"
+	t0=$(up)
+	$CS attach -p $spid $OPTS --allow-other-users --duration $((CL * 2)) -o $O/$n \
+		>$O/$n.att.out 2>$O/$n.att.err </dev/null &
+	apid=$!
+	while ! grep -q "attached to pid" $O/$n.att.err && kill -0 $apid 2>/dev/null; do
+		sleep 0.1
+	done
+	echo "$n probes $t0 $(up)"
+	echo "$n steered $(client $n $ATT_N)"
+	kill -TERM $apid 2>/dev/null
+	wait $apid
+	echo "$n attach $? $t0 $(up)"
+	alive $n && echo "$n alive yes" || echo "$n alive no"
+	stop
+}
+for s in $SERVERS; do
+	one $s
+done
+EOF
+}
+
+# One row of the steered servers' table from the guest's lines ($T/sv.out)
+# and the attach's store ($T/sv/NAME).
+sv_row() { # NAME
+	local s=$1 o=$T/sv.out nat att rc t0 t1 p1 fails=0 warns note=""
+	if grep -q "^$s start failed" "$o"; then
+		echo "| $s | did not start in the VM: $(tail -1 "$T/sv/$s.srv.err" 2>/dev/null) | | | | | |"
+		return
+	fi
+	if ! grep -q "^$s alive " "$o"; then
+		echo "| $s | the guest did not finish it | | | | | |"
+		return
+	fi
+	nat=$(awk -v s="$s" '$1 == s && $2 == "native" { print $3 }' "$o")
+	att=$(awk -v s="$s" '$1 == s && $2 == "steered" { print $3 }' "$o")
+	read -r rc t0 t1 < <(awk -v s="$s" '$1 == s && $2 == "attach" { print $3, $4, $5 }' "$o")
+	p1=$(awk -v s="$s" '$1 == s && $2 == "probes" { print $4 }' "$o")
+	[ -n "$att" ] || fails=$((fails + 1))
+	case $rc in
+	0) ;;
+	1) fails=$((fails + 1)) note=" (attach exit 1: $(tail -1 "$T/sv/$s.att.err"))" ;;
+	*) note=" (attach exit $rc: $(tail -1 "$T/sv/$s.att.err"))" ;;
+	esac
+	grep -q "^$s alive yes" "$o" || { fails=$((fails + 1)) note="$note (no answer after)"; }
+	warns=$("$CS" report "$T/sv/$s" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(w["kind"] == "race" for w in d["warnings"]))' || echo "error: $(tail -1 "$T/sv/$s.att.err")")
+	echo "| $s | ${nat:-client failed}${nat:+ ops/s} | ${att:-client failed}${att:+ ops/s} | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0fx", a / b; else print "-" }') | $fails$note | $warns | $(awk -v a="$t0" -v b="$t1" -v p="$p1" 'BEGIN { printf "%.1f s (probes in after %.1f s)", b - a, p - a }') |"
+}
+
+servers_steered() {
+	local c carry=() g=$T/sv.sh
+	for c in memcached memcaslap redis-server redis-benchmark redis-cli; do
+		carry+=(-C "$(command -v $c)")
+	done
+	sv_guest >"$g"
+	chmod +x "$g"
+	# Past SV_TIMEOUT the guest is killed and /out still comes back: the
+	# servers it finished get their row, the others say so.
+	"$CS" vm -t "$SV_TIMEOUT" "${carry[@]}" -C "$g" -o "$T/sv" -- "$g" \
+		>"$T/sv.out" 2>"$T/sv.err" || echo "servers_steered: the VM ended early: $(tail -1 "$T/sv.err")"
+	echo "Steered attach in the VM: \`attach -p PID $SV_STRATEGY --allow-other-users\` for the client's run; client natively: memcaslap ${SECS} s, redis-benchmark $SV_NAT_N requests of SET and GET; under attach: memcaslap ${SECS} s, redis-benchmark $SV_ATT_N"
+	echo
+	echo "| server | client native (VM) | client under steered attach | cost ratio | failures | race warnings | attach time |"
+	echo "|---|---:|---:|---:|---|---:|---|"
+	for c in $SERVERS; do
+		sv_row "$c"
+	done
+	# SV_KEEP=DIR: the attach stores, its and the servers' stderr, the
+	# guest's output are kept there
+	[ -z "${SV_KEEP:-}" ] || { cp "$T/sv.out" "$T/sv.err" "$T/sv/" && cp -r "$T/sv" "$SV_KEEP"; }
 }
 
 for part in $PARTS; do
