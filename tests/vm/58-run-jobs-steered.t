@@ -43,7 +43,7 @@ cat >"$T/guest.sh" <<EOF
 #!/bin/sh
 cd /tmp
 # camp NAME [RUN ARGS...]: a campaign in /tmp/NAME: its exit status, its
-# stderr's tail when that is not 0 or 1, its report's JSON (the guest has
+# stderr's head and tail when that is not 0 or 1, its report's JSON (the guest has
 # no python3: the host reads it), whether its first failure replayed
 # sec: the guest's uptime in whole seconds, before every section
 sec() { echo "at \$(cut -d. -f1 /proc/uptime)"; }
@@ -53,7 +53,8 @@ camp() {
 	"$CS" run -o /tmp/\$n "\$@" >/dev/null 2>/tmp/\$n.err
 	rc=\$?
 	echo "rc \$rc"
-	[ \$rc -gt 1 ] && tail -40 /tmp/\$n.err | sed 's/^/stderr: /'
+	# its head (a crash's report, an ejected scheduler's reason) and tail
+	[ \$rc -gt 1 ] && { head -15 /tmp/\$n.err; echo ...; tail -25 /tmp/\$n.err; } | sed 's/^/stderr: /'
 	echo "json \$("$CS" report /tmp/\$n --json | tr -d '\\n')"
 	echo "replayed \$("$CS" report /tmp/\$n | grep -c 'replayed 1/1')"
 }
