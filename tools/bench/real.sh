@@ -247,6 +247,18 @@ servers() {
 
 # ---- steered campaigns in the VM ---------------------------------------------
 
+# in_vm PART TIMEOUT DIR GUEST [VM ARGS...]: one VM boot running the guest
+# script GUEST (carried), its /out into DIR, its stdout and stderr in
+# DIR.out and DIR.err. Past TIMEOUT the guest is killed and /out still
+# comes back (vm exit 124; not on ^C, which stops qemu).
+in_vm() {
+	local part=$1 timeout=$2 dir=$3 guest=$4
+	shift 4
+	"$CS" vm -t "$timeout" "$@" -C "$guest" -o "$dir" -- "$guest" >"$dir.out" 2>"$dir.err" ||
+		echo "$part: the VM ended early: $(tail -1 "$dir.err")"
+}
+
+
 steered() {
 	local c carry=() g=$T/steer.sh
 	head -c "${ST_KB}K" "$T/text" >"$T/st.txt"
@@ -285,11 +297,9 @@ one zstd "/usr/bin/zstd -dc" /usr/bin/zstd -T2 -c
 EOF
 	} >"$g"
 	chmod +x "$g"
-	# A guest command past ST_TIMEOUT is killed and /out still comes back
-	# (vm exit 124; not on ^C, which stops qemu): the rows
-	# of the compressors the guest finished are printed, the others say so.
-	"$CS" vm -t "$ST_TIMEOUT" "${carry[@]}" -C "$T/st.txt" -C "$g" -o "$T/st" -- "$g" \
-		>"$T/st.out" 2>"$T/st.err" || echo "steered: the VM ended early: $(tail -1 "$T/st.err")"
+	# the rows of the compressors the guest finished are printed, the
+	# others say so
+	in_vm steered "$ST_TIMEOUT" "$T/st" "$g" "${carry[@]}" -C "$T/st.txt"
 	echo "Steered in the VM: \`run $ST_STRATEGY -n $ST_RUNS --seed 1 --keep-going --check ROUNDTRIP\` on ${ST_KB} KB of text"
 	echo
 	echo "| command | native (median of 3) | round trip | campaign: runs / failures / race warnings | steered run: median / max | median / native | campaign time |"
@@ -422,10 +432,8 @@ servers_steered() {
 	done
 	sv_guest >"$g"
 	chmod +x "$g"
-	# Past SV_TIMEOUT the guest is killed and /out still comes back: the
-	# servers it finished get their row, the others say so.
-	"$CS" vm -t "$SV_TIMEOUT" "${carry[@]}" -C "$g" -o "$T/sv" -- "$g" \
-		>"$T/sv.out" 2>"$T/sv.err" || echo "servers_steered: the VM ended early: $(tail -1 "$T/sv.err")"
+	# the servers the guest finished get their row, the others say so
+	in_vm servers_steered "$SV_TIMEOUT" "$T/sv" "$g" "${carry[@]}"
 	echo "Steered attach in the VM: \`attach -p PID $SV_STRATEGY --allow-other-users\` for the client's run; client natively: memcaslap ${SECS} s, redis-benchmark $SV_NAT_N requests of SET and GET; under attach: memcaslap ${SECS} s, redis-benchmark $SV_ATT_N"
 	echo
 	echo "| server | client native (VM) | client under steered attach | cost ratio | failures | race warnings | attach time |"
