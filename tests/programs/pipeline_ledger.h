@@ -14,7 +14,9 @@
  * blocks_in (each producer, per block) and blocks_out (each consumer, in
  * batches: it counts blocks locally and adds the count every FLUSH_EVERY
  * blocks, ledger_flush()), both under ledger_lock, and checked by main at
- * the end (blocks_out == blocks_in == all blocks, or exit 1).
+ * the end (blocks_out == blocks_in == all blocks, or exit 1). The bug: a
+ * consumer's last batch is added without the lock (consumer_finish), so
+ * the other consumer's flush between its read and its write is lost.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -123,7 +125,15 @@ __attribute__((noinline)) static void consumer_finish(long done)
 #if FINISH_LOCKED
 	ledger_flush(done);
 #else
-	ledger.blocks_out += done; /* BUG: the one update without ledger_lock */
+	/* BUG: the one update without ledger_lock, a read and a write (as the
+	 * compiler keeps them when something sits between: a bounds check, a
+	 * log call; here an empty asm). A bare `+=` compiles to one add to
+	 * memory, which no scheduler can split and the VM's emulation runs
+	 * whole: docs/strategies.md "race_pipeline_ledger". */
+	long out = ledger.blocks_out;
+
+	__asm__ volatile("" ::: "memory");
+	ledger.blocks_out = out + done;
 #endif
 }
 
