@@ -25,7 +25,9 @@
 # text, three native runs (their median), then a campaign of ST_RUNS runs of
 # ST_STRATEGY with the same round-trip check and --keep-going: its
 # failures, race warnings, the median and largest run time, and the median
-# steered run against the native median (tools/bench/steer_row.py).
+# steered run against the native median (tools/bench/steer_row.py); the
+# same for sqlite_threads (ST_PROGS "sqlite"; SQ_THREADS, SQ_ROWS), whose
+# own check of its table is the oracle.
 # Servers steered (PARTS=servers_steered, in the VM: a steering strategy
 # needs sched_ext): one VM boot; per server, started on loopback as above
 # (memcached as nobody), the client's rate natively in the VM (memcaslap
@@ -56,7 +58,7 @@ ST_RUNS=${ST_RUNS:-20}                        # steered: runs per campaign
 ST_STRATEGY=${ST_STRATEGY:--s pct:3 --access} # steered: run's options
 ST_KB=${ST_KB:-512}                           # steered: KB of the text
 ST_TIMEOUT=${ST_TIMEOUT:-7200}                # steered: the VM's limit, s
-ST_PROGS=${ST_PROGS:-pigz pbzip2 lbzip2 xz zstd} # steered: the compressors
+ST_PROGS=${ST_PROGS:-pigz pbzip2 lbzip2 xz zstd sqlite} # steered: the compressors, sqlite_threads
 ST_KEEP=${ST_KEEP:-}                          # steered: keep the stores in this dir
 SV_STRATEGY=${SV_STRATEGY:--s random --seed 1 --access} # servers_steered: attach's options
 SV_NAT_N=${SV_NAT_N:-2000}      # servers_steered: redis-benchmark -n, native
@@ -265,10 +267,11 @@ steered() {
 	for c in pigz pbzip2 lbzip2 xz zstd; do
 		carry+=(-C "$(command -v $c)")
 	done
+	carry+=(-C "$SQ")
 	{
 		echo "#!/bin/sh"
 		echo "CS=$CS TXT=$T/st.txt RUNS=$ST_RUNS PROGS='$ST_PROGS'"
-		echo "OPTS='$ST_STRATEGY'"
+		echo "OPTS='$ST_STRATEGY' SQ='$SQ /tmp/sq.db $SQ_THREADS $SQ_ROWS'"
 		cat <<'EOF'
 up() { cut -d' ' -f1 /proc/uptime; }
 # one NAME DECOMPRESS CMD...: native runs, then the campaign in /out/NAME
@@ -294,6 +297,22 @@ one pbzip2 "/usr/bin/pbzip2 -dc" /usr/bin/pbzip2 -p2 -c
 one lbzip2 "/usr/bin/lbzip2 -dc" /usr/bin/lbzip2 -n 2 -c
 one xz "/usr/bin/xz -dc" /usr/bin/xz -T2 -c
 one zstd "/usr/bin/zstd -dc" /usr/bin/zstd -T2 -c
+# sqlite: the driver checks its own table (exit 1 when it differs), so
+# the campaign's oracle is the exit status, and its "round trip" is that
+# check on the native runs
+case " $PROGS " in *" sqlite "*)
+	ok=ok
+	for i in 1 2 3; do
+		t0=$(up)
+		$SQ >/dev/null 2>&1 || ok=FAILED
+		echo "sqlite native $t0 $(up)"
+	done
+	echo "sqlite roundtrip $ok"
+	t0=$(up)
+	$CS run $OPTS -n $RUNS --seed 1 --keep-going -o /out/sqlite -- $SQ \
+		>/dev/null 2>/out/sqlite.err </dev/null
+	echo "sqlite campaign $? $t0 $(up)"
+esac
 EOF
 	} >"$g"
 	chmod +x "$g"
