@@ -914,6 +914,7 @@ int campaign_run(struct run_opts *o)
 	struct store_campaign info = { 0 };
 	struct campaign c = { .o = o, .stream_fd = -1 };
 	char *out_alloc = NULL;
+	const char *shown;
 	int err, ret = EXIT_USAGE;
 	size_t m;
 
@@ -963,13 +964,13 @@ int campaign_run(struct run_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* The directory as the user names it (the host's, from a VM). */
+	shown = getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out;
 	if (!o->json || c.tty)
 		fprintf(stderr, "concsched: campaign %s: %s, strategy %s, seed %" PRIu64 "%s\n",
-			getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out,
-			c.ti.path, o->strategy, o->seed,
+			shown, c.ti.path, o->strategy, o->seed,
 			o->serial != CS_SERIAL_OFF ? ", serial" : "");
-	crash_report_note("the runs stored before the crash are in %s",
-			  getenv("CONCSCHED_HOST_DIR") ? getenv("CONCSCHED_HOST_DIR") : o->out);
+	crash_report_note("the runs stored before the crash are in %s", shown);
 	c.sc.seed = o->seed;
 	c.sc.quiet = o->json && !c.tty;
 	c.sc.estimate_runs = o->estimate_runs;

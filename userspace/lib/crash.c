@@ -11,6 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/array_size.h"
+
 #ifndef CONCSCHED_VERSION
 #define CONCSCHED_VERSION "?"
 #endif
@@ -74,11 +76,14 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	char b[24];
 	int n;
 
-	(void)uc;
+	const char *abbrev = sigabbrev_np(sig);
+
 	put("concsched: internal error: ");
-	put(sigabbrev_np(sig) ? "SIG" : "signal ");
-	put(sigabbrev_np(sig) ? sigabbrev_np(sig) : num(b, (unsigned long)sig, 10));
-	if (si->si_code == SI_USER || si->si_code == SI_TKILL) {
+	put(abbrev ? "SIG" : "signal ");
+	put(abbrev ? abbrev : num(b, (unsigned long)sig, 10));
+	if ((si->si_code == SI_USER || si->si_code == SI_TKILL) && si->si_pid == getpid()) {
+		put(" raised by concsched itself"); /* abort(), a failed assert */
+	} else if (si->si_code == SI_USER || si->si_code == SI_TKILL) {
 		put(" sent by pid ");
 		put(num(b, (unsigned long)si->si_pid, 10));
 	} else if (sig != SIGABRT) {
@@ -88,7 +93,7 @@ static void crash_handler(int sig, siginfo_t *si, void *uc)
 	put(" in thread ");
 	put(num(b, (unsigned long)syscall(SYS_gettid), 10));
 	put(" of concsched " CONCSCHED_VERSION "; please report it with the lines below\n");
-	n = backtrace(frames, (int)(sizeof(frames) / sizeof(frames[0])));
+	n = backtrace(frames, (int)ARRAY_SIZE(frames));
 	backtrace_symbols_fd(frames, n, STDERR_FILENO);
 	if (note) {
 		put("concsched: ");
@@ -112,6 +117,6 @@ void crash_report_install(void)
 	sa.sa_sigaction = crash_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(crash_signals) / sizeof(crash_signals[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
 		sigaction(crash_signals[i], &sa, NULL);
 }
