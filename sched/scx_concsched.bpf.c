@@ -300,8 +300,7 @@ struct {
 	__uint(max_entries, 64 * 1024);
 } cs_starved_rb SEC(".maps");
 
-/* How often the timer looks: six times per starve_ns (1/8 of the stall
- * timeout at userspace's 75%). */
+/* How often the timer looks: six times per starve_ns. */
 #define CS_STARVE_CHECKS 6
 
 static long cs_starve_one(struct bpf_map *map, __u32 *key, struct cs_thread_ctl *tc, __u64 *now)
@@ -1346,7 +1345,7 @@ struct sched_ext_ops concsched_ops = {
 	.dump = (void *)cs_dump,
 	.dump_task = (void *)cs_dump_task,
 	.flags = SCX_OPS_SWITCH_PARTIAL | SCX_OPS_ENQ_LAST | SCX_OPS_ENQ_MIGRATION_DISABLED,
-	.timeout_ms = 5000,
+	.timeout_ms = 30000, /* userspace sets it before load */
 	.exit_dump_len = CS_EXIT_DUMP_LEN,
 	.name = "concsched",
 };

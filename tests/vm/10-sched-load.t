@@ -10,7 +10,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 35
+plan 37
 
 work=$(mktemp -d /tmp/sched-load.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -38,7 +38,7 @@ echo "== sixtyfour"
 "$CS" sched -- "$PROGS/threads" 64 2000 2>&1
 echo "rc=\$?"
 echo "== badwatchdog"
-"$CS" sched --watchdog-ms 4000 -- "$PROGS/four_threads" 2>&1
+"$CS" sched --watchdog-ms 16000 -- "$PROGS/four_threads" 2>&1
 echo "rc=\$?"
 # Starvation by fair-class work (docs/sched.md "Starvation"). sched_ext
 # ranks below the fair class; 7.x kernels give its tasks a deadline server
@@ -56,11 +56,11 @@ sh -c 'while :; do :; done' & h2=\$!
 "$CS" sched --no-rescue --timeout-ms 2000 --watchdog-ms 1000 -- "$PROGS/threads" 4 200000 2>&1
 echo "rc=\$?"
 echo "== rescue"
-# The same starvation by default: the target's main thread, starved in its
-# exec (the controller waits for that exec), is moved to the fair class
-# after 75% of the timeout, and the run ends normally (without the rescue
-# the kernel ejects the scheduler, as above).
-"$CS" -v sched --timeout-ms 3000 --watchdog-ms 1000 -- "$PROGS/threads" 4 200000 2>&1
+# The same starvation with the default limits: the target's main thread,
+# starved in its exec (the controller waits for that exec), is moved to
+# the fair class after 3750 ms, and the run ends normally (without the
+# rescue the kernel ejects the scheduler, as above, here at 30 s).
+"$CS" -v sched -- "$PROGS/threads" 4 200000 2>&1
 echo "rc=\$?"
 kill \$h1 \$h2
 echo "== pinned"
@@ -104,7 +104,7 @@ like "$(section "$o" sixtyfour)" "threads 64 total 128000" "64-thread target: co
 is "$(jget "$six" exit_code)" 0 "64-thread target exits 0"
 is "$(jget "$six" sched_ext_state_during)" enabled "64-thread target ran under sched_ext"
 
-like "$(section "$o" badwatchdog | tr '\n' ' ')" "watchdog 4000 ms must stay well under.*rc=2" \
+like "$(section "$o" badwatchdog | tr '\n' ' ')" "watchdog 16000 ms must stay well under.*rc=2" \
 	"watchdog above timeout/2 rejected, exit 2"
 st=$(section "$o" stall)
 like "$st" "scheduler exit: runnable task stall \(kind 1026" "stall: the kernel ejected the scheduler"
@@ -122,6 +122,11 @@ ok "$([ "$(jget "$resc" rescued)" -ge 1 ] 2>/dev/null; echo $?)" \
 	"rescue: a starved thread was moved to the fair class (rescued >= 1)"
 like "$rs" "starved thread [0-9]+ .*waited [0-9]+ ms to run on CPU [0-9]+.*moved to the fair class" \
 	"rescue: the verbose log says which thread, how long, where"
+like "$rs" "stall timeout 30000 ms, starvation rescue at 3750 ms, parks at most 1000 ms" \
+	"rescue: the defaults: the kernel's largest stall timeout, the rescue at 3750 ms"
+waited=$(printf '%s\n' "$rs" | sed -n 's/.*starved thread [0-9]* .*waited \([0-9]*\) ms.*/\1/p' | head -1)
+ok "$([ "${waited:-0}" -ge 3750 ]; echo $?)" \
+	"rescue: the thread was moved after waiting at least 3750 ms (waited ${waited:-?} ms)"
 pn=$(section "$o" pinned)
 pin=$(printf '%s\n' "$pn" | grep '^{' | tail -1)
 like "$pn" "rc=0" "pinned: the target pinned to a held CPU ran to the end, exit 0"

@@ -179,16 +179,29 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	ncpus = libbpf_num_possible_cpus();
 	c->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
 	c->skel->struct_ops.concsched_ops->timeout_ms = timeout_ms;
-	/* A thread that waited 75% of the stall timeout to run is moved to
-	 * the fair class (sched_rescue). The scheduler looks every 1/8 of
-	 * the timeout, so it is noted by 7/8 of it; the kernel's watchdog
-	 * ejects the scheduler only past the whole timeout. Threads that wait
-	 * less than 75% (a PCT thread behind a long higher-priority one) keep
-	 * their schedule as before. */
-	c->skel->rodata->starve_ns = o->no_rescue ? 0 : (uint64_t)timeout_ms * 750000ULL;
+	/* A thread that waited the rescue threshold to run is moved to the
+	 * fair class (sched_rescue): 75% of a stall timeout the caller set,
+	 * else 3750 ms (75% of the 5 s timeout the default was until
+	 * 2026-11-29). The scheduler looks six times per threshold, so it is
+	 * noted by 7/6 of it. The kernel's watchdog ejects the scheduler past
+	 * the whole timeout; the default's 30 s leaves the rescue 26 s to act
+	 * (a controller thread must run to act), where 5 s left 1.25 s, which
+	 * a guest starved by other VMs overran (tests/vm/58 beside five VMs:
+	 * "failed to run for 7.068s"; docs/sched.md "Starvation"). Threads
+	 * that wait less (a PCT thread behind a long higher-priority one)
+	 * keep their schedule. */
+	if (o->no_rescue)
+		c->skel->rodata->starve_ns = 0;
+	else if (o->timeout_ms)
+		c->skel->rodata->starve_ns = (uint64_t)timeout_ms * 750000ULL;
+	else
+		c->skel->rodata->starve_ns = (uint64_t)SCHED_CTL_RESCUE_MS_DFL * 1000000ULL;
 	t0 = now_ns();
 	err = scx_concsched_bpf__load(c->skel);
-	log_debug("scheduler: BPF load %.1f ms", (now_ns() - t0) / 1e6);
+	log_debug("scheduler: BPF load %.1f ms; stall timeout %u ms, starvation rescue at %u ms, "
+		  "parks at most %u ms",
+		  (now_ns() - t0) / 1e6, timeout_ms,
+		  (unsigned)(c->skel->rodata->starve_ns / 1000000ULL), watchdog_ms);
 	if (err && sched_check_kfuncs())
 		return -ENOTSUP;
 	if (err) {
@@ -853,6 +866,11 @@ int scx_concsched_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, vo
 int scx_concsched_notes_fd(struct sched_ctl *c)
 {
 	return ring_buffer__epoll_fd(c->notes);
+}
+
+unsigned scx_concsched_rescue_ms(const struct sched_ctl *c)
+{
+	return (unsigned)(c->skel->rodata->starve_ns / 1000000ULL);
 }
 
 void scx_concsched_stats(struct sched_ctl *c, struct cs_sched_stats *out)

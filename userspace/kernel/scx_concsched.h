@@ -28,12 +28,14 @@ struct bpf_object;
 struct bpf_program;
 struct sched_ctl;
 
-#define SCHED_CTL_TIMEOUT_MS_DFL  5000 /* ops.timeout_ms */
+#define SCHED_CTL_TIMEOUT_MS_DFL  30000 /* ops.timeout_ms: the kernel's largest */
+#define SCHED_CTL_RESCUE_MS_DFL	  3750	/* starvation rescue with the default */
 #define SCHED_CTL_WATCHDOG_MS_DFL 1000
 
 struct scx_concsched_opts {
 	unsigned watchdog_ms; /* park bound; 0: 1000; must be <= timeout_ms/2 */
-	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 5000            */
+	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 30000 (rescue at
+			       * 3750 ms), else rescue at 75% of it       */
 	unsigned slice_us;    /* target time slice; 0: 5000                  */
 	enum cs_serial_mode serial;
 	uint64_t seed;
@@ -108,6 +110,8 @@ int scx_concsched_poll(struct sched_ctl *c, int timeout_ms, sched_note_fn fn, vo
 int scx_concsched_notes_fd(struct sched_ctl *c);
 
 void scx_concsched_stats(struct sched_ctl *c, struct cs_sched_stats *out);
+/* The starvation rescue's threshold in ms (0: no rescue). */
+unsigned scx_concsched_rescue_ms(const struct sched_ctl *c);
 uint64_t scx_concsched_kicks(struct sched_ctl *c);
 /* The kernel ejected (or we unregistered) the scheduler. */
 bool scx_concsched_exited(struct sched_ctl *c);

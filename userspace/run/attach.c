@@ -780,9 +780,10 @@ static void report_text(struct attach *a, FILE *f)
 		fputc('\n', f);
 		if (a->sstats.rescued)
 			fprintf(f,
-				"  %llu thread(s) waited over 75%% of the stall timeout for a CPU "
-				"that other work held; moved to the fair class, unsteered since\n",
-				(unsigned long long)a->sstats.rescued);
+				"  %llu thread(s) waited over %u ms for a CPU that other work "
+				"held; moved to the fair class, unsteered since\n",
+				(unsigned long long)a->sstats.rescued,
+				scx_concsched_rescue_ms(a->ctl));
 	} else
 		fprintf(f, ": observed only\n");
 	if (a->steer)

@@ -889,11 +889,11 @@ static int run_loop(struct onerun *r)
 
 			if (!r->sess->rescue_told)
 				log_warn("%" PRIu64
-					 " thread(s) of this run waited over 75%% of the "
-					 "stall timeout for a CPU that other work held, and left "
-					 "the scheduler (unsteered from then on, instead of the "
-					 "kernel ejecting it): is the machine busy? (said once)",
-					 n);
+					 " thread(s) of this run waited over %u ms for a CPU "
+					 "that other work held, and left the scheduler "
+					 "(unsteered from then on, instead of the kernel "
+					 "ejecting it): is the machine busy? (said once)",
+					 n, scx_concsched_rescue_ms(r->ctl));
 			else
 				log_debug("run: %" PRIu64 " starved thread(s) left the scheduler",
 					  n);
