@@ -21,7 +21,7 @@ need_vm
 BANK=$B/examples/bank
 [ -x "$BANK" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 13
+plan 14
 T=$(mktemp -d /tmp/cs-replayorder-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -69,7 +69,7 @@ done
 "$CS" replay /out/rnd --run \$pass --times 10 >/out/p 2>&1
 echo "pass rc \$?"
 "$CS" replay /out/rnd --run \$first --times 2 --decisions >/out/d 2>&1
-"$CS" replay /out/rnd --run \$first --json >/out/j 2>/dev/null
+"$CS" -v replay /out/rnd --run \$first --json >/out/j 2>/out/v
 for s in tsa pct:2 serial; do
 	opt="-s \$s"
 	[ \$s = serial ] && opt="-s random --serial random"
@@ -116,6 +116,8 @@ like "$(tail -1 "$T/p")" "failed again in 0 of 10 replays$" "... and passes 10 o
 diag "random run $first with --decisions (order left to timing): $(sed -n 's/.*failed again in \([0-9]* of [0-9]*\) replays.*/\1/p' "$T/d" | tail -1)"
 ok "$(! grep -q 'recorded order' "$T/d"; echo $?)" "--decisions: the old parallel replay"
 like "$(cat "$T/j")" '"order": *"recorded"' "--json says which order"
+like "$(cat "$T/v")" "stall timeout 30000 ms, starvation rescue at 7500 ms, parks at most 5000 ms" \
+	"replay's limits: parks up to 5 s, the rescue at 7.5 s, the kernel's timeout at 30 s"
 
 for s in tsa pct:2 serial; do
 	f=$(runs "$T/$s" | tr ' ' '\n' | grep ':assertion$' | head -1 | cut -d: -f1)

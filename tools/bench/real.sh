@@ -227,12 +227,12 @@ print(sum(w["kind"] == "race" for w in d["warnings"]))' || echo "error: $(tail -
 		hrate=$(client "$s" "$3")
 		stop_server
 		sleep 1
-		hg="$(grep -c 'Possible data race' "$T/hg") / ${hrate:-client failed} ops/s"
+		hg="$(grep -c 'Possible data race' "$T/hg") / ${hrate:-client failed}${hrate:+ ops/s}"
 	else
 		stop_server
 		hg="did not start: $(tail -1 "$T/srv.err")"
 	fi
-	echo "| $s | ${nat:-client failed} ops/s | ${att:-client failed} ops/s | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", a / b; else print "-" }') | $fails | $warns | $dt s | $hg |"
+	echo "| $s | ${nat:-client failed}${nat:+ ops/s} | ${att:-client failed}${att:+ ops/s} | $(awk -v a="$nat" -v b="$att" 'BEGIN { if (a > 0 && b > 0) printf "%.0f", a / b; else print "-" }') | $fails | $warns | $dt s | $hg |"
 }
 
 servers() {

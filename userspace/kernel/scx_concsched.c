@@ -164,6 +164,11 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 		log_err("scheduler timeout %u ms is above the kernel's 30000 ms limit", timeout_ms);
 		return -EINVAL;
 	}
+	if (o->rescue_ms >= timeout_ms) {
+		log_err("starvation rescue at %u ms must come before the scheduler timeout (%u ms)",
+			o->rescue_ms, timeout_ms);
+		return -EINVAL;
+	}
 	if (watchdog_ms > timeout_ms / 2) {
 		log_err("watchdog %u ms must stay well under the scheduler timeout (%u ms): "
 			"use at most %u",
@@ -180,8 +185,8 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	c->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
 	c->skel->struct_ops.concsched_ops->timeout_ms = timeout_ms;
 	/* A thread that waited the rescue threshold to run is moved to the
-	 * fair class (sched_rescue): 75% of a stall timeout the caller set,
-	 * else 3750 ms (75% of the 5 s timeout the default was until
+	 * fair class (sched_rescue): the caller's, or 75% of a stall timeout
+	 * the caller set, else 3750 ms (75% of the 5 s timeout the default was until
 	 * 2026-11-29). The scheduler looks six times per threshold, so it is
 	 * noted by 7/6 of it. The kernel's watchdog ejects the scheduler past
 	 * the whole timeout; the default's 30 s leaves the rescue 26 s to act
@@ -192,6 +197,8 @@ static int scx_concsched_load(struct sched_ctl *c, const struct scx_concsched_op
 	 * keep their schedule. */
 	if (o->no_rescue)
 		c->skel->rodata->starve_ns = 0;
+	else if (o->rescue_ms)
+		c->skel->rodata->starve_ns = (uint64_t)o->rescue_ms * 1000000ULL;
 	else if (o->timeout_ms)
 		c->skel->rodata->starve_ns = (uint64_t)timeout_ms * 750000ULL;
 	else

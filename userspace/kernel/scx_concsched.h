@@ -34,8 +34,9 @@ struct sched_ctl;
 
 struct scx_concsched_opts {
 	unsigned watchdog_ms; /* park bound; 0: 1000; must be <= timeout_ms/2 */
-	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 30000 (rescue at
-			       * 3750 ms), else rescue at 75% of it       */
+	unsigned timeout_ms;  /* sched_ext stall timeout; 0: 30000           */
+	unsigned rescue_ms;   /* starvation rescue; 0: 75% of a timeout_ms
+			       * given, else 3750; below timeout_ms       */
 	unsigned slice_us;    /* target time slice; 0: 5000                  */
 	enum cs_serial_mode serial;
 	uint64_t seed;

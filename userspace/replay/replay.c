@@ -244,7 +244,7 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 	 * watchdog: the controller answered late, on a loaded machine or a
 	 * descheduled TCG vCPU) breaks the recorded order: wait longer. */
 	p->o.sched_watchdog_ms = REPLAY_WATCHDOG_MS;
-	p->o.sched_timeout_ms = 2 * REPLAY_WATCHDOG_MS;
+	p->o.sched_rescue_ms = REPLAY_WATCHDOG_MS * 3 / 2; /* the kernel's timeout: 30 s */
 	/* The campaign's time slices (--slice-us): a serial run's thread
 	 * yields at its slice's end too (campaigns before slice_us was
 	 * recorded ran on the default). */

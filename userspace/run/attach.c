@@ -140,6 +140,7 @@ struct attach {
 	struct syncov_run run;
 	uint64_t stats[CS_SSTAT__COUNT];
 	struct cs_sched_stats sstats;
+	unsigned rescue_ms;	   /* the scheduler's starvation rescue (at detach) */
 	uint64_t cpu0_ns, cpu1_ns; /* the controller's CPU time at t0 and t1 */
 };
 
@@ -729,6 +730,7 @@ static void attach_detach(struct attach *a)
 	if (a->ctl) {
 		/* No more parks; every parked thread goes on. */
 		scx_concsched_stats(a->ctl, &a->sstats);
+		a->rescue_ms = scx_concsched_rescue_ms(a->ctl);
 		scx_concsched_quiesce(a->ctl);
 		strat_host_delays_due(&a->host, true);
 	}
@@ -782,8 +784,7 @@ static void report_text(struct attach *a, FILE *f)
 			fprintf(f,
 				"  %llu thread(s) waited over %u ms for a CPU that other work "
 				"held; moved to the fair class, unsteered since\n",
-				(unsigned long long)a->sstats.rescued,
-				scx_concsched_rescue_ms(a->ctl));
+				(unsigned long long)a->sstats.rescued, a->rescue_ms);
 	} else
 		fprintf(f, ": observed only\n");
 	if (a->steer)
