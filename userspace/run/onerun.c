@@ -844,8 +844,11 @@ static int run_loop(struct onerun *r)
 		if (r->timed_out)
 			break;
 		/* The threads let go at the timeout (or by the watch) have gone
-		 * into their requests: the CPU evidence's mark. */
-		if (r->graced && !r->cpu_mark_ns && now_ns() >= grace_t0 + DL_CHECK_NS)
+		 * into their requests a quarter of the grace period later (a
+		 * loaded machine runs one let go seconds late): the CPU
+		 * evidence's mark. */
+		if (r->graced && !r->cpu_mark_ns &&
+		    now_ns() >= grace_t0 + run_timeout_mark_after_ns(r->grace_s))
 			run_timeout_cpu_mark(r, now_ns());
 		if (r->steer)
 			strategy_tick(r->strat, &r->sr);

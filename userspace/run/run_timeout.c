@@ -66,6 +66,13 @@ static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64
 	return buf;
 }
 
+uint64_t run_timeout_mark_after_ns(double grace_s)
+{
+	uint64_t q = (uint64_t)(grace_s * 1e9 / 4);
+
+	return q > DL_CHECK_NS ? q : DL_CHECK_NS;
+}
+
 void run_timeout_cpu_mark(struct onerun *r, uint64_t now)
 {
 	size_t i, n = r->tm.nthreads;
@@ -100,7 +107,8 @@ static const struct run_cpu_mark *cpu_mark_find(const struct onerun *r, uint32_t
  * and is never put on a CPU. Each is read twice DL_SAMPLE_NS apart; one
  * that ran between, that is runnable, that ran after the mark of the
  * grace period (run_timeout_cpu_mark) when its request came before that,
- * or that is gone, is not blocked (dt[i].ran).
+ * or that is gone, is not blocked (dt[i].ran). The mark is then read
+ * anew.
  */
 static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
 {
@@ -133,6 +141,10 @@ static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
 	}
 	free(c0);
 	free(ok);
+	/* The watch asks again: the next time, against counters from now (a
+	 * thread let go late that has blocked since is blocked then). */
+	if (r->cpu_mark_ns)
+		run_timeout_cpu_mark(r, now_ns());
 }
 
 void run_timeout_analyze_deadlock(struct onerun *r)

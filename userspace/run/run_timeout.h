@@ -20,9 +20,12 @@ void run_timeout_probes_off(struct onerun *r);
  * below for a request older than the mark (lib/taskcpu.h). */
 void run_timeout_analyze_deadlock(struct onerun *r);
 /* Read every thread's scheduling counters now (r->cpu_mark): done
- * DL_CHECK_NS after steering or the access probes stopped, once the
- * threads let go have gone into their requests. */
+ * run_timeout_mark_after_ns() after steering or the access probes
+ * stopped, once the threads let go have gone into their requests, and
+ * again after each look at them. */
 void run_timeout_cpu_mark(struct onerun *r, uint64_t now);
+/* A quarter of the grace period, DL_CHECK_NS at least. */
+uint64_t run_timeout_mark_after_ns(double grace_s);
 
 /*
  * A deadlock need not wait for the run timeout. Threads blocked in blocking
