@@ -683,6 +683,42 @@ static __always_inline __u16 fn_acq_op(__u32 fn)
 	return CS_OP_LOCK;
 }
 
+/* Does the thread hold lock (its lockset; a lock state's holder_tid is
+ * cleared by a recursive mutex's inner unlock while the outer hold lasts)? */
+static __always_inline bool holds_lock(struct cs_sync_thread *t, __u64 lock)
+{
+	__u32 i;
+
+	for (i = 0; i < CS_LOCKSET_MAX; i++) {
+		if (i >= t->nheld)
+			break;
+		if (t->held[i].lock == lock)
+			return true;
+	}
+	return false;
+}
+
+/* glibc's pthread_mutex_t: __kind at offset 16 on 64-bit targets
+ * (struct __pthread_mutex_s), its low two bits the type
+ * (PTHREAD_MUTEX_KIND_MASK_NP). */
+#define GLIBC_MUTEX_KIND_OFF   16
+#define GLIBC_MUTEX_KIND_MASK  3
+#define GLIBC_MUTEX_RECURSIVE  1
+#define GLIBC_MUTEX_ERRORCHECK 2
+
+/* A mutex request by a thread that holds it already never waits for good
+ * when the mutex is recursive (taken again at once) or error-checking
+ * (EDEADLK at once); a normal or adaptive one self-deadlocks. */
+static __always_inline bool relock_never_waits(__u64 mutex)
+{
+	int kind = 0;
+
+	if (bpf_probe_read_user(&kind, sizeof(kind), (void *)(mutex + GLIBC_MUTEX_KIND_OFF)))
+		return false;
+	kind &= GLIBC_MUTEX_KIND_MASK;
+	return kind == GLIBC_MUTEX_RECURSIVE || kind == GLIBC_MUTEX_ERRORCHECK;
+}
+
 static __always_inline bool lock_busy_for(struct cs_lock_state *ls, __u32 tid, bool read)
 {
 	if (ls->holder_tid && ls->holder_tid != tid)
@@ -699,6 +735,8 @@ static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct
 	bool read = fn_is_read(fn);
 	struct cs_lock_state *ls;
 	__u16 op = fn_req_op(fn);
+	/* a mutex request by its holder (the lockset's word, see holds_lock) */
+	bool relock = kind == CS_OBJ_MUTEX && !fn_is_try(fn) && holds_lock(t, obj);
 
 	ls = lock_get(pk, obj, kind, site);
 	/* A trylock never waits: it fails instead (TRYLOCK_FAIL event). */
@@ -714,12 +752,18 @@ static __always_inline void enter_lock(void *ctx, struct cs_proc_key *pk, struct
 	 * must not take it for a blocked acquisition. */
 	if (flags && fn_is_nowait(fn))
 		flags |= CS_EV_NOWAIT;
+	/* Nor does the re-lock of a recursive or error-checking mutex by its
+	 * holder (issue 32: SQLite's connection mutex, taken again by
+	 * sqlite3_reset inside sqlite3_step, parked there by a strategy, was
+	 * read as a self-deadlock). */
+	if (relock && relock_never_waits(obj))
+		flags |= CS_EV_NOWAIT;
 	/* Requests are recorded only when they tell something (blocked,
 	 * steered, or a blocking request by the lock's own holder: a
 	 * recursive mutex's, whose acquisition follows at once, or a
 	 * self-deadlock, whose never does): the acquisition event follows on
 	 * return anyway. */
-	if (flags || (ls && !fn_is_try(fn) && ls->holder_tid == tid))
+	if (flags || relock || (ls && !fn_is_try(fn) && ls->holder_tid == tid))
 		emit(t, pk->tgid, tid, pk->gen, op, obj, site, 0, flags);
 	t->pending.fn = fn;
 	t->pending.obj = obj;

@@ -14,7 +14,7 @@ source "$(dirname "$0")/../lib.sh"
 
 CLEAN="clean_lockwrap clean_condhandoff clean_spinflag clean_barrier clean_manythreads
 	clean_recursive clean_rwlock clean_trylock_wrap clean_pipeline_ledger clean_once
-	clean_exit_unjoined clean_uaf_printf"
+	clean_exit_unjoined clean_uaf_printf clean_relock_step"
 BAD="bad_lockorder bad_selfdeadlock bad_lostwakeup"
 RACE="race_torn_pair race_split_cs race_wrong_lock race_no_lock race_ws_deque race_uaf
 	race_flag_token race_exit_unjoined race_one_of_10 race_one_of_20 race_one_of_100

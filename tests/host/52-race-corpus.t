@@ -16,7 +16,7 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/race_no_lock" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 18
+plan 19
 T=$(mktemp -d /tmp/cs-racecorpus-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -52,7 +52,7 @@ is "$(vars race_flag_token)" "token_free" "race_flag_token: token_free"
 like "$(vars race_ws_deque)" "^(bottom,)?done$" "race_ws_deque: done, and bottom when they overlap"
 is "$(vars race_split_cs)" "" "race_split_cs: an atomicity violation, no data race"
 for p in clean_lockwrap clean_condhandoff clean_barrier clean_manythreads clean_recursive \
-	clean_rwlock clean_once; do
+	clean_rwlock clean_once clean_relock_step; do
 	is "$(vars $p)" "" "$p: no warning"
 done
 like "$(vars clean_spinflag)" "^(acked,)?(payload_a,)?(payload_b,)?ready$" \

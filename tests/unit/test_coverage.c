@@ -153,6 +153,41 @@ static void test_ids_and_keys(void)
 	syncov_set_free(&s);
 }
 
+/* A truncated model (max_actions) keeps each thread's latest event and the
+ * sites of its holds: the deadlock analysis pairs them with the current
+ * lockset. Issue 32: the stored last action of a thread was a recursive
+ * re-lock request long past, its lockset the current one, and the pair
+ * read "holds M and waits for M". */
+static void test_truncated_model(void)
+{
+	struct thread_model m;
+	struct cs_event e;
+	const struct tm_action *last;
+	struct tm_thread *t;
+
+	thread_model_init(&m, 2);
+	e = ev(100, 0, CS_OP_LOCK, 0xa, 0x10, 0); /* step: lock M */
+	thread_model_add_event(&m, &e);
+	e = ev(100, 1, CS_OP_LOCK_REQ, 0xa, 0x20, 0); /* reset: re-lock M */
+	thread_model_add_event(&m, &e);
+	e = ev(100, 2, CS_OP_LOCK, 0xa, 0x20, 0); /* the model is full: not stored */
+	thread_model_add_event(&m, &e);
+	e = ev(100, 3, CS_OP_UNLOCK, 0xa, 0x30, 0);
+	t = thread_model_add_event(&m, &e);
+	e = ev(100, 4, CS_OP_LOCK, 0xb, 0x40, 0);
+	t = thread_model_add_event(&m, &e);
+	last = thread_model_last(t);
+	tap_ok(m.truncated == 3 && t->nactions == 2, "model truncated after 2 actions");
+	tap_ok(last && last->op == CS_OP_LOCK && last->obj == 0xb && last->seq == 4,
+	       "... the last action is the latest event, not the last stored");
+	tap_ok(!thread_model_action_waits_for_good(last),
+	       "... which waits for nothing (the last stored, the re-lock request, would)");
+	tap_ok(t->nheld == 2 && t->held[0] == 0xa && t->held[1] == 0xb, "holds M (outer) and b");
+	tap_ok(t->held_site[0] == 0x10 && t->held_site[1] == 0x40,
+	       "... taken at the outer lock's site and at b's");
+	thread_model_free(&m);
+}
+
 /* Which last action means "waits for a lock for good" (deadlock analysis). */
 static void test_waits_for_good(void)
 {
@@ -173,9 +208,10 @@ static void test_waits_for_good(void)
 
 int main(void)
 {
-	tap_plan(45);
+	tap_plan(50);
 	test_lockset();
 	test_thread_model();
+	test_truncated_model();
 	test_sites();
 	test_ids_and_keys();
 	test_waits_for_good();

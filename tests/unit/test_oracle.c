@@ -257,11 +257,33 @@ static void test_deadlocks(void)
 		   "rwlock with two readers: cycle through the blocked reader");
 	tap_is_int(oracle_deadlock_analyze(NULL, 0, cyc, buf, sizeof(buf)), 0,
 		   "no threads, no cycle");
+	/* Issue 32's false verdict: SQLite's thread re-locking its connection
+	 * mutex (recursive) in sqlite3_reset, called by sqlite3_step, which
+	 * holds it. The thread ran in the confirmation window: not blocked. */
+	{
+		struct dl_held sq_h[] = { { 0x2a8, NULL, "sqlite3_step+0x3a" } };
+		struct dl_thread sq[] = { { "0.5", true, 0x2a8, NULL, "sqlite3_reset+0x1b", sq_h, 1,
+					    true } };
+
+		tap_is_int(oracle_deadlock_analyze(sq, 1, cyc, buf, sizeof(buf)), 0,
+			   "a holder's re-lock by a thread that ran is no 1-cycle");
+		tap_is_str(buf,
+			   "no lock cycle; thread 0.5 ran after its request for lock 0x2a8 at "
+			   "sqlite3_reset+0x1b (not blocked)",
+			   "... the hang text says it ran");
+		two[1].ran = true;
+		tap_is_int(oracle_deadlock_analyze(two, 2, cyc, buf, sizeof(buf)), 0,
+			   "a 2-cycle one of whose threads ran is none");
+		two[1].ran = false;
+		self[0].ran = false;
+		tap_is_int(oracle_deadlock_analyze(self, 1, cyc, buf, sizeof(buf)), 1,
+			   "a self-deadlock whose thread did not run still is one");
+	}
 }
 
 int main(void)
 {
-	tap_plan(40);
+	tap_plan(44);
 	test_outputs();
 	test_status();
 	test_deadlocks();

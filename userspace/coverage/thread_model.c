@@ -139,19 +139,8 @@ struct tm_thread *thread_model_thread(struct thread_model *m, uint32_t tgid, uin
 	return t;
 }
 
-static void store_action(struct thread_model *m, struct tm_thread *t, const struct cs_event *e)
+static void fill_action(struct tm_action *a, const struct tm_thread *t, const struct cs_event *e)
 {
-	struct tm_action *a;
-
-	if (m->max_actions && m->stored >= m->max_actions) {
-		m->truncated++;
-		return;
-	}
-	if (t->nactions == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 32;
-		t->actions = xrealloc(t->actions, t->cap * sizeof(*t->actions));
-	}
-	a = &t->actions[t->nactions++];
 	a->ts = e->ts_ns;
 	a->obj = e->obj;
 	a->site = e->site;
@@ -161,7 +150,45 @@ static void store_action(struct thread_model *m, struct tm_thread *t, const stru
 	a->flags = e->flags;
 	a->nlockset = t->nheld;
 	memcpy(a->lockset, t->held, t->nheld * sizeof(*t->held));
+}
+
+static void store_action(struct thread_model *m, struct tm_thread *t, const struct cs_event *e)
+{
+	fill_action(&t->last, t, e);
+	t->has_last = true;
+	if (m->max_actions && m->stored >= m->max_actions) {
+		m->truncated++;
+		return;
+	}
+	if (t->nactions == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->actions = xrealloc(t->actions, t->cap * sizeof(*t->actions));
+	}
+	t->actions[t->nactions++] = t->last;
 	m->stored++;
+}
+
+const struct tm_action *thread_model_last(const struct tm_thread *t)
+{
+	return t->has_last ? &t->last : NULL;
+}
+
+/* held[] and held_site[] together: the acquisition site of each hold. */
+static void hold_push(struct tm_thread *t, uint64_t lock, uint64_t site)
+{
+	if (thread_model_lockset_push(t->held, &t->nheld, &t->held_overflow, lock))
+		t->held_site[t->nheld - 1] = site;
+}
+
+static void hold_remove(struct tm_thread *t, uint64_t lock)
+{
+	uint32_t i;
+
+	for (i = t->nheld; i > 0 && t->held[i - 1] != lock; i--)
+		;
+	if (thread_model_lockset_remove(t->held, &t->nheld, &t->held_overflow, lock) && i > 0)
+		memmove(&t->held_site[i - 1], &t->held_site[i],
+			(t->nheld - (i - 1)) * sizeof(*t->held_site));
 }
 
 /* The CREATE event comes from the parent; it opens the child's record
@@ -211,10 +238,10 @@ struct tm_thread *thread_model_add_event(struct thread_model *m, const struct cs
 	if (thread_model_op_is_acquire(e->op)) {
 		lock = thread_model_action_lock(e->op, e->obj, e->arg);
 		t->nlock_actions++;
-		thread_model_lockset_push(t->held, &t->nheld, &t->held_overflow, lock);
+		hold_push(t, lock, e->site);
 	} else if (thread_model_op_is_release(e->op)) {
 		lock = thread_model_action_lock(e->op, e->obj, e->arg);
-		thread_model_lockset_remove(t->held, &t->nheld, &t->held_overflow, lock);
+		hold_remove(t, lock);
 	} else if (e->op == CS_OP_CREATE && e->obj) {
 		note_create(m, idx, e);
 		t = &m->threads[idx];

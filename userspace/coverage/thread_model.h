@@ -45,8 +45,14 @@ struct tm_thread {
 	uint32_t next_seq; /* to detect dropped events                    */
 	uint64_t seq_gaps; /* events of this thread lost                  */
 	uint64_t held[CS_LOCKSET_MAX];
+	uint64_t held_site[CS_LOCKSET_MAX]; /* where each hold was taken          */
 	uint32_t nheld;
 	uint32_t held_overflow;
+	/* The thread's latest event, kept even when the model is truncated
+	 * (max_actions) and actions[] stops growing: the deadlock analysis
+	 * pairs it with the current held[], never with a stale action. */
+	struct tm_action last;
+	bool has_last;
 };
 
 struct thread_model {
@@ -81,6 +87,9 @@ uint64_t thread_model_drop_internal(struct thread_model *m,
 				    bool (*is_internal)(const struct tm_thread *t, uint64_t site,
 							void *arg),
 				    void *arg);
+
+/* A thread's latest event (stored in actions[] or not), NULL before any. */
+const struct tm_action *thread_model_last(const struct tm_thread *t);
 
 /* Op classes. Acquisitions include COND_WAKE (cond_wait reacquires its
  * mutex, obj in arg); releases include COND_WAIT (arg is the mutex). */

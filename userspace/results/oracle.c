@@ -430,7 +430,7 @@ static bool dl_visit(struct dl_search *s, size_t u)
 
 	s->color[u] = 1;
 	s->stack[s->depth++] = u;
-	for (v = 0; s->t[u].blocked && v < s->n; v++) {
+	for (v = 0; s->t[u].blocked && !s->t[u].ran && v < s->n; v++) {
 		if (!dl_holds(&s->t[v], s->t[u].waits_for))
 			continue;
 		if (s->color[v] == 1) {
@@ -505,6 +505,13 @@ static void dl_describe_hang(const struct dl_thread *t, size_t n, char *buf, siz
 	for (i = 0; i < n; i++) {
 		if (!t[i].blocked)
 			continue;
+		if (t[i].ran) {
+			append(buf, buflen, &pos,
+			       "; thread %s ran after its request for %s at %s (not blocked)",
+			       t[i].name, lock_label(t[i].waits_for, t[i].waits_name, a, sizeof(a)),
+			       t[i].wait_site ? t[i].wait_site : "unknown site");
+			continue;
+		}
 		holder = NULL;
 		for (j = 0; j < n && !holder; j++)
 			if (dl_holds(&t[j], t[i].waits_for))

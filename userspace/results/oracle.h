@@ -103,12 +103,17 @@ struct dl_held {
 
 struct dl_thread {
 	const char *name; /* "thread 2 (tid 4242)" */
-	bool blocked;	  /* waiting for `waits_for` */
+	bool blocked;	  /* its last action is a request for `waits_for` */
 	uint64_t waits_for;
 	const char *waits_name;
 	const char *wait_site; /* where it waits */
 	const struct dl_held *held;
 	size_t nheld;
+	/* It ran (was put on a CPU) while the confirmation said it waited:
+	 * a thread blocked in a lock request sleeps, so this one is not
+	 * blocked for good and is in no cycle (a slow thread, or one between
+	 * its request and the acquisition the probe has not shown yet). */
+	bool ran;
 };
 
 /*
@@ -116,8 +121,11 @@ struct dl_thread {
  * for L2 at S2; thread B holds L2 (taken at S3) and waits for L1 at S4"
  * into buf and the cycle's thread indices into cycle[] (may be NULL,
  * capacity n). Returns the cycle length (>= 1: a thread waiting for a lock
- * it holds itself is a 1-cycle), 0 when there is no cycle (a hang, not a
- * deadlock; buf then lists what each blocked thread waits for).
+ * it holds itself is a 1-cycle; the caller leaves out the requests that
+ * never wait for good, such as a recursive mutex's re-lock by its holder),
+ * 0 when there is no cycle (a hang, not a deadlock; buf then lists what
+ * each blocked thread waits for, and which ran). A thread that ran is
+ * never in a cycle.
  */
 size_t oracle_deadlock_analyze(const struct dl_thread *t, size_t n, size_t *cycle, char *buf,
 			       size_t buflen);

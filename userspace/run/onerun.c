@@ -843,6 +843,13 @@ static int run_loop(struct onerun *r)
 		}
 		if (r->timed_out)
 			break;
+		/* The threads let go at the timeout (or by the watch) have gone
+		 * into their requests a quarter of the grace period later (a
+		 * loaded machine runs one let go seconds late): the CPU
+		 * evidence's mark. */
+		if (r->graced && !r->cpu_mark_ns &&
+		    now_ns() >= grace_t0 + run_timeout_mark_after_ns(r->grace_s))
+			run_timeout_cpu_mark(r, now_ns());
 		if (r->steer)
 			strategy_tick(r->strat, &r->sr);
 		if (r->steer) {
@@ -1083,6 +1090,10 @@ void onerun_cleanup(struct onerun *r)
 	access_run_free(r);
 	syncov_run_free(&r->cov);
 	thread_model_free(&r->tm);
+	free(r->cpu_mark);
+	r->cpu_mark = NULL;
+	r->ncpu_mark = 0;
+	r->cpu_mark_ns = 0;
 	syncov_resolver_free(&r->res);
 	declog_free(&r->log);
 	free(r->passes);

@@ -17,7 +17,16 @@
 #include "lib/fnv1a64.h"
 #include "lib/log.h"
 #include "lib/now.h"
+#include "lib/taskcpu.h"
 #include "lib/xalloc.h"
+
+#include <time.h>
+
+struct run_cpu_mark {
+	uint32_t tgid, tid;
+	struct taskcpu c;
+	bool ok; /* read: the thread was there */
+};
 
 /* The deadlock report at a timeout: who holds what, who waits where. */
 static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
@@ -57,6 +66,87 @@ static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64
 	return buf;
 }
 
+uint64_t run_timeout_mark_after_ns(double grace_s)
+{
+	uint64_t q = (uint64_t)(grace_s * 1e9 / 4);
+
+	return q > DL_CHECK_NS ? q : DL_CHECK_NS;
+}
+
+void run_timeout_cpu_mark(struct onerun *r, uint64_t now)
+{
+	size_t i, n = r->tm.nthreads;
+
+	free(r->cpu_mark);
+	r->cpu_mark = xcalloc(n ? n : 1, sizeof(*r->cpu_mark));
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		struct run_cpu_mark *m = &r->cpu_mark[i];
+
+		m->tgid = t->tgid;
+		m->tid = t->tid;
+		m->ok = !t->exited && taskcpu_read((int)t->tgid, (int)t->tid, &m->c);
+	}
+	r->ncpu_mark = n;
+	r->cpu_mark_ns = now;
+}
+
+static const struct run_cpu_mark *cpu_mark_find(const struct onerun *r, uint32_t tgid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncpu_mark; i++)
+		if (r->cpu_mark[i].tid == tid && r->cpu_mark[i].tgid == tgid)
+			return r->cpu_mark[i].ok ? &r->cpu_mark[i] : NULL;
+	return NULL;
+}
+
+/*
+ * The CPU evidence for the threads whose last action is a blocking lock
+ * request (dt[i].blocked): a thread blocked in one sleeps in the kernel
+ * and is never put on a CPU. Each is read twice DL_SAMPLE_NS apart; one
+ * that ran between, that is runnable, that ran after the mark of the
+ * grace period (run_timeout_cpu_mark) when its request came before that,
+ * or that is gone, is not blocked (dt[i].ran). The mark is then read
+ * anew.
+ */
+static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
+{
+	struct taskcpu *c0 = xcalloc(n, sizeof(*c0)), c1;
+	bool *ok = xcalloc(n, sizeof(*ok));
+	struct timespec ts = { 0, DL_SAMPLE_NS };
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (dt[i].blocked)
+			ok[i] = taskcpu_read((int)r->tm.threads[i].tgid, (int)r->tm.threads[i].tid,
+					     &c0[i]);
+	nanosleep(&ts, NULL);
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		const struct tm_action *last = thread_model_last(t);
+		const struct run_cpu_mark *m = cpu_mark_find(r, t->tgid, t->tid);
+
+		if (!dt[i].blocked)
+			continue;
+		if (!ok[i] || !taskcpu_read((int)t->tgid, (int)t->tid, &c1))
+			dt[i].ran = true; /* gone: it blocks nothing */
+		else if (taskcpu_ran(&c0[i], &c1))
+			dt[i].ran = true;
+		else if (m && last && last->ts < r->cpu_mark_ns && taskcpu_ran(&m->c, &c1))
+			dt[i].ran = true;
+		if (dt[i].ran)
+			log_debug("run: thread %u ran after its lock request (%s): not blocked",
+				  t->tid, dt[i].wait_site ? dt[i].wait_site : "?");
+	}
+	free(c0);
+	free(ok);
+	/* The watch asks again: the next time, against counters from now (a
+	 * thread let go late that has blocked since is blocked then). */
+	if (r->cpu_mark_ns)
+		run_timeout_cpu_mark(r, now_ns());
+}
+
 void run_timeout_analyze_deadlock(struct onerun *r)
 {
 	struct dl_thread *dt;
@@ -74,29 +164,20 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	texts = xcalloc(n * (2 * CS_LOCKSET_MAX + 2), sizeof(*texts));
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &r->tm.threads[i];
-		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+		/* its latest event, also when the model is truncated */
+		const struct tm_action *last = thread_model_last(t);
 		struct strat_thread *rt = run_sites_thread_find(r, t->tid);
 
 		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
 		dt[i].name = names[i];
 		dt[i].held = &held[nh];
 		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
-			size_t a;
-
 			held[nh].lock = t->held[j];
 			held[nh].lock_name =
 				lock_text(r, t, t->held[j], texts[nt++], sizeof(texts[0]));
-			held[nh].site = NULL;
-			for (a = t->nactions; a-- > 0;) {
-				const struct tm_action *x = &t->actions[a];
-
-				if (thread_model_op_is_acquire(x->op) &&
-				    thread_model_action_lock(x->op, x->obj, x->arg) == t->held[j]) {
-					held[nh].site = action_site(r, t, x->site, texts[nt++],
-								    sizeof(texts[0]));
-					break;
-				}
-			}
+			held[nh].site = t->held_site[j] ? action_site(r, t, t->held_site[j],
+								      texts[nt++], sizeof(texts[0]))
+							: NULL;
 			nh++;
 			dt[i].nheld++;
 		}
@@ -110,6 +191,9 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			blocked++;
 		}
 	}
+	/* A cycle of requests is a deadlock only if none of its threads ran. */
+	if (blocked && oracle_deadlock_analyze(dt, n, NULL, NULL, 0) > 0)
+		cpu_evidence(r, dt, n);
 	if (blocked && oracle_deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
 		r->has_deadlock = true;
 	free(dt);
@@ -178,7 +262,7 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 	cyc = xcalloc(n, sizeof(*cyc));
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &m->threads[i];
-		const struct tm_action *last = t->nactions ? &t->actions[t->nactions - 1] : NULL;
+		const struct tm_action *last = thread_model_last(t);
 
 		dt[i].held = &held[nh];
 		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {

@@ -14,8 +14,18 @@
 
 void run_timeout_steering_off(struct onerun *r);
 void run_timeout_probes_off(struct onerun *r);
-/* The deadlock report of run r: sets r->has_deadlock and its text. */
+/* The deadlock report of run r: sets r->has_deadlock and its text. A
+ * cycle counts only when none of its threads ran (was put on a CPU)
+ * while it waited: read twice DL_SAMPLE_NS apart, and against the mark
+ * below for a request older than the mark (lib/taskcpu.h). */
 void run_timeout_analyze_deadlock(struct onerun *r);
+/* Read every thread's scheduling counters now (r->cpu_mark): done
+ * run_timeout_mark_after_ns() after steering or the access probes
+ * stopped, once the threads let go have gone into their requests, and
+ * again after each look at them. */
+void run_timeout_cpu_mark(struct onerun *r, uint64_t now);
+/* A quarter of the grace period, DL_CHECK_NS at least. */
+uint64_t run_timeout_mark_after_ns(double grace_s);
 
 /*
  * A deadlock need not wait for the run timeout. Threads blocked in blocking
@@ -37,6 +47,7 @@ void run_timeout_analyze_deadlock(struct onerun *r);
 #define DL_CHECK_NS   (200 * 1000 * 1000ULL)
 #define DL_SETTLE_NS  (500 * 1000 * 1000ULL)
 #define DL_CONFIRM_NS (2000 * 1000 * 1000ULL)
+#define DL_SAMPLE_NS  (200 * 1000 * 1000L)
 
 enum dl_watch { DL_NONE, DL_STEERING_OFF, DL_CONFIRMED };
 /* The lock-cycle watch of run r at time now (run_timeout.c). */

@@ -32,6 +32,7 @@ struct sched_ctl;
 struct store;
 struct access_run;
 struct access_campaign;
+struct run_cpu_mark;
 struct json;
 
 #define RUN_MAX_ACTIONS	    100000
@@ -257,8 +258,14 @@ struct onerun {
 	 * when it ended the run as a confirmed deadlock (0: it did not). */
 	uint64_t dl_sig, dl_first_ns, dl_since_ns, dl_next_ns;
 	double dl_found_s, dl_confirm_s;
-	uint64_t forks;	   /* processes the target forked (not followed) */
-	bool *forks_noted; /* the campaign said so already */
+	/* The threads' scheduling counters DL_CHECK_NS after steering or the
+	 * access probes stopped (run_timeout_cpu_mark): a thread of a lock
+	 * cycle that ran after them and after its request is not blocked. */
+	struct run_cpu_mark *cpu_mark;
+	size_t ncpu_mark;
+	uint64_t cpu_mark_ns; /* when they were read (0: not yet) */
+	uint64_t forks;	      /* processes the target forked (not followed) */
+	bool *forks_noted;    /* the campaign said so already */
 	/* The run has probes for its target's process only (the access
 	 * probes; the sync probes with --no-follow-forks): they are attached
 	 * at its exec. */
