@@ -13,6 +13,7 @@
 #include "lib/rng.h"
 #include "lib/array_size.h"
 #include "lib/futex_lock.h"
+#include "lib/log.h"
 #include "lib/xalloc.h"
 
 #define STALL_LIMIT_DEFAULT 8
@@ -283,6 +284,9 @@ static void target_abandon(struct map_exec *x)
 	prefix_key(x->target.pattern, x->target.x, x->target.site[0], key, sizeof(key));
 	cov_event_taskset_add(&x->tried, key, 1);
 	x->stats->targets_abandoned++;
+	if (log_verbose > 1)
+		log_debug("map: target %s abandoned at step %u, %u stalls", key, x->target.next + 1,
+			  x->target.stalls);
 	target_clear(x);
 }
 
@@ -423,6 +427,16 @@ static void target_start(struct map_exec *x, const struct cov_event *ev)
 	for (unsigned i = 0; i < ncand && !s->opts.no_prefer_ww; i++)
 		if (cand[i] == 3)
 			pick = 3;
+	if (log_verbose > 1) {
+		char cl[128];
+		size_t o = 0;
+
+		cl[0] = 0;
+		for (unsigned i = 0; i < ncand && o < sizeof(cl); i++)
+			o += (size_t)snprintf(cl + o, sizeof(cl) - o, " %u", cand[i]);
+		log_debug("map: target p%u (of the uncovered%s) at thread %u v%u @%u op %u", pick,
+			  cl, ev->thread, ev->obj, ev->site, ev->op);
+	}
 	memset(&x->target, 0, sizeof(x->target));
 	x->target.active = true;
 	x->target.pattern = pick;
@@ -455,6 +469,9 @@ static void target_advance(struct map_exec *x, const struct cov_event *ev)
 	}
 	g->site[g->next++] = ev->site;
 	g->stalls = 0;
+	if (log_verbose > 1)
+		log_debug("map: target p%u step %u done by thread %u v%u", g->pattern, g->next,
+			  ev->thread, ev->obj);
 	x->generation++;
 	if (g->next < p->nsteps)
 		return;
@@ -539,6 +556,9 @@ int map_strategy_exec_choose_release(struct map_exec *x, struct map_release *out
 	}
 	if (pick == UINT32_MAX) {
 		pick = paused[rng_below(&x->rng, n)];
+		if (log_verbose > 1)
+			log_debug("map: thread %u released at random: stall %u of target p%u", pick,
+				  x->target.stalls + 1, x->target.pattern);
 		if (++x->target.stalls >= x->s->opts.stall_limit)
 			target_abandon(x);
 	}
