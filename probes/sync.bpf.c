@@ -982,14 +982,9 @@ static __always_inline bool spin_init_alias(struct cs_proc_key *pk, struct cs_sy
 {
 	struct cs_lock_key k = {};
 	struct cs_lock_state *ls;
-	__u32 i;
 
-	for (i = 0; i < CS_LOCKSET_MAX; i++) {
-		if (i >= t->nheld)
-			break;
-		if (t->held[i].lock == obj)
-			return false;
-	}
+	if (holds_lock(t, obj))
+		return false;
 	k.p = *pk;
 	k.addr = obj;
 	ls = bpf_map_lookup_elem(&cs_sync_locks, &k);
