@@ -29,7 +29,6 @@
 #include "replay/replay.h"
 #include "results/report.h"
 #include "run/run_sites.h"
-#include "run/run_timeout.h"
 #include "results/saturation.h"
 #include "results/store.h"
 #include "results/stream.h"
@@ -376,10 +375,6 @@ static int commit_run(struct campaign *c, struct onerun *r, int64_t index)
 	if (ret)
 		return -EIO;
 	if (r->slow && !outcome_is_failure(v.outcome)) {
-		double d = (r->t1 - r->t0) / 1e9;
-
-		if (d > c->slowest_slow_s)
-			c->slowest_slow_s = d;
 		if (c->tty)
 			progress(c, true);
 		fprintf(stderr, "concsched: run %" PRId64 ": %s (not a failure)\n", index,
@@ -423,14 +418,17 @@ static void series_add(struct campaign *c)
 	c->saturated = c->sat.saturated;
 }
 
-/* --run-timeout, or adaptive (run_timeout_adaptive). Estimation runs do
- * not count: they are not steered, and a steered run may well take 20
- * times longer. */
+/* --run-timeout, or adaptive: RUN_TIMEOUT_FACTOR x the slowest clean run
+ * of the campaign so far, at least RUN_MIN_TIMEOUT; the default until a
+ * run has ended cleanly. Estimation runs do not count: they are not
+ * steered, and a steered run may well take 20 times longer. */
 static double campaign_run_timeout(const struct campaign *c)
 {
-	if (c->o->run_timeout_set)
+	double t = c->slowest_clean_s * RUN_TIMEOUT_FACTOR;
+
+	if (c->o->run_timeout_set || c->slowest_clean_s <= 0)
 		return c->o->run_timeout_s;
-	return run_timeout_adaptive(c->o->run_timeout_s, c->slowest_clean_s, c->slowest_slow_s);
+	return t > RUN_MIN_TIMEOUT ? t : RUN_MIN_TIMEOUT;
 }
 
 /* The strategy's view of the run's end. */

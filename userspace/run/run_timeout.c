@@ -66,17 +66,6 @@ static const char *lock_text(struct onerun *r, const struct tm_thread *t, uint64
 	return buf;
 }
 
-double run_timeout_adaptive(double dfl_s, double slowest_clean_s, double slowest_slow_s)
-{
-	double t = slowest_clean_s * RUN_TIMEOUT_FACTOR, s = slowest_slow_s * RUN_SLOW_FACTOR;
-
-	if (slowest_clean_s <= 0 && slowest_slow_s <= 0)
-		return dfl_s;
-	if (s > t)
-		t = s;
-	return t > RUN_MIN_TIMEOUT ? t : RUN_MIN_TIMEOUT;
-}
-
 uint64_t run_timeout_mark_after_ns(double grace_s)
 {
 	uint64_t q = (uint64_t)(grace_s * 1e9 / 4);

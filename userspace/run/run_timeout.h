@@ -12,16 +12,6 @@
 
 #include "run/run_types.h"
 
-/* The adaptive run timeout: RUN_TIMEOUT_FACTOR x the slowest clean run
- * so far, or RUN_SLOW_FACTOR x the whole time of the slowest slow run
- * (past the timeout, ended once steering and the access probes stopped),
- * whichever is longer, at least RUN_MIN_TIMEOUT; dfl_s (the default)
- * until a run ended either way (0 s: none yet). Without the slow runs, a
- * program whose every steered run outlasts the default never had a clean
- * run, and every run lived on the grace period, whose tail made hangs of
- * slow runs (libsqlite3's correct driver, 2 of 20: docs/run.md). */
-double run_timeout_adaptive(double dfl_s, double slowest_clean_s, double slowest_slow_s);
-
 void run_timeout_steering_off(struct onerun *r);
 void run_timeout_probes_off(struct onerun *r);
 /* The deadlock report of run r: sets r->has_deadlock and its text. A

@@ -47,7 +47,6 @@ struct json;
 #define RUN_MAX_GRACE	      30.0	 /* s of grace after the run timeout, at most */
 #define RUN_MIN_TIMEOUT	      2.0	 /* the adaptive run timeout, at least */
 #define RUN_TIMEOUT_FACTOR    20.0	 /* ... times the slowest clean run */
-#define RUN_SLOW_FACTOR	      2.0	 /* ... or times the slowest slow run's whole time */
 #define RUN_OUTPUT_MAX	      (4u << 20) /* captured bytes kept per stream */
 #define RUN_MAX_THREADS	      4096
 /* --slice-us: the scheduler's default, and the bounds (the longest stays
@@ -303,7 +302,6 @@ struct campaign {
 	bool tty;
 	int stream_fd;		/* run --vm: the port cs.stream (stream.h), else -1 */
 	double slowest_clean_s; /* the adaptive run timeout's measure */
-	double slowest_slow_s;	/* ... and a slow run's (ended once steering stopped) */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */
 	char last_arm[64];	/* the sub-strategy of the last run ("arm"), or "" */
