@@ -94,7 +94,6 @@ int run_session_sched(struct run_session *s, const struct run_opts *o, enum cs_s
 	so.serial = serial;
 	so.seed = seed;
 	so.watchdog_ms = o->sched_watchdog_ms;
-	so.timeout_ms = o->sched_timeout_ms;
 	so.rescue_ms = o->sched_rescue_ms;
 	so.slice_us = o->sched_slice_us;
 	err = scx_concsched_open(&s->ctl, &so);

@@ -69,11 +69,11 @@ struct run_opts {
 	uint64_t runs;		/* 0: until saturation (cap RUN_DEFAULT_CAP) */
 	double time_s;
 	double run_timeout_s;
-	/* the scheduler's park watchdog, its ops.timeout_ms and its
-	 * starvation rescue (0: the defaults, 1 s, 30 s and 3.75 s); a replay
-	 * waits longer before it lets a parked thread go on its own, or
-	 * moves a waiting one (replay.c) */
-	unsigned sched_watchdog_ms, sched_timeout_ms, sched_rescue_ms;
+	/* the scheduler's park watchdog and starvation rescue (0: the
+	 * defaults, 1 s and 3.75 s; its ops.timeout_ms is always the
+	 * default, 30 s); a replay waits longer before it lets a parked
+	 * thread go on its own, or moves a waiting one (replay.c) */
+	unsigned sched_watchdog_ms, sched_rescue_ms;
 	/* --slice-us: the target threads' time slice (0: the scheduler's
 	 * 5000 us); recorded, so a replay runs on the same slices */
 	unsigned sched_slice_us;
