@@ -63,8 +63,10 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 	strategy_config_json(s, &r->sr, &m.j);
 	json_kv_str(&m.j, "serial", serial_mode_name(r->sr.sched_serial));
 	json_kv_uint(&m.j, "seed", r->seed);
-	/* the timeout this run had (adaptive): its replays get the same */
+	/* the timeout and grace this run had (adaptive): its replays get
+	 * the same */
 	json_kv_dbl(&m.j, "run_timeout_s", r->timeout_s);
+	json_kv_dbl(&m.j, "run_grace_s", r->grace_s);
 	access_run_config_json(c, r, &m.j);
 	json_obj_end(&m.j);
 	return json_mem_close(&m);
@@ -458,7 +460,7 @@ static char *run_prepare(struct campaign *c, struct onerun *r)
 	c->nstarted++;
 	onerun_init(r, c, s, rng_derive(o->seed, (uint64_t)c->nstarted), c->steer);
 	r->timeout_s = campaign_run_timeout(c);
-	r->grace_s = onerun_grace_s(r->timeout_s);
+	r->grace_s = onerun_grace_s(r->timeout_s, c->unsteered_s);
 	r->sr.probe_set = access_run_probe_key(c);
 	strategy_run_begin(s, &r->sr);
 	if (c->acc && !r->sr.no_access_probes)
@@ -708,6 +710,16 @@ static int run_observe_access(struct campaign *c, struct onerun *r)
 	return onerun_do(r, c->uid, c->gid, c->drop);
 }
 
+/* An estimation run that ended by itself (not a hang, not ^C): the
+ * longest is the grace period's measure (onerun_grace_s). */
+static void unsteered_add(struct campaign *c, const struct onerun *r)
+{
+	double d = (r->t1 - r->t0) / 1e9;
+
+	if (r->l.reaped && !r->timed_out && !r->interrupted && d > c->unsteered_s)
+		c->unsteered_s = d;
+}
+
 /* --access: the candidate sites, the estimation runs, the shared ones. */
 static int access_estimate(struct campaign *c)
 {
@@ -721,6 +733,7 @@ static int access_estimate(struct campaign *c)
 		if (!err) {
 			access_estimation_add(c, &r);
 			c->sc.est_access_ns += (r.t1 - r.t0) / runs;
+			unsteered_add(c, &r);
 		}
 		onerun_cleanup(&r);
 		if (err)
@@ -747,6 +760,7 @@ static int campaign_estimate(struct campaign *c)
 			obs.tm = &r.tm;
 			obs.res = &r.res;
 			obs.duration_ns = r.t1 - r.t0;
+			unsteered_add(c, &r);
 			err = strategy_estimate(s, &c->sc, &obs);
 		}
 		onerun_cleanup(&r);
@@ -994,6 +1008,11 @@ int campaign_run(struct run_opts *o)
 		ret = EXIT_USAGE;
 		goto out;
 	}
+	if (onerun_grace_s(o->run_timeout_s, c.unsteered_s) > onerun_grace_s(o->run_timeout_s, 0))
+		log_debug("campaign: a run past its run timeout gets %.3g s of grace: twice the "
+			  "estimation "
+			  "run's %.3g s (what is left of a run once steering stops runs unsteered)",
+			  onerun_grace_s(o->run_timeout_s, c.unsteered_s), c.unsteered_s);
 	if (c.sc.access_off && !c.sc.access_asked && c.acc) {
 		/* The strategy found access probing too dear (it said why):
 		 * the test runs probe no access. The session's access probes

@@ -240,6 +240,16 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 	}
 	if (ro->run_timeout_s > 0)
 		p->o.run_timeout_s = ro->run_timeout_s;
+	/* And its grace period (runs recorded before it was kept: the run
+	 * timeout's): onerun_grace_s gives it back from the measure. */
+	{
+		const char *cfg = p->sr.strategy_config_json;
+		const char *at = cfg ? strstr(cfg, "\"run_grace_s\":") : NULL;
+		double g = at ? strtod(at + 14, NULL) : 0;
+
+		if (g > 0)
+			p->c.unsteered_s = g / RUN_GRACE_FACTOR;
+	}
 	/* A thread the scheduler lets go on its own (its park outlived the
 	 * watchdog: the controller answered late, on a loaded machine or a
 	 * descheduled TCG vCPU) breaks the recorded order: wait longer. */

@@ -528,14 +528,31 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
 				       .delayed = delay_begin,
 				       .resume = delay_over };
 	r->timeout_s = c->o->run_timeout_s;
-	r->grace_s = onerun_grace_s(r->timeout_s);
+	r->grace_s = onerun_grace_s(r->timeout_s, c->unsteered_s);
 	r->forks_noted = &c->forks_noted;
 	r->tty = c->tty;
 }
 
-double onerun_grace_s(double timeout_s)
+/*
+ * What is left of a run when steering (or the access probes) stops runs
+ * unsteered, so it needs at most about a whole unsteered run: a program
+ * whose unsteered run takes longer than the run timeout's grace (steered
+ * sqlite_threads in the loaded VM, its readers kept ahead of its writers
+ * until the timeout, then every pthread call still a trap) would be called
+ * hung while it was only slow. The grace is therefore at least twice the
+ * campaign's longest estimation run that ended by itself: a measure of the
+ * program with the probes on and no steering, taken once, so unlike a
+ * timeout that followed slow runs it cannot compound (a slow run's time is
+ * the steering's, and a longer limit only lets the steering go on longer).
+ */
+double onerun_grace_s(double timeout_s, double unsteered_s)
 {
-	return timeout_s < RUN_MAX_GRACE ? timeout_s : RUN_MAX_GRACE;
+	double g = timeout_s < RUN_MAX_GRACE ? timeout_s : RUN_MAX_GRACE;
+	double u = unsteered_s * RUN_GRACE_FACTOR;
+
+	if (u > RUN_MAX_GRACE_UNSTEERED)
+		u = RUN_MAX_GRACE_UNSTEERED;
+	return u > g ? u : g;
 }
 
 /* ---- event loop ------------------------------------------------------------------------- */

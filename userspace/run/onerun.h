@@ -24,8 +24,11 @@ int onerun_check_environment(const struct campaign *c);
 /* A run of campaign c; strat NULL and steer false for an observed run. */
 void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, uint64_t seed,
 		 bool steer);
-/* The grace period after a run timeout of timeout_s under steering. */
-double onerun_grace_s(double timeout_s);
+/* The grace period after a run timeout of timeout_s under steering or
+ * with the access probes on: the run timeout, at most RUN_MAX_GRACE; and at
+ * least RUN_GRACE_FACTOR times unsteered_s, the campaign's longest
+ * unsteered run (0: none measured), up to RUN_MAX_GRACE_UNSTEERED. */
+double onerun_grace_s(double timeout_s, double unsteered_s);
 /* Run the target once; the caller cleans up with onerun_cleanup. */
 int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
 void onerun_cleanup(struct onerun *r);

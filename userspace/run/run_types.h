@@ -42,13 +42,15 @@ struct json;
 /* --strategy when none is given (strategies/strategy_registry.c); the fallback
  * when the default does not combine with the other options (--serial:
  * the portfolio picks who runs itself). */
-#define RUN_DEFAULT_STRATEGY  "portfolio"
-#define RUN_FALLBACK_STRATEGY "random"
-#define RUN_MAX_GRACE	      30.0	 /* s of grace after the run timeout, at most */
-#define RUN_MIN_TIMEOUT	      2.0	 /* the adaptive run timeout, at least */
-#define RUN_TIMEOUT_FACTOR    20.0	 /* ... times the slowest clean run */
-#define RUN_OUTPUT_MAX	      (4u << 20) /* captured bytes kept per stream */
-#define RUN_MAX_THREADS	      4096
+#define RUN_DEFAULT_STRATEGY	"portfolio"
+#define RUN_FALLBACK_STRATEGY	"random"
+#define RUN_MAX_GRACE		30.0	   /* s of grace after the run timeout, at most ... */
+#define RUN_GRACE_FACTOR	2.0	   /* ... or twice the longest unsteered run */
+#define RUN_MAX_GRACE_UNSTEERED 300.0	   /* ... up to this */
+#define RUN_MIN_TIMEOUT		2.0	   /* the adaptive run timeout, at least */
+#define RUN_TIMEOUT_FACTOR	20.0	   /* ... times the slowest clean run */
+#define RUN_OUTPUT_MAX		(4u << 20) /* captured bytes kept per stream */
+#define RUN_MAX_THREADS		4096
 /* --slice-us: the scheduler's default, and the bounds (the longest stays
  * well under the 5 s stall timeout a queued thread may wait) */
 #define RUN_SLICE_DFL_US  5000u
@@ -302,6 +304,8 @@ struct campaign {
 	bool tty;
 	int stream_fd;		/* run --vm: the port cs.stream (stream.h), else -1 */
 	double slowest_clean_s; /* the adaptive run timeout's measure */
+	double unsteered_s;	/* the longest estimation run that ended by
+				 * itself (unsteered): the grace period's */
 	size_t slow;		/* runs slow under steering (not failures) */
 	bool forks_noted;	/* "PROG forked; ..." was said */
 	char last_arm[64];	/* the sub-strategy of the last run ("arm"), or "" */
