@@ -23,7 +23,9 @@ _tap_n=0
 _tap_fail=0
 
 plan() { echo "TAP version 13"; echo "1..$1"; }
-diag() { printf '%s\n' "$@" | sed 's/^/# /' >&2; }
+diag() { # diag LINE... (or, with no argument, the lines on stdin)
+	if [ $# -eq 0 ]; then sed 's/^/# /' >&2; else printf '%s\n' "$@" | sed 's/^/# /' >&2; fi
+}
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
 	_tap_n=$((_tap_n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $_tap_n - $2"
