@@ -28,6 +28,17 @@
  * prefix) and libbpf passes through as errno. */
 #define KERNEL_ENOTSUPP 524
 
+/* libbpf's print function, while the sites attach: refusals (a lock-
+ * prefixed instruction) are expected and bisected, not news. It is one
+ * function for the whole process, and libbpf 1.4's libbpf_print() tests
+ * it for NULL and then loads it again to call it: a NULL stored by
+ * another thread in between has it call address 0. With -j N one
+ * worker's attach restores the print while the other worker loads its
+ * probe objects (hundreds of libbpf_print calls each, at the campaign's
+ * first runs), so this file never stores NULL: silence (a campaign's
+ * libbpf_set_print(NULL)) is restored as this function, which is silence
+ * too. Suspected cause of a controller SIGSEGV at the start of a -j 2
+ * --access campaign (docs/studies/flake-hunt-2026-11-29.md). */
 static int access_quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
@@ -482,7 +493,7 @@ static int access_probes_shed(struct access_probes *ap, const bool *drop)
 int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 {
 	const struct site_set *set = ap->set;
-	libbpf_print_fn_t old_print;
+	libbpf_print_fn_t old_print = NULL;
 	__u32 tgid = (__u32)pid;
 	__u8 one = 1;
 	uint64_t t0;
@@ -498,9 +509,8 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	reap_wait(ap);
 	ap->pid = pid;
 	ap->attach_err = 0;
-	old_print = libbpf_set_print(log_verbose ? NULL : access_quiet_print);
-	if (log_verbose)
-		libbpf_set_print(old_print);
+	if (!log_verbose)
+		old_print = libbpf_set_print(access_quiet_print);
 	drop_site_links(ap);
 	ap->attached = 0;
 	memset(ap->attached_site, 0, set->n * sizeof(*ap->attached_site));
@@ -508,7 +518,8 @@ int access_probes_attach(struct access_probes *ap, pid_t pid, const bool *mask)
 	ap->gen++;
 	attach_picked(ap, pid, mask);
 	ap->attach_ns = now_ns() - t0;
-	libbpf_set_print(old_print);
+	if (!log_verbose)
+		libbpf_set_print(old_print ? old_print : access_quiet_print);
 	log_debug("access probes: %zu sites attached for pid %d (%.3g ms)", ap->attached, (int)pid,
 		  ap->attach_ns / 1e6);
 	/* Followed per process: for every process, they would trap every
