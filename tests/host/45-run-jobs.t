@@ -18,7 +18,7 @@ for p in fig2 deadlock counter forkexec clean_condhandoff clean_rwlock clean_bar
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 48
+plan 50
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -154,6 +154,16 @@ for j in 1 2; do
 	is "$(find /sys/fs/cgroup -type d -path "*/concsched/${cs:-$sh}-*" 2>/dev/null | wc -l)" 0 \
 		"-j $j, ^C: no run cgroup left"
 done
+
+# --check with -j 2: each run's check gets its own CONCSCHED_RUN, EXIT and
+# OUT_FILE in an environment of its own (the controller's is never
+# changed: with -j N another worker reads it outside the campaign's lock).
+"$CS" run -s none -n 8 -j 2 --keep-going -o "$T/chk" \
+	--check 'echo "$CONCSCHED_RUN $CONCSCHED_EXIT $(test -r "$CONCSCHED_OUT_FILE" && echo out)" >>'"$T/checks"'; exit 0' \
+	-- "$PROGS/fig2" >/dev/null 2>"$T/chk.err"
+is "$?" 0 "-j 2 --check: exit 0"
+is "$(sort -n "$T/checks" | tr '\n' ' ')" "1 0 out 2 0 out 3 0 out 4 0 out 5 0 out 6 0 out 7 0 out 8 0 out " \
+	"... each run's check saw its own run number, exit status and output file"
 
 # --- refused ------------------------------------------------------------------------
 "$CS" run -s random -n 2 -j 8 -o "$T/r" -- "$PROGS/fig2" >/dev/null 2>"$T/err"

@@ -75,20 +75,34 @@ static char *run_config_json(const struct campaign *c, struct onerun *r)
 static int run_check(const struct run_opts *o, int64_t run, int status, uid_t uid, gid_t gid,
 		     bool drop, int out_fd, const cpu_set_t *cpus)
 {
-	char runs[32], st[32], outf[64];
+	char runs[64], st[64], outf[96];
 	char *argv[] = { "/bin/sh", "-c", (char *)o->check, NULL };
 	struct launch_opts lo = { 0 };
 	struct launch l;
+	char **envp;
+	size_t n = 0, i, k = 0;
 	int err, w;
 
-	snprintf(runs, sizeof(runs), "%" PRId64, run);
-	snprintf(st, sizeof(st), "%d",
+	snprintf(runs, sizeof(runs), "CONCSCHED_RUN=%" PRId64, run);
+	snprintf(st, sizeof(st), "CONCSCHED_EXIT=%d",
 		 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-	snprintf(outf, sizeof(outf), "/proc/%d/fd/%d", (int)getpid(), out_fd);
-	setenv("CONCSCHED_RUN", runs, 1);
-	setenv("CONCSCHED_EXIT", st, 1);
-	setenv("CONCSCHED_OUT_FILE", outf, 1);
+	snprintf(outf, sizeof(outf), "CONCSCHED_OUT_FILE=/proc/%d/fd/%d", (int)getpid(), out_fd);
+	/* The check's own environment, not setenv: with -j N another worker
+	 * reads the controller's (getenv, a target's exec) outside our lock,
+	 * and setenv may free the array under it. */
+	while (environ[n])
+		n++;
+	envp = xcalloc(n + 4, sizeof(*envp));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "CONCSCHED_RUN=", 14) &&
+		    strncmp(environ[i], "CONCSCHED_EXIT=", 15) &&
+		    strncmp(environ[i], "CONCSCHED_OUT_FILE=", 19))
+			envp[k++] = environ[i];
+	envp[k++] = runs;
+	envp[k++] = st;
+	envp[k++] = outf;
 	lo.argv = argv;
+	lo.envp = envp;
 	lo.drop_privs = drop;
 	lo.uid = uid;
 	lo.gid = gid;
@@ -100,8 +114,10 @@ static int run_check(const struct run_opts *o, int64_t run, int status, uid_t ui
 		err = launcher_release(&l, "/bin/sh");
 	if (err) {
 		launcher_kill(&l);
+		free(envp);
 		return err;
 	}
+	free(envp); /* released: the child has exec'd */
 	w = launcher_wait(&l, (unsigned)(o->run_timeout_s * 1000));
 	if (w != 1) {
 		launcher_kill(&l);

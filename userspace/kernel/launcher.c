@@ -150,7 +150,7 @@ static void child_run(const struct launch_opts *o, int gate_rd, int err_wr)
 	/* Last: the exec then stops the child with a SIGTRAP for its parent. */
 	if (o->stop_at_exec && syscall(SYS_ptrace, PTRACE_TRACEME, 0, NULL, NULL))
 		child_fail(err_wr, STEP_TRACE);
-	execv(o->argv[0], o->argv);
+	execve(o->argv[0], o->argv, o->envp ? o->envp : environ);
 	child_fail(err_wr, STEP_EXEC);
 }
 

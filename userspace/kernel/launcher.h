@@ -26,8 +26,12 @@
 
 struct launch_opts {
 	char *const *argv; /* argv[0] is the resolved program path */
-	bool sched_ext;	   /* switch to SCHED_EXT before exec */
-	bool drop_privs;   /* setgid/setuid to uid/gid below before exec */
+	/* NULL: the caller's environment. Else the child's own: a caller
+	 * with other threads never changes its environment to pass one
+	 * (setenv may free the array another thread reads). */
+	char *const *envp;
+	bool sched_ext;	 /* switch to SCHED_EXT before exec */
+	bool drop_privs; /* setgid/setuid to uid/gid below before exec */
 	uid_t uid;
 	gid_t gid;
 	int stdin_fd;	 /* -1: inherit */
