@@ -209,6 +209,22 @@ summary_first() {
 	printf '%s\n' "$1" | sed -n 's/.*first \([0-9]*\),.*/\1/p' | head -1
 }
 
+# replay_fails_again DIR RUN: two checks, RUN of DIR replayed 12 times in
+# the VM exits 1 and fails again at least once; the lines of replays that
+# passed (and the warnings) go to the diagnostics. An order replay of a
+# failure that depends only on the order fails again every time when the
+# recorded parks hold; 63's exit-point run failed again in 7 of 8 replays
+# (2026-11-30, some waiting for the 5 s park watchdog), and one single
+# replay passed beside three to four other VMs. All 12 passing: (1/8)^12
+# = 7e-12 at that rate, 6e-8 if a loaded machine made it 1 in 4.
+replay_fails_again() {
+	"$CS" replay "$1" --run "$2" --times 12 --vm >"$1.rep" 2>&1
+	is "$?" 1 "the failing run $2 replays: exit 1"
+	like "$(cat "$1.rep")" 'failed again in ([1-9]|1[0-2]) of 12 replays' \
+		"it fails again ($(grep -oE 'in [0-9]+ of 12' "$1.rep"))"
+	diag "$(grep -i -e 'warning' -e ': pass' "$1.rep" | head -5)"
+}
+
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root"; }
 need_vm() {
 	need_root

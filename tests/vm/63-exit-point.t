@@ -38,19 +38,7 @@ diag "race_exit_unjoined: $(echo "$s" | head -1)"
 like "$s" 'killed by SIGABRT' "it is the flusher's abort"
 first=$(summary_first "$s")
 if [ -n "$first" ]; then
-	# An order replay of a failure that depends only on the order fails
-	# again every time when the recorded parks hold (10 of 10 measured);
-	# one replay of 63's passed (2026-11-30, beside three to four other
-	# VMs; its output was not kept: a park that outlived the replay's 5 s
-	# watchdog, which lets a thread go out of order, is the likely cause).
-	# The lines of replays that passed are printed. All 12 passing:
-	# (1/8)^12 = 7e-12 at 63's measured 1 passing replay in 8
-	# (2026-11-30), 6e-8 if a loaded machine made it 1 in 4.
-	"$CS" replay "$T/race" --run "$first" --times 12 --vm >"$T/rep" 2>&1
-	is "$?" 1 "the failing run $first replays: exit 1"
-	like "$(cat "$T/rep")" 'failed again in ([1-9]|1[0-2]) of 12 replays' \
-		"it fails again ($(grep -oE 'in [0-9]+ of 12' "$T/rep"))"
-	diag "$(grep -i -e 'warning' -e ': pass' "$T/rep" | head -5)"
+	replay_fails_again "$T/race" "$first" # 12 replays (tests/lib.sh)
 	# main parks at its exit before either worker's lock (the producer
 	# is created just before it returns, and parked at its start): every
 	# failing run's schedule has the exit step. Its call site is libc's
