@@ -20,7 +20,7 @@ need_root
 P=$PROGS/slow_rest
 [ -x "$P" ] || skip_all "build first: make"
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 9
+plan 10
 T=$(mktemp -d /tmp/cs-grace-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -54,6 +54,8 @@ like "$(cat "$T/r.err")" "of grace at least" "... with the recorded grace ($(sed
 g1=$(sed -n 's/.*; \([0-9.]*\) s of grace at least.*/\1/p' "$T/a.err" | head -1)
 g2=$(sed -n 's/.*; \([0-9.]*\) s of grace at least.*/\1/p' "$T/r.err" | head -1)
 is "$g2" "$g1" "... the campaign's run's own"
+is "$("$CS" replay "$T/a" --run 1 --json 2>/dev/null | python3 -c 'import json,sys; print("%.3g" % json.load(sys.stdin)["run_grace_s"])')" "$g1" \
+	"replay --json says the grace it used"
 
 # A short estimation run: the grace is the run timeout's, and the same
 # rest makes a hang.

@@ -520,6 +520,7 @@ int replay_run(const struct replay_opts *opts, int argc, char **argv)
 		json_kv_str(&j, "order", strategy_replay_enforced(strat) ? "recorded" : "timing");
 		json_kv_uint(&j, "decisions_recorded", declog_decisions(&p.dl));
 		json_kv_dbl(&j, "run_timeout_s", p.o.run_timeout_s);
+		json_kv_dbl(&j, "run_grace_s", onerun_grace_s(p.o.run_timeout_s, p.c.unsteered_s));
 		json_arr_begin(&j, "replays");
 	} else if (strategy_replay_enforced(strat)) {
 		printf("replaying run %" PRId64 " in its recorded order (%zu points, one thread at "
