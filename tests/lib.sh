@@ -214,9 +214,10 @@ summary_first() {
 # passed (and the warnings) go to the diagnostics. An order replay of a
 # failure that depends only on the order fails again every time when the
 # recorded parks hold; 63's exit-point run failed again in 7 of 8 replays
-# (2026-11-30, some waiting for the 5 s park watchdog), and one single
-# replay passed beside three to four other VMs. All 12 passing: (1/8)^12
-# = 7e-12 at that rate, 6e-8 if a loaded machine made it 1 in 4.
+# (2026-11-30, most waiting for the 5 s park watchdog: fixed since in
+# strategy_replay.c, serial_unheld_go), and one single replay passed beside
+# three to four other VMs. All 12 passing: (1/8)^12 = 7e-12 at that rate,
+# 6e-8 if a loaded machine made it 1 in 4.
 replay_fails_again() {
 	"$CS" replay "$1" --run "$2" --times 12 --vm >"$1.rep" 2>&1
 	is "$?" 1 "the failing run $2 replays: exit 1"

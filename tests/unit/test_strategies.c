@@ -2147,6 +2147,97 @@ static void test_replay_order(void)
 	declog_free(&rec);
 }
 
+/* The released thread of each of the next n all-parked notes, as a
+ * string of thread indexes ("2210": 0.2, 0.2, 0.1, 0). */
+static void fl_picks(struct fake_loop *fl, size_t n, char *out)
+{
+	size_t i, t;
+
+	for (i = 0; i < n; i++) {
+		fl_all_parked(fl);
+		t = released_thread(fl);
+		out[i] = t < 10 ? (char)('0' + t) : '?';
+	}
+	out[n] = 0;
+}
+
+/* A serial recording (pct) whose schedule has a pass its strategy did
+ * not make: race_exit_unjoined's flusher, held at its start while main
+ * spun on sched_yield for it (no all-parked note), was let go by the
+ * scheduler's watchdog. The replay lets it go at its point when that
+ * pass is the schedule's next, instead of waiting for its own watchdog
+ * (5 s, "the controller answered late"); the logged releases keep their
+ * order. 5 tests. */
+static void test_replay_serial_unheld(void)
+{
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT),
+		 id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+	const struct declog_entry *e;
+	struct strat_decision d;
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	char order[8];
+
+	/* Recorded (VM, 2026-11-30): five releases, six passes, the first
+	 * one 0.1's start (site 0x70). */
+	declog_init(&rec, 3, NULL);
+	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 4);
+	declog_add(&rec, id2, 0, 1, DECLOG_RELEASE, 3);
+	declog_add(&rec, id1, 0, 1, DECLOG_RELEASE, 2);
+	declog_add(&rec, id1, 0, 2, DECLOG_RELEASE, 2);
+	declog_add(&rec, id0, 0, 0, DECLOG_RELEASE, 1);
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x70);
+	declog_add(&rec, id2, 0, 0, DECLOG_PASS, 0x70);
+	declog_add(&rec, id2, 0, 1, DECLOG_PASS, 0x10);
+	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0x10);
+	declog_add(&rec, id1, 0, 2, DECLOG_PASS, 0x90);
+	declog_add(&rec, id0, 0, 0, DECLOG_PASS, -(int64_t)CS_OP_PROC_EXIT - 1);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	fl_begin(&fl, s, 3, 3);
+	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	e = last_entry(&fl);
+	tap_ok(d.v == STRAT_PARK && fl.releases == 1 && e && e->thread == id1 && e->event == 0,
+	       "serial replay: 0.1 goes from its start at once, where the recording's "
+	       "scheduler let it go (releases %zu)",
+	       fl.releases);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 2, CS_OP_START, 0x70, 102, NULL, false);
+	fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_is_int((int)fl.releases, 1,
+		   "serial replay: 0.1's lock, 0.2's start and the exit wait for their logged "
+		   "releases");
+	fl_picks(&fl, 1, order);
+	fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_picks(&fl, 2, order + 1);
+	fl_point(&fl, 1, CS_OP_STDIO, 0x90, 0, NULL, false);
+	fl_picks(&fl, 2, order + 3);
+	tap_is_str(order, "22110",
+		   "serial replay: then the logged order: 0.2 (start, lock), 0.1 (lock, "
+		   "printf), the exit");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+
+	/* The unlogged pass is second: 0.1 at its start waits for 0.2's
+	 * logged one, then goes at the next note. */
+	declog_init(&rec, 4, NULL);
+	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 4);
+	declog_add(&rec, id2, 0, 0, DECLOG_PASS, 0x70);
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x70);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	fl_begin(&fl, s, 4, 3);
+	fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	fl_point(&fl, 2, CS_OP_START, 0x70, 102, NULL, false);
+	tap_is_int((int)fl.releases, 0,
+		   "serial replay: an unlogged point that is not the next pass waits");
+	fl_picks(&fl, 2, order);
+	tap_is_str(order, "21", "serial replay: 0.2 as logged, then 0.1, its pass next");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
 static void test_replay_enforced(void)
 {
 	struct fake_loop fl;
@@ -2999,7 +3090,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -3028,6 +3119,7 @@ int main(void)
 	test_replay_order();
 	test_replay_paced();
 	test_replay_enforced();
+	test_replay_serial_unheld();
 	test_noise_access();
 	test_noise_focus();
 	test_ga();

@@ -24,6 +24,7 @@ struct replay_strat {
 	 * (the observed schedule, RP_ENFORCE) */
 	struct declog_entry *dec, *pass;
 	size_t ndec, npass;
+	size_t *by_thread; /* serial: pass indexes by thread, then schedule order */
 };
 
 struct replay_run {
@@ -41,11 +42,14 @@ struct replay_run {
 	struct rp_thread {
 		int64_t site;
 		int64_t shift; /* < 0: the recording made points this replay did not */
+		size_t next;   /* serial: its first pass not gone past, in by_thread + 1 (0: not
+				* looked up yet) */
 	} * th;
 	size_t nth;
 	size_t followed;	 /* enforced: passes followed so far */
 	size_t free_ti, free_at; /* the last free waiter let go, and followed then */
 	int64_t free_site;
+	size_t pass_at; /* serial: the first recorded pass not gone past */
 };
 
 /* Paced: the next logged point goes only once the thread released before
@@ -63,6 +67,7 @@ static void replay_destroy(struct strategy *s)
 	if (rs) {
 		free(rs->dec);
 		free(rs->pass);
+		free(rs->by_thread);
 	}
 	free(rs);
 	s->priv = NULL;
@@ -74,7 +79,7 @@ static void replay_run_begin(struct strategy *s, struct strat_run *r)
 	struct replay_run *rr = xcalloc(1, sizeof(*rr));
 
 	serial_list_init(&rr->l, rs->serial, r->seed);
-	if (rs->mode == RP_ENFORCE)
+	if (rs->mode == RP_ENFORCE || rs->mode == RP_SERIAL)
 		rr->taken = xcalloc(rs->npass + 1, sizeof(*rr->taken));
 	rr->free_ti = SIZE_MAX;
 	r->priv = rr;
@@ -135,6 +140,84 @@ static struct rp_thread *rp_thread(struct replay_run *rr, size_t ti)
 	return &rr->th[ti];
 }
 
+/* The first of by_thread's passes of thread id (npass: none). */
+static size_t first_pass_of(const struct replay_strat *rs, uint64_t id)
+{
+	size_t lo = 0, hi = rs->npass, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rs->pass[rs->by_thread[mid]].thread < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Serial: thread ti's recorded passes before its point upto are gone
+ * past (it went on from them); the first pass not gone past moves on.
+ * Each pass is looked at once per run (a thread's own cursor). */
+static void serial_passes_behind(const struct replay_strat *rs, struct replay_run *rr,
+				 const struct strat_run *r, size_t ti, uint64_t upto)
+{
+	struct rp_thread *th = rp_thread(rr, ti);
+	uint64_t id = r->threads[ti].id;
+	size_t j;
+
+	if (!th->next)
+		th->next = first_pass_of(rs, id) + 1;
+	for (; th->next <= rs->npass; th->next++) {
+		j = rs->by_thread[th->next - 1];
+		if (rs->pass[j].thread != id || rs->pass[j].event >= upto)
+			break;
+		rr->taken[j] = true;
+	}
+	while (rr->pass_at < rs->npass && rr->taken[rr->pass_at])
+		rr->pass_at++;
+}
+
+/* Serial: waiting entry i goes on (its pass is followed). */
+static void serial_go(const struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
+		      size_t i)
+{
+	serial_passes_behind(rs, rr, r, rr->l.v[i].ti, rr->l.v[i].k + 1);
+	serial_list_release(&rr->l, r, i);
+}
+
+/*
+ * Serial: the recorded schedule's next pass is a point where the
+ * recording's strategy did not let its thread go (no decision logged
+ * there): the scheduler did, its watchdog, because no all-parked note
+ * came while another thread ran on without a point (race_exit_unjoined:
+ * main spins on sched_yield until the flusher it created runs, and the
+ * flusher is held at its start). The replay would wait the same way, for
+ * its own watchdog (5 s), and be told the controller answered late. The
+ * thread waits at that point (and site): it goes now, as recorded.
+ */
+static bool serial_unheld_go(const struct replay_strat *rs, struct replay_run *rr,
+			     struct strat_run *r)
+{
+	const struct declog_entry *pass, *e;
+	int64_t site;
+	size_t i;
+
+	if (rr->pass_at >= rs->npass)
+		return false;
+	pass = &rs->pass[rr->pass_at];
+	i = serial_list_find(&rr->l, r, pass->thread, pass->event);
+	if (i == SIZE_MAX || declog_lookup(rs->log, pass->thread, 0, pass->event, &e) > 0)
+		return false;
+	site = r->threads[rr->l.v[i].ti].site;
+	if (site && pass->arg > 0 && site != pass->arg)
+		return false;
+	log_debug("replay: thread %s goes from point %llu, as recorded: the recording's "
+		  "scheduler let it go there, not its strategy",
+		  r->threads[rr->l.v[i].ti].path, (unsigned long long)pass->event);
+	serial_go(rs, rr, r, i);
+	return true;
+}
+
 static void replay_point(struct strategy *s, struct strat_run *r, const struct strat_point *p,
 			 struct strat_decision *d)
 {
@@ -147,13 +230,17 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 	d->v = STRAT_PROCEED;
 	switch (rs->mode) {
 	case RP_SERIAL:
+		/* Its earlier points are behind it. */
+		serial_passes_behind(rs, rr, r, ti, p->k);
+		serial_list_add(&rr->l, ti, p->k);
+		d->v = STRAT_PARK;
+		serial_unheld_go(rs, rr, r);
+		return;
 	case RP_ENFORCE:
-		if (rs->mode == RP_ENFORCE) {
-			rp_thread(rr, ti)->site = p->t->site;
-			log_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
-				  p->t->path, (unsigned long long)p->k, (long long)p->t->site,
-				  (unsigned long long)p->e->site);
-		}
+		rp_thread(rr, ti)->site = p->t->site;
+		log_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
+			  p->t->path, (unsigned long long)p->k, (long long)p->t->site,
+			  (unsigned long long)p->e->site);
 		serial_list_add(&rr->l, ti, p->k);
 		d->v = STRAT_PARK;
 		return;
@@ -209,6 +296,8 @@ static void replay_pick(struct replay_strat *rs, struct replay_run *rr, struct s
 	r->drain(r);
 	if (!rr->l.n)
 		return;
+	if (rs->mode == RP_SERIAL && serial_unheld_go(rs, rr, r))
+		return;
 	if (rr->cursor < rs->ndec) {
 		const struct declog_entry *want = &rs->dec[rr->cursor];
 
@@ -218,7 +307,10 @@ static void replay_pick(struct replay_strat *rs, struct replay_run *rr, struct s
 	}
 	if (pick == SIZE_MAX)
 		pick = serial_list_choose(&rr->l, r);
-	serial_list_release(&rr->l, r, pick);
+	if (rs->mode == RP_SERIAL)
+		serial_go(rs, rr, r, pick);
+	else
+		serial_list_release(&rr->l, r, pick);
 }
 
 /* Paced: stuck when the next logged point is not coming: skip ahead to
@@ -501,6 +593,18 @@ size_t strategy_replay_enforced(const struct strategy *s)
 	return s->ops == &replay_ops && rs && rs->mode == RP_ENFORCE ? rs->npass : 0;
 }
 
+/* by_thread's order: by thread, then by place in the schedule. */
+static int pass_thread_cmp(const void *a, const void *b, void *arg)
+{
+	const struct replay_strat *rs = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uint64_t tx = rs->pass[x].thread, ty = rs->pass[y].thread;
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
 struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 				     enum cs_serial_mode serial, struct declog *log,
 				     bool decisions_only)
@@ -519,6 +623,12 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 			rs->pass[rs->npass++] = log->entries[k];
 		else
 			rs->dec[rs->ndec++] = log->entries[k];
+	}
+	if (serial != CS_SERIAL_OFF) {
+		rs->by_thread = xcalloc(rs->npass + 1, sizeof(*rs->by_thread));
+		for (size_t k = 0; k < rs->npass; k++)
+			rs->by_thread[k] = k;
+		qsort_r(rs->by_thread, rs->npass, sizeof(*rs->by_thread), pass_thread_cmp, rs);
 	}
 	s->ops = &replay_ops;
 	s->spec = xstrdup(recorded->name);
