@@ -216,8 +216,11 @@ summary_first() {
 # recorded parks hold; 63's exit-point run failed again in 7 of 8 replays
 # (2026-11-30, most waiting for the 5 s park watchdog: fixed since in
 # strategy_replay.c, serial_unheld_go), and one single replay passed beside
-# three to four other VMs. All 12 passing: (1/8)^12 = 7e-12 at that rate,
-# 6e-8 if a loaded machine made it 1 in 4.
+# three to four other VMs; after the fix 11 of 12, the one that passed
+# beside four VMs had a thread wait over 7.5 s for a CPU, which the
+# starvation rescue takes out of the scheduler (unsteered, the order no
+# longer kept). All 12 passing: (1/8)^12 = 7e-12 at 1 in 8, 6e-8 if a
+# loaded machine made it 1 in 4.
 replay_fails_again() {
 	"$CS" replay "$1" --run "$2" --times 12 --vm >"$1.rep" 2>&1
 	is "$?" 1 "the failing run $2 replays: exit 1"
