@@ -33,6 +33,8 @@ static void test_roundtrip(void)
 		"pattern@50/busyWait:100-2000",
 		"coverage@1000/haltOneThread",
 		"sharedVar-all@5/mixed:2000,ht,tt",
+		"random-all@200/sleep:500,xh",
+		"sharedVar-one@50/yield:3,ht,tt,xh",
 		"random-all@200/priority:5",
 		"random-all@100/timeoutTamper:30",
 		"rnd-y:0.3",
@@ -46,7 +48,7 @@ static void test_roundtrip(void)
 			bad++;
 			tap_diag("'%s' -> '%s'", same[i], roundtrip(same[i]));
 		}
-	tap_is_int(bad, 0, "format(parse(s)) == s for 11 canonical strings");
+	tap_is_int(bad, 0, "format(parse(s)) == s for 13 canonical strings");
 	tap_is_str(roundtrip("noise:Random-All@150/SLEEP"), "random-all@150/sleep:2000",
 		   "prefix and case are accepted; omitted strength is the reference low one");
 	tap_is_str(roundtrip("read-write@10/yield:1,write=wait:7"),
@@ -60,7 +62,7 @@ static bool same_config(const struct noise_config *a, const struct noise_config 
 	       !memcmp(&a->seed, &b->seed, sizeof(a->seed)) &&
 	       !memcmp(&a->read, &b->read, sizeof(a->read)) &&
 	       !memcmp(&a->write, &b->write, sizeof(a->write)) && a->halt_one == b->halt_one &&
-	       a->timeout_tamper == b->timeout_tamper;
+	       a->timeout_tamper == b->timeout_tamper && a->exit_hold == b->exit_hold;
 }
 
 static void test_random_configs(void)
@@ -369,6 +371,52 @@ static void test_seedings(void)
 	tap_is_int(noise_tamper_timeout(&r, 12345), 12345, "without tt timeouts are untouched");
 }
 
+/* ,xh: the end of the process halts, whatever the placement and the
+ * frequency, and draws nothing; without it the exit is a synchronization
+ * point like the others. */
+static void test_exit_hold(void)
+{
+	struct noise_point sync = sync_point(4), ex = sync_point(9);
+	struct noise_config c, plain_c;
+	struct noise_run r, plain;
+	struct noise_decision d;
+	int bad = 0;
+
+	ex.exit = true;
+	noise_config_parse("sharedVar-one@0/yield:1,xh", &c, NULL, 0);
+	noise_run_begin(&r, &c, 3);
+	d = noise_decide(&r, &ex);
+	tap_ok(d.act == NOISE_ACT_HALT && r.injected[NOISE_ACT_HALT] == 1,
+	       "xh: the exit halts under a placement that never acts at synchronization points");
+	noise_config_parse("random-all@1000/sleep:700", &c, NULL, 0);
+	noise_run_begin(&r, &c, 3);
+	d = noise_decide(&r, &ex);
+	tap_ok(d.act == NOISE_ACT_SLEEP && d.n == 700,
+	       "without xh the exit gets the configuration's noise (sleep 700)");
+	noise_config_parse("random-all@0/yield:1", &c, NULL, 0);
+	noise_run_begin(&r, &c, 3);
+	d = noise_decide(&r, &ex);
+	tap_ok(d.act == NOISE_ACT_NONE, "without xh, at frequency 0 the exit goes on");
+
+	/* The hold draws nothing: the run's other decisions are the ones of
+	 * a run that never reached the exit. */
+	noise_config_parse("random-all@300/mixed:10-5000,ht,xh", &c, NULL, 0);
+	plain_c = c;
+	plain_c.exit_hold = false;
+	noise_run_begin(&r, &c, 17);
+	noise_run_begin(&plain, &plain_c, 17);
+	for (int i = 0; i < 200; i++) {
+		struct noise_decision a, b;
+
+		if (i % 50 == 25 && noise_decide(&r, &ex).act != NOISE_ACT_HALT)
+			bad++;
+		a = noise_decide(&r, &sync);
+		b = noise_decide(&plain, &sync);
+		bad += a.act != b.act || a.n != b.n;
+	}
+	tap_is_int(bad, 0, "xh: every exit halts and the other 200 decisions are unchanged");
+}
+
 static void test_json(void)
 {
 	struct noise_config c;
@@ -463,7 +511,7 @@ static void test_focus(void)
 
 int main(void)
 {
-	tap_plan(35);
+	tap_plan(39);
 	test_roundtrip();
 	test_random_configs();
 	test_invalid();
@@ -471,6 +519,7 @@ int main(void)
 	test_determinism();
 	test_placements();
 	test_seedings();
+	test_exit_hold();
 	test_json();
 	test_focus();
 	return tap_done();

@@ -440,6 +440,46 @@ static void test_noise_exit(void)
 	       "rnd-s10:1 delays exit() by at most 10 ms, logged as its length");
 	fl_end(&fl);
 	strategy_free(s);
+
+	/* ,xh: the exit halts until every other thread is parked. */
+	s = make("random-all@0/yield:1,xh");
+	fl_begin(&fl, s, 7, 2);
+	d = fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x1000, 0x4000, NULL, false);
+	tap_ok(d.v == STRAT_PROCEED, "random-all@0/yield:1,xh: a lock request goes on");
+	d = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	tap_ok(d.v == STRAT_HALT, "and exit() halts");
+	fl_end(&fl);
+	strategy_free(s);
+
+	/* random: a coin per run, recorded in the configuration (",xh"). */
+	int held = 0, xh = 0, bad = 0;
+
+	s = make("random");
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		struct json_mem m;
+		char *cfg;
+		bool halt, has_xh;
+
+		fl_begin(&fl, s, seed, 2);
+		json_mem_open(&m);
+		json_obj_begin(&m.j, NULL);
+		s->ops->config_json(s, &fl.r, &m.j);
+		json_obj_end(&m.j);
+		cfg = json_mem_close(&m);
+		halt = fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false).v == STRAT_HALT;
+		has_xh = cfg && strstr(cfg, ",xh\"") != NULL;
+		held += halt;
+		xh += has_xh;
+		bad += has_xh && !halt;
+		free(cfg);
+		fl_end(&fl);
+	}
+	/* Without xh a haltOneThread seeding (or ,ht) can halt the exit too. */
+	tap_ok(xh > 70 && xh < 130 && held >= xh,
+	       "random draws ,xh in about half its runs (%d of 200; %d halted at the exit)", xh,
+	       held);
+	tap_is_int(bad, 0, "every run with ,xh in its configuration halted at the exit");
+	strategy_free(s);
 }
 
 /* random: one configuration per run, drawn from the run's seed. */
@@ -3090,7 +3130,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4 + 5);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4);
 	test_registry();
 	test_noise();
 	test_noise_exit();

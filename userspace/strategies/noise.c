@@ -259,6 +259,10 @@ static int parse_option(char *item, struct noise_config *c, bool *rd, bool *wr, 
 		c->timeout_tamper = true;
 		return 0;
 	}
+	if (!strcasecmp(item, "xh")) {
+		c->exit_hold = true;
+		return 0;
+	}
 	if (!strncasecmp(item, "read=", 5) || !strncasecmp(item, "write=", 6)) {
 		bool is_read = item[0] == 'r' || item[0] == 'R';
 
@@ -268,7 +272,7 @@ static int parse_option(char *item, struct noise_config *c, bool *rd, bool *wr, 
 		return parse_seeding(strchr(item, '=') + 1, is_read ? &c->read : &c->write, err,
 				     errlen);
 	}
-	return fail(err, errlen, "unknown option '%s' (read=, write=, ht, tt)", item);
+	return fail(err, errlen, "unknown option '%s' (read=, write=, ht, tt, xh)", item);
 }
 
 static int parse_compact(char *s, struct noise_config *c, char *err, size_t errlen)
@@ -368,8 +372,9 @@ int noise_config_format(const struct noise_config *c, char *buf, size_t len)
 		strcpy(wr, ",write=");
 		format_seeding(&c->write, wr + 7, sizeof(wr) - 7);
 	}
-	return snprintf(buf, len, "%s@%u/%s%s%s%s%s", noise_placement_name(c->placement), c->freq,
-			seed, rd, wr, c->halt_one ? ",ht" : "", c->timeout_tamper ? ",tt" : "");
+	return snprintf(buf, len, "%s@%u/%s%s%s%s%s%s", noise_placement_name(c->placement), c->freq,
+			seed, rd, wr, c->halt_one ? ",ht" : "", c->timeout_tamper ? ",tt" : "",
+			c->exit_hold ? ",xh" : "");
 }
 
 static void json_seeding(struct json *j, const char *key, const struct noise_seed_cfg *s)
@@ -398,6 +403,7 @@ void noise_config_json(struct json *j, const char *key, const struct noise_confi
 	}
 	json_kv_bool(j, "halt_one", c->halt_one);
 	json_kv_bool(j, "timeout_tamper", c->timeout_tamper);
+	json_kv_bool(j, "exit_hold", c->exit_hold);
 	json_obj_end(j);
 }
 
@@ -554,6 +560,15 @@ struct noise_decision noise_decide(struct noise_run *r, const struct noise_point
 	struct noise_decision d = { NOISE_ACT_NONE, 0 };
 
 	r->visits++;
+	if (pt->exit && r->cfg.exit_hold) {
+		/* The end of the process waits for every other thread: the
+		 * workers a main that does not join them leaves behind run
+		 * before the exit ends them. No draw: the rest of the run's
+		 * decisions stay what they were without the hold. */
+		d.act = NOISE_ACT_HALT;
+		r->injected[d.act]++;
+		return d;
+	}
 	if (!placement_eligible(r, pt))
 		return d;
 	r->eligible++;

@@ -74,6 +74,8 @@ struct noise_config {
 	struct noise_seed_cfg read, write; /* read-write placement only */
 	bool halt_one;			   /* +ht: occasionally haltOneThread instead    */
 	bool timeout_tamper;		   /* +tt: shorten the program's own timeouts     */
+	bool exit_hold;			   /* +xh: the end of the process waits until no
+					    * other thread can run (haltOneThread)     */
 };
 
 /* Strength range each seeding accepts (parse check, GA gene scaling). */
@@ -108,6 +110,8 @@ enum noise_point_kind {
 /* What the caller knows about one visit of a decision point. */
 struct noise_point {
 	enum noise_point_kind kind;
+	bool exit; /* the end of the process (exit() or main's return) while
+		    * other threads live */
 	uint32_t thread;
 	uint32_t site;
 	uint64_t var;		 /* abstract variable of an access; 0 if none   */

@@ -23,7 +23,9 @@
  * race_torn_pair's). A sharedVar-one run records "focus" and "var".
  * random: a configuration drawn
  * afresh for each run from the run's seed, among the ones that act at
- * synchronization points, or with --access among all of them.
+ * synchronization points, or with --access among all of them; half the
+ * runs hold the end of the process (",xh") until no other thread can run,
+ * so that the workers a main leaves unjoined run before the exit.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -223,6 +225,10 @@ static void noise_run_start(struct strategy *s, struct strat_run *r)
 			noise_config_random(&rng, &nr->cfg);
 		while (!noise_seeding_runs(&nr->cfg) ||
 		       (!r->access_points && !noise_fits_sync(&nr->cfg)));
+		/* Half the runs hold the end of the process for the other
+		 * threads (,xh). Drawn after the configuration, so the rest of
+		 * a seed's configuration is what it was before (2026-11-30). */
+		nr->cfg.exit_hold = rng_chance(&rng, 0.5);
 	} else {
 		nr->cfg = ns->cfg;
 	}
@@ -339,6 +345,7 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 		pt.coverage_target = p->contended;
 	} else {
 		pt.kind = NOISE_PT_SYNC;
+		pt.exit = p->e->op == CS_OP_PROC_EXIT;
 		pt.site = (uint32_t)p->e->site;
 		pt.var = sync_point_shares_obj(p->e->op) ? p->e->obj : 0;
 		pt.shared = pt.var && lock_shared(nr, pt.var, p->e->tid);
@@ -379,7 +386,8 @@ const struct strategy_ops strat_noise_random_ops = {
 	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
 		   "yields at synchronization points, and with --access at probed accesses to "
 		   "shared variables (sharedVar-one on one that one thread writes and another "
-		   "reads, when the estimation finds any)",
+		   "reads, when the estimation finds any); half the runs hold the program's "
+		   "exit until the other threads cannot run",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
