@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kernel/policy.h"
 #include "lib/array_size.h"
 #include "lib/fnv1a64.h"
 #include "lib/xalloc.h"
@@ -73,7 +74,7 @@ static void host_delay(struct strat_host *h, uint32_t tid, uint64_t us)
 
 /* The verdict d for thread t at its point k. */
 static void host_apply(struct strat_host *h, struct strat_thread *t, uint64_t k,
-		       const struct strat_decision *d)
+		       const struct strat_decision *d, bool exit)
 {
 	switch (d->v) {
 	case STRAT_PARK: /* kept: the strategy releases it */
@@ -106,6 +107,7 @@ static void host_apply(struct strat_host *h, struct strat_thread *t, uint64_t k,
 		host_log(h, t, k, DECLOG_PARK, 0);
 		h->injected++;
 		if (h->nhalted < ARRAY_SIZE(h->halted)) {
+			h->halted_exit[h->nhalted] = exit;
 			h->halted[h->nhalted++] = t->tid;
 			return;
 		}
@@ -121,7 +123,7 @@ void strat_host_decide(struct strat_host *h, const struct strat_point *p)
 	struct strat_decision d = { .v = STRAT_PROCEED };
 
 	strategy_point(h->strat, h->sr, p, &d);
-	host_apply(h, p->t, p->k, &d);
+	host_apply(h, p->t, p->k, &d, p->e->op == CS_OP_PROC_EXIT);
 }
 
 void strat_host_release(struct strat_host *h, struct strat_thread *t, int64_t arg)
@@ -140,15 +142,52 @@ int strat_host_next_delay_ms(const struct strat_host *h)
 	return delayq_next_ms(h->delays, h->ndelays);
 }
 
-void strat_host_all_parked(struct strat_host *h, const struct policy_note *n)
+static bool halted_exit(const struct strat_host *h, uint32_t tid)
 {
 	size_t i;
 
-	/* Every runnable thread is stopped: the halted ones have waited until
-	 * they were alone; let them go first. */
 	for (i = 0; i < h->nhalted; i++)
+		if (h->halted[i] == tid && h->halted_exit[i])
+			return true;
+	return false;
+}
+
+/* Does the note name a parked thread that is not a halted exit? Such a
+ * thread runs again: waiting for its decision, delayed, or halted at a
+ * point (let go with this note). A note naming more threads than it
+ * lists counts them. */
+static bool note_others_parked(const struct strat_host *h, const struct policy_note *n)
+{
+	size_t i, exits = 0;
+
+	if (n->nr_parked > CS_NOTE_MAX_TIDS) {
+		for (i = 0; i < h->nhalted; i++)
+			exits += h->halted_exit[i];
+		return n->nr_parked > exits;
+	}
+	for (i = 0; i < n->nr_parked; i++)
+		if (!halted_exit(h, n->tids[i]))
+			return true;
+	return false;
+}
+
+void strat_host_all_parked(struct strat_host *h, const struct policy_note *n)
+{
+	bool others = note_others_parked(h, n);
+	size_t i, kept = 0;
+
+	/* Every runnable thread is stopped: the halted ones have waited until
+	 * they were alone; let them go first. An exit waits on while another
+	 * parked thread will run again. */
+	for (i = 0; i < h->nhalted; i++) {
+		if (h->halted_exit[i] && others) {
+			h->halted[kept] = h->halted[i];
+			h->halted_exit[kept++] = true;
+			continue;
+		}
 		h->resume(h->ctx, h->halted[i]);
-	h->nhalted = 0;
+	}
+	h->nhalted = kept;
 	strategy_all_parked(h->strat, h->sr, n);
 }
 

@@ -6,7 +6,8 @@
  * (struct strat_run's), asks the strategy at each decision point and
  * applies its verdict (proceed, release, delay, yield, halt, park),
  * queues the delayed threads, holds the halted ones until every other
- * thread is parked, and logs each decision when the owner gives it a
+ * thread is parked (a halted exit until no other thread can run: every
+ * other one blocked or gone), and logs each decision when the owner gives it a
  * decision log. The owner (run/onerun.c, run/attach.c) says through its
  * hooks how a thread goes on.
  */
@@ -47,6 +48,7 @@ struct strat_host {
 	struct delay delays[STRAT_HOST_MAX_DELAYS];
 	size_t ndelays;
 	uint32_t halted[STRAT_HOST_MAX_HALTED];
+	bool halted_exit[STRAT_HOST_MAX_HALTED]; /* halted at the process's end */
 	size_t nhalted;
 	/* delays, yields and halts made (the log's), and each verdict's count */
 	uint64_t injected, ndelayed, nyields, nhalts;
@@ -71,7 +73,12 @@ void strat_host_delays_due(struct strat_host *h, bool all);
 /* Milliseconds until the next delay is due (delayq_next_ms). */
 int strat_host_next_delay_ms(const struct strat_host *h);
 /* Every runnable thread is parked: the halted ones go on first, then the
- * strategy's all_parked decides. */
+ * strategy's all_parked decides. A thread halted at the end of the
+ * process (CS_OP_PROC_EXIT) stays while the note names a parked thread
+ * other than the halted exits (one waiting for its decision, in the delay
+ * queue, or halted at a point and let go now: each will run again): it
+ * goes once every other thread is blocked or gone, or by the scheduler's
+ * watchdog. */
 void strat_host_all_parked(struct strat_host *h, const struct policy_note *n);
 /* Steering stops: every delayed thread goes on, the halted ones are
  * forgotten (the scheduler lets every park go). */
