@@ -2187,6 +2187,46 @@ static void test_replay_order(void)
 	declog_free(&rec);
 }
 
+/* A random run whose exit was halted (,xh) until the others were done:
+ * its observed schedule has the exit's pass before the flusher's last
+ * one (race_exit_unjoined, run 2 of a VM campaign, 2026-11-30: the
+ * enforced replay let main exit at its pass and the process ended before
+ * the flusher's; 0 of 12 replays failed). The replay keeps the exit until
+ * the other threads' passes are followed. 3 tests. */
+static void test_replay_exit_held(void)
+{
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	size_t first, second;
+
+	declog_init(&rec, 5, NULL);
+	declog_add(&rec, id0, 0, 0, DECLOG_PARK, 0); /* the halt at the exit */
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x10);
+	declog_add(&rec, id0, 0, 0, DECLOG_PASS, -(int64_t)CS_OP_PROC_EXIT - 1);
+	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0x20);
+	s = strategy_replay_new(strategy_lookup("random"), CS_SERIAL_OFF, &rec, false);
+	tap_ok(strategy_replay_enforced(s) == 3, "a random run with its schedule: enforced order");
+	fl_begin(&fl, s, 5, 2);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x10, 0x4000, NULL, false);
+	fl_point(&fl, 0, CS_OP_PROC_EXIT, 0x50, 100, NULL, false);
+	fl_all_parked(&fl);
+	first = released_thread(&fl);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x20, 0x4000, NULL, false);
+	fl_all_parked(&fl);
+	second = released_thread(&fl);
+	tap_ok(first == 1 && second == 1,
+	       "the flusher's two passes go first, the halted exit's pass between them waits (%zu "
+	       "%zu)",
+	       first, second);
+	fl_all_parked(&fl);
+	tap_is_int(released_thread(&fl), 0, "then the exit goes");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
 /* The released thread of each of the next n all-parked notes, as a
  * string of thread indexes ("2210": 0.2, 0.2, 0.1, 0). */
 static void fl_picks(struct fake_loop *fl, size_t n, char *out)
@@ -3130,7 +3170,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 3);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -3160,6 +3200,7 @@ int main(void)
 	test_replay_paced();
 	test_replay_enforced();
 	test_replay_serial_unheld();
+	test_replay_exit_held();
 	test_noise_access();
 	test_noise_focus();
 	test_ga();

@@ -6,20 +6,22 @@
 # process lives (CS_OP_PROC_EXIT), and the strategies decide when it goes.
 # race_exit_unjoined (main returns without joining; the bug needs both
 # workers to run, the later-started first, before the exit; 0 of 500
-# plain runs, tests/host/50-corpus-native.t) is found by pct, its failure
-# replays; clean_exit_unjoined (main returns while two tallies run and a
+# plain runs, tests/host/50-corpus-native.t) is found by pct and by random
+# (half its runs hold the exit, ,xh), and their failures replay;
+# clean_exit_unjoined (main returns while two tallies run and a
 # waiter blocks for good; correct under every interleaving) never fails
 # under pct, tsa or random, and no run is slow: an exit held back is let go
 # once the others are done or blocked; exit_forever (a worker that never
-# stops) ends every run all the same: the watchdog lets the exit go.
+# stops) ends every run all the same, under pct and random: the watchdog
+# lets the exit go.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 RACE=$PROGS/race_exit_unjoined
 CLEAN=$PROGS/clean_exit_unjoined
 FOREVER=$PROGS/exit_forever
 [ -x "$RACE" ] && [ -x "$CLEAN" ] && [ -x "$FOREVER" ] || skip_all "build first: make"
-command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 13
+command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
+plan 21
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -59,6 +61,32 @@ else
 	for i in 1 2 3; do skip "no failing run" "the failing run replays"; done
 fi
 
+# random: half its runs hold the exit (,xh) until every other thread is
+# blocked or gone (strat_host.c); the bug then needs the flusher held at
+# its lock while the producer queues (a delay, a yield or a halt there).
+# Measured in the VM (2026-11-30, `run --vm -s random -n 40|60
+# --keep-going`, seeds 1-6, and tools/bench/bugs/run's seeds 1-5): 31
+# failing runs of 388 = 0.080; of the 320 runs kept going, 156 held the
+# exit and 23 of them failed, 3 of the other 164 did. Its 99.9 % lower
+# bound is 0.0435 a run: a miss in 320 runs is below 0.9565^320 = 7e-7
+# (3e-12 at the measured rate). The campaign stops at its first failure,
+# about the 12th run.
+"$CS" run --vm -s random -n 320 -o "$T/rrace" -- "$RACE" >/dev/null 2>"$T/rrace.err"
+is "$?" 1 "random on race_exit_unjoined finds the failure: exit 1"
+s=$(campaign_summary "$T/rrace")
+diag "race_exit_unjoined, random: $(echo "$s" | head -1)"
+like "$s" 'killed by SIGABRT' "random: it is the flusher's abort"
+first=$(summary_first "$s")
+if [ -n "$first" ]; then
+	# A measurement, not a check: a run without the hold may fail too,
+	# only far more rarely (3 of 164 against 23 of 156, above).
+	diag "the failing run's configuration: $(sqlite3 -readonly "$T/rrace/campaign.db" \
+		"SELECT json_extract(strategy_config, '$.noise') FROM runs WHERE idx = $first")"
+	replay_fails_again "$T/rrace" "$first"
+else
+	for i in 1 2; do skip "no failing run" "the failing run replays"; done
+fi
+
 # never_fails PROG STRATEGY N: N runs (--keep-going), exit 0, no run
 # fails and none is slow under steering (two checks).
 never_fails() {
@@ -79,8 +107,11 @@ for s in pct tsa random; do
 	never_fails "$CLEAN" "$s" 20
 done
 
-# A worker that never stops: pct keeps the exit below it until the
-# scheduler's watchdog (1 s) lets the exit go; measured 1.07-1.12 s a run
-# in the VM (2026-11-28). Every run ends, passes and is not slow.
+# A worker that never stops: pct keeps the exit below it, and random's
+# runs with ,xh hold it while the worker runs, until the scheduler's
+# watchdog (1 s) lets the exit go; measured 1.07-1.12 s a run under pct
+# (2026-11-28), 1.05 and 1.12 s for random's two runs with ,xh of 6
+# (2026-11-30). Every run ends, passes and is not slow.
 never_fails "$FOREVER" pct 3
+never_fails "$FOREVER" random 6
 done_testing

@@ -456,6 +456,26 @@ static void free_go(const struct replay_strat *rs, struct replay_run *rr, struct
 	serial_list_release(&rr->l, r, f);
 }
 
+/* Pass e is the end of the process (its site is the op's, no call site)
+ * and the recording halted it there (a noise configuration's ,xh): the
+ * thread reached the exit at this pass but went only once no other thread
+ * could run. It waits while a later pass of another thread is still to
+ * follow, so that the exit does not end the process before them. */
+static bool exit_held_back(const struct replay_strat *rs, const struct replay_run *rr, size_t e)
+{
+	const struct declog_entry *pass = &rs->pass[e], *d;
+	size_t f;
+
+	if (pass->arg != -(int64_t)CS_OP_PROC_EXIT - 1 ||
+	    declog_lookup(rs->log, pass->thread, 0, pass->event, &d) <= 0 ||
+	    d->action != DECLOG_PARK)
+		return false;
+	for (f = e + 1; f < rs->npass; f++)
+		if (!rr->taken[f] && rs->pass[f].thread != pass->thread)
+			return true;
+	return false;
+}
+
 /*
  * Enforced order: the first pass not yet followed whose thread waits goes.
  * A pass whose thread does not wait (blocked, running, not created yet) is
@@ -469,8 +489,9 @@ static void free_go(const struct replay_strat *rs, struct replay_run *rr, struct
  * recording did not hold there goes first: it may be the one that makes
  * the earlier pass's thread (a thread spinning before it creates it, with
  * a probed access in the loop that the recorded run did not stop at, or
- * stopped at fewer times). With no pass for any waiting thread, the
- * oldest waiting thread goes.
+ * stopped at fewer times). An exit the recording halted waits for the
+ * later passes of the other threads (exit_held_back). With no pass for
+ * any waiting thread, the oldest waiting thread goes.
  */
 static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct strat_run *r,
 			 const struct policy_note *n)
@@ -493,6 +514,8 @@ static void enforce_pick(struct replay_strat *rs, struct replay_run *rr, struct 
 			continue;
 		}
 		k = rec_k(rr, i);
+		if (k == rs->pass[e].event && exit_held_back(rs, rr, e))
+			continue;
 		if (k > rs->pass[e].event) { /* gone past it */
 			rr->taken[e] = true;
 			rr->skipped++;
