@@ -2189,10 +2189,9 @@ static void test_replay_order(void)
 
 /* A random run whose exit was halted (,xh) until the others were done:
  * its observed schedule has the exit's pass before the flusher's last
- * one (race_exit_unjoined, run 2 of a VM campaign, 2026-11-30: the
- * enforced replay let main exit at its pass and the process ended before
- * the flusher's; 0 of 12 replays failed). The replay keeps the exit until
- * the other threads' passes are followed. 3 tests. */
+ * one (race_exit_unjoined, a VM campaign, 2026-11-30). The replay keeps
+ * the exit until the other threads' passes are followed; and a thread at
+ * the schedule's next pass goes after a second without a note. 4 tests. */
 static void test_replay_exit_held(void)
 {
 	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT);
@@ -2222,6 +2221,23 @@ static void test_replay_exit_held(void)
 	       first, second);
 	fl_all_parked(&fl);
 	tap_is_int(released_thread(&fl), 0, "then the exit goes");
+	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+
+	/* The flusher waits at its start, the schedule's first pass, while
+	 * main spins without a point: no note comes. After a second without
+	 * a point or a release the order goes on as at a note. */
+	declog_init(&rec, 6, NULL);
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x70);
+	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0x10);
+	s = strategy_replay_new(strategy_lookup("random"), CS_SERIAL_OFF, &rec, false);
+	fl_begin(&fl, s, 6, 2);
+	fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 50000000 }, NULL);
+	s->ops->tick(s, &fl.r);
+	tap_ok(fl.releases == 1 && released_thread(&fl) == 1,
+	       "no note for a second: the thread at the schedule's next pass goes");
 	fl_end(&fl);
 	strategy_free(s);
 	declog_free(&rec);
@@ -3170,7 +3186,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 3);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 4);
 	test_registry();
 	test_noise();
 	test_noise_exit();

@@ -49,8 +49,20 @@ struct replay_run {
 	size_t followed;	 /* enforced: passes followed so far */
 	size_t free_ti, free_at; /* the last free waiter let go, and followed then */
 	int64_t free_site;
-	size_t pass_at; /* serial: the first recorded pass not gone past */
+	size_t pass_at;	   /* serial: the first recorded pass not gone past */
+	uint64_t point_ns; /* enforced: when a thread last came to a point */
 };
+
+/* Enforced: with threads waiting, no point and no release for this long
+ * (and no note: another thread runs on without a point, e.g. main
+ * spinning on sched_yield until a worker it created has started), the
+ * order goes on as at a note. The recording's scheduler let such a thread
+ * go by its 1 s watchdog, or its strategy did not hold it there; without
+ * this, the replay waited for the replay scheduler's 5 s watchdog, and a
+ * recorded run timeout shorter than that ended the steering first
+ * (race_exit_unjoined under random, 2026-11-30: the flusher held at its
+ * start, the replay passed 0 of 12 times). */
+#define ENFORCE_STALL_NS 1000000000ULL
 
 /* Paced: the next logged point goes only once the thread released before
  * it has shown another event (its access executed), 50 ms have passed, or
@@ -237,6 +249,7 @@ static void replay_point(struct strategy *s, struct strat_run *r, const struct s
 		serial_unheld_go(rs, rr, r);
 		return;
 	case RP_ENFORCE:
+		rr->point_ns = now_ns();
 		rp_thread(rr, ti)->site = p->t->site;
 		log_debug("replay: thread %s waits at point %llu (site %lld, at 0x%llx)",
 			  p->t->path, (unsigned long long)p->k, (long long)p->t->site,
@@ -587,6 +600,17 @@ static void replay_tick(struct strategy *s, struct strat_run *r)
 
 	if (rs->mode == RP_PACED && rr->l.n)
 		paced_advance(rs, rr, r);
+	if (rs->mode == RP_ENFORCE && rr->l.n) {
+		uint64_t now = now_ns(), last = rr->point_ns;
+
+		if (rr->l.last_pick_ns > last)
+			last = rr->l.last_pick_ns;
+		if (now - last < ENFORCE_STALL_NS)
+			return;
+		log_debug("replay: %zu waiting and no note for %.1f s: the order goes on", rr->l.n,
+			  (double)(now - last) / 1e9);
+		enforce_pick(rs, rr, r, &(struct policy_note){ .ts_ns = now });
+	}
 }
 
 static int replay_poll_ms(struct strategy *s, struct strat_run *r, int ms)
