@@ -21,7 +21,7 @@ CLEAN=$PROGS/clean_exit_unjoined
 FOREVER=$PROGS/exit_forever
 [ -x "$RACE" ] && [ -x "$CLEAN" ] && [ -x "$FOREVER" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 21
+plan 19
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
