@@ -25,6 +25,19 @@ plan 19
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
+# finds_abort STRATEGY N NAME: a campaign on race_exit_unjoined until its
+# first failure, at most N runs, in $T/NAME; two checks (exit 1, the
+# flusher's abort); the failing run's number in $first.
+finds_abort() {
+	local s
+	"$CS" run --vm -s "$1" -n "$2" -o "$T/$3" -- "$RACE" >/dev/null 2>"$T/$3.err"
+	is "$?" 1 "$1 on race_exit_unjoined finds the failure: exit 1"
+	s=$(campaign_summary "$T/$3")
+	diag "race_exit_unjoined, $1: $(echo "$s" | head -1)"
+	like "$s" 'killed by SIGABRT' "$1: it is the flusher's abort"
+	first=$(summary_first "$s")
+}
+
 # Until the first failure, at most 50 runs. pct keeps the exit below every
 # other thread, so both workers run before it, one at a time; the flusher
 # and the producer each park at their lock request and the higher of the
@@ -33,12 +46,7 @@ trap 'rm -rf "$T"' EXIT
 # seeds): 9 of 20 and 30 of 60 failing runs, 39 of 80 = 0.49. Its 99.9 %
 # lower bound is about 0.32 a run: a miss in 50 runs is below
 # 0.68^50 = 4e-9 (0.51^50 = 2e-15 at the measured rate).
-"$CS" run --vm -s pct -n 50 -o "$T/race" -- "$RACE" >/dev/null 2>"$T/race.err"
-is "$?" 1 "pct on race_exit_unjoined finds the failure: exit 1"
-s=$(campaign_summary "$T/race")
-diag "race_exit_unjoined: $(echo "$s" | head -1)"
-like "$s" 'killed by SIGABRT' "it is the flusher's abort"
-first=$(summary_first "$s")
+finds_abort pct 50 race
 if [ -n "$first" ]; then
 	replay_fails_again "$T/race" "$first" # 12 replays (tests/lib.sh)
 	# The flusher's start is held while main spins on sched_yield for it:
@@ -71,12 +79,7 @@ fi
 # bound is 0.0435 a run: a miss in 320 runs is below 0.9565^320 = 7e-7
 # (3e-12 at the measured rate). The campaign stops at its first failure,
 # about the 12th run.
-"$CS" run --vm -s random -n 320 -o "$T/rrace" -- "$RACE" >/dev/null 2>"$T/rrace.err"
-is "$?" 1 "random on race_exit_unjoined finds the failure: exit 1"
-s=$(campaign_summary "$T/rrace")
-diag "race_exit_unjoined, random: $(echo "$s" | head -1)"
-like "$s" 'killed by SIGABRT' "random: it is the flusher's abort"
-first=$(summary_first "$s")
+finds_abort random 320 rrace
 if [ -n "$first" ]; then
 	# A measurement, not a check: a run without the hold may fail too,
 	# only far more rarely (3 of 164 against 23 of 156, above).
