@@ -74,6 +74,10 @@ static int make_campaign_as(const char *dir, const char *hash, const char *strat
 					     .started_ns = c.created_ns + i * 1000000000LL };
 		struct store_run_result res = { .outcome = "pass", .duration_ns = 250000000 };
 
+		/* the failing run lost its steering once (onerun_config_steering) */
+		if (i == FAILING_RUN)
+			ri.strategy_config_json = "{\"serial\":\"off\",\"steering\":{"
+						  "\"watchdog_releases\":1,\"rescued_threads\":0}}";
 		if (store_begin_run(s, &ri, &run))
 			return -1;
 		sites[0] = store_add_site(s, &sa);
@@ -203,6 +207,9 @@ static void test_reports(const char *dir)
 	       "text: map grows, not saturated");
 	tap_ok(strstr(text, "sites:  transfer bank.c:42, audit bank.c:77") != NULL,
 	       "text: failure sites as function file:line");
+	tap_ok(strstr(text, "    steering: not kept throughout (1 parked thread(s) went on by the "
+			    "scheduler's watchdog, 0 starved thread(s) left it)") != NULL,
+	       "text: the failing run's steering lost, from its configuration");
 	tap_ok(strstr(text, "race on balance: transfer bank.c:42, audit bank.c:77; threads t1,t2;"
 			    " locks {} (2 runs, first run 10)") != NULL,
 	       "text: warnings grouped over runs");
@@ -227,6 +234,10 @@ static void test_reports(const char *dir)
 	tap_ok(strstr(json, "\"function\": \"transfer\"") && strstr(json, "\"line\": 42"),
 	       "json: failure sites");
 	tap_is_int(count(json, "\"run\": "), 40 + 1, "json: run list and failure");
+	tap_ok(strstr(json, "\"steered_throughout\": false") &&
+		       strstr(json, "\"watchdog_releases\": 1") &&
+		       strstr(json, "\"rescued_threads\": 0"),
+	       "json: the failure not steered throughout, with its counts");
 
 	html = render(r, report_html_write);
 	tap_is_int(count(html, "<svg"), 2, "html: one <svg> per metric");
@@ -366,7 +377,7 @@ int main(int argc, char **argv)
 	 * checks how a real binary names itself). */
 	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
 	setenv("CONCSCHED_HOST_SUDO", "1", 1);
-	tap_plan(48);
+	tap_plan(50);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);

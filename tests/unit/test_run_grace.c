@@ -2,14 +2,59 @@
 /* The grace period after a run timeout (run/onerun.h onerun_grace_s): the
  * run timeout up to 30 s, and at least twice the campaign's longest
  * unsteered run up to 300 s (issue 32: steered sqlite_threads runs whose
- * unsteered rest outlasted a 30 s grace were called hung). */
+ * unsteered rest outlasted a 30 s grace were called hung). And a run's
+ * stored configuration with its steering lost (onerun_config_steering). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "run/onerun.h"
 #include "run/run_types.h"
 #include "tap.h"
+#include "lib/json.h"
+#include "lib/xalloc.h"
+
+/* onerun_config_steering on cfg with the run's counts (cfg is consumed). */
+static void steering(const char *cfg, uint64_t wd, uint64_t resc, const char *want,
+		     const char *what)
+{
+	struct onerun r = { .watchdog_run = wd, .rescued_run = resc };
+	char *out = onerun_config_steering(&r, xstrdup(cfg));
+
+	tap_is_str(out, want, "%s", what);
+	free(out);
+}
+
+static void test_steering(void)
+{
+	char *cfg;
+	int64_t v = -1;
+
+	steering("{\"seed\":3}", 0, 0, "{\"seed\":3}",
+		 "steering kept: the configuration as it was");
+	steering("{\"seed\":3}", 2, 0,
+		 "{\"seed\":3,\"steering\":{\"watchdog_releases\":2,\"rescued_threads\":0}}",
+		 "2 watchdog releases: appended");
+	steering("{}", 0, 1, "{\"steering\":{\"watchdog_releases\":0,\"rescued_threads\":1}}",
+		 "a rescued thread, in an empty configuration: no leading comma");
+	/* what report and replay read back */
+	cfg = "{\"a\":{\"rescued_threads\":9},\"steering\":{\"watchdog_releases\":2,"
+	      "\"rescued_threads\":1}}";
+	tap_ok(json_get_object(cfg, "steering") != NULL &&
+		       !json_get_int(json_get_object(cfg, "steering"), "rescued_threads", &v) &&
+		       v == 1,
+	       "json_get_object: the nested object's own key (1), not a sibling's (9)");
+	cfg = "{\"steering\":{\"watchdog_releases\":2},\"b\":{\"rescued_threads\":9}}";
+	tap_is_int(json_get_int(json_get_object(cfg, "steering"), "rescued_threads", &v), -ENOENT,
+		   "... and a key of a later sibling object is not the nested object's");
+	tap_ok(json_get_object("{\"steering\":3}", "steering") == NULL,
+	       "json_get_object: not an object, NULL");
+}
 
 int main(void)
 {
-	tap_plan(9);
+	tap_plan(15);
+	test_steering();
 	tap_is_dbl(onerun_grace_s(2, 0), 2, 1e-9, "no unsteered run measured: the run timeout");
 	tap_is_dbl(onerun_grace_s(30, 0), 30, 1e-9, "... 30 s at the default timeout");
 	tap_is_dbl(onerun_grace_s(120, 0), RUN_MAX_GRACE, 1e-9, "... and at most 30 s");

@@ -10,7 +10,8 @@
 # so the writer's stores and the reader's loads get the change point in
 # half the runs): pct:2 --access finds its torn read, pct:2 without
 # --access never can (one thread at a time, nothing to switch at). The
-# failing run replays 10 of 10 (a serial strategy's schedule, issue 14), and
+# failing run replays 10 of 10 (a serial strategy's schedule, issue 14) when
+# the scheduler steered it throughout, and
 # a correct program whose shared counter is locked never fails. A thread
 # that spins yields: race_ws_deque's thief, looping over done/top/bottom
 # while the owner waits, no longer takes a step per load (before, the same
@@ -46,10 +47,28 @@ print(len(d["runs"]["list"]), sum(1 for x in f if x["kind"] == "assertion"), len
 # Every campaign and the replay run in one VM boot (until 2026-11-29 each
 # was a `run --vm` or `replay --vm` of its own: five boots); the campaigns
 # come back through the guest's /out and the host checks them.
+# A serial run's order is the strategy's only while the scheduler keeps it:
+# once a parked thread goes on by the 1 s park watchdog (the controller
+# answered late) or a starved thread leaves the scheduler, two threads run
+# at once and the torn read can happen by timing in a run whose change
+# point is elsewhere. Its replay follows the recorded schedule and passes:
+# in ci33 (2026-11-30, beside two other VMs) seed 1 failed at run 28, not
+# at its run 30, and run 28 replayed 0 of 10. The run records the loss
+# (its configuration's "steering"; report --json: "steered_throughout"),
+# so the 10 of 10 is asked of a failing run steered throughout: a campaign
+# whose first failure was not is kept apart (/out/pa-lostN, in the
+# diagnostics) and the next seed runs. That happened once in about 45
+# executions of this file; four seeds all losing it: (1/45)^4 = 2.4e-7.
 cat >"$T/guest.sh" <<EOF
 #!/bin/sh
 cd /tmp
-"$CS" run -s pct:2 --access -n 1000 --seed 1 -o /out/pa -- "$P" >/dev/null 2>/out/pa.err
+for seed in 1 2 3 4; do
+	"$CS" run -s pct:2 --access -n 1000 --seed \$seed -o /out/pa -- "$P" >/dev/null 2>/out/pa.err
+	"$CS" report /out/pa --json | grep -q '"steered_throughout": false' || break
+	echo "lost seed \$seed: \$("$CS" report /out/pa | grep -m1 -e '^  run ' -e 'steering:')"
+	mv /out/pa /out/pa-lost\$seed
+done
+echo "seed \$seed"
 # the campaign's first failing run (it stops there)
 first=\$("$CS" report /out/pa | sed -n 's/^  run \([0-9]*\): .*/\1/p' | head -1)
 echo "first \$first"
@@ -69,7 +88,8 @@ chmod +x "$T/guest.sh"
 "$CS" vm --timeout "$(scaled 840)" --carry "$PROGS" --out "$T" -- "$T/guest.sh" >"$T/out" 2>"$T/vm.err"
 is "$?" 0 "guest script ran"
 read -r n a f first <<<"$(kinds "$T/pa")"
-diag "pct:2 --access: $a assertions in $n runs (first: run $first)"
+diag "pct:2 --access, seed $(sed -n 's/^seed //p' "$T/out"): $a assertions in $n runs (first: run $first)"
+grep '^lost seed' "$T/out" | while read -r l; do diag "not steered throughout: $l"; done
 ok "$([ "${n:-0}" -ge 1 ] && [ "$n" = "$first" ]; echo $?)" \
 	"pct:2 --access: runs until its first failure (run ${first:-none} of at most 1000)"
 ok "$([ "${a:-0}" = 1 ] && [ "$a" = "$f" ]; echo $?)" \

@@ -21,7 +21,7 @@ CLEAN=$PROGS/clean_exit_unjoined
 FOREVER=$PROGS/exit_forever
 [ -x "$RACE" ] && [ -x "$CLEAN" ] && [ -x "$FOREVER" ] || skip_all "build first: make"
 command -v python3 >/dev/null && command -v sqlite3 >/dev/null || skip_all "python3 or sqlite3 missing (run: sudo make deps)"
-plan 19
+plan 20
 T=$(mktemp -d /tmp/cs-exitpt-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
@@ -116,5 +116,11 @@ done
 # (2026-11-28), 1.05 and 1.12 s for random's two runs with ,xh of 6
 # (2026-11-30). Every run ends, passes and is not slow.
 never_fails "$FOREVER" pct 3
+# Each of those runs records that the scheduler, not pct, let a parked
+# thread go (its configuration's "steering", onerun_config_steering): the
+# exit waits for the watchdog in every run, whatever the load.
+is "$(sqlite3 "$T/exit_forever-pct/campaign.db" \
+	"SELECT count(*) FROM runs WHERE json_extract(strategy_config, '$.steering.watchdog_releases') >= 1")" 3 \
+	"pct on exit_forever: every run records a watchdog release in its steering"
 never_fails "$FOREVER" random 6
 done_testing

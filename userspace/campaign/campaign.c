@@ -510,7 +510,7 @@ static int run_finish(struct campaign *c, struct onerun *r, char *cfg, int err)
 		return err;
 	}
 	ri.seed = r->seed;
-	cfg = access_run_config_counted(r, cfg);
+	cfg = onerun_config_steering(r, access_run_config_counted(r, cfg));
 	ri.strategy_config_json = cfg;
 	ri.started_ns = r->started_ns;
 	err = store_begin_run(c->st, &ri, &index);

@@ -320,7 +320,8 @@ static const char *find_value(const char *obj, const char *key)
 		if (*p == '{' || *p == '[') {
 			depth++;
 		} else if (*p == '}' || *p == ']') {
-			depth--;
+			if (--depth == 0)
+				break; /* the object ends here */
 		} else if (*p == '"') {
 			const char *q = p;
 			char *str = json_parse_string(&q);
@@ -357,6 +358,13 @@ int json_get_bool(const char *obj, const char *key, bool *out)
 	else
 		return -ENOENT;
 	return 0;
+}
+
+const char *json_get_object(const char *obj, const char *key)
+{
+	const char *v = find_value(obj, key);
+
+	return v && *v == '{' ? v : NULL;
 }
 
 int json_get_int(const char *obj, const char *key, int64_t *out)

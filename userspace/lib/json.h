@@ -61,6 +61,9 @@ int json_parse_string_array(const char *s, char ***out, size_t *n);
  * this writer (nested objects are skipped over); malloc'd, NULL if absent
  * or not a string. */
 char *json_get_string(const char *obj, const char *key);
+/* The object value of a top-level key: a pointer into obj at its '{'
+ * (the getters read its keys), or NULL if absent or not an object. */
+const char *json_get_object(const char *obj, const char *key);
 /* Integer value of a top-level key; -ENOENT if absent or not a number. */
 int json_get_int(const char *obj, const char *key, int64_t *out);
 /* The boolean value of key: 0, or -ENOENT (missing, or not true/false). */

@@ -105,6 +105,14 @@ static char *minimized_config(const char *cfg, int64_t from)
 	} else {
 		out = xstrdup(cfg);
 	}
+	/* The recording's "steering" (onerun_config_steering, its last key)
+	 * is not the minimized schedule's. */
+	tail = strstr(out, "\"steering\":{");
+	if (tail) {
+		if (tail > out + 1 && tail[-1] == ',')
+			tail--;
+		strcpy(tail, "}");
+	}
 	tail = strrchr(out, '}');
 	if (tail) {
 		char *res;

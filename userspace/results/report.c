@@ -213,6 +213,13 @@ void report_write_text(const struct report *r, FILE *f)
 		if (x->arm)
 			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
 				x->arm);
+		if (x->watchdog_releases || x->rescued_threads)
+			fprintf(f,
+				"    steering: not kept throughout (%" PRIu64
+				" parked thread(s) went on by the scheduler's watchdog, %" PRIu64
+				" starved thread(s) left it): the failure may not follow from the "
+				"schedule, and a replay may pass\n",
+				x->watchdog_releases, x->rescued_threads);
 		if (x->nsites) {
 			fprintf(f, "    sites:  ");
 			text_sites(x->sites, x->nsites, f);

@@ -86,18 +86,26 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-/* The arm of a portfolio's run (its configuration's "arm"), or NULL. */
-static char *failure_arm(struct store *st, int64_t run)
+/* From the failing run's configuration: the arm of a portfolio's run
+ * ("arm"), and whether the scheduler kept its steering ("steering":
+ * onerun_config_steering). */
+static void failure_config(struct store *st, struct report_failure *rf)
 {
 	struct store_run sr = { 0 };
-	char *arm = NULL;
+	const char *steer;
+	int64_t v;
 
-	if (store_load_run(st, run, &sr))
-		return NULL;
-	if (sr.strategy_config_json)
-		arm = json_get_string(sr.strategy_config_json, "arm");
+	if (store_load_run(st, rf->run, &sr))
+		return;
+	if (sr.strategy_config_json) {
+		rf->arm = json_get_string(sr.strategy_config_json, "arm");
+		steer = json_get_object(sr.strategy_config_json, "steering");
+		if (steer && !json_get_int(steer, "watchdog_releases", &v) && v > 0)
+			rf->watchdog_releases = (uint64_t)v;
+		if (steer && !json_get_int(steer, "rescued_threads", &v) && v > 0)
+			rf->rescued_threads = (uint64_t)v;
+	}
 	store_run_clear(&sr);
-	return arm;
 }
 
 static int collect_failure(const struct store_failure *f, void *arg)
@@ -107,13 +115,14 @@ static int collect_failure(const struct store_failure *f, void *arg)
 
 	r->failures = xrealloc(r->failures, (r->nfailures + 1) * sizeof(*r->failures));
 	rf = &r->failures[r->nfailures++];
+	memset(rf, 0, sizeof(*rf));
 	rf->run = f->run;
 	rf->kind = dup_or_null(f->kind);
 	rf->summary = dup_or_null(f->summary);
 	rf->detail = dup_or_null(f->detail);
 	rf->nsites = f->nsites;
 	rf->sites = sites_load(r->store, f->sites, f->nsites);
-	rf->arm = failure_arm(r->store, f->run);
+	failure_config(r->store, rf);
 	if (store_replayed(r->store, f->run, &rf->replays, &rf->reproduced))
 		rf->replays = rf->reproduced = 0;
 	return 0;

@@ -46,6 +46,10 @@ struct report_failure {
 	int64_t run;
 	char *kind, *summary, *detail;
 	char *arm; /* the sub-strategy that ran it (a portfolio's "arm"), or NULL */
+	/* The recording's steering lost: parked threads the scheduler let go
+	 * on its own (its watchdog), starved threads that left it (0, 0: the
+	 * strategy's decisions held throughout). */
+	uint64_t watchdog_releases, rescued_threads;
 	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;

@@ -545,6 +545,21 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
  * timeout that followed slow runs it cannot compound (a slow run's time is
  * the steering's, and a longer limit only lets the steering go on longer).
  */
+char *onerun_config_steering(const struct onerun *r, char *cfg)
+{
+	const char *end = cfg ? strrchr(cfg, '}') : NULL;
+	char *out;
+
+	if (!end || (!r->watchdog_run && !r->rescued_run))
+		return cfg;
+	out = xasprintf("%.*s%s\"steering\":{\"watchdog_releases\":%" PRIu64
+			",\"rescued_threads\":%" PRIu64 "}}",
+			(int)(end - cfg), cfg, end - cfg > 1 ? "," : "", r->watchdog_run,
+			r->rescued_run);
+	free(cfg);
+	return out;
+}
+
 double onerun_grace_s(double timeout_s, double unsteered_s)
 {
 	double g = timeout_s < RUN_MAX_GRACE ? timeout_s : RUN_MAX_GRACE;
@@ -895,6 +910,7 @@ static int run_loop(struct onerun *r)
 		strat_host_delays_due(&r->host, true);
 		scx_concsched_stats(r->ctl, &ss);
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
+		r->rescued_run = ss.rescued - r->sched_at_start.rescued;
 		/* The run's own: its target's counters since it started (a -j
 		 * worker's target is its runs' alone). */
 		log_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "
@@ -908,8 +924,8 @@ static int run_loop(struct onerun *r)
 			  (unsigned long long)(ss.notes - r->sched_at_start.notes),
 			  (unsigned long long)(ss.release_rekicks -
 					       r->sched_at_start.release_rekicks));
-		if (ss.rescued != r->sched_at_start.rescued) {
-			uint64_t n = ss.rescued - r->sched_at_start.rescued;
+		if (r->rescued_run) {
+			uint64_t n = r->rescued_run;
 
 			if (!r->sess->rescue_told)
 				log_warn("%" PRIu64

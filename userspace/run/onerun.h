@@ -32,6 +32,13 @@ double onerun_grace_s(double timeout_s, double unsteered_s);
 /* Run the target once; the caller cleans up with onerun_cleanup. */
 int onerun_do(struct onerun *r, uid_t uid, gid_t gid, bool drop);
 void onerun_cleanup(struct onerun *r);
+/* The run's stored configuration cfg (malloc'd; consumed) with
+ * "steering": {"watchdog_releases", "rescued_threads"} appended when the
+ * scheduler let a parked thread go on its own or a starved thread left it:
+ * the run did not follow its strategy's decisions throughout, so its
+ * failure may not follow from its schedule (report and replay say so).
+ * cfg unchanged otherwise. */
+char *onerun_config_steering(const struct onerun *r, char *cfg);
 /* A captured stream's last RUN_OUTPUT_MAX bytes (malloc'd, NUL-ended). */
 char *onerun_read_capture(int fd, size_t *len);
 

@@ -246,6 +246,7 @@ struct onerun {
 	uint64_t parks_at_start, watchdog_at_start; /* the session's counters */
 	struct cs_sched_stats sched_at_start;	    /* all of them (its target's) */
 	uint64_t watchdog_run;			    /* parked threads the scheduler let go itself */
+	uint64_t rescued_run;			    /* starved threads that left the scheduler */
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;
