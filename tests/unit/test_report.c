@@ -208,7 +208,8 @@ static void test_reports(const char *dir)
 	tap_ok(strstr(text, "sites:  transfer bank.c:42, audit bank.c:77") != NULL,
 	       "text: failure sites as function file:line");
 	tap_ok(strstr(text, "    steering: not kept throughout (1 parked thread(s) went on by the "
-			    "scheduler's watchdog, 0 starved thread(s) left it)") != NULL,
+			    "scheduler's watchdog, 0 starved thread(s) left it, 0 serial turn(s) "
+			    "taken back)") != NULL,
 	       "text: the failing run's steering lost, from its configuration");
 	tap_ok(strstr(text, "race on balance: transfer bank.c:42, audit bank.c:77; threads t1,t2;"
 			    " locks {} (2 runs, first run 10)") != NULL,

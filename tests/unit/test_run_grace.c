@@ -19,7 +19,17 @@ static void steering(const char *cfg, uint64_t wd, uint64_t resc, const char *wa
 		     const char *what)
 {
 	struct onerun r = { .watchdog_run = wd, .rescued_run = resc };
-	char *out = onerun_config_steering(&r, xstrdup(cfg));
+	char *out;
+
+	if (!wd && !resc) { /* a serial token taken back counts too */
+		struct onerun sp = { .serial_preempts_run = 1 };
+		char *o = onerun_config_steering(&sp, xstrdup("{}"));
+
+		tap_ok(strstr(o, "\"serial_preempts\":1}") != NULL,
+		       "a serial token taken back is recorded");
+		free(o);
+	}
+	out = onerun_config_steering(&r, xstrdup(cfg));
 
 	tap_is_str(out, want, "%s", what);
 	free(out);
@@ -33,9 +43,12 @@ static void test_steering(void)
 	steering("{\"seed\":3}", 0, 0, "{\"seed\":3}",
 		 "steering kept: the configuration as it was");
 	steering("{\"seed\":3}", 2, 0,
-		 "{\"seed\":3,\"steering\":{\"watchdog_releases\":2,\"rescued_threads\":0}}",
+		 "{\"seed\":3,\"steering\":{\"watchdog_releases\":2,\"rescued_threads\":0,"
+		 "\"serial_preempts\":0}}",
 		 "2 watchdog releases: appended");
-	steering("{}", 0, 1, "{\"steering\":{\"watchdog_releases\":0,\"rescued_threads\":1}}",
+	steering("{}", 0, 1,
+		 "{\"steering\":{\"watchdog_releases\":0,\"rescued_threads\":1,"
+		 "\"serial_preempts\":0}}",
 		 "a rescued thread, in an empty configuration: no leading comma");
 	/* what report and replay read back */
 	cfg = "{\"a\":{\"rescued_threads\":9},\"steering\":{\"watchdog_releases\":2,"
@@ -53,7 +66,7 @@ static void test_steering(void)
 
 int main(void)
 {
-	tap_plan(15);
+	tap_plan(16);
 	test_steering();
 	tap_is_dbl(onerun_grace_s(2, 0), 2, 1e-9, "no unsteered run measured: the run timeout");
 	tap_is_dbl(onerun_grace_s(30, 0), 30, 1e-9, "... 30 s at the default timeout");

@@ -2263,7 +2263,9 @@ static void fl_picks(struct fake_loop *fl, size_t n, char *out)
  * scheduler's watchdog. The replay lets it go at its point when that
  * pass is the schedule's next, instead of waiting for its own watchdog
  * (5 s, "the controller answered late"); the logged releases keep their
- * order. 5 tests. */
+ * order. That is the replay by releases (RP_SERIAL: --decisions, or a log
+ * without passes); with its passes a serial run is replayed in their
+ * order (test_replay_serial_passes). 5 tests. */
 static void test_replay_serial_unheld(void)
 {
 	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT),
@@ -2289,7 +2291,7 @@ static void test_replay_serial_unheld(void)
 	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0x10);
 	declog_add(&rec, id1, 0, 2, DECLOG_PASS, 0x90);
 	declog_add(&rec, id0, 0, 0, DECLOG_PASS, -(int64_t)CS_OP_PROC_EXIT - 1);
-	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, true);
 	fl_begin(&fl, s, 3, 3);
 	d = fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
 	e = last_entry(&fl);
@@ -2321,7 +2323,7 @@ static void test_replay_serial_unheld(void)
 	declog_add(&rec, id2, 0, 0, DECLOG_RELEASE, 4);
 	declog_add(&rec, id2, 0, 0, DECLOG_PASS, 0x70);
 	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x70);
-	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, true);
 	fl_begin(&fl, s, 4, 3);
 	fl_point(&fl, 1, CS_OP_START, 0x70, 101, NULL, false);
 	fl_point(&fl, 2, CS_OP_START, 0x70, 102, NULL, false);
@@ -2330,6 +2332,59 @@ static void test_replay_serial_unheld(void)
 	fl_picks(&fl, 2, order);
 	tap_is_str(order, "21", "serial replay: 0.2 as logged, then 0.1, its pass next");
 	fl_end(&fl);
+	strategy_free(s);
+	declog_free(&rec);
+}
+
+/* A serial recording (pct:2 --access on race_torn_pair) is replayed in its
+ * passes' order, not by its releases: main's spin on a probed flag goes
+ * round a number of times that timing sets, which shifts the point
+ * indexes the releases are matched by. Recorded: main (0) spun twice at
+ * site 0x30, the writer (0.1) stored x (0x40), the reader (0.2) loaded
+ * both (0x50, 0x58), the writer stored y (0x48): the torn read. Its
+ * releases name main's point 2 first (a point of main's the passes do
+ * not have): the replay follows the passes. 4 tests. */
+static void test_replay_serial_passes(void)
+{
+	uint64_t id0 = fnv1a64("0", 1, FNV1A64_INIT), id1 = fnv1a64("0.1", 3, FNV1A64_INIT),
+		 id2 = fnv1a64("0.2", 3, FNV1A64_INIT);
+	struct fake_loop fl;
+	struct declog rec;
+	struct strategy *s;
+	char order[8];
+
+	declog_init(&rec, 3, NULL);
+	declog_add(&rec, id0, 0, 2, DECLOG_RELEASE, 3);
+	declog_add(&rec, id1, 0, 0, DECLOG_RELEASE, 2);
+	declog_add(&rec, id0, 0, 0, DECLOG_PASS, 0x30);
+	declog_add(&rec, id0, 0, 1, DECLOG_PASS, 0x30);
+	declog_add(&rec, id1, 0, 0, DECLOG_PASS, 0x40);
+	declog_add(&rec, id2, 0, 0, DECLOG_PASS, 0x50);
+	declog_add(&rec, id2, 0, 1, DECLOG_PASS, 0x58);
+	declog_add(&rec, id1, 0, 1, DECLOG_PASS, 0x48);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, false);
+	tap_ok(strategy_replay_enforced(s) == 6 && s->sched_serial == CS_SERIAL_FIFO &&
+		       strategy_has(s, STRAT_F_SYNC_POINTS) && strategy_has(s, STRAT_F_SERIAL),
+	       "a pct run with its schedule replays in its 6 recorded passes, serially");
+	fl_begin(&fl, s, 3, 3);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x30, 0x7000, NULL, false);
+	fl_picks(&fl, 1, order);
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x40, 0x7000, NULL, false);
+	fl_point(&fl, 0, CS_OP_LOCK_REQ, 0x30, 0x7000, NULL, false);
+	fl_picks(&fl, 2, order + 1);
+	fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x50, 0x7000, NULL, false);
+	fl_picks(&fl, 1, order + 3);
+	fl_point(&fl, 2, CS_OP_LOCK_REQ, 0x58, 0x7000, NULL, false);
+	fl_picks(&fl, 1, order + 4);
+	tap_is_str(order, "00122", "the spin's two passes, then the reader's loads");
+	fl_point(&fl, 1, CS_OP_LOCK_REQ, 0x48, 0x7000, NULL, false);
+	fl_picks(&fl, 1, order);
+	tap_is_str(order, "1", "... before the writer's second store: the torn read again");
+	fl_end(&fl);
+	strategy_free(s);
+	s = strategy_replay_new(strategy_lookup("pct"), CS_SERIAL_PRIO, &rec, true);
+	tap_ok(!strategy_replay_enforced(s) && s->sched_serial == CS_SERIAL_PRIO,
+	       "--decisions: its releases, in the recorded serial mode");
 	strategy_free(s);
 	declog_free(&rec);
 }
@@ -3186,7 +3241,7 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 4);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 4 + 4);
 	test_registry();
 	test_noise();
 	test_noise_exit();
@@ -3214,6 +3269,7 @@ int main(void)
 	test_replay_decisions();
 	test_replay_order();
 	test_replay_paced();
+	test_replay_serial_passes();
 	test_replay_enforced();
 	test_replay_serial_unheld();
 	test_replay_exit_held();

@@ -210,15 +210,19 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 			p->sr.strategy_config_json
 				? json_get_object(p->sr.strategy_config_json, "steering")
 				: NULL;
-		int64_t wd = 0, resc = 0;
+		int64_t wd = 0, resc = 0, sp = 0;
+		bool lost = false;
 
-		if (steer && (!json_get_int(steer, "watchdog_releases", &wd) |
-			      !json_get_int(steer, "rescued_threads", &resc)))
+		lost |= steer && !json_get_int(steer, "watchdog_releases", &wd);
+		lost |= steer && !json_get_int(steer, "rescued_threads", &resc);
+		lost |= steer && !json_get_int(steer, "serial_preempts", &sp);
+		if (lost)
 			log_warn("run %" PRId64 " was not steered throughout (%" PRId64
 				 " parked thread(s) went on by the scheduler's watchdog, %" PRId64
-				 " starved thread(s) left it): its failure may not follow from its "
+				 " starved thread(s) left it, %" PRId64
+				 " serial turn(s) taken back): its failure may not follow from its "
 				 "schedule, and a replay may pass",
-				 ro->run, wd, resc);
+				 ro->run, wd, resc, sp);
 	}
 	err = store_load_run_blobs(p->st, ro->run, &blob, &blob_len, &out, &err_text);
 	if (err || !blob || declog_decode(blob, blob_len, &p->dl)) {

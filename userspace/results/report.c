@@ -213,13 +213,14 @@ void report_write_text(const struct report *r, FILE *f)
 		if (x->arm)
 			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
 				x->arm);
-		if (x->watchdog_releases || x->rescued_threads)
+		if (x->watchdog_releases || x->rescued_threads || x->serial_preempts)
 			fprintf(f,
 				"    steering: not kept throughout (%" PRIu64
 				" parked thread(s) went on by the scheduler's watchdog, %" PRIu64
-				" starved thread(s) left it): the failure may not follow from the "
+				" starved thread(s) left it, %" PRIu64
+				" serial turn(s) taken back): the failure may not follow from the "
 				"schedule, and a replay may pass\n",
-				x->watchdog_releases, x->rescued_threads);
+				x->watchdog_releases, x->rescued_threads, x->serial_preempts);
 		if (x->nsites) {
 			fprintf(f, "    sites:  ");
 			text_sites(x->sites, x->nsites, f);

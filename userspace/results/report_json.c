@@ -189,11 +189,12 @@ void report_write_json(const struct report *r, FILE *f)
 		if (x->arm)
 			json_kv_str(&j, "arm", x->arm);
 		json_kv_bool(&j, "steered_throughout",
-			     !x->watchdog_releases && !x->rescued_threads);
-		if (x->watchdog_releases || x->rescued_threads) {
+			     !x->watchdog_releases && !x->rescued_threads && !x->serial_preempts);
+		if (x->watchdog_releases || x->rescued_threads || x->serial_preempts) {
 			json_obj_begin(&j, "steering");
 			json_kv_uint(&j, "watchdog_releases", x->watchdog_releases);
 			json_kv_uint(&j, "rescued_threads", x->rescued_threads);
+			json_kv_uint(&j, "serial_preempts", x->serial_preempts);
 			json_obj_end(&j);
 		}
 		json_sites(&j, x->sites, x->nsites);

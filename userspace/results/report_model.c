@@ -104,6 +104,8 @@ static void failure_config(struct store *st, struct report_failure *rf)
 			rf->watchdog_releases = (uint64_t)v;
 		if (steer && !json_get_int(steer, "rescued_threads", &v) && v > 0)
 			rf->rescued_threads = (uint64_t)v;
+		if (steer && !json_get_int(steer, "serial_preempts", &v) && v > 0)
+			rf->serial_preempts = (uint64_t)v;
 	}
 	store_run_clear(&sr);
 }

@@ -50,6 +50,7 @@ struct report_failure {
 	 * on its own (its watchdog), starved threads that left it (0, 0: the
 	 * strategy's decisions held throughout). */
 	uint64_t watchdog_releases, rescued_threads;
+	uint64_t serial_preempts;     /* serial mode: a token taken back (order not kept) */
 	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;

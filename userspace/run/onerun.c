@@ -550,12 +550,12 @@ char *onerun_config_steering(const struct onerun *r, char *cfg)
 	const char *end = cfg ? strrchr(cfg, '}') : NULL;
 	char *out;
 
-	if (!end || (!r->watchdog_run && !r->rescued_run))
+	if (!end || (!r->watchdog_run && !r->rescued_run && !r->serial_preempts_run))
 		return cfg;
 	out = xasprintf("%.*s%s\"steering\":{\"watchdog_releases\":%" PRIu64
-			",\"rescued_threads\":%" PRIu64 "}}",
+			",\"rescued_threads\":%" PRIu64 ",\"serial_preempts\":%" PRIu64 "}}",
 			(int)(end - cfg), cfg, end - cfg > 1 ? "," : "", r->watchdog_run,
-			r->rescued_run);
+			r->rescued_run, r->serial_preempts_run);
 	free(cfg);
 	return out;
 }
@@ -911,6 +911,7 @@ static int run_loop(struct onerun *r)
 		scx_concsched_stats(r->ctl, &ss);
 		r->watchdog_run = ss.watchdog - r->watchdog_at_start;
 		r->rescued_run = ss.rescued - r->sched_at_start.rescued;
+		r->serial_preempts_run = ss.serial_preempts - r->sched_at_start.serial_preempts;
 		/* The run's own: its target's counters since it started (a -j
 		 * worker's target is its runs' alone). */
 		log_debug("run: %.3f s, %" PRIu64 " decisions, %" PRIu64 " injected; scheduler: "

@@ -247,6 +247,8 @@ struct onerun {
 	struct cs_sched_stats sched_at_start;	    /* all of them (its target's) */
 	uint64_t watchdog_run;			    /* parked threads the scheduler let go itself */
 	uint64_t rescued_run;			    /* starved threads that left the scheduler */
+	uint64_t serial_preempts_run;		    /* serial mode: a token taken back, a thread
+						     * that ran without it (order not kept) */
 	/* outcome */
 	int out_fd, err_fd;
 	bool timed_out;

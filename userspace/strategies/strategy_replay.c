@@ -681,11 +681,22 @@ struct strategy *strategy_replay_new(const struct strategy_ops *recorded,
 	s->spec = xstrdup(recorded->name);
 	s->priv = rs;
 	s->flags = recorded->flags & keep;
-	if (serial != CS_SERIAL_OFF) {
-		/* Every point of a serial run waited for its turn. */
+	if (serial != CS_SERIAL_OFF && (decisions_only || !rs->npass)) {
+		/* Every point of a serial run waited for its turn: its logged
+		 * releases, in order (--decisions, or a log from before runs
+		 * recorded their passes). */
 		rs->mode = RP_SERIAL;
 		s->flags |= STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_SERIAL;
 	} else {
+		/* A serial run with its observed schedule is followed like a
+		 * parallel one, below: its releases are matched by each
+		 * thread's point index, which a spin that went round another
+		 * number of times shifts (race_torn_pair's main spins on a
+		 * probed flag until the writer runs: pct:2 --access's run 28
+		 * failed, and replayed by its releases 0 of 10 times, by its
+		 * passes 10 of 10; 2026-11-30). Every point of it waited. */
+		if (serial != CS_SERIAL_OFF)
+			s->flags |= STRAT_F_SYNC_POINTS;
 		rs->mode = recorded->replay == STRAT_REPLAY_ORDER   ? RP_ORDER
 			   : recorded->replay == STRAT_REPLAY_PACED ? RP_PACED
 								    : RP_DECISIONS;
