@@ -77,7 +77,8 @@ static int make_campaign_as(const char *dir, const char *hash, const char *strat
 		/* the failing run lost its steering once (onerun_config_steering) */
 		if (i == FAILING_RUN)
 			ri.strategy_config_json = "{\"serial\":\"off\",\"steering\":{"
-						  "\"watchdog_releases\":1,\"rescued_threads\":0}}";
+						  "\"watchdog_releases\":1,\"rescued_threads\":0,"
+						  "\"serial_preempts\":1}}";
 		if (store_begin_run(s, &ri, &run))
 			return -1;
 		sites[0] = store_add_site(s, &sa);
@@ -208,7 +209,7 @@ static void test_reports(const char *dir)
 	tap_ok(strstr(text, "sites:  transfer bank.c:42, audit bank.c:77") != NULL,
 	       "text: failure sites as function file:line");
 	tap_ok(strstr(text, "    steering: not kept throughout (1 parked thread(s) went on by the "
-			    "scheduler's watchdog, 0 starved thread(s) left it, 0 serial turn(s) "
+			    "scheduler's watchdog, 0 starved thread(s) left it, 1 serial turn(s) "
 			    "taken back)") != NULL,
 	       "text: the failing run's steering lost, from its configuration");
 	tap_ok(strstr(text, "race on balance: transfer bank.c:42, audit bank.c:77; threads t1,t2;"

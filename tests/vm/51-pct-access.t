@@ -54,9 +54,9 @@ print(len(d["runs"]["list"]), sum(1 for x in f if x["kind"] == "assertion"), len
 # number of times. Replayed by its releases (matched by point index) run
 # 28 failed again 0 of 10 times (ci33, a hunt); replayed in its recorded
 # order, as a serial run is since, 10 of 10. A serial run's order is the
-# strategy's only while the scheduler keeps it, though: a parked thread let
-# go by the 1 s park watchdog, a starved thread leaving the scheduler or a
-# serial turn taken back lets two threads run at once, and the torn read
+# strategy's only while the scheduler keeps it, though: a starved thread
+# leaving the scheduler or a serial turn taken back lets two threads run
+# at once, and the torn read
 # can then come by timing. The run records that (its configuration's
 # "steering"; report --json: "steered_throughout": false), so the 10 of 10
 # is asked of a failing run steered throughout: a campaign whose first

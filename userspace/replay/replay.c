@@ -213,9 +213,10 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 		int64_t wd = 0, resc = 0, sp = 0;
 		bool lost = false;
 
-		lost |= steer && !json_get_int(steer, "watchdog_releases", &wd);
-		lost |= steer && !json_get_int(steer, "rescued_threads", &resc);
-		lost |= steer && !json_get_int(steer, "serial_preempts", &sp);
+		if (steer)
+			json_get_int(steer, "watchdog_releases", &wd);
+		lost |= steer && !json_get_int(steer, "rescued_threads", &resc) && resc > 0;
+		lost |= steer && !json_get_int(steer, "serial_preempts", &sp) && sp > 0;
 		if (lost)
 			log_warn("run %" PRId64 " was not steered throughout (%" PRId64
 				 " parked thread(s) went on by the scheduler's watchdog, %" PRId64

@@ -213,7 +213,10 @@ void report_write_text(const struct report *r, FILE *f)
 		if (x->arm)
 			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
 				x->arm);
-		if (x->watchdog_releases || x->rescued_threads || x->serial_preempts)
+		/* A watchdog release alone is common in runs whose failures replay
+		 * (pct: a thread parked while the runner blocks without a point):
+		 * not a sign by itself. */
+		if (x->rescued_threads || x->serial_preempts)
 			fprintf(f,
 				"    steering: not kept throughout (%" PRIu64
 				" parked thread(s) went on by the scheduler's watchdog, %" PRIu64

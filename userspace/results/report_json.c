@@ -188,8 +188,7 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "detail", x->detail);
 		if (x->arm)
 			json_kv_str(&j, "arm", x->arm);
-		json_kv_bool(&j, "steered_throughout",
-			     !x->watchdog_releases && !x->rescued_threads && !x->serial_preempts);
+		json_kv_bool(&j, "steered_throughout", !x->rescued_threads && !x->serial_preempts);
 		if (x->watchdog_releases || x->rescued_threads || x->serial_preempts) {
 			json_obj_begin(&j, "steering");
 			json_kv_uint(&j, "watchdog_releases", x->watchdog_releases);
