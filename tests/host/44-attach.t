@@ -67,6 +67,12 @@ srv() { # srv PORT [MAXCONN]: start the server, its pid in $srv
 	srv=$!
 	sleep 0.3
 }
+# Before a window started in the background whose "attached to pid" line
+# is waited for: empty its output files here. The background job opens
+# them itself, and until it has, the wait read the last window's line
+# (ci43, 2026-11-30: the crash came before attach started, and attach -p
+# of the dead server said "no such process", exit 2, checks 48-49).
+fresh() { : >"$tmp/out"; : >"$tmp/err"; }
 
 # A window of 2 s under load, with a passing health check.
 srv $port
@@ -88,6 +94,7 @@ wait $ld
 is "$?" 0 "duration: the server answers afterwards"
 
 # JSON and SIGINT.
+fresh
 timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
 cs=$!
 gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
@@ -121,6 +128,7 @@ wait $srv 2>/dev/null
 # line goes to a file, not into the test's output.)
 exec 4>&2 2>"$tmp/reaped"
 srv $((port + 1))
+fresh
 timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The crash comes once attach is in (a fixed 1.5 s could come first under load).
@@ -134,6 +142,7 @@ like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
 
 # The target's exit.
 srv $((port + 2)) 2
+fresh
 timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The load comes once attach says it is in (not after a fixed sleep).
@@ -145,6 +154,7 @@ like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
 
 # --comm: a process started later; concsched itself refused.
 name=tcp_table
+fresh
 timeout 120 "$CS" attach --comm $name -s none --duration "$(scaled 60)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The process starts once the window is open: attach's probes are in (a
@@ -186,6 +196,7 @@ is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused
 window_under_load() {
 	local p=$1 cs
 	shift
+	fresh
 	timeout 120 "$CS" attach -p $srv -s none "$@" >"$tmp/out" 2>"$tmp/err" &
 	cs=$!
 	gone_within "$(scaled 60)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
