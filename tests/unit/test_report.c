@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "results/report.h"
+#include "results/report_junit.h"
+#include "results/report_sarif.h"
 #include "results/store.h"
 #include "tap.h"
 #include "lib/xalloc.h"
@@ -240,6 +242,34 @@ static void test_reports(const char *dir)
 		       strstr(json, "\"watchdog_releases\": 1") &&
 		       strstr(json, "\"rescued_threads\": 0"),
 	       "json: the failure not steered throughout, with its counts");
+	{
+		struct report_ci_suite suite = { "camp", s, report_ci_model(r) };
+		char *junit = NULL, *sarif = NULL;
+		size_t len;
+		FILE *f = open_memstream(&junit, &len);
+
+		report_write_junit(&suite, 1, f);
+		fclose(f);
+		f = open_memstream(&sarif, &len);
+		report_write_sarif(&suite, 1, f);
+		fclose(f);
+		tap_ok(strstr(junit,
+			      "\nsteering: not kept throughout (1 parked thread(s) went on by "
+			      "the scheduler&#39;s watchdog, 0 starved thread(s) left it, 1 serial "
+			      "turn(s) taken back): the failure may not follow from the "
+			      "schedule, and a replay may pass\nsites:") != NULL,
+		       "junit: the failure's text says its steering was not kept throughout");
+		tap_ok(strstr(sarif, "\"steered_throughout\": false") &&
+			       strstr(sarif,
+				      "(run 30 of campaign camp). Steering not kept throughout "
+				      "(1 parked thread(s) went on by the scheduler's watchdog, "
+				      "0 starved thread(s) left it, 1 serial turn(s) taken back): "
+				      "the failure may not follow from the schedule. Replay: "),
+		       "sarif: the result's message and properties say so too");
+		free(junit);
+		free(sarif);
+		json_decref(suite.model);
+	}
 
 	html = render(r, report_html_write);
 	tap_is_int(count(html, "<svg"), 2, "html: one <svg> per metric");
@@ -379,7 +409,7 @@ int main(int argc, char **argv)
 	 * checks how a real binary names itself). */
 	setenv("CONCSCHED_HOST_CMD", "concsched", 1);
 	setenv("CONCSCHED_HOST_SUDO", "1", 1);
-	tap_plan(50);
+	tap_plan(52);
 	snprintf(dir, sizeof(dir), "%s/camp", tmp);
 	test_reports(dir);
 	snprintf(dir, sizeof(dir), "%s/killed", tmp);

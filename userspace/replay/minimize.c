@@ -24,6 +24,7 @@
 #include "run/onerun.h"
 #include "replay/replay.h"
 #include "results/store.h"
+#include "results/run_steering.h"
 #include "run/vm_campaign.h"
 #include "lib/json.h"
 #include "lib/file.h"
@@ -105,14 +106,8 @@ static char *minimized_config(const char *cfg, int64_t from)
 	} else {
 		out = xstrdup(cfg);
 	}
-	/* The recording's "steering" (onerun_config_steering, its last key)
-	 * is not the minimized schedule's. */
-	tail = strstr(out, "\"steering\":{");
-	if (tail) {
-		if (tail > out + 1 && tail[-1] == ',')
-			tail--;
-		strcpy(tail, "}");
-	}
+	/* The recording's "steering" is not the minimized schedule's. */
+	out = run_steering_strip(out);
 	tail = strrchr(out, '}');
 	if (tail) {
 		char *res;

@@ -22,6 +22,7 @@
 #include "results/oracle.h"
 #include "replay/replay.h"
 #include "results/schedule.h"
+#include "results/run_steering.h"
 #include "results/store.h"
 #include "results/stream.h"
 #include "run/vm_campaign.h"
@@ -206,24 +207,16 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 	if (ro->vm)
 		return 0;
 	{
-		const char *steer =
-			p->sr.strategy_config_json
-				? json_get_object(p->sr.strategy_config_json, "steering")
-				: NULL;
-		int64_t wd = 0, resc = 0, sp = 0;
-		bool lost = false;
+		struct run_steering st;
+		char why[256];
 
-		if (steer)
-			json_get_int(steer, "watchdog_releases", &wd);
-		lost |= steer && !json_get_int(steer, "rescued_threads", &resc) && resc > 0;
-		lost |= steer && !json_get_int(steer, "serial_preempts", &sp) && sp > 0;
-		if (lost)
-			log_warn("run %" PRId64 " was not steered throughout (%" PRId64
-				 " parked thread(s) went on by the scheduler's watchdog, %" PRId64
-				 " starved thread(s) left it, %" PRId64
-				 " serial turn(s) taken back): its failure may not follow from its "
-				 "schedule, and a replay may pass",
-				 ro->run, wd, resc, sp);
+		run_steering_read(p->sr.strategy_config_json, &st);
+		run_steering_describe(&st, why, sizeof(why));
+		if (!run_steering_kept(&st))
+			log_warn("run %" PRId64
+				 "'s steering was %s: its failure may not follow from "
+				 "its schedule, and a replay may pass",
+				 ro->run, why);
 	}
 	err = store_load_run_blobs(p->st, ro->run, &blob, &blob_len, &out, &err_text);
 	if (err || !blob || declog_decode(blob, blob_len, &p->dl)) {

@@ -213,17 +213,15 @@ void report_write_text(const struct report *r, FILE *f)
 		if (x->arm)
 			fprintf(f, "    arm:    %s (the portfolio's sub-strategy that ran it)\n",
 				x->arm);
-		/* A watchdog release alone is common in runs whose failures replay
-		 * (pct: a thread parked while the runner blocks without a point):
-		 * not a sign by itself. */
-		if (x->rescued_threads || x->serial_preempts)
+		if (!run_steering_kept(&x->steering)) {
+			char why[256];
+
+			run_steering_describe(&x->steering, why, sizeof(why));
 			fprintf(f,
-				"    steering: not kept throughout (%" PRIu64
-				" parked thread(s) went on by the scheduler's watchdog, %" PRIu64
-				" starved thread(s) left it, %" PRIu64
-				" serial turn(s) taken back): the failure may not follow from the "
-				"schedule, and a replay may pass\n",
-				x->watchdog_releases, x->rescued_threads, x->serial_preempts);
+				"    steering: %s: the failure may not follow from the schedule, "
+				"and a replay may pass\n",
+				why);
+		}
 		if (x->nsites) {
 			fprintf(f, "    sites:  ");
 			text_sites(x->sites, x->nsites, f);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/run_steering.h"
 #include "lib/log.h"
 #include "lib/xalloc.h"
 
@@ -147,4 +148,19 @@ json_t *report_ci_run(const json_t *model, long long n)
 
 	json_array_foreach(list, i, run) if (report_ci_int(run, "run") == n) return run;
 	return NULL;
+}
+
+bool report_ci_steering_lost(const json_t *fail, char *buf, size_t len)
+{
+	const json_t *st = json_object_get(fail, "steering");
+	struct run_steering s = {
+		(uint64_t)report_ci_int(st, "watchdog_releases"),
+		(uint64_t)report_ci_int(st, "rescued_threads"),
+		(uint64_t)report_ci_int(st, "serial_preempts"),
+	};
+
+	if (!json_is_false(json_object_get(fail, "steered_throughout")))
+		return false;
+	run_steering_describe(&s, buf, len);
+	return true;
 }

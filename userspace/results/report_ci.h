@@ -10,8 +10,10 @@
 #ifndef CONCSCHED_REPORT_CI_H
 #define CONCSCHED_REPORT_CI_H
 
-#include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "results/report.h"
 #include "results/store.h"
@@ -38,5 +40,9 @@ json_t *report_ci_array(const json_t *obj, const char *key);
 const char *report_ci_program_name(const json_t *model);
 /* Run n's entry in runs.list, NULL if absent. */
 json_t *report_ci_run(const json_t *model, long long n);
+/* A failure whose run was not steered throughout ("steered_throughout":
+ * false): true, with why ("not kept throughout (...)",
+ * run_steering_describe) in buf. */
+bool report_ci_steering_lost(const json_t *fail, char *buf, size_t len);
 
 #endif

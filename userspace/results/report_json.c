@@ -188,12 +188,12 @@ void report_write_json(const struct report *r, FILE *f)
 		json_kv_str(&j, "detail", x->detail);
 		if (x->arm)
 			json_kv_str(&j, "arm", x->arm);
-		json_kv_bool(&j, "steered_throughout", !x->rescued_threads && !x->serial_preempts);
-		if (x->watchdog_releases || x->rescued_threads || x->serial_preempts) {
+		json_kv_bool(&j, "steered_throughout", run_steering_kept(&x->steering));
+		if (x->steering.watchdog_releases || !run_steering_kept(&x->steering)) {
 			json_obj_begin(&j, "steering");
-			json_kv_uint(&j, "watchdog_releases", x->watchdog_releases);
-			json_kv_uint(&j, "rescued_threads", x->rescued_threads);
-			json_kv_uint(&j, "serial_preempts", x->serial_preempts);
+			json_kv_uint(&j, "watchdog_releases", x->steering.watchdog_releases);
+			json_kv_uint(&j, "rescued_threads", x->steering.rescued_threads);
+			json_kv_uint(&j, "serial_preempts", x->steering.serial_preempts);
 			json_obj_end(&j);
 		}
 		json_sites(&j, x->sites, x->nsites);

@@ -93,6 +93,7 @@ static void junit_failure(const json_t *model, const json_t *fail, FILE *f)
 	const char *kind = report_ci_str(fail, "kind"), *summary = report_ci_str(fail, "summary");
 	const char *detail = report_ci_str(fail, "detail");
 	const json_t *r = report_ci_run(model, run);
+	char lost[256];
 
 	fprintf(f, "    <testcase name=\"run %lld: ", run);
 	xml_escape(f, kind);
@@ -109,6 +110,11 @@ static void junit_failure(const json_t *model, const json_t *fail, FILE *f)
 	if (detail[0] && strcmp(detail, summary)) {
 		fputs("\ndetail:\n", f);
 		xml_text(f, detail);
+	}
+	if (report_ci_steering_lost(fail, lost, sizeof(lost))) {
+		fputs("\nsteering: ", f);
+		xml_text(f, lost);
+		fputs(": the failure may not follow from the schedule, and a replay may pass", f);
 	}
 	fputs("\nsites:\n", f);
 	sites_text(report_ci_array(fail, "sites"), f);

@@ -92,20 +92,12 @@ static char *dup_or_null(const char *s)
 static void failure_config(struct store *st, struct report_failure *rf)
 {
 	struct store_run sr = { 0 };
-	const char *steer;
-	int64_t v;
 
 	if (store_load_run(st, rf->run, &sr))
 		return;
 	if (sr.strategy_config_json) {
 		rf->arm = json_get_string(sr.strategy_config_json, "arm");
-		steer = json_get_object(sr.strategy_config_json, "steering");
-		if (steer && !json_get_int(steer, "watchdog_releases", &v) && v > 0)
-			rf->watchdog_releases = (uint64_t)v;
-		if (steer && !json_get_int(steer, "rescued_threads", &v) && v > 0)
-			rf->rescued_threads = (uint64_t)v;
-		if (steer && !json_get_int(steer, "serial_preempts", &v) && v > 0)
-			rf->serial_preempts = (uint64_t)v;
+		run_steering_read(sr.strategy_config_json, &rf->steering);
 	}
 	store_run_clear(&sr);
 }

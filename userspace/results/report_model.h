@@ -14,6 +14,7 @@
 
 #include "results/oracle.h"
 #include "results/saturation.h"
+#include "results/run_steering.h"
 #include "results/store.h"
 
 struct report_options {
@@ -46,11 +47,9 @@ struct report_failure {
 	int64_t run;
 	char *kind, *summary, *detail;
 	char *arm; /* the sub-strategy that ran it (a portfolio's "arm"), or NULL */
-	/* The recording's steering lost: parked threads the scheduler let go
-	 * on its own (its watchdog), starved threads that left it (0, 0: the
+	/* The recording's steering lost (results/run_steering.h; all 0: the
 	 * strategy's decisions held throughout). */
-	uint64_t watchdog_releases, rescued_threads;
-	uint64_t serial_preempts;     /* serial mode: a token taken back (order not kept) */
+	struct run_steering steering;
 	uint64_t replays, reproduced; /* the latest `replay --times K` of it (0: none) */
 	struct report_site *sites;
 	size_t nsites;

@@ -264,8 +264,12 @@ static json_t *sarif_failure(const struct report_ci_suite *s, const json_t *fail
 {
 	long long run = report_ci_int(fail, "run");
 	const char *replay = report_ci_str(fail, "replay");
-	char *text = xasprintf("%s (run %lld of campaign %s). Replay: %s",
-			       report_ci_str(fail, "summary"), run, s->name, replay);
+	char lost[256];
+	bool steered = !report_ci_steering_lost(fail, lost, sizeof(lost));
+	char *text = xasprintf(
+		"%s (run %lld of campaign %s). %s%s%sReplay: %s", report_ci_str(fail, "summary"),
+		run, s->name, steered ? "" : "Steering ", steered ? "" : lost,
+		steered ? "" : ": the failure may not follow from the schedule. ", replay);
 	json_t *res =
 		sarif_result(report_ci_str(fail, "kind"), text, report_ci_array(fail, "sites"));
 	json_t *flows = sarif_code_flows(s->store, run);
@@ -275,8 +279,9 @@ static json_t *sarif_failure(const struct report_ci_suite *s, const json_t *fail
 	if (flows)
 		json_object_set_new(res, "codeFlows", flows);
 	json_object_set_new(res, "properties",
-			    json_pack("{s:I, s:s, s:s}", "run", (json_int_t)run, "replay", replay,
-				      "detail", report_ci_str(fail, "detail")));
+			    json_pack("{s:I, s:s, s:s, s:b}", "run", (json_int_t)run, "replay",
+				      replay, "detail", report_ci_str(fail, "detail"),
+				      "steered_throughout", steered));
 	free(text);
 	return res;
 }

@@ -29,6 +29,7 @@
 #include "run/access.h"
 #include "run/onerun.h"
 #include "results/oracle.h"
+#include "results/run_steering.h"
 #include "run/run_session.h"
 #include "run/run_sites.h"
 #include "run/run_timeout.h"
@@ -547,17 +548,9 @@ void onerun_init(struct onerun *r, struct campaign *c, struct strategy *strat, u
  */
 char *onerun_config_steering(const struct onerun *r, char *cfg)
 {
-	const char *end = cfg ? strrchr(cfg, '}') : NULL;
-	char *out;
+	struct run_steering st = { r->watchdog_run, r->rescued_run, r->serial_preempts_run };
 
-	if (!end || (!r->watchdog_run && !r->rescued_run && !r->serial_preempts_run))
-		return cfg;
-	out = xasprintf("%.*s%s\"steering\":{\"watchdog_releases\":%" PRIu64
-			",\"rescued_threads\":%" PRIu64 ",\"serial_preempts\":%" PRIu64 "}}",
-			(int)(end - cfg), cfg, end - cfg > 1 ? "," : "", r->watchdog_run,
-			r->rescued_run, r->serial_preempts_run);
-	free(cfg);
-	return out;
+	return run_steering_append(cfg, &st);
 }
 
 double onerun_grace_s(double timeout_s, double unsteered_s)
