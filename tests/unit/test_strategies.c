@@ -518,6 +518,112 @@ static void test_random(void)
 	strategy_free(s);
 }
 
+/* random --access: the synchronization points' decisions of one run, with
+ * or without accesses between them. */
+static void random_sync_decisions(struct strategy *s, uint64_t seed, bool access, bool between,
+				  struct strat_decision *d, size_t n, int *at_access)
+{
+	struct cov_event wr = { .obj = 7, .site = 12, .func = 5, .op = CS_OP_WRITE };
+	struct fake_loop fl;
+	size_t i;
+
+	fl_access = access;
+	fl_begin(&fl, s, seed, 2);
+	for (i = 0; i < n; i++) {
+		d[i] = fl_point(&fl, i % 2, CS_OP_LOCK_REQ, 0x1000 + 16 * (i % 3), 0x4000, NULL,
+				false);
+		if (between && fl_point(&fl, (i + 1) % 2, CS_OP_WRITE, 0x2000, 0x9000, &wr, false)
+					       .v != STRAT_PROCEED)
+			++*at_access;
+	}
+	fl_end(&fl);
+	fl_access = false;
+}
+
+/* A run's "noise" (or another key) as a string. */
+static char *random_config_key(struct strategy *s, uint64_t seed, bool access, const char *key)
+{
+	struct json_mem m;
+	struct fake_loop fl;
+	char *cfg, *v = NULL, *at, *end, pat[64];
+
+	fl_access = access;
+	fl_begin(&fl, s, seed, 1);
+	json_mem_open(&m);
+	json_obj_begin(&m.j, NULL);
+	s->ops->config_json(s, &fl.r, &m.j);
+	json_obj_end(&m.j);
+	fl_end(&fl);
+	fl_access = false;
+	cfg = json_mem_close(&m);
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	if (cfg && (at = strstr(cfg, pat)) && (end = strchr(at + strlen(pat), '"')))
+		v = strndup(at + strlen(pat), (size_t)(end - at - strlen(pat)));
+	free(cfg);
+	return v;
+}
+
+/* random --access keeps random's configuration at the synchronization
+ * points and adds a second one at the accesses. */
+static void test_random_access(void)
+{
+	struct strategy *s = make("random");
+	struct strat_decision plain[24], acc[24], mixed[24];
+	int same_cfg = 0, same_plain = 0, same_mixed = 0, has_acc = 0, at_access = 0,
+	    noisy = 0, access_only = 0, fixed_k = 0;
+	uint64_t seed;
+
+	for (seed = 1; seed <= 40; seed++) {
+		char *a = random_config_key(s, seed, false, "noise");
+		char *b = random_config_key(s, seed, true, "noise");
+		char *c = random_config_key(s, seed, true, "noise_access");
+		char *d = random_config_key(s, seed, false, "noise_access");
+		size_t i;
+		bool eq = true, eqm = true;
+
+		same_cfg += a && b && !strcmp(a, b);
+		has_acc += c && !d;
+		access_only += c && (!strncmp(c, "sharedVar", 9) || !strncmp(c, "pattern", 7));
+		random_sync_decisions(s, seed, false, false, plain, 24, &at_access);
+		random_sync_decisions(s, seed, true, false, acc, 24, &at_access);
+		random_sync_decisions(s, seed, true, true, mixed, 24, &at_access);
+		for (i = 0; i < 24; i++) {
+			eq = eq && plain[i].v == acc[i].v && plain[i].us == acc[i].us;
+			eqm = eqm && plain[i].v == mixed[i].v && plain[i].us == mixed[i].us;
+			noisy += plain[i].v != STRAT_PROCEED;
+		}
+		same_plain += eq;
+		/* coverage's frequency falls with the thread's point index,
+		 * which the accesses between raise */
+		if (a && strncmp(a, "coverage", 8)) {
+			fixed_k++;
+			same_mixed += eqm;
+		}
+		free(a);
+		free(b);
+		free(c);
+		free(d);
+	}
+	tap_is_int(same_cfg, 40,
+		   "random --access: the synchronization points' configuration is random's for "
+		   "the same seed (40 seeds)");
+	tap_is_int(has_acc, 40, "... and \"noise_access\" records the accesses' own (only with --access)");
+	tap_ok(access_only >= 5,
+	       "... drawn among all placements, access-only ones too (%d of 40: sharedVar, "
+	       "pattern)",
+	       access_only);
+	tap_ok(same_plain == 40 && noisy > 0,
+	       "the synchronization points decide as random's run of the same seed (%d of 40; %d "
+	       "noisy decisions)",
+	       same_plain, noisy);
+	tap_ok(fixed_k >= 20 && same_mixed == fixed_k,
+	       "... with writes between them too, where the placement is not coverage's (%d of "
+	       "%d): the accesses draw from their own stream",
+	       same_mixed, fixed_k);
+	tap_ok(at_access > 0, "the writes between them get noise of their own (%d)", at_access);
+	strategy_free(s);
+}
+
 /* ---- --serial ------------------------------------------------------------------------ */
 
 static void test_serial(void)
@@ -3241,11 +3347,12 @@ static void test_fpair_jobs(void)
 
 int main(void)
 {
-	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 4 + 4);
+	tap_plan(242 + 10 + 14 + 8 + 4 + 5 + 4 + 4 + 4 + 6);
 	test_registry();
 	test_noise();
 	test_noise_exit();
 	test_random();
+	test_random_access();
 	test_serial();
 	test_serial_random();
 	test_tsa();

@@ -53,14 +53,15 @@ diag "random --access: $a assertions in $n runs"
 is "$n" 20 "random --access: 20 runs"
 # The torn pair's fields are written by one thread and read by another:
 # sharedVar-one draws its variable among them, and its runs (4 of seed 1's
-# first 20, a draw from the seed) record it.
+# first 20, a draw from the seed; the accesses' configuration,
+# "noise_access", apart from the synchronization points') record it.
 like "$(cat "$T/rnd.err")" \
 	"random: sharedVar-one picks its variable among the [1-9][0-9]* written by one thread and read by another" \
 	"random --access: one line says where sharedVar-one draws its variable"
 read -r one focused <<<"$(sqlite3 -separator ' ' "$T/rnd/campaign.db" "SELECT count(*),
 	sum(json_extract(strategy_config, '$.focus') = 'cross-thread variable' AND
 	    json_extract(strategy_config, '$.var') IS NOT NULL)
-	FROM runs WHERE json_extract(strategy_config, '$.noise') LIKE 'sharedVar-one@%'")"
+	FROM runs WHERE json_extract(strategy_config, '$.noise_access') LIKE 'sharedVar-one@%'")"
 ok "$([ "${one:-0}" -gt 0 ] && [ "$one" = "$focused" ]; echo $?)" \
 	"... every sharedVar-one run records a cross-thread variable ($focused of $one)"
 # 4 runs: each is 10-25 s in the VM under this noise (10 runs were most

@@ -23,9 +23,14 @@
  * race_torn_pair's). A sharedVar-one run records "focus" and "var".
  * random: a configuration drawn
  * afresh for each run from the run's seed, among the ones that act at
- * synchronization points, or with --access among all of them; half the
- * runs hold the end of the process (",xh") until no other thread can run,
- * so that the workers a main leaves unjoined run before the exit.
+ * synchronization points; half the runs hold the end of the process
+ * (",xh") until no other thread can run, so that the workers a main leaves
+ * unjoined run before the exit. With --access the synchronization points
+ * keep that configuration (the one random draws for the seed without
+ * --access) and the accesses get a second one, drawn among all ("noise"
+ * and "noise_access" in the run's configuration), so random --access
+ * steers the synchronization points as random does and adds the noise at
+ * accesses.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -60,8 +65,11 @@ struct pattern_thread {
 };
 
 struct noise_strat_run {
-	struct noise_config cfg;
+	struct noise_config cfg; /* random --access: the synchronization points' */
 	struct noise_run run;
+	bool split;		  /* random --access: accesses have their own */
+	struct noise_config acfg; /* configuration and their own draws */
+	struct noise_run arun;
 	uint64_t *lock_threads; /* (obj, first tid) pairs, UINT32_MAX once shared */
 	size_t nlock_threads;
 	struct pattern_thread *pat;
@@ -213,28 +221,56 @@ static int noise_campaign_start(struct strategy *s, struct strat_campaign *c)
 	return 0;
 }
 
+/* The stream a run's configuration is drawn from. */
+#define RANDOM_CFG_SALT 0x6e6f697365ULL
+/* The draws of the accesses' noise, apart from the synchronization
+ * points'. */
+#define RANDOM_ACCESS_SALT 0x616363657373ULL
+
+/* random's configuration for a run: the first in the seed's stream that
+ * runs at synchronization points (or, access, at any point). */
+static void random_draw(uint64_t seed, bool access, struct noise_config *c)
+{
+	struct cs_rng rng;
+
+	rng_seed(&rng, seed ^ RANDOM_CFG_SALT);
+	do
+		noise_config_random(&rng, c);
+	while (!noise_seeding_runs(c) || (!access && !noise_fits_sync(c)));
+	/* Half the runs hold the end of the process for the other threads
+	 * (,xh). Drawn after the configuration, so the rest of a seed's
+	 * configuration is what it was before (2026-11-30). */
+	c->exit_hold = rng_chance(&rng, 0.5);
+}
+
 static void noise_run_start(struct strategy *s, struct strat_run *r)
 {
 	struct noise_strat *ns = s->priv;
 	struct noise_strat_run *nr = xcalloc(1, sizeof(*nr));
-	struct cs_rng rng;
 
 	if (ns->random) {
-		rng_seed(&rng, r->seed ^ 0x6e6f697365ULL);
-		do
-			noise_config_random(&rng, &nr->cfg);
-		while (!noise_seeding_runs(&nr->cfg) ||
-		       (!r->access_points && !noise_fits_sync(&nr->cfg)));
-		/* Half the runs hold the end of the process for the other
-		 * threads (,xh). Drawn after the configuration, so the rest of
-		 * a seed's configuration is what it was before (2026-11-30). */
-		nr->cfg.exit_hold = rng_chance(&rng, 0.5);
+		/* The synchronization points get the configuration random
+		 * draws without --access for this seed; with --access the
+		 * accesses get their own, drawn among all (2026-11-30: one
+		 * configuration over both left half the runs without noise
+		 * at synchronization points, and random --access needed 5
+		 * runs for a lock-order bug random finds in its first). */
+		random_draw(r->seed, false, &nr->cfg);
+		if (r->access_points) {
+			random_draw(r->seed, true, &nr->acfg);
+			nr->acfg.exit_hold = false;
+			nr->split = true;
+		}
 	} else {
 		nr->cfg = ns->cfg;
 	}
 	noise_run_begin(&nr->run, &nr->cfg, r->seed);
-	if (r->access_points)
+	if (nr->split) {
+		noise_run_begin(&nr->arun, &nr->acfg, r->seed ^ RANDOM_ACCESS_SALT);
+		noise_run_focus(&nr->arun, ns->cross, ns->ncross);
+	} else if (r->access_points) {
 		noise_run_focus(&nr->run, ns->cross, ns->ncross);
+	}
 	r->priv = nr;
 }
 
@@ -242,16 +278,21 @@ static void noise_config(struct strategy *s, struct strat_run *r, struct json *j
 {
 	struct noise_strat *ns = s->priv;
 	struct noise_strat_run *nr = r->priv;
+	struct noise_run *ar = nr->split ? &nr->arun : &nr->run;
 	char buf[256];
 
 	noise_config_format(&nr->cfg, buf, sizeof(buf));
 	json_kv_str(j, "noise", buf);
-	if (!r->access_points || !ns->campaign || nr->cfg.placement != NOISE_PLACE_SHAREDVAR_ONE)
+	if (nr->split) {
+		noise_config_format(&nr->acfg, buf, sizeof(buf));
+		json_kv_str(j, "noise_access", buf);
+	}
+	if (!r->access_points || !ns->campaign || ar->cfg.placement != NOISE_PLACE_SHAREDVAR_ONE)
 		return;
 	/* What sharedVar-one's variable was drawn over. */
-	json_kv_str(j, "focus", nr->run.focus ? "cross-thread variable" : "first shared variable");
-	if (nr->run.focus)
-		json_kv_uint(j, "var", nr->run.var);
+	json_kv_str(j, "focus", ar->focus ? "cross-thread variable" : "first shared variable");
+	if (ar->focus)
+		json_kv_uint(j, "var", ar->var);
 }
 
 static void noise_run_stop(struct strategy *s, struct strat_run *r, struct strat_campaign *c,
@@ -351,7 +392,7 @@ static void noise_point_decide(struct strategy *s, struct strat_run *r, const st
 		pt.shared = pt.var && lock_shared(nr, pt.var, p->e->tid);
 		pt.coverage_target = p->k == 0;
 	}
-	nd = noise_decide(&nr->run, &pt);
+	nd = noise_decide(nr->split && pt.kind != NOISE_PT_SYNC ? &nr->arun : &nr->run, &pt);
 	switch (nd.act) {
 	case NOISE_ACT_SLEEP:
 	case NOISE_ACT_BUSYWAIT:
@@ -384,10 +425,10 @@ const struct strategy_ops strat_noise_none_ops = {
 const struct strategy_ops strat_noise_random_ops = {
 	.name = "random",
 	.summary = "a random noise configuration per run (seed 004's blind default): delays and "
-		   "yields at synchronization points, and with --access at probed accesses to "
-		   "shared variables (sharedVar-one on one that one thread writes and another "
-		   "reads, when the estimation finds any); half the runs hold the program's "
-		   "exit until the other threads cannot run",
+		   "yields at synchronization points, and with --access a second one at probed "
+		   "accesses to shared variables (sharedVar-one on one that one thread writes "
+		   "and another reads, when the estimation finds any); half the runs hold the "
+		   "program's exit until the other threads cannot run",
 	.flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_JOBS,
 	.replay = STRAT_REPLAY_DECISIONS,
 	.init = random_init,
