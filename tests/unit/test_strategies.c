@@ -543,19 +543,11 @@ static void random_sync_decisions(struct strategy *s, uint64_t seed, bool access
 /* A run's "noise" (or another key) as a string. */
 static char *random_config_key(struct strategy *s, uint64_t seed, bool access, const char *key)
 {
-	struct json_mem m;
-	struct fake_loop fl;
 	char *cfg, *v = NULL, *at, *end, pat[64];
 
 	fl_access = access;
-	fl_begin(&fl, s, seed, 1);
-	json_mem_open(&m);
-	json_obj_begin(&m.j, NULL);
-	s->ops->config_json(s, &fl.r, &m.j);
-	json_obj_end(&m.j);
-	fl_end(&fl);
+	cfg = random_config(s, seed);
 	fl_access = false;
-	cfg = json_mem_close(&m);
 	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
 	if (cfg && (at = strstr(cfg, pat)) && (end = strchr(at + strlen(pat), '"')))
 		v = strndup(at + strlen(pat), (size_t)(end - at - strlen(pat)));
