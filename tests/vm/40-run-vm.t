@@ -24,11 +24,15 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # tests/unit/test_portfolio.c), so of 300 runs each of its six arms gets
 # at least 300 / 10 - 3 = 27, more than the 24 used below. On bank in the VM (2 vCPUs, loaded by a CI
 # beside it; docs/studies/portfolio-default-2026-11-28.md) the arms failed
-# pct:3 --access 5/17, random --access 3/14, fpair 23/29, random 9/20,
-# pct:3 9/20 runs (map counted as 0); one-sided 95 % lower bounds 0.124,
-# 0.061, 0.632, 0.259, 0.259. Runs fail independently given their arm, so
-# 24 runs of each miss with at most (0.876 x 0.939 x 0.368 x 0.741 x
-# 0.741)^24 = 0.166^24 = 2e-19. The campaign stops at its first failure.
+# pct:3 --access 5/17, fpair 23/29, random 9/20, pct:3 9/20 runs, and
+# random --access (with random's configuration at the synchronization
+# points since 14d511f) 35/60 (seeds 1-2, 2026-11-30, beside a make test;
+# docs/studies/random-access-split-2026-11-30.md); map counted as 0;
+# one-sided 95 % lower bounds 0.124, 0.632, 0.259, 0.259, 0.469. Runs
+# fail independently given their arm, so 24 runs of each miss with at
+# most (0.876 x 0.368 x 0.741 x 0.741 x 0.531)^24 = 0.094^24 = 2e-25
+# (without random --access's: 0.177^24 = 9e-19). The campaign stops at
+# its first failure.
 SUDO_USER=cs-nobody "$CS" run --vm -n 300 -o "$T/bank" -- "$BANK" >"$T/out" 2>"$T/err"
 is "$?" 1 "run --vm on examples/bank finds a failure (exit 1)"
 like "$(cat "$T/err")" "assertion .*overdrawn.* failed in main at examples/bank.c:[0-9]+" \

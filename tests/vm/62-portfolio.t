@@ -28,14 +28,17 @@ q() { sqlite3 "$1/campaign.db" "$2"; }
 # 300 runs each of the six arms gets at least 300 / 10 - 3 = 27, more
 # than the 24 used below. Measured in the VM (2026-11-28, seed 1, 30 runs
 # each with --keep-going, docs/studies/portfolio-2026-11-28.md): random 10,
-# pct:3 7, random --access 16, fpair 13 failing runs of 30; pct:3 --access,
+# pct:3 7, fpair 13 failing runs of 30; random --access (with random's
+# configuration at the synchronization points since 14d511f) 20 of 60
+# (seeds 1-2, 2026-11-30, beside a make test; docs/studies/
+# random-access-split-2026-11-30.md); pct:3 --access,
 # whose change points are split between the synchronization points and
 # the cross-thread accesses, 14 of 180 (three seeds, docs/studies/
 # pct-focus-2026-11-28.md); map, erratic on synchronization bugs, is
-# counted as 0. One-sided 95 % lower bounds per run: 0.193, 0.115, 0.370,
-# 0.279, 0.0476. Runs fail independently given their arm, so 24 runs of
-# each arm miss with at most ((1-0.193)(1-0.115)(1-0.370)(1-0.279)
-# (1-0.0476))^24 = 0.309^24 = 6e-13.
+# counted as 0. One-sided 95 % lower bounds per run: 0.193, 0.115, 0.279,
+# 0.233, 0.0476. Runs fail independently given their arm, so 24 runs of
+# each arm miss with at most ((1-0.193)(1-0.115)(1-0.279)(1-0.233)
+# (1-0.0476))^24 = 0.376^24 = 6e-11.
 "$CS" run --vm -s portfolio -n 300 --seed 1 -o "$T/a" -- "$P" >/dev/null 2>"$T/a.err"
 is "$?" 1 "portfolio on race_split_cs: exit 1 (a failure)"
 first=$(q "$T/a" "SELECT min(idx) FROM runs WHERE outcome != 'pass'")
