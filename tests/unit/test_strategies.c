@@ -532,8 +532,9 @@ static void random_sync_decisions(struct strategy *s, uint64_t seed, bool access
 	for (i = 0; i < n; i++) {
 		d[i] = fl_point(&fl, i % 2, CS_OP_LOCK_REQ, 0x1000 + 16 * (i % 3), 0x4000, NULL,
 				false);
-		if (between && fl_point(&fl, (i + 1) % 2, CS_OP_WRITE, 0x2000, 0x9000, &wr, false)
-					       .v != STRAT_PROCEED)
+		if (between &&
+		    fl_point(&fl, (i + 1) % 2, CS_OP_WRITE, 0x2000, 0x9000, &wr, false).v !=
+			    STRAT_PROCEED)
 			++*at_access;
 	}
 	fl_end(&fl);
@@ -561,8 +562,8 @@ static void test_random_access(void)
 {
 	struct strategy *s = make("random");
 	struct strat_decision plain[24], acc[24], mixed[24];
-	int same_cfg = 0, same_plain = 0, same_mixed = 0, has_acc = 0, at_access = 0,
-	    noisy = 0, access_only = 0, fixed_k = 0;
+	int same_cfg = 0, same_plain = 0, same_mixed = 0, has_acc = 0, at_access = 0, noisy = 0,
+	    access_only = 0, fixed_k = 0;
 	uint64_t seed;
 
 	for (seed = 1; seed <= 40; seed++) {
@@ -599,7 +600,8 @@ static void test_random_access(void)
 	tap_is_int(same_cfg, 40,
 		   "random --access: the synchronization points' configuration is random's for "
 		   "the same seed (40 seeds)");
-	tap_is_int(has_acc, 40, "... and \"noise_access\" records the accesses' own (only with --access)");
+	tap_is_int(has_acc, 40,
+		   "... and \"noise_access\" records the accesses' own (only with --access)");
 	tap_ok(access_only >= 5,
 	       "... drawn among all placements, access-only ones too (%d of 40: sharedVar, "
 	       "pattern)",
