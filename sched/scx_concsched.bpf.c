@@ -847,9 +847,16 @@ static __always_inline bool cs_any_released(void)
 	return false;
 }
 
-/* Move released threads pinned to this CPU home. Returns true if one of a
- * serial target was moved (then only it may run of its target, and this
- * dispatch is done). */
+/* Move released threads pinned to this CPU home, and one of a serial
+ * target from any CPU to its own CPU's queue: it must take the token
+ * before its target's queued threads do. Left to its own CPU's dispatch,
+ * it lost the token to a thread spinning on sched_yield on another CPU:
+ * each time that thread's run on the token ended, its own CPU's dispatch
+ * gave it the token again before the kicked CPU woke (measured in the VM:
+ * a replay's released thread waited 1.2 s, to the end of the steering, in
+ * 4 of 12 replays of race_exit_unjoined). Returns true if one of a serial
+ * target was moved (then only it may run of its target, and this dispatch
+ * is done). */
 static __always_inline bool cs_dispatch_released(s32 cpu)
 {
 	struct task_struct *p;
@@ -864,14 +871,22 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 		struct cs_sched_shared *sh;
 		struct cs_thread_ctl *tc;
 		__u32 tid = p->pid, t;
+		__u64 dst = SCX_DSQ_LOCAL;
 		bool serial;
+		s32 tcpu;
 
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-		if (!tc || tc->state != CS_TS_RELEASED || scx_bpf_task_cpu(p) != cpu)
+		if (!tc || tc->state != CS_TS_RELEASED)
 			continue;
 		t = tc->target & CS_TMASK;
-		ts = cs_tgt(t);
 		serial = cs_serial(t) != CS_SERIAL_OFF;
+		tcpu = scx_bpf_task_cpu(p);
+		if (tcpu != cpu) {
+			if (!serial)
+				continue; /* its CPU was kicked: its dispatch takes it */
+			dst = SCX_DSQ_LOCAL_ON | tcpu;
+		}
+		ts = cs_tgt(t);
 		if (serial && !cs_take_token(tid, t))
 			continue; /* its target's token is taken: another may go */
 		if (serial) {
@@ -879,12 +894,14 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 			ts->serial_owner_running = 0;
 			cs_token_taken(p, t);
 		}
-		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
+		if (scx_bpf_dsq_move(&it, p, dst, 0)) {
 			tc->state = CS_TS_RUN;
 			sh = cs_shared_of(t);
 			if (sh)
 				__sync_fetch_and_sub(&sh->nr_released, 1);
 			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
+			if (dst != SCX_DSQ_LOCAL)
+				scx_bpf_kick_cpu(tcpu, SCX_KICK_PREEMPT);
 			if (serial) {
 				moved = true;
 				break;
