@@ -211,12 +211,13 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
 		char why[256];
 
 		run_steering_read(p->sr.strategy_config_json, &st);
-		run_steering_describe(&st, why, sizeof(why));
-		if (!run_steering_kept(&st))
+		if (!run_steering_kept(&st)) {
+			run_steering_describe(&st, why, sizeof(why));
 			log_warn("run %" PRId64
 				 "'s steering was %s: its failure may not follow from "
 				 "its schedule, and a replay may pass",
 				 ro->run, why);
+		}
 	}
 	err = store_load_run_blobs(p->st, ro->run, &blob, &blob_len, &out, &err_text);
 	if (err || !blob || declog_decode(blob, blob_len, &p->dl)) {
