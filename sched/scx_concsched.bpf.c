@@ -900,8 +900,12 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 			if (sh)
 				__sync_fetch_and_sub(&sh->nr_released, 1);
 			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
+			/* Wake it if idle; its release kicked it with PREEMPT
+			 * already. A second PREEMPT could end the slice of the
+			 * thread once it runs there (serial_kicks_kept), and a
+			 * point's park was missed so (13-sched-serial-park). */
 			if (dst != SCX_DSQ_LOCAL)
-				scx_bpf_kick_cpu(tcpu, SCX_KICK_PREEMPT);
+				scx_bpf_kick_cpu(tcpu, SCX_KICK_IDLE);
 			if (serial) {
 				moved = true;
 				break;
