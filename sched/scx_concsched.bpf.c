@@ -847,16 +847,9 @@ static __always_inline bool cs_any_released(void)
 	return false;
 }
 
-/* Move released threads pinned to this CPU home, and one of a serial
- * target from any CPU to its own CPU's queue: it must take the token
- * before its target's queued threads do. Left to its own CPU's dispatch,
- * it lost the token to a thread spinning on sched_yield on another CPU:
- * each time that thread's run on the token ended, its own CPU's dispatch
- * gave it the token again before the kicked CPU woke (measured in the VM:
- * a replay's released thread waited 1.2 s, to the end of the steering, in
- * 4 of 12 replays of race_exit_unjoined). Returns true if one of a serial
- * target was moved (then only it may run of its target, and this dispatch
- * is done). */
+/* Move released threads pinned to this CPU home. Returns true if one of a
+ * serial target was moved (then only it may run of its target, and this
+ * dispatch is done). */
 static __always_inline bool cs_dispatch_released(s32 cpu)
 {
 	struct task_struct *p;
@@ -871,22 +864,14 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 		struct cs_sched_shared *sh;
 		struct cs_thread_ctl *tc;
 		__u32 tid = p->pid, t;
-		__u64 dst = SCX_DSQ_LOCAL;
 		bool serial;
-		s32 tcpu;
 
 		tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
-		if (!tc || tc->state != CS_TS_RELEASED)
+		if (!tc || tc->state != CS_TS_RELEASED || scx_bpf_task_cpu(p) != cpu)
 			continue;
 		t = tc->target & CS_TMASK;
-		serial = cs_serial(t) != CS_SERIAL_OFF;
-		tcpu = scx_bpf_task_cpu(p);
-		if (tcpu != cpu) {
-			if (!serial)
-				continue; /* its CPU was kicked: its dispatch takes it */
-			dst = SCX_DSQ_LOCAL_ON | tcpu;
-		}
 		ts = cs_tgt(t);
+		serial = cs_serial(t) != CS_SERIAL_OFF;
 		if (serial && !cs_take_token(tid, t))
 			continue; /* its target's token is taken: another may go */
 		if (serial) {
@@ -894,29 +879,18 @@ static __always_inline bool cs_dispatch_released(s32 cpu)
 			ts->serial_owner_running = 0;
 			cs_token_taken(p, t);
 		}
-		/* RUN before the move: moved to another CPU's queue, the
-		 * thread may run there and reach its next point before this
-		 * dispatch goes on, and a point found RELEASED is not made,
-		 * a mark set meanwhile overwritten (13-sched-serial-park:
-		 * 1 to 9 of 100 parks missed in 2 of 32 runs, when this came
-		 * after the move). */
-		tc->state = CS_TS_RUN;
-		if (scx_bpf_dsq_move(&it, p, dst, 0)) {
+		if (scx_bpf_dsq_move(&it, p, SCX_DSQ_LOCAL, 0)) {
+			tc->state = CS_TS_RUN;
 			sh = cs_shared_of(t);
 			if (sh)
 				__sync_fetch_and_sub(&sh->nr_released, 1);
 			__sync_fetch_and_add(&cs_stats(t)->dispatches, 1);
-			/* Wake it if idle (its release kicked it already). */
-			if (dst != SCX_DSQ_LOCAL)
-				scx_bpf_kick_cpu(tcpu, SCX_KICK_IDLE);
 			if (serial) {
 				moved = true;
 				break;
 			}
-		} else {
-			__sync_val_compare_and_swap(&tc->state, CS_TS_RUN, CS_TS_RELEASED);
-			if (serial)
-				cs_token_return(cpu, t);
+		} else if (serial) {
+			cs_token_return(cpu, t);
 		}
 	}
 	bpf_iter_scx_dsq_destroy(&it);
