@@ -3,13 +3,13 @@
  * spin_start ROUNDS — a new thread released while its creator spins on
  * sched_yield for it. Each round main creates a worker and spins, calling
  * sched_yield, until the worker has started; the worker first calls
- * started() (the point a test parks it at: `--park-at started`), sets the
+ * started() (the point to park it at: `--park-at started`), sets the
  * flag and returns; main joins it. Under `concsched sched --serial` with
  * the worker parked at started() and released a little later, the
- * released worker must take the serial token from the spinning main: a
- * round takes about the release delay plus a slice, not the seconds of
- * the scheduler's rescue (docs/sched.md, "Lost release kicks").
- * Prints "rounds N max_us M" (the longest round).
+ * released worker has to take the serial token from the spinning main;
+ * on another vCPU it can wait seconds for it (docs/sched.md, "A released
+ * thread behind a spinning token holder": open). Prints "rounds N max_us
+ * M" (the longest round). A reproducer, in no test yet.
  */
 #include <pthread.h>
 #include <sched.h>

@@ -39,6 +39,8 @@ struct replayer {
 	char **args;
 	size_t nargs;
 	char *serial;
+	bool graced; /* the last replay_once's steering ended at its run
+		      * timeout, before the program did (the grace period) */
 };
 
 /* Load ro->run of ro->dir (writable: the store opened for writing). With
