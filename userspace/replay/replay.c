@@ -380,7 +380,7 @@ void replay_order_log(const struct replayer *p, const struct declog_entry *v, si
 		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
 }
 
-#define REPLAY_GRACED_AGAIN 2
+#define REPLAY_GRACED_AGAIN 4
 
 bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
 			     const struct declog_entry *v, size_t n, unsigned times,
