@@ -2,11 +2,13 @@
 /*
  * Minimizing a schedule (replay/minimize.c) on hand-checked pass orders:
  * how many preemptions an order has, and what undoing one gives; the
- * orders a failing run's replay check tries (results/schedule.c).
+ * orders a failing run's replay check tries (results/schedule.c); which
+ * of the check's replays count (replay/replay.c replay_again).
  */
 #include <string.h>
 
 #include "replay/minimize.h"
+#include "replay/replay.h"
 #include "results/schedule.h"
 #include "tap.h"
 
@@ -41,7 +43,7 @@ int main(void)
 	size_t n;
 	bool ok;
 
-	tap_plan(17);
+	tap_plan(22);
 	n = order("AABB", v);
 	tap_is_int(minimize_preemptions(v, n), 0, "AABB: one switch, A was done: no preemption");
 	n = order("ABAB", v);
@@ -86,5 +88,23 @@ int main(void)
 	text(out, n, s);
 	tap_ok(!strcmp(s, "ABABA"), "... -> ABABA (got %s)", s);
 	tap_is_int(schedule_swap_before(v, n, 2, out), 0, "AABBA before step 2: AA, none left");
+	/* A replay that waited for the end of its steering and passed runs
+	 * again, at most REPLAY_GRACED_AGAIN (4) times; one that failed again,
+	 * or passed with its steering to the end, counts. */
+	{
+		unsigned again = 0, k, runs = 0;
+
+		tap_ok(!replay_again(true, true, &again) && again == 0,
+		       "a replay that failed again counts, steering ended or not");
+		tap_ok(!replay_again(false, false, &again) && again == 0,
+		       "a pass steered to the end counts");
+		for (k = 0; k < 10; k++)
+			runs += replay_again(false, true, &again);
+		tap_is_int(runs, 4,
+			   "passes after the steering ended: 4 replayed again, then counted");
+		tap_is_int(again, 4, "the count stops at the limit");
+		tap_ok(!replay_again(false, true, &again), "the fifth counts");
+	}
+
 	return tap_done();
 }

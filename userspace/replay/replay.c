@@ -380,7 +380,13 @@ void replay_order_log(const struct replayer *p, const struct declog_entry *v, si
 		declog_add(out, v[i].thread, v[i].instance, v[i].event, DECLOG_PASS, v[i].arg);
 }
 
-#define REPLAY_GRACED_AGAIN 4
+bool replay_again(bool failed, bool graced, unsigned *again)
+{
+	if (failed || !graced || *again >= REPLAY_GRACED_AGAIN)
+		return false;
+	(*again)++;
+	return true;
+}
 
 bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, bool decisions,
 			     const struct declog_entry *v, size_t n, unsigned times,
@@ -402,11 +408,10 @@ bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, boo
 		 * (docs/sched.md), and a campaign's check could reject an
 		 * order that replays 12 of 12 so. Replayed again, at most
 		 * REPLAY_GRACED_AGAIN times in all. */
-		if (!all && p->graced && again < REPLAY_GRACED_AGAIN && !onerun_stop) {
+		if (replay_again(all, p->graced, &again) && !onerun_stop) {
 			log_debug("replay %u of %u passed after its steering ended at the run "
 				  "timeout: it did not go through the order; once more",
 				  k + 1, times);
-			again++;
 			all = true;
 			k--;
 		}

@@ -51,6 +51,12 @@ int replay_open(struct replayer *p, const struct replay_opts *ro, bool writable)
  * replay's own decision log (declog_free it), *secs its duration. */
 int replay_once(struct replayer *p, struct strategy *strat, struct oracle_verdict *v,
 		struct declog *log, double *secs);
+/* A replay that did not fail again (failed false) after its steering ended
+ * at the run timeout (graced) did not go through the order: true when it
+ * is to run again instead of being counted, at most REPLAY_GRACED_AGAIN
+ * times (*again counts them). */
+#define REPLAY_GRACED_AGAIN 4
+bool replay_again(bool failed, bool graced, unsigned *again);
 /* v is the recorded kind of failure. */
 bool replay_reproduced(const struct replayer *p, const struct oracle_verdict *v);
 void replay_close(struct replayer *p);
