@@ -399,8 +399,9 @@ bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, boo
 
 	replay_order_log(p, v, n, decisions, &log);
 	s = strategy_replay_new(p->ops, serial, &log, false);
-	for (k = 0; k < times && all && !onerun_stop; k++) {
-		all = !replay_once(p, s, last, NULL, NULL) && replay_reproduced(p, last);
+	for (k = 0; k < times && all && !onerun_stop;) {
+		bool failed = !replay_once(p, s, last, NULL, NULL) && replay_reproduced(p, last);
+
 		/* A replay that passed after its steering ended at the run
 		 * timeout did not go through the order: it says nothing of
 		 * it. Seen in the VM: a released thread waited for the end of
@@ -408,13 +409,14 @@ bool replay_fails_every_time(struct replayer *p, enum cs_serial_mode serial, boo
 		 * (docs/sched.md), and a campaign's check could reject an
 		 * order that replays 12 of 12 so. Replayed again, at most
 		 * REPLAY_GRACED_AGAIN times in all. */
-		if (replay_again(all, p->graced, &again) && !onerun_stop) {
+		if (replay_again(failed, p->graced, &again)) {
 			log_debug("replay %u of %u passed after its steering ended at the run "
 				  "timeout: it did not go through the order; once more",
 				  k + 1, times);
-			all = true;
-			k--;
+			continue;
 		}
+		all = failed;
+		k++;
 	}
 	strategy_free(s);
 	declog_free(&log);
