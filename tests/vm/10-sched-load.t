@@ -49,10 +49,15 @@ echo "rc=\$?"
 srv=/sys/kernel/debug/sched/ext_server
 [ -d \$srv ] && for c in \$srv/cpu*; do cat \$c/runtime >/tmp/\$(basename \$c).rt; echo 0 >\$c/runtime; done
 echo "== stall"
-# Two fair-class CPU hogs on the guest's two vCPUs: with --no-rescue the
-# kernel ejects the scheduler, and the exit prints its debug dump.
-sh -c 'while :; do :; done' & h1=\$!
-sh -c 'while :; do :; done' & h2=\$!
+# Two fair-class CPU hogs, one pinned on each of the guest's two vCPUs:
+# with --no-rescue the kernel ejects the scheduler, and the exit prints its
+# debug dump. Unpinned, the fair balancer now and then left both hogs on one
+# vCPU long enough for the target to run on the other (ci56, 2026-11-30,
+# beside four other VMs: the target ran to its end, no stall); pinned, each
+# vCPU has a runnable fair task throughout, and sched_ext's tasks, ranked
+# below, run on neither.
+taskset -c 0 sh -c 'while :; do :; done' & h1=\$!
+taskset -c 1 sh -c 'while :; do :; done' & h2=\$!
 "$CS" sched --no-rescue --timeout-ms 2000 --watchdog-ms 1000 -- "$PROGS/threads" 4 200000 2>&1
 echo "rc=\$?"
 echo "== rescue"
