@@ -472,6 +472,11 @@ struct cs_sched_shared {
 	__s64 nr_released;    /* released, not yet back on their CPU          */
 	__u64 releases;	      /* every release                                */
 	__u64 event_releases; /* releases by CS_ACT_RELEASE points            */
+	/* The parked set's version: leaves << 32 | parked, one atomic add per
+	 * change (a park +1, a leave +2^32 - 1), so that one load reads both
+	 * halves of one moment, and the word only grows: every change of the
+	 * set makes it larger (the all-parked notes, cs_all_parked_new). */
+	__u64 parked_set;
 };
 
 /* Next-thread selection in serial mode. */
@@ -573,7 +578,7 @@ struct cs_target_state {
 	__s32 serial_owner_cpu;
 	__u64 rand_state;
 	__u64 thread_seq;	  /* ordinals of its threads */
-	__u64 all_parked_key;	  /* the all-parked state last noted: releases << 32 | parked */
+	__u64 all_parked_key;	  /* the parked set last noted (cs_sched_shared.parked_set) */
 	__u64 serial_owner_exec0; /* the owner's sum_exec_runtime when it took the token */
 	__u64 serial_owner_yield; /* tid of an owner asked to give the token up (PCT) */
 };

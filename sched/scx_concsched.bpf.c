@@ -392,31 +392,40 @@ static __always_inline void cs_wait_end(struct task_struct *p)
 		ts->wait_ns = 0;
 }
 
-/* Is this all-parked state not noted yet? Two checks can see one state:
- * a thread parks and counts itself on one CPU while another thread of the
- * target goes to sleep (ops.quiescent) on the other, and each then sees
- * every runnable thread parked (cs_park lets the token go before it
- * counts, so the next thread can run and sleep in between; a vCPU the host
- * stalls there widens that to milliseconds). Two notes of one state made
- * the release rule release two threads for one round: the second waited
- * for the token, took it as soon as the first lost it mid-step, and ran
- * beside it (14-sched-targets: "overlap 1", the copy's order shifted). A
- * state is named by the target's release count and parked count: a thread
- * leaves the parked set only by a release, so the same pair is the same
- * parked set, and one note answers it. */
-static __always_inline bool cs_all_parked_new(__u32 t, struct cs_sched_shared *sh, __s64 parked)
+/* Is this all-parked state newer than the one last noted? Two checks can
+ * see one state: a thread parks and counts itself on one CPU while another
+ * thread of the target goes to sleep (ops.quiescent) on the other, and each
+ * then sees every runnable thread parked (cs_park lets the token go before
+ * it counts, so the next thread can run and sleep in between; a vCPU the
+ * host stalls there widens that to milliseconds). Two notes of one state
+ * made the release rule release two threads for one round: the second
+ * waited for the token, took it as soon as the first lost it mid-step, and
+ * ran beside it (14-sched-targets: "overlap 1", the copy's order shifted).
+ *
+ * A state is the parked set's version (cs_sched_shared.parked_set), read
+ * in one load, and it only grows: a check whose version is not above the
+ * last noted one is late and sends nothing. Until 2026-11-30 the key was
+ * the release count and the parked count read apart (releases << 32 |
+ * parked): a check stalled between the two reads, across the release that
+ * answered its state, paired the old parked count with the new release
+ * count, noted that mixed state (a second note of the round, its thread
+ * already released), and the next round's real state, the same pair, was
+ * taken for noted: no note, and its park waited for the watchdog (ci58,
+ * 11-sched-park's flip under two `make test` at once: 99 user releases, 1
+ * watchdog, notes_repeated 1). */
+static __always_inline bool cs_all_parked_new(__u32 t, __u64 version)
 {
 	struct cs_target_state *ts = cs_tgt(t);
-	__u64 key = sh->releases << 32 | (__u32)parked, old;
+	__u64 old;
 	int i;
 
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		old = ts->all_parked_key;
-		if (old == key) {
+		if (version <= old) {
 			__sync_fetch_and_add(&cs_stats(t)->notes_repeated, 1);
 			return false;
 		}
-		if (__sync_val_compare_and_swap(&ts->all_parked_key, old, key) == old)
+		if (__sync_val_compare_and_swap(&ts->all_parked_key, old, version) == old)
 			return true;
 	}
 	return true;
@@ -434,17 +443,22 @@ static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 	struct cs_sched_stats *st = cs_stats(t);
 	__u32 i = 0;
 	__s64 parked;
+	__u64 version;
 
 	if (!sh)
 		return;
-	parked = sh->nr_parked;
+	/* One load: the parked count and its version of one moment. The low
+	 * half is below zero for an instant when a release overtakes the
+	 * park it ends (cs_park counts after its state change). */
+	version = *(volatile __u64 *)&sh->parked_set;
+	parked = (__s32)(__u32)version;
 	if (parked <= 0 || parked < (__s64)st->nr_runnable)
 		return;
 	n = cs_note_reserve(t);
 	if (!n)
 		return;
 	/* after the reserve: a note the ring could not take is not noted */
-	if (!cs_all_parked_new(t, sh, parked)) {
+	if (!cs_all_parked_new(t, version)) {
 		bpf_ringbuf_discard(n, 0);
 		return;
 	}
@@ -646,8 +660,10 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	 * change on the way here): let it go, or nothing else could run. */
 	cs_serial_token_drop(p, t);
 	sh = cs_shared_of(t);
-	if (sh)
+	if (sh) {
 		__sync_fetch_and_add(&sh->nr_parked, 1);
+		__sync_fetch_and_add(&sh->parked_set, 1);
+	}
 	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(t), enq_flags);
 	if (!cs_arm_timer(tid, gen, deadline, 0)) {
 		/* No timer: released at once (its CPU's dispatch takes it
