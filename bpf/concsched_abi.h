@@ -478,6 +478,11 @@ struct cs_sched_shared {
 	 * set makes it larger (the all-parked notes, cs_all_parked_new). */
 	__u64 parked_set;
 };
+#define CS_PARKED_SET_PARK  1ULL	       /* a park's add to parked_set */
+#define CS_PARKED_SET_LEAVE ((1ULL << 32) - 1) /* a release's: leaves + 1, parked - 1 */
+/* parked_set's parked count; below zero for an instant when a release
+ * overtakes the park it ends (cs_park counts after its state change). */
+#define CS_PARKED_SET_COUNT(v) ((__s64)(__s32)(__u32)(v))
 
 /* Next-thread selection in serial mode. */
 enum cs_serial_mode {

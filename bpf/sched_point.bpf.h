@@ -226,7 +226,7 @@ static __always_inline bool cs_release_mark(struct cs_thread_ctl *tc, __u32 reas
 	sh = cs_shared_of(tc->target);
 	if (sh) {
 		__sync_fetch_and_sub(&sh->nr_parked, 1);
-		__sync_fetch_and_add(&sh->parked_set, (1ULL << 32) - 1);
+		__sync_fetch_and_add(&sh->parked_set, CS_PARKED_SET_LEAVE);
 		__sync_fetch_and_add(&sh->nr_released, 1);
 		__sync_fetch_and_add(&sh->releases, 1);
 		if (reason == CS_REL_EVENT)

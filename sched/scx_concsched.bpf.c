@@ -447,11 +447,9 @@ static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 
 	if (!sh)
 		return;
-	/* One load: the parked count and its version of one moment. The low
-	 * half is below zero for an instant when a release overtakes the
-	 * park it ends (cs_park counts after its state change). */
+	/* One load: the parked count and its version of one moment. */
 	version = *(volatile __u64 *)&sh->parked_set;
-	parked = (__s32)(__u32)version;
+	parked = CS_PARKED_SET_COUNT(version);
 	if (parked <= 0 || parked < (__s64)st->nr_runnable)
 		return;
 	n = cs_note_reserve(t);
@@ -662,7 +660,7 @@ static __always_inline bool cs_park(struct task_struct *p, struct cs_thread_ctl 
 	sh = cs_shared_of(t);
 	if (sh) {
 		__sync_fetch_and_add(&sh->nr_parked, 1);
-		__sync_fetch_and_add(&sh->parked_set, 1);
+		__sync_fetch_and_add(&sh->parked_set, CS_PARKED_SET_PARK);
 	}
 	scx_bpf_dsq_insert(p, CS_DSQ_PARKED, cs_slice(t), enq_flags);
 	if (!cs_arm_timer(tid, gen, deadline, 0)) {
