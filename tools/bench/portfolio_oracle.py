@@ -32,6 +32,8 @@ import math
 import random
 import sys
 
+from portfolio_bound import geo_median  # the best arm's true median, as the bound uses it
+
 
 def read(path):
     progs = {}
@@ -60,12 +62,6 @@ def median(xs):
         return None
     m = len(ys)
     return ys[m // 2] if m % 2 else (ys[m // 2 - 1] + ys[m // 2]) / 2
-
-
-def geo_median(p):
-    if p >= 0.5:
-        return 1
-    return math.ceil(math.log(0.5) / math.log(1 - p) - 1e-9)
 
 
 def passes(rng, strategies, n, cap, against_truth):
