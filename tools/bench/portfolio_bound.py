@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """What any portfolio of the six arms can reach on the corpus, from per-arm failure rates.
 
-    tools/bench/portfolio_bound.py [--ratio R] [--drop ARM,...] RATES
+    tools/bench/portfolio_bound.py [--ratio R] [--drop ARM,...] [--arms ARM,...]
+                                   [--reference arms|all] [--smallest] [--prefix K] RATES
 
 RATES: tools/bench/portfolio_rates.py's output. Before a campaign's first failure every
 run ends the same way ("no failure"), so a policy that learns nothing about the bug from
@@ -22,14 +23,26 @@ It prints, per program, the best arm and m_P, then:
 An oracle that knows the program runs its best arm: ratio 1. Programs whose best p is
 0 (no arm found the bug) are left out.
 
+--arms sets the arms (default the portfolio's six; tsa and ga may be added); --drop
+removes some. --reference all measures each program against the best of every strategy
+in RATES (issue 30's "best single strategy": tsa and ga too), not only the best arm; the
+programs no arm finds are then left out too. The smallest-ratio search (slow when the
+ratio is far above 2) runs only with --smallest.
+
+--prefix K: the exact answer for the first K runs instead (every sequence of K arms is
+tried): the programs whose checkpoint floor(R m) is at most K, and the fewest of them any
+sequence leaves outside R, with one such sequence. The dynamic programming above keeps
+only the best states; this is the proof that no sequence does better on those programs.
+
 Example:
     tools/bench/portfolio_bound.py /tmp/rates.txt
     tools/bench/portfolio_bound.py --drop pct /tmp/rates.txt
+    tools/bench/portfolio_bound.py --reference all --arms pcta,randoma,map,fpair,random,pct,tsa,ga /tmp/rates.txt
 """
 import math
 import random
 import sys
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, product
 
 ARMS = ("pcta", "randoma", "map", "fpair", "random", "pct")
 LN2 = math.log(2)
@@ -47,14 +60,21 @@ def geo_median(p):
     return math.ceil(math.log(0.5) / math.log(1 - p) - 1e-9)
 
 
-def read(path, arms):
-    progs = {}
+def read(path, arms, reference="arms"):
+    """{program: [p of each arm]} and {program: the reference p} (the best arm's, or
+    with reference "all" the best of every strategy in the file)."""
+    progs, best = {}, {}
     for line in open(path):
         f = line.split()
-        if len(f) != 8 or f[1] not in arms:
+        if len(f) != 8:
             continue
-        progs.setdefault(f[0], [0.0] * len(arms))[arms.index(f[1])] = float(f[2])
-    return {p: v for p, v in progs.items() if max(v) > 0}
+        v = progs.setdefault(f[0], [0.0] * len(arms))
+        if f[1] in arms:
+            v[arms.index(f[1])] = float(f[2])
+        if f[1] in arms or reference == "all":
+            best[f[0]] = max(best.get(f[0], 0.0), float(f[2]))
+    keep = {p: v for p, v in progs.items() if max(v) > 0}
+    return keep, {p: best[p] for p in keep}
 
 
 def increments(d, k):
@@ -66,12 +86,12 @@ def increments(d, k):
         yield tuple(inc)
 
 
-def best_sequence(progs, arms, ratio):
-    """Count vectors at each checkpoint keeping the most programs within ratio."""
+def best_sequence(progs, ref, arms, ratio):
+    """Count vectors at each checkpoint keeping the most programs within ratio of ref."""
     k = len(arms)
     need = {}
-    for p, v in progs.items():
-        L = max(1, math.floor(ratio * geo_median(max(v)) + 1e-9))
+    for p in progs:
+        L = max(1, math.floor(ratio * geo_median(ref[p]) + 1e-9))
         need.setdefault(L, []).append(p)
     checkpoints = sorted(need)
     # state: count vector -> (programs kept, path)
@@ -95,15 +115,32 @@ def best_sequence(progs, arms, ratio):
     return score, path
 
 
-def fixed_fractions(progs, arms, tries=20000, seed=1):
+def prefix_bound(progs, ref, arms, ratio, K):
+    """(programs with checkpoint <= K, fewest missed by any K-run sequence, a sequence)."""
+    short = []
+    for p, v in progs.items():
+        L = max(1, math.floor(ratio * geo_median(ref[p]) + 1e-9))
+        if L <= K:
+            short.append((p, L, [hazard(x) for x in v]))
+    best = None
+    for seq in product(range(len(arms)), repeat=K):
+        miss = [p for p, L, h in short if sum(h[a] for a in seq[:L]) < LN2 - 1e-12]
+        if best is None or len(miss) < len(best[1]):
+            best = (seq, miss)
+            if not miss:
+                break
+    return sorted(p for p, _, _ in short), sorted(best[1]), [arms[a] for a in best[0]]
+
+
+def fixed_fractions(progs, ref, arms, tries=20000, seed=1):
     rng = random.Random(seed)
     k = len(arms)
 
     def worst(f):
         r = 0
-        for v in progs.values():
+        for p, v in progs.items():
             q = sum(fa * pa for fa, pa in zip(f, v))
-            r = max(r, geo_median(q) / geo_median(max(v)))
+            r = max(r, geo_median(q) / geo_median(ref[p]))
         return r
 
     best_f, best_r = [1 / k] * k, worst([1 / k] * k)
@@ -121,7 +158,7 @@ def fixed_fractions(progs, arms, tries=20000, seed=1):
 
 
 def main(argv):
-    ratio, drop, path = 2.0, [], None
+    ratio, drop, path, arms, reference, smallest, prefix = 2.0, [], None, list(ARMS), "arms", False, 0
     i = 0
     while i < len(argv):
         if argv[i] in ("-h", "--help"):
@@ -133,36 +170,64 @@ def main(argv):
         elif argv[i] == "--drop":
             drop = argv[i + 1].split(",")
             i += 2
+        elif argv[i] == "--arms":
+            arms = argv[i + 1].split(",")
+            i += 2
+        elif argv[i] == "--reference":
+            reference = argv[i + 1] if i + 1 < len(argv) else ""
+            if reference not in ("arms", "all"):
+                print("portfolio_bound.py: --reference takes arms or all", file=sys.stderr)
+                return 2
+            i += 2
+        elif argv[i] == "--smallest":
+            smallest = True
+            i += 1
+        elif argv[i] == "--prefix":
+            prefix = int(argv[i + 1])
+            i += 2
+        elif argv[i].startswith("-"):
+            print(f"portfolio_bound.py: unknown option {argv[i]} (--help)", file=sys.stderr)
+            return 2
         else:
             path = argv[i]
             i += 1
     if not path:
-        print("usage: portfolio_bound.py [--ratio R] [--drop ARM,...] RATES", file=sys.stderr)
+        print("usage: portfolio_bound.py [--ratio R] [--drop ARM,...] [--arms ARM,...] "
+              "[--reference arms|all] [--smallest] [--prefix K] RATES", file=sys.stderr)
         return 2
-    arms = [a for a in ARMS if a not in drop]
-    progs = read(path, arms)
-    print(f"arms: {' '.join(arms)}; {len(progs)} programs\n")
-    print("| program | best arm | p | m (geometric median) | hazards " + " ".join(arms) + " |")
-    print("|---|---|---:|---:|---|")
+    arms = [a for a in arms if a not in drop]
+    progs, ref = read(path, arms, reference)
+    print(f"arms: {' '.join(arms)}; {len(progs)} programs; reference: the best "
+          + ("arm" if reference == "arms" else "strategy in the rates") + "\n")
+    print("| program | best arm | p | m (geometric median) | reference m | hazards "
+          + " ".join(arms) + " |")
+    print("|---|---|---:|---:|---:|---|")
     for p, v in sorted(progs.items()):
         b = max(range(len(arms)), key=lambda a: v[a])
-        print(f"| {p} | {arms[b]} | {v[b]:.3f} | {geo_median(v[b])} | "
+        print(f"| {p} | {arms[b]} | {v[b]:.3f} | {geo_median(v[b])} | {geo_median(ref[p])} | "
               + " ".join(f"{abs(hazard(x)):.2f}" for x in v) + " |")
-    score, path_ = best_sequence(progs, arms, ratio)
+    if prefix:
+        short, miss, seq = prefix_bound(progs, ref, arms, ratio, prefix)
+        print(f"\nThe first {prefix} runs: {len(short)} programs need their failure by then "
+              f"(median within {ratio:g}x); every sequence of {prefix} arms leaves at least "
+              f"{len(miss)} of them outside, e.g. {' '.join(seq)}: {' '.join(miss) or 'none'}")
+        return 0
+    score, path_ = best_sequence(progs, ref, arms, ratio)
     print(f"\nA sequence keeping the most programs within {ratio:g}x: {score} of {len(progs)}")
     for L, c, kept in path_:
         print(f"  first {L} runs: " + ", ".join(f"{arms[a]} {n}" for a, n in enumerate(c) if n)
               + (f"; keeps {' '.join(kept)}" if kept else ""))
     lost = sorted(set(progs) - {p for _, _, k in path_ for p in k})
     print(f"  not within {ratio:g}x: {' '.join(lost) if lost else 'none'}")
-    r = 1.0
-    while r < 20:
-        s, _ = best_sequence(progs, arms, r)
-        if s == len(progs):
-            break
-        r = round(r + 0.1, 1)
-    print(f"\nThe smallest ratio one sequence keeps on every program: {r:g}x")
-    f, worst, even = fixed_fractions(progs, arms)
+    if smallest:
+        r = 1.0
+        while r < 20:
+            s, _ = best_sequence(progs, ref, arms, r)
+            if s == len(progs):
+                break
+            r = round(r + 0.1, 1)
+        print(f"\nThe smallest ratio one sequence keeps on every program: {r:g}x")
+    f, worst, even = fixed_fractions(progs, ref, arms)
     print("\nThe best fixed random allocation: "
           + ", ".join(f"{a} {x:.2f}" for a, x in zip(arms, f))
           + f": at most {worst:.2f}x on every program (an even split: {even:.2f}x)")
