@@ -22,7 +22,7 @@ and the warm-up each selects, the first signal that holds deciding:
   unjoined  pct:3, random --access, map, pct:3 --access, fpair, random
   cond      pct:3, pct:3, random --access, map, fpair, pct:3 --access, random
   locks     random --access, fpair, map, pct:3, pct:3 --access, random
-  none      random --access, map, pct:3 --access, fpair, pct:3, random
+  none      today's: random --access, map, random, pct:3 --access, fpair, pct:3
 After the warm-up the runs follow today's shares (pct:3 --access 4, random --access 2,
 the others 1; the arm furthest below its share next, the first in order on a tie: the
 portfolio's floors without UCB1's reordering within them). Today's portfolio is the
@@ -51,7 +51,7 @@ RULES = [
     ("unjoined", ["pct", "randoma", "map", "pcta", "fpair", "random"]),
     ("cond", ["pct", "pct", "randoma", "map", "fpair", "pcta", "random"]),
     ("locks", ["randoma", "fpair", "map", "pct", "pcta", "random"]),
-    ("none", ["randoma", "map", "pcta", "fpair", "pct", "random"]),
+    ("none", TODAY),
 ]
 
 
