@@ -16,7 +16,7 @@ The signals, from the observed run's synchronization events only:
   cycle     two goodlock tasks take the same two locks in opposite orders
   unjoined  more pthread_create than pthread_join (the program exits unjoined)
   cond      a pthread_cond_wait
-  locks     any lock or trylock
+  locks     any lock, trylock, rdlock, wrlock or spin lock
 and the warm-up each selects, the first signal that holds deciding:
   cycle     random, random --access, map, fpair, pct:3, pct:3 --access
   unjoined  pct:3, random --access, map, pct:3 --access, fpair, random
@@ -76,7 +76,8 @@ def signals(path):
         "cycle": any((b, a) in pairs for a, b in pairs),
         "unjoined": k.get("create", 0) > k.get("join", 0),
         "cond": k.get("cond_wait", 0) > 0,
-        "locks": any(k.get(x, 0) for x in ("lock", "trylock_ok", "trylock_fail")),
+        "locks": any(k.get(x, 0) for x in ("lock", "trylock_ok", "trylock_fail", "rdlock",
+                                            "wrlock", "spin_lock")),
         "none": True,
     }
 
