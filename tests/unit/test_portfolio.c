@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/declog.h"
 #include "lib/json.h"
@@ -93,14 +94,22 @@ struct frun {
 	struct strat_thread th[4];
 };
 
-static void camp_begin(struct camp *k, uint64_t seed, bool asked, size_t contended,
-		       uint64_t accesses)
+/* A campaign whose estimation runs observed tm[0..ntm) (none: no
+ * estimation run). */
+static void camp_begin_observed(struct camp *k, uint64_t seed, bool asked, size_t contended,
+				uint64_t accesses, const struct thread_model *const *tm, size_t ntm)
 {
 	char err[200] = "";
+	size_t i;
 
 	memset(k, 0, sizeof(*k));
 	if (strategy_new("portfolio", &k->s, err, sizeof(err)))
 		tap_diag("portfolio: %s", err);
+	for (i = 0; i < ntm; i++) {
+		struct strat_observation obs = { .tm = tm[i], .duration_ns = 100000000 };
+
+		strategy_estimate(k->s, &k->c, &obs);
+	}
 	k->c.seed = seed;
 	k->c.quiet = true;
 	k->c.access_asked = asked;
@@ -111,6 +120,12 @@ static void camp_begin(struct camp *k, uint64_t seed, bool asked, size_t contend
 	k->c.count_tasks = fc_count_tasks;
 	k->c.count_warnings = fc_count_warnings;
 	strategy_campaign_begin(k->s, &k->c);
+}
+
+static void camp_begin(struct camp *k, uint64_t seed, bool asked, size_t contended,
+		       uint64_t accesses)
+{
+	camp_begin_observed(k, seed, asked, contended, accesses, NULL, 0);
 }
 
 static void camp_end(struct camp *k)
@@ -347,6 +362,209 @@ static void test_warmup(void)
 	       "run 6 (pct:3): serial by priorities, no access points");
 	run_end(&k, &f, 100000000, false);
 	camp_end(&k);
+}
+
+/* ---- the warm-up's order from the estimation run ---------------------------------- */
+
+/* Events of one process (pid 100): thread tid's n-th event. */
+static void tm_ev(struct thread_model *m, uint32_t tid, unsigned op, uint64_t obj)
+{
+	struct tm_thread *t = thread_model_thread(m, 100, 0, tid, false, NULL);
+	struct cs_event e = { .pid = 100,
+			      .tid = tid,
+			      .seq = t ? t->next_seq : 0,
+			      .op = (uint16_t)op,
+			      .obj = obj,
+			      .site = 0x10 };
+
+	thread_model_add_event(m, &e);
+}
+
+/* Thread tid takes the locks in order, then releases them. */
+static void tm_nest(struct thread_model *m, uint32_t tid, unsigned op, uint64_t a, uint64_t b)
+{
+	tm_ev(m, tid, CS_OP_LOCK, a);
+	tm_ev(m, tid, op, b);
+	tm_ev(m, tid, CS_OP_UNLOCK, b);
+	tm_ev(m, tid, CS_OP_UNLOCK, a);
+}
+
+/* main (tid 1) creates workers 2..n+1 and joins the first j of them. */
+static void tm_threads(struct thread_model *m, uint32_t n, uint32_t j)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		tm_ev(m, 1, CS_OP_CREATE, 2 + i);
+	for (i = 0; i < j; i++)
+		tm_ev(m, 1, CS_OP_JOIN, 2 + i);
+}
+
+static void test_signal(void)
+{
+	struct thread_model m;
+
+	tap_is_int(strat_portfolio_signal(NULL), PF_SIG_UNKNOWN, "no thread model: unknown");
+
+	thread_model_init(&m, 0);
+	tm_threads(&m, 2, 2);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_NONE,
+		   "two workers created and joined, no lock: none");
+	tm_nest(&m, 2, CS_OP_LOCK, 0xa, 0xb);
+	tm_nest(&m, 3, CS_OP_LOCK, 0xa, 0xb);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_LOCKS,
+		   "both workers take a then b: locks, no cycle");
+	tm_nest(&m, 3, CS_OP_TRYLOCK_OK, 0xb, 0xa);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_LOCKS,
+		   "b then a by trylock: no edge (a trylock does not wait)");
+	tm_nest(&m, 2, CS_OP_LOCK, 0xb, 0xc);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_LOCKS, "a -> b -> c: a chain, no cycle");
+	tm_nest(&m, 3, CS_OP_LOCK, 0xc, 0xa);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_CYCLE,
+		   "c -> a closes a -> b -> c: a cycle of three locks");
+	thread_model_free(&m);
+
+	thread_model_init(&m, 0);
+	tm_threads(&m, 2, 2);
+	tm_nest(&m, 2, CS_OP_LOCK, 0xa, 0xb);
+	tm_nest(&m, 3, CS_OP_WRLOCK, 0xb, 0xa);
+	tm_threads(&m, 1, 0);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_CYCLE,
+		   "a -> b, then b -> a by wrlock: a cycle, first whatever else holds");
+	thread_model_free(&m);
+
+	thread_model_init(&m, 0);
+	tm_threads(&m, 2, 1);
+	tm_ev(&m, 2, CS_OP_LOCK, 0xa);
+	tm_ev(&m, 2, CS_OP_COND_WAIT, 0xc);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_UNJOINED,
+		   "two created, one joined: unjoined, before the condition variable");
+	tm_ev(&m, 1, CS_OP_JOIN, 3);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_COND, "both joined: the wait");
+	thread_model_free(&m);
+
+	thread_model_init(&m, 0);
+	tm_threads(&m, 2, 2);
+	tm_ev(&m, 2, CS_OP_LOCK, 0xa);
+	tm_ev(&m, 2, CS_OP_LOCK, 0xb);
+	tm_ev(&m, 2, CS_OP_COND_WAIT, 0xc);
+	tm_ev(&m, 2, CS_OP_COND_WAKE, 0xc);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_COND,
+		   "cond_wait's reacquisition under another lock adds no lock-order edge");
+	thread_model_free(&m);
+}
+
+/* The warm-up's arms, one whole run each, as a comma-joined list. */
+static void warmup_arms(struct camp *k, size_t n, bool access, char *buf, size_t len)
+{
+	size_t i, o = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n; i++) {
+		char *arm = next_arm(k, access);
+
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", i ? ", " : "",
+				      arm ? arm : "-");
+		free(arm);
+	}
+}
+
+static void test_warmup_signal(void)
+{
+	struct thread_model none, cond, unjoined, cycle, locks;
+	const struct thread_model *one[1], *two[2];
+	struct camp k;
+	char got[400];
+	size_t i;
+	bool summary = false;
+
+	thread_model_init(&none, 0);
+	tm_threads(&none, 2, 2);
+	thread_model_init(&locks, 0);
+	tm_threads(&locks, 2, 2);
+	tm_nest(&locks, 2, CS_OP_LOCK, 0xa, 0xb);
+	thread_model_init(&cond, 0);
+	tm_threads(&cond, 2, 2);
+	tm_ev(&cond, 2, CS_OP_LOCK, 0xa);
+	tm_ev(&cond, 2, CS_OP_COND_WAIT, 0xc);
+	thread_model_init(&unjoined, 0);
+	tm_threads(&unjoined, 2, 0);
+	thread_model_init(&cycle, 0);
+	tm_threads(&cycle, 2, 2);
+	tm_nest(&cycle, 2, CS_OP_LOCK, 0xa, 0xb);
+	tm_nest(&cycle, 3, CS_OP_LOCK, 0xb, 0xa);
+
+	one[0] = &none;
+	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
+	warmup_arms(&k, 6, true, got, sizeof(got));
+	tap_is_str(got, "random --access, map, random, pct:3 --access, fpair, pct:3",
+		   "no lock: today's warm-up");
+	camp_end(&k);
+
+	one[0] = &locks;
+	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
+	warmup_arms(&k, 6, true, got, sizeof(got));
+	tap_is_str(got, "random --access, fpair, map, pct:3, pct:3 --access, random",
+		   "locks: fpair second");
+	camp_end(&k);
+
+	one[0] = &unjoined;
+	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
+	warmup_arms(&k, 6, true, got, sizeof(got));
+	tap_is_str(got, "pct:3, random --access, map, pct:3 --access, fpair, random",
+		   "unjoined: pct:3 first");
+	camp_end(&k);
+
+	one[0] = &cond;
+	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
+	warmup_arms(&k, 7, true, got, sizeof(got));
+	tap_is_str(got, "pct:3, pct:3, random --access, map, fpair, pct:3 --access, random",
+		   "a condition-variable wait: pct:3 twice, then the others");
+	for (i = 0; i < nnotes; i++)
+		summary |= strstr(notes[i], "warm-up done (a condition-variable wait)") != NULL &&
+			   i == 6;
+	tap_ok(summary, "the seventh run's note ends the warm-up and names the signal");
+	camp_end(&k);
+
+	two[0] = &none;
+	two[1] = &cycle;
+	camp_begin_observed(&k, 7, false, 1, 100, two, 2);
+	warmup_arms(&k, 6, true, got, sizeof(got));
+	tap_is_str(got, "random, random --access, map, fpair, pct:3, pct:3 --access",
+		   "two estimation runs, the second with a lock-order cycle: random first");
+	camp_end(&k);
+
+	one[0] = &cond;
+	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
+	warmup_arms(&k, 4, false, got, sizeof(got));
+	tap_ok(!strncmp(got, "pct:3, pct:3, random, ", 22),
+	       "access off, a wait: pct:3 twice, random, then only those two (%s)", got);
+	camp_end(&k);
+
+	one[0] = &cycle;
+	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
+	warmup_arms(&k, 2, false, got, sizeof(got));
+	tap_is_str(got, "random, pct:3", "access off, a cycle: random, pct:3");
+	camp_end(&k);
+
+	one[0] = &locks;
+	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
+	warmup_arms(&k, 2, false, got, sizeof(got));
+	tap_is_str(got, "random, pct:3",
+		   "access off, locks: random, pct:3 (as before the signals)");
+	camp_end(&k);
+
+	one[0] = &unjoined;
+	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
+	warmup_arms(&k, 2, false, got, sizeof(got));
+	tap_is_str(got, "pct:3, random", "access off, unjoined: pct:3, random");
+	camp_end(&k);
+
+	thread_model_free(&none);
+	thread_model_free(&locks);
+	thread_model_free(&cond);
+	thread_model_free(&unjoined);
+	thread_model_free(&cycle);
 }
 
 /* Every callback of a run goes to its arm: pct keeps every thread at its
@@ -735,10 +953,12 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(67);
+	tap_plan(87);
 	test_registry();
 	test_access_decision();
 	test_warmup();
+	test_signal();
+	test_warmup_signal();
 	test_forwarding();
 	test_reward_and_note();
 	test_ucb1();

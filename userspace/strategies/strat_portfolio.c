@@ -14,8 +14,11 @@
  * the run's flags and serial mode (strat_run.flags, sched_serial) to the
  * arm's, which the loop reads per run.
  *
- * Choice: a warm-up runs each arm once, in the order of
- * strat_portfolio_arms[]; then the arm furthest below its share of the
+ * Choice: a warm-up runs each arm once (pct:3 twice after a
+ * condition-variable wait), in the order the estimation run's
+ * synchronization picks (strat_portfolio_signal: a lock-order cycle,
+ * threads left unjoined, a condition-variable wait, locks, none; none
+ * keeps strat_portfolio_arms[]'s order); then the arm furthest below its share of the
  * runs runs (the shares in strat_portfolio_arms[], PF_FLOOR: the rewards
  * measure coverage, not bugs, and must not take the runs from the arm
  * that finds this program's bug); when every arm has its share, UCB1
@@ -68,6 +71,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage/thread_model.h"
+#include "lib/array_size.h"
 #include "lib/json.h"
 #include "lib/rng.h"
 #include "lib/xalloc.h"
@@ -109,6 +114,209 @@ const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 struct pf_run {
 	size_t arm;
 };
+
+/* ---- the warm-up's order, from what the estimation run showed ----------------------- */
+
+/* The first two runs decide most of the corpus programs whose best single
+ * strategy needs one or two runs, and no order fixed in advance serves them
+ * all (docs/studies/portfolio-blind-bound-2026-12-01.md): the estimation
+ * run's synchronization picks it. Indexes of strat_portfolio_arms[]. */
+enum { RA, MAP, RND, PA, FP, PCT };
+static const size_t warm_default[] = { RA, MAP, RND, PA, FP, PCT };
+/* random first: the interleavings of lock requests (bad_lockorder). */
+static const size_t warm_cycle[] = { RND, RA, MAP, FP, PCT, PA };
+/* pct:3 first: its priorities hold main behind the workers (race_exit_unjoined). */
+static const size_t warm_unjoined[] = { PCT, RA, MAP, PA, FP, RND };
+/* pct:3 twice: the waiter and the signaller in each order (bad_lostwakeup). */
+static const size_t warm_cond[] = { PCT, PCT, RA, MAP, FP, PA, RND };
+/* fpair second: two critical sections of one thread (race_split_cs). */
+static const size_t warm_locks[] = { RA, FP, MAP, PCT, PA, RND };
+/* Access probing off: random and pct:3 only. */
+static const size_t sync_random[] = { RND, PCT };
+static const size_t sync_pct[] = { PCT, RND };
+static const size_t sync_cond[] = { PCT, PCT, RND };
+
+#define ORDER(a) a, ARRAY_SIZE(a)
+static const struct {
+	const size_t *order; /* with access probing */
+	size_t n;
+	const size_t *sync; /* without: the synchronization arms only */
+	size_t nsync;
+	const char *text;
+} warmups[PF_SIG__COUNT] = {
+	[PF_SIG_UNKNOWN] = { ORDER(warm_default), ORDER(sync_random), "no estimation run" },
+	[PF_SIG_NONE] = { ORDER(warm_default), ORDER(sync_random), "no lock" },
+	[PF_SIG_LOCKS] = { ORDER(warm_locks), ORDER(sync_random), "locks" },
+	[PF_SIG_COND] = { ORDER(warm_cond), ORDER(sync_cond), "a condition-variable wait" },
+	[PF_SIG_UNJOINED] = { ORDER(warm_unjoined), ORDER(sync_pct),
+			      "more threads created than joined" },
+	[PF_SIG_CYCLE] = { ORDER(warm_cycle), ORDER(sync_random), "a lock-order cycle" },
+};
+#undef ORDER
+
+size_t strat_portfolio_warmup_order(enum pf_signal sig, bool access, const size_t **order)
+{
+	if ((unsigned)sig >= PF_SIG__COUNT)
+		sig = PF_SIG_UNKNOWN;
+	*order = access ? warmups[sig].order : warmups[sig].sync;
+	return access ? warmups[sig].n : warmups[sig].nsync;
+}
+
+/* An arm that steers accesses is on: the access arms' warm-up. */
+static bool access_arms_on(const struct portfolio *pf)
+{
+	size_t i;
+
+	for (i = 0; i < PF_NARMS; i++)
+		if (pf->arm[i].on && pf->arm[i].spec->access)
+			return true;
+	return false;
+}
+
+const char *strat_portfolio_signal_text(enum pf_signal sig)
+{
+	return (unsigned)sig < PF_SIG__COUNT ? warmups[sig].text : "?";
+}
+
+struct lock_edge {
+	uint64_t from, to;
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct lock_edge *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t u64_index(const uint64_t *v, size_t n, uint64_t x)
+{
+	const uint64_t *p = bsearch(&x, v, n, sizeof(*v), u64_cmp);
+
+	return (size_t)(p - v);
+}
+
+/* A blocking acquisition: the requests that can wait for good (no
+ * trylock, no cond_wait's reacquisition, which waits for the mutex it
+ * released itself). */
+static bool blocking_acquire(unsigned op)
+{
+	return op == CS_OP_LOCK || op == CS_OP_RDLOCK || op == CS_OP_WRLOCK ||
+	       op == CS_OP_SPIN_LOCK;
+}
+
+/* Is there a cycle among the edges (sorted, distinct)? Kahn's algorithm:
+ * remove the locks no edge enters, with their edges, until none is left
+ * to remove; a lock left over lies on a cycle or behind one. */
+static bool edges_cycle(const struct lock_edge *e, size_t ne)
+{
+	uint64_t *node = xcalloc(2 * ne + 1, sizeof(*node));
+	size_t *indeg, *queue, nn = 0, i, k, head = 0, tail = 0, done = 0;
+	bool cycle;
+
+	for (i = 0; i < ne; i++) {
+		node[nn++] = e[i].from;
+		node[nn++] = e[i].to;
+	}
+	qsort(node, nn, sizeof(*node), u64_cmp);
+	for (i = 0, k = 0; i < nn; i++)
+		if (!k || node[k - 1] != node[i])
+			node[k++] = node[i];
+	nn = k;
+	indeg = xcalloc(nn + 1, sizeof(*indeg));
+	queue = xcalloc(nn + 1, sizeof(*queue));
+	for (i = 0; i < ne; i++)
+		indeg[u64_index(node, nn, e[i].to)]++;
+	for (i = 0; i < nn; i++)
+		if (!indeg[i])
+			queue[tail++] = i;
+	while (head < tail) {
+		struct lock_edge key = { node[queue[head++]], 0 };
+		size_t lo = 0, hi = ne;
+
+		done++;
+		while (lo < hi) { /* the first edge from key.from */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (edge_cmp(&e[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < ne && e[lo].from == key.from; lo++) {
+			size_t t = u64_index(node, nn, e[lo].to);
+
+			if (!--indeg[t])
+				queue[tail++] = t;
+		}
+	}
+	cycle = done < nn;
+	free(node);
+	free(indeg);
+	free(queue);
+	return cycle;
+}
+
+enum pf_signal strat_portfolio_signal(const struct thread_model *tm)
+{
+	struct lock_edge *e = NULL;
+	size_t ne = 0, cap = 0, i, j, k;
+	uint32_t l;
+	bool cycle;
+
+	if (!tm)
+		return PF_SIG_UNKNOWN;
+	for (i = 0; i < tm->nthreads; i++) {
+		const struct tm_thread *t = &tm->threads[i];
+
+		for (j = 0; j < t->nactions; j++) {
+			const struct tm_action *a = &t->actions[j];
+			uint64_t lock;
+
+			if (!blocking_acquire(a->op))
+				continue;
+			lock = thread_model_action_lock(a->op, a->obj, a->arg);
+			for (l = 0; l < a->nlockset && l < CS_LOCKSET_MAX; l++) {
+				if (a->lockset[l] == lock)
+					continue;
+				if (ne == cap) {
+					cap = cap ? 2 * cap : 64;
+					e = xrealloc(e, cap * sizeof(*e));
+				}
+				e[ne].from = a->lockset[l];
+				e[ne++].to = lock;
+			}
+		}
+	}
+	if (ne) {
+		qsort(e, ne, sizeof(*e), edge_cmp);
+		for (i = 0, k = 0; i < ne; i++)
+			if (!k || edge_cmp(&e[k - 1], &e[i]))
+				e[k++] = e[i];
+		ne = k;
+	}
+	cycle = ne && edges_cycle(e, ne);
+	free(e);
+	if (cycle)
+		return PF_SIG_CYCLE;
+	if (tm->by_op[CS_OP_CREATE] > tm->by_op[CS_OP_JOIN])
+		return PF_SIG_UNJOINED;
+	if (tm->by_op[CS_OP_COND_WAIT])
+		return PF_SIG_COND;
+	if (tm->by_op[CS_OP_LOCK] || tm->by_op[CS_OP_TRYLOCK_OK] || tm->by_op[CS_OP_TRYLOCK_FAIL] ||
+	    tm->by_op[CS_OP_RDLOCK] || tm->by_op[CS_OP_WRLOCK] || tm->by_op[CS_OP_SPIN_LOCK])
+		return PF_SIG_LOCKS;
+	return PF_SIG_NONE;
+}
 
 static int pf_init(struct strategy *s, const char *opts, char *err, size_t errlen)
 {
@@ -249,8 +457,12 @@ static int pf_estimate(struct strategy *s, struct strat_campaign *c,
 	size_t i;
 	int err = 0;
 
+	enum pf_signal sig = strat_portfolio_signal(obs->tm);
+
 	pf->plain_ns = (pf->plain_ns * pf->observed + obs->duration_ns) / (pf->observed + 1);
 	pf->observed++;
+	if (sig > pf->signal)
+		pf->signal = sig;
 	for (i = 0; i < PF_NARMS && !err; i++)
 		if (strategy_has(pf->arm[i].s, STRAT_F_ESTIMATE))
 			err = strategy_estimate(pf->arm[i].s, c, obs);
@@ -298,6 +510,19 @@ static void arm_names(const struct portfolio *pf, char *buf, size_t len)
 					      pf->arm[i].spec->name);
 }
 
+/* The warm-up's arms in order: "pct:3, random --access, ...". */
+static void warm_names(const struct portfolio *pf, char *buf, size_t len)
+{
+	const size_t *order;
+	size_t j, n = 0, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
+
+	buf[0] = 0;
+	for (j = 0; j < nw; j++)
+		if (pf->arm[order[j]].on && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      pf->arm[order[j]].spec->name);
+}
+
 static void count_known(struct portfolio *pf, struct strat_campaign *c)
 {
 	size_t i;
@@ -338,7 +563,7 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 {
 	struct portfolio *pf = s->priv;
 	const char *why;
-	char names[160];
+	char names[160], warm[200];
 	size_t i;
 	int err = 0;
 
@@ -357,12 +582,13 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	err = arms_campaign(pf, c, true);
 	count_known(pf, c);
 	arm_names(pf, names, sizeof(names));
+	warm_names(pf, warm, sizeof(warm));
 	if (!c->quiet)
 		fprintf(stderr,
-			"concsched: portfolio: arms %s; a warm-up run each, then each arm its "
-			"share of the runs, UCB1 on new tasks, warnings and failures per second "
-			"within them\n",
-			names);
+			"concsched: portfolio: arms %s; warm-up %s (the estimation run: %s), then "
+			"each arm its share of the runs, UCB1 on new tasks, warnings and failures "
+			"per second within them\n",
+			names, warm, strat_portfolio_signal_text(pf->signal));
 	return err;
 }
 
@@ -470,10 +696,19 @@ size_t strat_portfolio_choose(struct portfolio *pf)
 	double x[PF_NARMS];
 	uint64_t n = 0;
 
-	/* Warm-up: each arm once, in order. */
-	for (i = 0; i < PF_NARMS; i++)
-		if (pf->arm[i].on && !pf->arm[i].begun)
+	const size_t *order;
+	size_t j, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
+	uint64_t asked[PF_NARMS] = { 0 };
+
+	/* Warm-up: the signal's order (every arm once, one maybe twice). */
+	for (j = 0; j < nw; j++) {
+		i = order[j];
+		if (!pf->arm[i].on)
+			continue;
+		if (pf->arm[i].begun <= asked[i])
 			return i;
+		asked[i]++;
+	}
 	for (i = 0; i < PF_NARMS; i++)
 		if (pf->arm[i].on)
 			n += pf->arm[i].ended + pf->arm[i].inflight;
@@ -573,6 +808,16 @@ size_t strat_portfolio_arms_on(const struct portfolio *pf)
 	return n;
 }
 
+size_t strat_portfolio_warmup_len(const struct portfolio *pf)
+{
+	const size_t *order;
+	size_t j, n = 0, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
+
+	for (j = 0; j < nw; j++)
+		n += pf->arm[order[j]].on;
+	return n;
+}
+
 /* The run's summary line, or "" when it has none. */
 static void run_summary(const struct portfolio *pf, const struct pf_arm *a,
 			struct strat_campaign *c, const struct strat_outcome *o, char *buf,
@@ -585,8 +830,9 @@ static void run_summary(const struct portfolio *pf, const struct pf_arm *a,
 	if (o->failed)
 		snprintf(buf, len, "portfolio run %" PRIu64 ": %s found a failure; runs so far %s",
 			 c->nruns, a->spec->name, sh);
-	else if (pf->ended == strat_portfolio_arms_on(pf))
-		snprintf(buf, len, "portfolio run %" PRIu64 ": warm-up done: %s", c->nruns, sh);
+	else if (pf->ended == strat_portfolio_warmup_len(pf))
+		snprintf(buf, len, "portfolio run %" PRIu64 ": warm-up done (%s): %s", c->nruns,
+			 strat_portfolio_signal_text(pf->signal), sh);
 	else if (pf->ended % PF_SUMMARY_EVERY == 0)
 		snprintf(buf, len, "portfolio run %" PRIu64 ": %s", c->nruns, sh);
 }
@@ -693,7 +939,10 @@ const struct strategy_ops strat_portfolio_ops = {
 	.summary = "each run one of random --access, map, random, pct:3 --access, fpair and "
 		   "pct:3 (the four that steer accesses when the estimation run found a "
 		   "variable to race on, made at most 100,000 probed accesses and took at most "
-		   "20x the run without): a warm-up run each in that order, then each arm its "
+		   "20x the run without): a warm-up run each, in an order the estimation run's "
+		   "synchronization picks (a lock-order cycle: random first; threads left "
+		   "unjoined: pct:3 first; a condition-variable wait: pct:3 twice; locks: random "
+		   "--access, fpair, map; none: the order above), then each arm its "
 		   "share of the runs (pct:3 --access 4, random --access 2, the others 1), a "
 		   "bandit (UCB1) on what a run adds per second within them; the progress line, "
 		   "failures and report name the arm",

@@ -63,6 +63,36 @@ struct pf_arm_spec {
 /* In warm-up order. */
 extern const struct pf_arm_spec strat_portfolio_arms[PF_NARMS];
 
+/* What the estimation run showed of the program's synchronization
+ * (strat_portfolio_signal), by priority: the largest over the estimation
+ * runs picks the warm-up's order (strat_portfolio_warmup_order). UNKNOWN
+ * (no estimation run) and NONE keep strat_portfolio_arms[]'s order. */
+enum pf_signal {
+	PF_SIG_UNKNOWN = 0,
+	PF_SIG_NONE,	 /* no lock taken */
+	PF_SIG_LOCKS,	 /* locks, none of the below */
+	PF_SIG_COND,	 /* a condition-variable wait */
+	PF_SIG_UNJOINED, /* more threads created than joined */
+	PF_SIG_CYCLE,	 /* a cycle in the lock-order graph */
+	PF_SIG__COUNT,
+};
+
+/* The warm-up's runs, at most: one arm may run twice in it. */
+#define PF_WARM_MAX (PF_NARMS + 1)
+
+struct thread_model;
+
+/* The signal of one observed run's thread model. Lock-order edges: a
+ * blocking acquisition (lock, rdlock, wrlock, spin lock) of lock B while
+ * holding A gives A -> B; a cycle among them is PF_SIG_CYCLE. */
+enum pf_signal strat_portfolio_signal(const struct thread_model *tm);
+/* Its name in the campaign's lines ("a lock-order cycle", ...). */
+const char *strat_portfolio_signal_text(enum pf_signal sig);
+/* The warm-up's arms (indexes of strat_portfolio_arms[]) for a signal, in
+ * order, with access probing (every arm at least once) or without (random
+ * and pct:3 only); returns how many. */
+size_t strat_portfolio_warmup_order(enum pf_signal sig, bool access, const size_t **order);
+
 struct pf_arm {
 	const struct pf_arm_spec *spec;
 	struct strategy *s;
@@ -82,6 +112,7 @@ struct portfolio {
 	int64_t warnings;  /* race and lock-order warnings at the last run's end */
 	uint64_t plain_ns; /* the observed runs' mean time (no access probes) */
 	unsigned observed;
+	enum pf_signal signal; /* the estimation runs' (the warm-up's order) */
 };
 
 /* Access probing for the portfolio: true when asked for, or when the
@@ -92,7 +123,11 @@ bool strat_portfolio_access_affordable(const struct strat_campaign *c, uint64_t 
 				       const char **why);
 /* The arms in this campaign. */
 size_t strat_portfolio_arms_on(const struct portfolio *pf);
-/* The arm of the next run: the first arm not begun yet (warm-up), else the
+/* The warm-up's runs in this campaign (its order's entries whose arm is on). */
+size_t strat_portfolio_warmup_len(const struct portfolio *pf);
+/* The arm of the next run: the warm-up's next arm (the order of
+ * pf->signal, an entry whose arm has begun fewer runs than the entries so
+ * far ask of it), else the
  * arm furthest below its share's floor (PF_FLOOR), else the largest UCB1
  * index, ties drawn from pf->rng. */
 size_t strat_portfolio_choose(struct portfolio *pf);
