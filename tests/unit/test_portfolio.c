@@ -469,10 +469,24 @@ static void warmup_arms(struct camp *k, size_t n, bool access, char *buf, size_t
 	}
 }
 
+/* A campaign observed tm (access probing on when contended), its first n
+ * runs' arms against want. */
+static void warmup_is(const struct thread_model *tm, bool contended, size_t n, const char *want,
+		      const char *name)
+{
+	struct camp k;
+	char got[400];
+
+	camp_begin_observed(&k, 7, false, contended, 100, &tm, 1);
+	warmup_arms(&k, n, contended, got, sizeof(got));
+	tap_is_str(got, want, "%s", name);
+	camp_end(&k);
+}
+
 static void test_warmup_signal(void)
 {
 	struct thread_model none, cond, unjoined, cycle, locks;
-	const struct thread_model *one[1], *two[2];
+	const struct thread_model *two[2];
 	struct camp k;
 	char got[400];
 	size_t i;
@@ -494,32 +508,18 @@ static void test_warmup_signal(void)
 	tm_nest(&cycle, 2, CS_OP_LOCK, 0xa, 0xb);
 	tm_nest(&cycle, 3, CS_OP_LOCK, 0xb, 0xa);
 
-	one[0] = &none;
-	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
-	warmup_arms(&k, 6, true, got, sizeof(got));
-	tap_is_str(got, "random --access, map, random, pct:3 --access, fpair, pct:3",
-		   "no lock: today's warm-up");
-	camp_end(&k);
+	warmup_is(&none, true, 6, "random --access, map, random, pct:3 --access, fpair, pct:3",
+		  "no lock: today's warm-up");
+	warmup_is(&locks, true, 6, "random --access, fpair, map, pct:3, pct:3 --access, random",
+		  "locks: fpair second");
+	warmup_is(&unjoined, true, 6, "pct:3, random --access, map, pct:3 --access, fpair, random",
+		  "unjoined: pct:3 first");
+	warmup_is(&cond, true, 7,
+		  "pct:3, pct:3, random --access, map, fpair, pct:3 --access, random",
+		  "a condition-variable wait: pct:3 twice, then the others");
 
-	one[0] = &locks;
-	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
-	warmup_arms(&k, 6, true, got, sizeof(got));
-	tap_is_str(got, "random --access, fpair, map, pct:3, pct:3 --access, random",
-		   "locks: fpair second");
-	camp_end(&k);
-
-	one[0] = &unjoined;
-	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
-	warmup_arms(&k, 6, true, got, sizeof(got));
-	tap_is_str(got, "pct:3, random --access, map, pct:3 --access, fpair, random",
-		   "unjoined: pct:3 first");
-	camp_end(&k);
-
-	one[0] = &cond;
-	camp_begin_observed(&k, 7, false, 1, 100, one, 1);
+	camp_begin_observed(&k, 7, false, 1, 100, (const struct thread_model *const[]){ &cond }, 1);
 	warmup_arms(&k, 7, true, got, sizeof(got));
-	tap_is_str(got, "pct:3, pct:3, random --access, map, fpair, pct:3 --access, random",
-		   "a condition-variable wait: pct:3 twice, then the others");
 	for (i = 0; i < nnotes; i++)
 		summary |= strstr(notes[i], "warm-up done (a condition-variable wait)") != NULL &&
 			   i == 6;
@@ -534,31 +534,12 @@ static void test_warmup_signal(void)
 		   "two estimation runs, the second with a lock-order cycle: random first");
 	camp_end(&k);
 
-	one[0] = &cond;
-	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
-	warmup_arms(&k, 4, false, got, sizeof(got));
-	tap_ok(!strncmp(got, "pct:3, pct:3, random, ", 22),
-	       "access off, a wait: pct:3 twice, random, then only those two (%s)", got);
-	camp_end(&k);
-
-	one[0] = &cycle;
-	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
-	warmup_arms(&k, 2, false, got, sizeof(got));
-	tap_is_str(got, "random, pct:3", "access off, a cycle: random, pct:3");
-	camp_end(&k);
-
-	one[0] = &locks;
-	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
-	warmup_arms(&k, 2, false, got, sizeof(got));
-	tap_is_str(got, "random, pct:3",
-		   "access off, locks: random, pct:3 (as before the signals)");
-	camp_end(&k);
-
-	one[0] = &unjoined;
-	camp_begin_observed(&k, 7, false, 0, 100, one, 1);
-	warmup_arms(&k, 2, false, got, sizeof(got));
-	tap_is_str(got, "pct:3, random", "access off, unjoined: pct:3, random");
-	camp_end(&k);
+	warmup_is(&cond, false, 3, "pct:3, pct:3, random",
+		  "access off, a wait: pct:3 twice, then random");
+	warmup_is(&cycle, false, 2, "random, pct:3", "access off, a cycle: random, pct:3");
+	warmup_is(&locks, false, 2, "random, pct:3",
+		  "access off, locks: random, pct:3 (as before the signals)");
+	warmup_is(&unjoined, false, 2, "pct:3, random", "access off, unjoined: pct:3, random");
 
 	thread_model_free(&none);
 	thread_model_free(&locks);
