@@ -2,11 +2,14 @@
 /* lib/: strict number parsing (parse.c), the cache dir rule (self.c), JSON
  * escaping (json.c), moving a directory tree, also across filesystems
  * (tree.c), the futex lock of run -j N (futex_lock.c: mutual exclusion; a
- * waiter sleeps), FNV-1a (fnv1a64.c). */
+ * waiter sleeps), FNV-1a (fnv1a64.c), whole lines from threads that
+ * log at once (log.c). */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -18,6 +21,7 @@
 #include "lib/file.h"
 #include "lib/fnv1a64.h"
 #include "lib/futex_lock.h"
+#include "lib/log.h"
 #include "lib/parse.h"
 #include "lib/self.h"
 #include "lib/tree.h"
@@ -165,6 +169,53 @@ static void *hold_then_release(void *arg)
 	return arg;
 }
 
+#define LOG_THREADS 4
+#define LOG_LINES   2000
+
+static void *log_lines(void *arg)
+{
+	int t = (int)(intptr_t)arg, i;
+
+	for (i = 0; i < LOG_LINES; i++)
+		log_debug("run: %d of thread %d", i, t);
+	return NULL;
+}
+
+/* run -j N's workers log at once (stderr is unbuffered: one write per
+ * stdio call); each message must stay one whole line. */
+static void test_log_lines(void)
+{
+	char path[] = "/tmp/cs-log-XXXXXX", line[200];
+	int fd = mkstemp(path), saved = dup(2), t, whole = 0, lines = 0;
+	pthread_t th[LOG_THREADS];
+	FILE *f;
+
+	log_verbose = 1;
+	dup2(fd, 2);
+	for (t = 0; t < LOG_THREADS; t++)
+		pthread_create(&th[t], NULL, log_lines, (void *)(intptr_t)t);
+	for (t = 0; t < LOG_THREADS; t++)
+		pthread_join(th[t], NULL);
+	dup2(saved, 2);
+	close(saved);
+	log_verbose = 0;
+	f = fdopen(fd, "r");
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		int i, k, n = 0;
+
+		lines++;
+		whole += sscanf(line, "concsched: debug: run: %d of thread %d\n%n", &i, &k, &n) ==
+				 2 &&
+			 n == (int)strlen(line);
+	}
+	fclose(f);
+	unlink(path);
+	tap_is_int(lines, LOG_THREADS * LOG_LINES,
+		   "%d threads logging at once: one line per message", LOG_THREADS);
+	tap_is_int(whole, LOG_THREADS * LOG_LINES, "... each line whole");
+}
+
 static void test_lock(void)
 {
 	pthread_t th[4];
@@ -198,7 +249,7 @@ int main(void)
 	double d;
 	char *s;
 
-	tap_plan(22);
+	tap_plan(24);
 	tap_ok(parse_u64("42", &u) == 0 && u == 42, "parse_u64 accepts 42");
 	tap_ok(parse_u64("0x10", &u) == 0 && u == 16, "parse_u64 accepts hex");
 	tap_ok(parse_u64("-1", &u) < 0, "parse_u64 rejects negative");
@@ -227,5 +278,6 @@ int main(void)
 	tap_is_int(fnv1a64("a", 1, FNV1A64_INIT), 0xaf63dc4c8601ec8cULL, "fnv1a64 of 'a'");
 	test_move_tree();
 	test_lock();
+	test_log_lines();
 	return tap_done();
 }

@@ -7,11 +7,15 @@
 
 int log_verbose;
 
+/* One line per message: stderr's lock held across its three writes, so
+ * the -j workers' messages never interleave inside a line. */
 static void vlog(const char *tag, const char *fmt, va_list ap)
 {
+	flockfile(stderr);
 	fprintf(stderr, "concsched: %s", tag);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 }
 
 void log_err(const char *fmt, ...)
