@@ -17,7 +17,7 @@ need_vm
 P=$PROGS/race_split_cs
 [ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 18
+plan 19
 T=$(mktemp -d /tmp/cs-portfolio-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -88,5 +88,11 @@ is "$?" 1 "selflock: exit 1 (its deadlock), not a crash"
 like "$(cat "$T/s.err")" "portfolio: access probing off: the estimation run found no variable a write may race on" \
 	"no shared variable: access probing off, in one line"
 like "$(cat "$T/s.err")" "portfolio: arms random, pct:3;" "... only the synchronization arms"
-is "$(q "$T/s" "SELECT outcome, json_extract(strategy_config, '\$.arm'), json_extract(strategy_config, '\$.access') IS NULL FROM runs")" \
-	"deadlock|random|1" "... run 1 is random's, probes no access, and finds the deadlock"
+# Its estimation run deadlocks too, before main joins its thread: the
+# signal is then "more threads created than joined" (pct:3 first), else
+# "locks" (random first); both synchronization arms find a self-deadlock
+# in their first run (docs/strategies.md "portfolio").
+like "$(q "$T/s" "SELECT outcome, json_extract(strategy_config, '\$.arm'), json_extract(strategy_config, '\$.access') IS NULL FROM runs")" \
+	'^deadlock\|(random|pct:3)\|1$' "... run 1 is a synchronization arm's, probes no access, and finds the deadlock"
+like "$(cat "$T/s.err")" "warm-up (random, pct:3 \(the estimation run: locks\)|pct:3, random \(the estimation run: more threads created than joined\))" \
+	"... the warm-up's order follows the estimation run's signal, named on the campaign's line"
