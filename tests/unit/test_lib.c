@@ -185,13 +185,13 @@ static void *log_lines(void *arg)
  * stdio call); each message must stay one whole line. */
 static void test_log_lines(void)
 {
-	char path[] = "/tmp/cs-log-XXXXXX", line[200];
-	int fd = mkstemp(path), saved = dup(2), t, whole = 0, lines = 0;
+	FILE *f = tmpfile(); /* removed when closed */
+	int saved = dup(2), t, whole = 0, lines = 0;
 	pthread_t th[LOG_THREADS];
-	FILE *f;
+	char line[200];
 
 	log_verbose = 1;
-	dup2(fd, 2);
+	dup2(fileno(f), 2);
 	for (t = 0; t < LOG_THREADS; t++)
 		pthread_create(&th[t], NULL, log_lines, (void *)(intptr_t)t);
 	for (t = 0; t < LOG_THREADS; t++)
@@ -199,7 +199,6 @@ static void test_log_lines(void)
 	dup2(saved, 2);
 	close(saved);
 	log_verbose = 0;
-	f = fdopen(fd, "r");
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
 		int i, k, n = 0;
@@ -210,7 +209,6 @@ static void test_log_lines(void)
 			 n == (int)strlen(line);
 	}
 	fclose(f);
-	unlink(path);
 	tap_is_int(lines, LOG_THREADS * LOG_LINES,
 		   "%d threads logging at once: one line per message", LOG_THREADS);
 	tap_is_int(whole, LOG_THREADS * LOG_LINES, "... each line whole");
