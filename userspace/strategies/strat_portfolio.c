@@ -173,6 +173,12 @@ static bool access_arms_on(const struct portfolio *pf)
 	return false;
 }
 
+/* This campaign's warm-up: the signal's order for the arms on. */
+static size_t warmup(const struct portfolio *pf, const size_t **order)
+{
+	return strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), order);
+}
+
 const char *strat_portfolio_signal_text(enum pf_signal sig)
 {
 	return (unsigned)sig < PF_SIG__COUNT ? warmups[sig].text : "?";
@@ -454,10 +460,9 @@ static int pf_estimate(struct strategy *s, struct strat_campaign *c,
 		       const struct strat_observation *obs)
 {
 	struct portfolio *pf = s->priv;
+	enum pf_signal sig = strat_portfolio_signal(obs->tm);
 	size_t i;
 	int err = 0;
-
-	enum pf_signal sig = strat_portfolio_signal(obs->tm);
 
 	pf->plain_ns = (pf->plain_ns * pf->observed + obs->duration_ns) / (pf->observed + 1);
 	pf->observed++;
@@ -514,7 +519,7 @@ static void arm_names(const struct portfolio *pf, char *buf, size_t len)
 static void warm_names(const struct portfolio *pf, char *buf, size_t len)
 {
 	const size_t *order;
-	size_t j, n = 0, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
+	size_t j, n = 0, nw = warmup(pf, &order);
 
 	buf[0] = 0;
 	for (j = 0; j < nw; j++)
@@ -692,13 +697,10 @@ size_t strat_portfolio_argmax(struct portfolio *pf, const double *x)
 
 size_t strat_portfolio_choose(struct portfolio *pf)
 {
-	size_t i, starved;
-	double x[PF_NARMS];
-	uint64_t n = 0;
-
 	const size_t *order;
-	size_t j, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
-	uint64_t asked[PF_NARMS] = { 0 };
+	size_t i, j, starved, nw = warmup(pf, &order);
+	uint64_t n = 0, asked[PF_NARMS] = { 0 };
+	double x[PF_NARMS];
 
 	/* Warm-up: the signal's order (every arm once, one maybe twice). */
 	for (j = 0; j < nw; j++) {
@@ -811,7 +813,7 @@ size_t strat_portfolio_arms_on(const struct portfolio *pf)
 size_t strat_portfolio_warmup_len(const struct portfolio *pf)
 {
 	const size_t *order;
-	size_t j, n = 0, nw = strat_portfolio_warmup_order(pf->signal, access_arms_on(pf), &order);
+	size_t j, n = 0, nw = warmup(pf, &order);
 
 	for (j = 0; j < nw; j++)
 		n += pf->arm[order[j]].on;
