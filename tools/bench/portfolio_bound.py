@@ -77,6 +77,11 @@ def read(path, arms, reference="arms"):
     return keep, {p: best[p] for p in keep}
 
 
+def checkpoint(ratio, p_ref):
+    """The runs by which a program must fail with probability 1/2 to be within ratio."""
+    return max(1, math.floor(ratio * geo_median(p_ref) + 1e-9))
+
+
 def increments(d, k):
     """Every way to add d runs among k arms."""
     for combo in combinations_with_replacement(range(k), d):
@@ -91,8 +96,7 @@ def best_sequence(progs, ref, arms, ratio):
     k = len(arms)
     need = {}
     for p in progs:
-        L = max(1, math.floor(ratio * geo_median(ref[p]) + 1e-9))
-        need.setdefault(L, []).append(p)
+        need.setdefault(checkpoint(ratio, ref[p]), []).append(p)
     checkpoints = sorted(need)
     # state: count vector -> (programs kept, path)
     states = {tuple([0] * k): (0, [])}
@@ -119,7 +123,7 @@ def prefix_bound(progs, ref, arms, ratio, K):
     """(programs with checkpoint <= K, fewest missed by any K-run sequence, a sequence)."""
     short = []
     for p, v in progs.items():
-        L = max(1, math.floor(ratio * geo_median(ref[p]) + 1e-9))
+        L = checkpoint(ratio, ref[p])
         if L <= K:
             short.append((p, L, [hazard(x) for x in v]))
     best = None

@@ -43,6 +43,7 @@ import re
 import sys
 
 from portfolio_bound import geo_median, hazard
+from portfolio_oracle import read as read_rates  # {program: {strategy: p}}
 
 SHARES = {"randoma": 2, "map": 1, "random": 1, "pcta": 4, "fpair": 1, "pct": 1}
 TODAY = ["randoma", "map", "random", "pcta", "fpair", "pct"]
@@ -53,15 +54,6 @@ RULES = [
     ("locks", ["randoma", "fpair", "map", "pct", "pcta", "random"]),
     ("none", TODAY),
 ]
-
-
-def read_rates(path):
-    rates = {}
-    for line in open(path):
-        f = line.split()
-        if len(f) == 8:
-            rates.setdefault(f[0], {})[f[1]] = float(f[2])
-    return rates
 
 
 def signals(path):
