@@ -23,7 +23,8 @@
 #    With the default, a worker started early in 7 of these runs in 20;
 #    --serial random and --serial pct: the same seed gives the same order,
 #    (random) seeds differ, never overlap; without serial mode the same
-#    workers do overlap;
+#    workers do overlap, and start while main still starts others (8 runs
+#    spread over the script, at least one of each: below);
 #  - two threads parked at every marker(): released one at a time, only
 #    when the all-parked note says every runnable thread is parked;
 #  - --release never --watchdog-ms 300: each park ends by the watchdog,
@@ -33,7 +34,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 33
+plan 34
 
 work=$(mktemp -d /tmp/sched-delay.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -48,28 +49,37 @@ td_watchdog=$((td_run * 10 / 3))
 td_stall=$((td_watchdog * 2 + 1000))
 cat >"$work/guest.sh" <<EOF
 #!/bin/sh
+par() {
+	echo "== parallel"
+	"$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
+}
 echo "== delay"
 "$CS" sched $SCHED_LIMITS --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
+par
 echo "== yield"
 "$CS" sched --yield-at marker -- "$PROGS/marker_loop" 20 2 200 2>&1
+par
 echo "== fifo"
 "$CS" sched --serial fifo --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
+par
 echo "== fifomain"
 for i in 1 2 3 4 5 6; do
 	"$CS" sched --serial fifo --slice-us 2000000 -- "$PROGS/serial_order" 4 2000 30000 2>&1
 done
+par
 for s in 1 1 2 3 4; do
 	echo "== random\$s"
 	"$CS" sched --serial random --seed \$s --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
 done
+par
 for s in 5 5 6; do
 	echo "== pct\$s"
 	"$CS" sched --serial pct --seed \$s --slice-us 2000000 -- "$PROGS/serial_order" 4 2>&1
 done
-echo "== parallel"
-"$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
+par
 echo "== allparked"
 "$CS" sched $SCHED_LIMITS --park-at marker -- "$PROGS/marker_loop" 10 2 200 2>&1
+par
 echo "== teardown"
 "$CS" sched --park-at marker --release never --watchdog-ms $td_watchdog --timeout-ms $td_stall --run-timeout-ms $td_run -- "$PROGS/gap" 1 20 2>&1
 echo "rc=\$?"
@@ -110,10 +120,21 @@ is "$(printf '%s\n' "$pct5" | sort -u | wc -l) $(printf '%s\n' "$pct5" | wc -l)"
 	"serial pct: seed 5 twice gives the same order ($(echo $pct5))"
 is "$(for s in 5 6; do section "$o" "pct$s"; done | grep '^order' | grep -vc ' overlap 0 ')" 0 \
 	"serial pct: no overlap"
+# Without serial mode: 8 runs of the same program, spread over the
+# script (a load spike on the host stalls a run, not all eight). Whether
+# a worker starts within main's 20 ms of starts, or two work at once,
+# is up to the guest's timing: ci71 (2026-12-01, beside two busy VMs)
+# had one run where every worker started after main had started them
+# all. At a miss rate as high as 1 in 6 per run, all 8 miss with
+# (1/6)^8 = 6e-7; each check wants one run that shows it.
 par=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap \([0-9]*\) early [0-9]*$/\1/p')
-ok "$([ "${par:-0}" -ge 1 ]; echo $?)" "without serial mode the workers overlap ($par)"
 early=$(section "$o" parallel | sed -n 's/^order [0-9,]* overlap [0-9]* early \([0-9]*\)$/\1/p')
-ok "$([ "${early:-0}" -ge 1 ]; echo $?)" "without serial mode workers start while main still starts others ($early)"
+diag "without serial mode, 8 runs: overlap $(echo $par), early $(echo $early)"
+is "$(printf '%s\n' "$par" | grep -c .)" 8 "without serial mode: 8 runs reported"
+ok "$([ "$(printf '%s\n' "$par" | sort -n | tail -1)" -ge 1 ] 2>/dev/null; echo $?)" \
+	"without serial mode the workers overlap (in at least one of the 8 runs)"
+ok "$([ "$(printf '%s\n' "$early" | sort -n | tail -1)" -ge 1 ] 2>/dev/null; echo $?)" \
+	"without serial mode workers start while main still starts others (in at least one of the 8 runs)"
 
 j=$(json_of "$o" allparked)
 is "$(jget "$j" parks)" 20 "two threads parked at each of 10 markers"
