@@ -53,6 +53,7 @@ par() {
 	echo "== parallel"
 	"$CS" sched -- "$PROGS/serial_order" 4 20000 5000 2>&1
 }
+par
 echo "== delay"
 "$CS" sched $SCHED_LIMITS --delay-at marker:1000 -- "$PROGS/marker_loop" 50 1 200 2>&1
 par
