@@ -64,12 +64,13 @@ for p in clean_lockwrap clean_condhandoff clean_barrier clean_manythreads clean_
 	clean_rwlock clean_once clean_relock_step; do
 	is "$(vars $p)" "" "$p: no warning"
 done
-# Which of those four a run warns about depends on timing and on the
-# probe cap and budget (the spinners' loads hit their sites thousands of
-# times): ci71 (2026-12-01, beside two busy VMs) saw acked, payload_a and
-# payload_b but not ready, where 50 runs on the host beside two VMs and
-# four busy loops saw all four. The check is that nothing else is warned
-# about: a subset of the four, in sorted order.
+# Which of those four a run warns about varies: ci71 (2026-12-01, beside
+# two busy VMs) saw acked, payload_a and payload_b but not ready, where 50
+# runs on the host beside two VMs and four busy loops saw all four. Why is
+# not established (the spinners' loads hit their sites thousands of times,
+# so the probe cap and budget close them at a moment the load decides).
+# These are known false alarms, not findings the program must produce:
+# the check is that nothing else is warned about, a subset of the four.
 like "$(vars clean_spinflag)" "^(acked,)?(payload_a,)?(payload_b,)?(ready)?$" \
 	"clean_spinflag: only its release/acquire flags and what they publish (unseen ordering)"
 
