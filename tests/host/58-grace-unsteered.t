@@ -8,13 +8,21 @@
 # than the run timeout's grace (steered sqlite_threads in the loaded VM:
 # runs still going 30 s after steering stopped) is slow, not hung.
 # tests/programs/slow_rest's first run (the estimation run) sleeps S0 ms,
-# the later ones S1: with the run timeout T, S0 = 0.8 T and S1 = 2.2 T, a
-# test run goes on 1.2 T after its access probes stop at T (sleeping: that
-# long at least, whatever the load), past a grace of T (the rule before)
-# and within 1.6 T, twice the estimation run. With S0 = 0.1 T the grace is
-# the run timeout's again and the same run is a hang: the measure is the
-# program's, not a limit that grows by itself. Strategy none with
-# --access: the access probes' grace, no sched_ext needed.
+# the later ones S1: with the run timeout T, S0 = 2 T and S1 = 4 T. The
+# estimation run passes the run timeout too, ends by itself at 2 T or
+# later, and the grace becomes twice that, 4 T at least. A test run goes
+# on 3 T - d after its access probes stop at T + d (d: how late they
+# stop, their detach included; 0.12 s in ci72, 1.4 s beside a make test
+# and two VMs): past a grace of T (the rule before) while d < 2 T, and
+# within the 4 T whatever d. With S0 = 0.1 T the grace is the run
+# timeout's again (twice the estimation run, if the load stretched it
+# past T / 2), and a run of S1 = 8 T is a hang: it goes on 7 T - d past
+# the probes, more than that grace unless the estimation run took 3 T
+# (its 0.1 T of sleep 30 times over). Before 2026-12-01 the test used
+# 0.8 T and 2.2 T for both, 0.2 T of margin for d: ci72 (beside two busy
+# VMs) saw the hang pass as slow. The measure is the program's, not a
+# limit that grows by itself. Strategy none with --access: the access
+# probes' grace, no sched_ext needed.
 source "$(dirname "$0")/../lib.sh"
 need_root
 P=$PROGS/slow_rest
@@ -27,8 +35,8 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 
 RT=$(scaled 2)
 ms() { python3 -c "print(int($1 * $RT * 1000))"; }
-S0=$(ms 0.8)
-S1=$(ms 2.2)
+S0=$(ms 2)
+S1=$(ms 4)
 
 "$CS" -v run -s none --access -n 1 --run-timeout "$RT" -o "$T/a" -- "$P" "$T/a.count" "$S0" "$S1" \
 	>/dev/null 2>"$T/a.err"
@@ -51,15 +59,17 @@ grep 'of grace' "$T/a.err" | diag
 "$CS" -v replay "$T/a" --run 1 >"$T/r.out" 2>"$T/r.err"
 is "$?" 0 "replay of the slow run: exit 0"
 like "$(cat "$T/r.err")" "of grace at least" "... with the recorded grace ($(sed -n 's/.*; \([0-9.]* s of grace\).*/\1/p' "$T/r.err"))"
-g1=$(sed -n 's/.*; \([0-9.]*\) s of grace at least.*/\1/p' "$T/a.err" | head -1)
+# The test run's line, the last: the estimation run (2 T) passes the
+# run timeout too and says its own grace, the run timeout's, first.
+g1=$(sed -n 's/.*; \([0-9.]*\) s of grace at least.*/\1/p' "$T/a.err" | tail -1)
 g2=$(sed -n 's/.*; \([0-9.]*\) s of grace at least.*/\1/p' "$T/r.err" | head -1)
 is "$g2" "$g1" "... the campaign's run's own"
 is "$("$CS" replay "$T/a" --run 1 --json 2>/dev/null | python3 -c 'import json,sys; print("%.3g" % json.load(sys.stdin)["run_grace_s"])')" "$g1" \
 	"replay --json says the grace it used"
 
-# A short estimation run: the grace is the run timeout's, and the same
+# A short estimation run: the grace is the run timeout's, and a longer
 # rest makes a hang.
-"$CS" run -s none --access -n 1 --run-timeout "$RT" -o "$T/h" -- "$P" "$T/h.count" "$(ms 0.1)" "$S1" \
+"$CS" run -s none --access -n 1 --run-timeout "$RT" -o "$T/h" -- "$P" "$T/h.count" "$(ms 0.1)" "$(ms 8)" \
 	>/dev/null 2>&1
 is "$?" 1 "with a short estimation run the same run is a hang: a failure (exit 1)"
 done_testing
