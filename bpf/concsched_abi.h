@@ -185,9 +185,10 @@ enum cs_sync_scope {
 	CS_SCOPE_ALL,	      /* every process, filtered by comm / cgroup     */
 };
 
-#define CS_LOCKSET_MAX	8 /* locks one thread can hold that we track     */
-#define CS_THREAD_SIG_N 8 /* first action sites kept per thread (§8)     */
-#define CS_VMA_NAME_LEN 64
+#define CS_LOCKSET_MAX	 8 /* locks one thread can hold that we track     */
+#define CS_THREAD_SIG_N	 8 /* first action sites kept per thread (§8)     */
+#define CS_VMA_NAME_LEN	 64
+#define CS_EXEC_PATH_LEN 256
 
 /* Per-process key prefix: tgid plus its exec generation, because an exec
  * reuses the tgid with a new address space. */
@@ -348,6 +349,14 @@ struct cs_inode_key {
 	__u64 ino;
 	__u32 dev;
 	__u32 pad;
+};
+
+/* cs_sync_execs, key (dev, ino) of a file a tracked process exec'd: the
+ * name it was exec'd by (bprm->interp: absolute, or relative to the
+ * exec'ing process's directory), so its sites get the file's path even
+ * when the process is gone before the controller reads its maps. */
+struct cs_exec {
+	char path[CS_EXEC_PATH_LEN];
 };
 
 /* The keys each counting map got this run, in the order they were added

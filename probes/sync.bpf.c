@@ -168,6 +168,15 @@ struct {
 	__type(value, __u8);
 } cs_sync_known SEC(".maps");
 
+/* The files tracked processes exec'd, by the name they were exec'd by
+ * (struct cs_exec): a short-lived child's sites resolve to its path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct cs_inode_key);
+	__type(value, struct cs_exec);
+} cs_sync_execs SEC(".maps");
+
 /* Per CPU: a new file was met since this CPU's last event (vma_record),
  * in the same program run as a rule. */
 struct {
@@ -1299,12 +1308,23 @@ int BPF_PROG(cs_sync_thread_exit, struct task_struct *task)
 	return 0;
 }
 
+/* Per CPU: the exec's name being recorded (too big for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_exec);
+} cs_sync_exec_buf SEC(".maps");
+
 SEC("tp_btf/sched_process_exec")
-int BPF_PROG(cs_sync_exec, struct task_struct *task)
+int BPF_PROG(cs_sync_exec, struct task_struct *task, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct cs_inode_key ik = {};
 	struct cs_proc *proc;
+	struct cs_exec *x;
+	__u32 zero = 0;
 
 	struct cs_sync_thread *t;
 
@@ -1312,6 +1332,16 @@ int BPF_PROG(cs_sync_exec, struct task_struct *task)
 	if (!proc)
 		return 0;
 	proc->gen++;
+	/* The file run (a script's interpreter: interp names it) and the
+	 * name it was run by, once per file. */
+	x = bpf_map_lookup_elem(&cs_sync_exec_buf, &zero);
+	if (x && bprm->file) {
+		ik.ino = bprm->file->f_inode->i_ino;
+		ik.dev = bprm->file->f_inode->i_sb->s_dev;
+		if (!bpf_map_lookup_elem(&cs_sync_execs, &ik) &&
+		    bpf_probe_read_kernel_str(x->path, sizeof(x->path), bprm->interp) > 1)
+			bpf_map_update_elem(&cs_sync_execs, &ik, x, BPF_NOEXIST);
+	}
 	/* The thread that exec'd keeps its tid (the leader's): its state
 	 * belongs to the old image, and thread_in_scope must not take it. */
 	t = bpf_map_lookup_elem(&cs_sync_threads, &tid);

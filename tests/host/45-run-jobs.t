@@ -18,7 +18,7 @@ for p in fig2 deadlock counter forkexec clean_condhandoff clean_rwlock clean_bar
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
 command -v python3 >/dev/null || skip_all "python3 missing (run: sudo make deps)"
-plan 50
+plan 52
 T=$(mktemp -d /tmp/cs-jobs-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
@@ -85,6 +85,15 @@ foreign=$(sqlite3 -readonly "$fe_db" "SELECT key FROM tasks WHERE metric IN ('sp
 		sqlite3 -readonly "$fe_db" "SELECT object FROM sites WHERE id = $id"
 	done | grep -vc '/fig2$')
 is "$foreign" 0 "... and every pair's sites are in fig2 (nothing of the parent)"
+# A child exec'd from a directory no known file is in, and gone before
+# the controller may read its maps: its sites are named by its path in
+# every run (the probe records what a tracked process exec'd), never by
+# the kernel's basename in some runs and the path in others.
+mkdir "$T/elsewhere" && cp "$PROGS/fig2" "$T/elsewhere/fig2copy"
+"$CS" run -s none -n 6 -j 2 -o "$T/fe2" -- "$PROGS/forkexec" "$T/elsewhere/fig2copy" >/dev/null 2>&1
+is "$?" 0 "-j 2 on a child exec'd from another directory: exit 0"
+is "$(sqlite3 -readonly "$T/fe2/campaign.db" "SELECT group_concat(DISTINCT object) FROM sites WHERE object LIKE '%fig2copy'")" \
+	"$(realpath "$T/elsewhere/fig2copy")" "... its sites are named by its path, one name in every run"
 
 # --- --access: each run's accesses, the campaign's variables and sites ------------
 # 5000 increments a thread: the target runs longer (0.3-0.4 s) than a

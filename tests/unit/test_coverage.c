@@ -2,7 +2,14 @@
 /* Pure parts of the sync coverage pipeline: lockset bookkeeping, the
  * thread model built from events, site resolution from the probe's mapping
  * table, abstract ids and task keys (run-comparable). */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "coverage/syncov.h"
 #include "tap.h"
@@ -107,6 +114,134 @@ static void test_sites(void)
 	syncov_resolver_free(&r);
 }
 
+/* A file mapping of dir/name, as the probe records it. */
+static struct site_vma file_vma(const char *dir, const char *name, uint32_t tgid)
+{
+	struct site_vma v = {
+		.tgid = tgid, .gen = 1, .start = 0x400000, .end = 0x401000, .file = true
+	};
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (!stat(path, &st)) {
+		v.ino = st.st_ino;
+		v.dev = (major(st.st_dev) << 20) | minor(st.st_dev);
+	}
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	return v;
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A file no maps read named gets the same name in every run: from the
+ * exec's name, or its basename's file in a known file's directory or in
+ * the search path, when that file is the same dev/inode. */
+static void test_unknown_files(void)
+{
+	char tmp[64], want[2 * PATH_MAX], *real;
+	char other[PATH_MAX + 8], bin[PATH_MAX + 8];
+	struct site_resolver r, r2;
+	struct site_vma child, tool, stranger, gone;
+	struct site_ref s;
+	char buf[PATH_MAX + 32];
+
+	snprintf(tmp, sizeof(tmp), "/tmp/cs-syncov-%d", (int)getpid());
+	real = mkdir(tmp, 0700) ? NULL : realpath(tmp, NULL);
+	if (!tap_ok(real != NULL, "a temporary directory (%s)", tmp))
+		return;
+	snprintf(other, sizeof(other), "%s/other", real);
+	snprintf(bin, sizeof(bin), "%s/bin", real);
+	mkdir(other, 0755);
+	mkdir(bin, 0755);
+	touch(real, "target");
+	touch(real, "child");
+	touch(bin, "tool");
+	touch(other, "child"); /* same name, another file */
+	touch(real, "gone");
+
+	syncov_resolver_init(&r);
+	snprintf(want, sizeof(want), "%s/target", real);
+	syncov_resolver_add_path(&r, want);
+	child = file_vma(real, "child", 7);
+	tool = file_vma(bin, "tool", 8);
+	tool.start = 0x500000, tool.end = 0x501000;
+	stranger = file_vma(other, "child", 9);
+	gone = file_vma(real, "gone", 10);
+	snprintf(want, sizeof(want), "%s/gone", real);
+	unlink(want);
+	syncov_resolver_add_vma(&r, &child);
+	syncov_resolver_add_vma(&r, &tool);
+	syncov_resolver_add_vma(&r, &stranger);
+	syncov_resolver_add_vma(&r, &gone);
+	syncov_resolver_search(&r, bin);
+
+	snprintf(want, sizeof(want), "%s/child+0x10", real);
+	tap_ok(!syncov_resolve(&r, 7, 1, 0x400010, &s), "exec'd child's site resolves");
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), want,
+		   "child beside a known file: named by its path");
+	snprintf(want, sizeof(want), "%s/tool+0x20", bin);
+	tap_ok(!syncov_resolve(&r, 8, 1, 0x500020, &s), "tool's site resolves");
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), want,
+		   "file in the search path: named by its path");
+	syncov_resolve(&r, 9, 1, 0x400030, &s);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), "child+0x30",
+		   "same name in a known directory, another inode: not taken for it");
+	syncov_resolve(&r, 10, 1, 0x400040, &s);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), "gone+0x40",
+		   "file no longer there: kernel name");
+	tap_is_int((int)r.nmisses, 2, "the two files not found are remembered, not searched again");
+	syncov_resolver_search(&r, bin);
+	tap_is_int((int)r.nmisses, 2, "a second search adds no miss");
+
+	/* The exec's name: relative to the working directory, or absolute. */
+	syncov_resolver_init(&r2);
+	syncov_resolver_add_vma(&r2, &stranger);
+	if (chdir(other) == 0) {
+		syncov_resolver_learn_exec(&r2, stranger.dev, stranger.ino, "child");
+		if (chdir("/"))
+			tap_diag("cannot leave %s", other);
+	}
+	snprintf(want, sizeof(want), "%s/child+0x30", other);
+	syncov_resolve(&r2, 9, 1, 0x400030, &s);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), want,
+		   "exec'd by a relative name: path from the working directory");
+	syncov_resolver_learn_exec(&r2, tool.dev, tool.ino, "/nonexistent/tool");
+	syncov_resolver_add_vma(&r2, &tool);
+	syncov_resolve(&r2, 8, 1, 0x500020, &s);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), "tool+0x20",
+		   "exec'd name that is not the file: not taken");
+	snprintf(want, sizeof(want), "%s/tool", bin);
+	syncov_resolver_learn_exec(&r2, tool.dev, tool.ino, want);
+	snprintf(want, sizeof(want), "%s/tool+0x20", bin);
+	syncov_resolve(&r2, 8, 1, 0x500020, &s);
+	tap_is_str(syncov_site_key(&s, buf, sizeof(buf)), want, "exec'd by an absolute name");
+	syncov_resolver_free(&r2);
+	syncov_resolver_free(&r);
+
+	snprintf(want, sizeof(want), "%s/target", real);
+	unlink(want);
+	snprintf(want, sizeof(want), "%s/child", real);
+	unlink(want);
+	snprintf(want, sizeof(want), "%s/tool", bin);
+	unlink(want);
+	snprintf(want, sizeof(want), "%s/child", other);
+	unlink(want);
+	rmdir(bin);
+	rmdir(other);
+	rmdir(real);
+	free(real);
+}
+
 static void test_ids_and_keys(void)
 {
 	const char *f1[] = { "/p+0x10", "/p+0x20" }, *f2[] = { "/p+0x10", "/p+0x30" };
@@ -208,11 +343,12 @@ static void test_waits_for_good(void)
 
 int main(void)
 {
-	tap_plan(50);
+	tap_plan(62);
 	test_lockset();
 	test_thread_model();
 	test_truncated_model();
 	test_sites();
+	test_unknown_files();
 	test_ids_and_keys();
 	test_waits_for_good();
 	return tap_done();

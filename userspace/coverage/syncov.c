@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -44,6 +45,7 @@ void syncov_resolver_free(struct site_resolver *r)
 	for (i = 0; i < r->ninodes; i++)
 		free(r->inodes[i].path);
 	free(r->inodes);
+	free(r->misses);
 	free(r->vmas);
 	memset(r, 0, sizeof(*r));
 }
@@ -138,7 +140,118 @@ void syncov_resolver_add_vma(struct site_resolver *r, const struct site_vma *v)
 	r->vmas[r->nvmas++] = *v;
 }
 
-int syncov_resolver_load_vmas(struct site_resolver *r, int fd)
+/* path is dev/ino now: learn it (as its real path). */
+static bool add_if_same(struct site_resolver *r, uint32_t dev, uint64_t ino, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || kernel_dev(st.st_dev) != dev ||
+	    st.st_ino != ino)
+		return false;
+	add_inode(r, dev, ino, realpath(path, real) ? real : path);
+	return true;
+}
+
+void syncov_resolver_learn_exec(struct site_resolver *r, uint32_t dev, uint64_t ino,
+				const char *name)
+{
+	char cwd[PATH_MAX], path[2 * PATH_MAX];
+
+	if (inode_path(r, dev, ino) || !name[0])
+		return;
+	if (name[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "%s/%s", cwd, name);
+	add_if_same(r, dev, ino, path);
+}
+
+static bool missed(const struct site_resolver *r, uint32_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmisses; i++)
+		if (r->misses[i].ino == ino && r->misses[i].dev == dev)
+			return true;
+	return false;
+}
+
+/* dir/name is dev/ino: learn it. */
+static bool search_dir(struct site_resolver *r, const char *dir, size_t dirlen,
+		       const struct site_vma *v)
+{
+	char path[2 * PATH_MAX];
+
+	if (!dirlen || dirlen >= PATH_MAX)
+		return false;
+	snprintf(path, sizeof(path), "%.*s/%s", (int)dirlen, dir, v->name);
+	return add_if_same(r, v->dev, v->ino, path);
+}
+
+static bool search_one(struct site_resolver *r, const struct site_vma *v, const char *search_path)
+{
+	const char *p, *slash, *colon;
+	size_t i, n = r->ninodes;
+
+	/* The directories of the files known when the search began (a file
+	 * learned by it adds none: the result must not depend on order). */
+	for (i = 0; i < n; i++) {
+		p = r->inodes[i].path;
+		slash = strrchr(p, '/');
+		if (slash && search_dir(r, p, (size_t)(slash - p), v))
+			return true;
+	}
+	for (p = search_path; p && *p; p = colon ? colon + 1 : p + strlen(p)) {
+		colon = strchr(p, ':');
+		if (search_dir(r, p, colon ? (size_t)(colon - p) : strlen(p), v))
+			return true;
+	}
+	return false;
+}
+
+void syncov_resolver_search(struct site_resolver *r, const char *search_path)
+{
+	const struct site_vma *v;
+	size_t i;
+
+	for (i = 0; i < r->nvmas; i++) {
+		v = &r->vmas[i];
+		if (!v->file || !v->name[0] || strchr(v->name, '/') ||
+		    inode_path(r, v->dev, v->ino) || missed(r, v->dev, v->ino) ||
+		    search_one(r, v, search_path))
+			continue;
+		if (r->nmisses == r->capmisses) {
+			r->capmisses = r->capmisses ? 2 * r->capmisses : 8;
+			r->misses = xrealloc(r->misses, r->capmisses * sizeof(*r->misses));
+		}
+		r->misses[r->nmisses].ino = v->ino;
+		r->misses[r->nmisses].dev = v->dev;
+		r->misses[r->nmisses].path = NULL;
+		r->nmisses++;
+	}
+}
+
+static void load_execs(struct site_resolver *r, int fd)
+{
+	struct cs_inode_key k;
+	struct cs_exec x;
+	struct maps_dump d;
+	size_t di;
+
+	if (fd < 0)
+		return;
+	maps_dump(fd, sizeof(k), sizeof(x), &d);
+	for (di = 0; di < d.n; di++) {
+		memcpy(&k, d.keys + di * sizeof(k), sizeof(k));
+		memcpy(&x, d.vals + di * sizeof(x), sizeof(x));
+		x.path[sizeof(x.path) - 1] = 0;
+		syncov_resolver_learn_exec(r, k.dev, k.ino, x.path);
+	}
+	maps_dump_free(&d);
+}
+
+int syncov_resolver_load_vmas(struct site_resolver *r, int fd, int execs_fd)
 {
 	struct cs_vma_key k;
 	struct maps_dump d;
@@ -164,6 +277,8 @@ int syncov_resolver_load_vmas(struct site_resolver *r, int fd)
 		syncov_resolver_add_vma(r, &sv);
 	}
 	maps_dump_free(&d);
+	load_execs(r, execs_fd);
+	syncov_resolver_search(r, getenv("PATH"));
 	return 0;
 }
 

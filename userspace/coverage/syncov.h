@@ -61,6 +61,8 @@ struct site_resolver {
 	size_t nvmas, capvmas;
 	struct site_inode *inodes;
 	size_t ninodes, capinodes;
+	struct site_inode *misses; /* searched for, not found (path NULL) */
+	size_t nmisses, capmisses;
 };
 
 /* A resolved address: object (path, or kernel basename) + file offset. */
@@ -83,8 +85,21 @@ int syncov_resolver_scan_pid(struct site_resolver *r, pid_t pid);
 /* Tell sp's probes the files r has paths for, those from *told on (then
  * *told = all of them): their mappings stop flagging CS_EV_NEWFILE. */
 void syncov_resolver_tell(const struct site_resolver *r, struct sync_probes *sp, size_t *told);
-/* Load the probe's mapping table (cs_sync_vmas fd). 0 or -errno. */
-int syncov_resolver_load_vmas(struct site_resolver *r, int vmas_fd);
+/* Load the probe's mapping table (cs_sync_vmas fd), then name the files
+ * no maps read named (syncov_resolver_learn_exec for each entry of the
+ * cs_sync_execs fd, if >= 0; syncov_resolver_search with $PATH). 0 or
+ * -errno. */
+int syncov_resolver_load_vmas(struct site_resolver *r, int vmas_fd, int execs_fd);
+/* dev/ino was exec'd by name (absolute, or relative to the working
+ * directory): its path, if the file there is still dev/ino. */
+void syncov_resolver_learn_exec(struct site_resolver *r, uint32_t dev, uint64_t ino,
+				const char *name);
+/* Each file mapping whose file has no path yet: the file of its basename
+ * in the directory of a file with a path, or in one of search_path's
+ * (":"-separated, may be NULL), if it is the same dev/ino. What a run's
+ * sites are named by so depends on the files, not on whether the
+ * controller read a short-lived process's maps in time. */
+void syncov_resolver_search(struct site_resolver *r, const char *search_path);
 void syncov_resolver_add_vma(struct site_resolver *r, const struct site_vma *v);
 /* Resolve; returns 0, or -ENOENT (out->object NULL, offset = addr). */
 int syncov_resolve(const struct site_resolver *r, uint32_t tgid, uint32_t gen, uint64_t addr,

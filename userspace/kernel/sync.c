@@ -771,6 +771,7 @@ int sync_probes_reset(struct sync_probes *sp)
 		"cs_sync_pthreads",
 		"cs_sync_vmas",
 		"cs_sync_known",
+		"cs_sync_execs",
 		/* emptied by a harvest that took them */
 		"cs_sync_threads",
 		"cs_sync_locks",
@@ -779,7 +780,7 @@ int sync_probes_reset(struct sync_probes *sp)
 		"cs_sync_hb",
 		"cs_sync_sync",
 	};
-	const size_t not_taken = 4;
+	const size_t not_taken = 5;
 	struct bpf_map *m;
 	size_t i;
 	void *zero;

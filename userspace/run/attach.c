@@ -742,7 +742,8 @@ static void attach_detach(struct attach *a)
 			ring_buffer__consume(a->rb);
 		sync_probes_stats(&a->sp, a->stats);
 		sync_probes_detach(&a->sp);
-		syncov_resolver_load_vmas(&a->res, sync_probes_map_fd(&a->sp, "cs_sync_vmas"));
+		syncov_resolver_load_vmas(&a->res, sync_probes_map_fd(&a->sp, "cs_sync_vmas"),
+					  sync_probes_map_fd(&a->sp, "cs_sync_execs"));
 		syncov_harvest(&a->sp, &a->res, NULL, false, &a->run);
 	}
 	if (a->ctl) {

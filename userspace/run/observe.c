@@ -455,7 +455,8 @@ int observe_run(struct observe *o)
 	/* Uprobes go before the harvest: nothing of the target runs probed
 	 * from here on. */
 	sync_probes_detach(&o->sp);
-	syncov_resolver_load_vmas(&o->res, sync_probes_map_fd(&o->sp, "cs_sync_vmas"));
+	syncov_resolver_load_vmas(&o->res, sync_probes_map_fd(&o->sp, "cs_sync_vmas"),
+				  sync_probes_map_fd(&o->sp, "cs_sync_execs"));
 	syncov_harvest(&o->sp, &o->res, o->rt.is_static ? o->rt.object : NULL, false, &o->run);
 	if (o->rt.is_static)
 		o->internal_static = thread_model_drop_internal(&o->tm, static_internal_action, o);

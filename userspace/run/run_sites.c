@@ -96,7 +96,8 @@ char *run_sites_store_key(struct store *st, const char *key)
 void run_sites_refresh_vmas(struct onerun *r)
 {
 	r->res.nvmas = 0;
-	syncov_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"));
+	syncov_resolver_load_vmas(&r->res, sync_probes_map_fd(r->sp, "cs_sync_vmas"),
+				  sync_probes_map_fd(r->sp, "cs_sync_execs"));
 }
 
 struct strat_thread *run_sites_thread_find(struct onerun *r, uint32_t tid)
