@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage/syncov.h"
 #include "coverage/thread_model.h"
 #include "kernel/policy.h"
 #include "lib/declog.h"
@@ -62,6 +63,29 @@ static int fc_tasks(void *ctx, const char *metric, int (*fn)(const char *, void 
 	return 0;
 }
 
+/* Site ids: the first key seen 1, the next 2, ... (tsa's estimation). */
+static char *site_keys[32];
+static size_t nsite_keys, nrequirements;
+
+static int64_t fc_site_of(void *ctx, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nsite_keys; i++)
+		if (!strcmp(site_keys[i], key))
+			return (int64_t)i + 1;
+	if (nsite_keys == ARRAY_SIZE(site_keys))
+		return -1;
+	site_keys[nsite_keys++] = xstrdup(key);
+	return (int64_t)nsite_keys;
+}
+
+static int fc_add_requirement(void *ctx, const char *metric, const char *key, const char *source)
+{
+	nrequirements += !strcmp(metric, "sp");
+	return 0;
+}
+
 static void notes_free(void)
 {
 	while (nnotes)
@@ -102,14 +126,25 @@ static void camp_begin_observed(struct camp *k, uint64_t seed, bool asked, size_
 	char err[200] = "";
 	size_t i;
 
+	struct site_resolver res;
+	struct site_vma prog = { .tgid = 100, .end = 0x1000, .ino = 1, .dev = 2, .file = true };
+
 	memset(k, 0, sizeof(*k));
 	if (strategy_new("portfolio", &k->s, err, sizeof(err)))
 		tap_diag("portfolio: %s", err);
+	syncov_resolver_init(&res);
+	strcpy(prog.name, "prog");
+	syncov_resolver_add_vma(&res, &prog);
+	k->c.site_of = fc_site_of;
+	k->c.add_requirement = fc_add_requirement;
 	for (i = 0; i < ntm; i++) {
-		struct strat_observation obs = { .tm = tm[i], .duration_ns = 100000000 };
+		struct strat_observation obs = { .tm = tm[i],
+						 .res = &res,
+						 .duration_ns = 100000000 };
 
 		strategy_estimate(k->s, &k->c, &obs);
 	}
+	syncov_resolver_free(&res);
 	k->c.seed = seed;
 	k->c.quiet = true;
 	k->c.access_asked = asked;
@@ -133,6 +168,9 @@ static void camp_end(struct camp *k)
 	strategy_campaign_end(k->s, &k->c);
 	strategy_free(k->s);
 	notes_free();
+	while (nsite_keys)
+		free(site_keys[--nsite_keys]);
+	nrequirements = 0;
 	memset(fake_tasks, 0, sizeof(fake_tasks));
 	fake_warnings = 0;
 }
@@ -367,17 +405,24 @@ static void test_warmup(void)
 /* ---- the warm-up's order from the estimation run ---------------------------------- */
 
 /* Events of one process (pid 100): thread tid's n-th event. */
-static void tm_ev(struct thread_model *m, uint32_t tid, unsigned op, uint64_t obj)
+static void tm_ev_flags(struct thread_model *m, uint32_t tid, unsigned op, uint64_t obj,
+			unsigned flags)
 {
 	struct tm_thread *t = thread_model_thread(m, 100, 0, tid, false, NULL);
 	struct cs_event e = { .pid = 100,
 			      .tid = tid,
 			      .seq = t ? t->next_seq : 0,
 			      .op = (uint16_t)op,
+			      .flags = (uint16_t)flags,
 			      .obj = obj,
-			      .site = 0x10 };
+			      .site = 0x10 + (obj & 0xff) };
 
 	thread_model_add_event(m, &e);
+}
+
+static void tm_ev(struct thread_model *m, uint32_t tid, unsigned op, uint64_t obj)
+{
+	tm_ev_flags(m, tid, op, obj, 0);
 }
 
 /* Thread tid takes the locks in order, then releases them. */
@@ -431,6 +476,24 @@ static void test_signal(void)
 	tm_threads(&m, 1, 0);
 	tap_is_int(strat_portfolio_signal(&m), PF_SIG_CYCLE,
 		   "a -> b, then b -> a by wrlock: a cycle, first whatever else holds");
+	thread_model_free(&m);
+
+	/* A run that deadlocked on the cycle: each worker holds its first
+	 * lock and its request of the second never returned. */
+	thread_model_init(&m, 0);
+	tm_threads(&m, 2, 0);
+	tm_ev(&m, 2, CS_OP_LOCK_REQ, 0xa);
+	tm_ev(&m, 2, CS_OP_LOCK, 0xa);
+	tm_ev(&m, 3, CS_OP_LOCK_REQ, 0xb);
+	tm_ev(&m, 3, CS_OP_LOCK, 0xb);
+	tm_ev_flags(&m, 2, CS_OP_LOCK_REQ, 0xb, CS_EV_NOWAIT);
+	tm_ev(&m, 3, CS_OP_LOCK_REQ, 0xa);
+	tap_is_int(strat_portfolio_signal(&m), PF_SIG_UNJOINED,
+		   "b -> a requested, a -> b only by a timed request (gives up): no cycle");
+	tm_ev(&m, 2, CS_OP_LOCK_REQ, 0xb);
+	tap_is_int(
+		strat_portfolio_signal(&m), PF_SIG_CYCLE,
+		"a deadlocked run: each holds one lock and requests the other, for good: a cycle");
 	thread_model_free(&m);
 
 	thread_model_init(&m, 0);
@@ -526,17 +589,21 @@ static void test_warmup_signal(void)
 	tap_ok(summary, "the seventh run's note ends the warm-up and names the signal");
 	camp_end(&k);
 
+	warmup_is(&cycle, true, 7,
+		  "tsa, random, random --access, map, fpair, pct:3, pct:3 --access",
+		  "a lock-order cycle: tsa first, then random");
 	two[0] = &none;
 	two[1] = &cycle;
 	camp_begin_observed(&k, 7, false, 1, 100, two, 2);
-	warmup_arms(&k, 6, true, got, sizeof(got));
-	tap_is_str(got, "random, random --access, map, fpair, pct:3, pct:3 --access",
-		   "two estimation runs, the second with a lock-order cycle: random first");
+	warmup_arms(&k, 7, true, got, sizeof(got));
+	tap_is_str(got, "tsa, random, random --access, map, fpair, pct:3, pct:3 --access",
+		   "two estimation runs, the second with a lock-order cycle: tsa first");
 	camp_end(&k);
 
 	warmup_is(&cond, false, 3, "pct:3, pct:3, random",
 		  "access off, a wait: pct:3 twice, then random");
-	warmup_is(&cycle, false, 2, "random, pct:3", "access off, a cycle: random, pct:3");
+	warmup_is(&cycle, false, 3, "tsa, random, pct:3",
+		  "access off, a cycle: tsa, random, pct:3");
 	warmup_is(&locks, false, 2, "random, pct:3",
 		  "access off, locks: random, pct:3 (as before the signals)");
 	warmup_is(&unjoined, false, 2, "pct:3, random", "access off, unjoined: pct:3, random");
@@ -546,6 +613,81 @@ static void test_warmup_signal(void)
 	thread_model_free(&cond);
 	thread_model_free(&unjoined);
 	thread_model_free(&cycle);
+}
+
+/* tsa, an arm after a lock-order cycle only: on, estimated from the runs
+ * that show the cycle (its SP requirements stored), steering lock
+ * requests; off, neither estimated nor run, after any other signal. */
+static void test_tsa_arm(void)
+{
+	struct thread_model cycle, locks;
+	const struct thread_model *two[2];
+	struct camp k;
+	struct frun f;
+	size_t i, req_cycle;
+	bool no_tsa = true;
+	char *cfg;
+
+	tap_ok(!strcmp(strat_portfolio_arms[PF_NARMS - 1].name, "tsa") &&
+		       strat_portfolio_arms[PF_NARMS - 1].only == PF_SIG_CYCLE &&
+		       !strat_portfolio_arms[PF_NARMS - 1].access,
+	       "the last arm: tsa, at synchronization points, after a lock-order cycle only");
+	for (i = 0; i < PF_NARMS_EVERY; i++)
+		no_tsa &= !strat_portfolio_arms[i].only;
+	tap_ok(no_tsa, "the first %d arms: in every campaign", PF_NARMS_EVERY);
+
+	thread_model_init(&cycle, 0);
+	tm_threads(&cycle, 2, 2);
+	tm_nest(&cycle, 2, CS_OP_LOCK, 0xa, 0xb);
+	tm_nest(&cycle, 3, CS_OP_LOCK, 0xb, 0xa);
+	thread_model_init(&locks, 0);
+	tm_threads(&locks, 2, 2);
+	tm_nest(&locks, 2, CS_OP_LOCK, 0xc, 0xd);
+	tm_nest(&locks, 3, CS_OP_LOCK, 0xc, 0xd);
+
+	camp_begin_observed(&k, 7, false, 1, 100, (const struct thread_model *const[]){ &cycle },
+			    1);
+	req_cycle = nrequirements;
+	tap_is_int(strat_portfolio_arms_on(k.s->priv), PF_NARMS, "a cycle: all %d arms on",
+		   PF_NARMS);
+	tap_ok(req_cycle > 0, "tsa's SP requirements stored (%zu)", req_cycle);
+	run_begin(&k, &f, 41, false);
+	cfg = run_config(&k, &f);
+	tap_ok(strstr(cfg, "\"arm\":\"tsa\"") && strstr(cfg, "\"arm_strategy\":\"tsa\"") &&
+		       strstr(cfg, "\"arm_access\":false"),
+	       "run 1 is tsa's, named in its configuration (%s)", cfg);
+	free(cfg);
+	tap_ok(strat_run_has(&f.r, STRAT_F_SYNC_POINTS) && !strat_run_has(&f.r, STRAT_F_ACCESS) &&
+		       f.r.no_access_probes && !f.r.access_points,
+	       "... steering synchronization points, its accesses not probed");
+	run_end(&k, &f, 100000000, false);
+	camp_end(&k);
+
+	two[0] = &locks;
+	two[1] = &cycle;
+	camp_begin_observed(&k, 7, false, 1, 100, two, 2);
+	tap_is_int(nrequirements, req_cycle,
+		   "a run with other locks, then one with the cycle: tsa estimated from the "
+		   "cycle's run only (%zu requirements)",
+		   req_cycle);
+	camp_end(&k);
+
+	camp_begin_observed(&k, 7, false, 1, 100, (const struct thread_model *const[]){ &locks },
+			    1);
+	tap_is_int(strat_portfolio_arms_on(k.s->priv), PF_NARMS_EVERY,
+		   "locks without a cycle: tsa off (%d arms on)", PF_NARMS_EVERY);
+	tap_is_int(nrequirements, 0, "... and no SP requirement of its");
+	no_tsa = true;
+	for (i = 0; i < 30; i++) {
+		char *arm = next_arm(&k, true);
+
+		no_tsa &= arm && strcmp(arm, "tsa");
+		free(arm);
+	}
+	tap_ok(no_tsa, "... none of the first 30 runs is tsa's");
+	camp_end(&k);
+	thread_model_free(&cycle);
+	thread_model_free(&locks);
 }
 
 /* Every callback of a run goes to its arm: pct keeps every thread at its
@@ -698,19 +840,19 @@ static void test_ucb1(void)
  * a's run number k (from 0) and the campaign's run i (from 0) earning
  * reward(a, k, i); each arm's runs in *runs, the arm of run i in arm_of[i]. */
 static void campaign_of(size_t nruns, double (*reward)(size_t a, uint64_t k, size_t i),
-			uint64_t runs[PF_NARMS], size_t *arm_of)
+			uint64_t runs[PF_NARMS_EVERY], size_t *arm_of)
 {
 	struct portfolio pf;
 	size_t i, a, k;
 
-	arms_fresh(&pf, PF_NARMS, 5, 0, NULL);
+	arms_fresh(&pf, PF_NARMS_EVERY, 5, 0, NULL);
 	for (i = 0; i < nruns; i++) {
 		a = strat_portfolio_choose(&pf);
 		pf.arm[a].begun++;
 		strat_portfolio_reward(&pf, &pf.arm[a], reward(a, pf.arm[a].ended, i));
 		arm_of[i] = a;
 	}
-	for (k = 0; k < PF_NARMS; k++)
+	for (k = 0; k < PF_NARMS_EVERY; k++)
 		runs[k] = pf.arm[k].ended;
 }
 
@@ -743,7 +885,7 @@ static double top_stops(size_t a, uint64_t k, size_t i)
  * shares (test_shares) the rewards move only the rounding's slack. */
 static void test_concentrates(void)
 {
-	uint64_t runs[PF_NARMS];
+	uint64_t runs[PF_NARMS_EVERY];
 	size_t arm_of[120], i, late = 0;
 
 	campaign_of(36, three_times, runs, arm_of);
@@ -838,16 +980,16 @@ static void test_floor(void)
  * ends with its share and those 5, each other arm with its share less
  * one; on the way an arm whose floor just rose waits while others whose
  * floors rose at the same n run (less than 3 runs below its share). */
-static size_t shares_campaign(size_t favoured, size_t nruns, uint64_t runs[PF_NARMS],
+static size_t shares_campaign(size_t favoured, size_t nruns, uint64_t runs[PF_NARMS_EVERY],
 			      size_t *seventh)
 {
-	unsigned shares[PF_NARMS];
+	unsigned shares[PF_NARMS_EVERY];
 	struct portfolio pf;
 	size_t i, k, off = 0;
 
-	for (k = 0; k < PF_NARMS; k++)
+	for (k = 0; k < PF_NARMS_EVERY; k++)
 		shares[k] = strat_portfolio_arms[k].share;
-	arms_fresh(&pf, PF_NARMS, 11, 0, shares);
+	arms_fresh(&pf, PF_NARMS_EVERY, 11, 0, shares);
 	for (i = 1; i <= nruns; i++) {
 		size_t a = strat_portfolio_choose(&pf);
 
@@ -855,7 +997,7 @@ static size_t shares_campaign(size_t favoured, size_t nruns, uint64_t runs[PF_NA
 			*seventh = a;
 		pf.arm[a].begun++;
 		strat_portfolio_reward(&pf, &pf.arm[a], a == favoured ? 100.0 : 1.0);
-		for (k = 0; k < PF_NARMS && i >= PF_NARMS; k++) {
+		for (k = 0; k < PF_NARMS_EVERY && i >= PF_NARMS_EVERY; k++) {
 			double want = (double)i * shares[k] / 10.0;
 
 			if ((double)pf.arm[k].ended < want - 3 + 1e-9 ||
@@ -863,15 +1005,15 @@ static size_t shares_campaign(size_t favoured, size_t nruns, uint64_t runs[PF_NA
 				off++;
 		}
 	}
-	for (k = 0; k < PF_NARMS; k++)
+	for (k = 0; k < PF_NARMS_EVERY; k++)
 		runs[k] = pf.arm[k].ended;
 	return off;
 }
 
 static void test_shares(void)
 {
-	uint64_t runs[PF_NARMS];
-	size_t fav, seventh = PF_NARMS, off;
+	uint64_t runs[PF_NARMS_EVERY];
+	size_t fav, seventh = PF_NARMS_EVERY, off;
 	bool within = true;
 
 	tap_ok(strat_portfolio_arms[0].share == 2 && strat_portfolio_arms[1].share == 1 &&
@@ -879,11 +1021,11 @@ static void test_shares(void)
 		       strat_portfolio_arms[4].share == 1 && strat_portfolio_arms[5].share == 1,
 	       "the table's shares: random --access 2, map 1, random 1, pct:3 --access 4, "
 	       "fpair 1, pct:3 1");
-	for (fav = 0; fav < PF_NARMS; fav++) {
+	for (fav = 0; fav < PF_NARMS_EVERY; fav++) {
 		size_t k, wrong = 0;
 
 		off = shares_campaign(fav, 600, runs, &seventh);
-		for (k = 0; k < PF_NARMS; k++)
+		for (k = 0; k < PF_NARMS_EVERY; k++)
 			wrong += runs[k] != 60 * strat_portfolio_arms[k].share +
 						    (k == fav ? 5 : 0) - (k == fav ? 0 : 1);
 		if (off || seventh != 3 || wrong) {
@@ -934,12 +1076,13 @@ static void test_seed(void)
 
 int main(void)
 {
-	tap_plan(87);
+	tap_plan(100);
 	test_registry();
 	test_access_decision();
 	test_warmup();
 	test_signal();
 	test_warmup_signal();
+	test_tsa_arm();
 	test_forwarding();
 	test_reward_and_note();
 	test_ucb1();

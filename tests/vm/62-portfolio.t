@@ -11,13 +11,15 @@
 # (few accesses), two runs at once (-j 2) work, and nothing fails. On
 # selflock (no variable two threads share) access probing goes off: only
 # random and pct:3 run, no run probes an access, and its deadlock is
-# found (each run is one: the first fails).
+# found (each run is one: the first fails). On bad_lockorder (a
+# lock-order cycle) tsa joins the arms and runs first.
 source "$(dirname "$0")/../lib.sh"
 need_vm
 P=$PROGS/race_split_cs
-[ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/selflock" ] || skip_all "build first: make"
+[ -x "$P" ] && [ -x "$PROGS/counter" ] && [ -x "$PROGS/selflock" ] && [ -x "$PROGS/bad_lockorder" ] ||
+	skip_all "build first: make"
 command -v sqlite3 >/dev/null || skip_all "sqlite3 missing (run: sudo make deps)"
-plan 19
+plan 24
 T=$(mktemp -d /tmp/cs-portfolio-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 q() { sqlite3 "$1/campaign.db" "$2"; }
@@ -96,3 +98,24 @@ like "$(q "$T/s" "SELECT outcome, json_extract(strategy_config, '\$.arm'), json_
 	'^deadlock\|(random|pct:3)\|1$' "... run 1 is a synchronization arm's, probes no access, and finds the deadlock"
 like "$(cat "$T/s.err")" "warm-up (random, pct:3 \(the estimation run: locks\)|pct:3, random \(the estimation run: more threads created than joined\))" \
 	"... the warm-up's order follows the estimation run's signal, named on the campaign's line"
+
+# bad_lockorder: its estimation run shows the cycle (as acquisitions, or,
+# in a run that deadlocked, as the requests that never returned), so tsa
+# is an arm and runs first. At most 300 runs, stopping at the first
+# failure: with tsa's share each arm of share 1 gets at least
+# 300 / 11 - 3 = 24 runs (strat_portfolio.h). Measured in the VM as
+# single strategies (docs/studies/bench-bugs-2026-11-2*.txt): tsa failed
+# in 17 of its 21 runs (15 campaigns at run 1, 2 at run 3), random in 30
+# of 71; one-sided 95 % lower bounds 0.616 and 0.323, so 24 runs of each
+# miss with at most ((1 - 0.616)(1 - 0.323))^24 = 9e-15.
+"$CS" run --vm -s portfolio -n 300 --seed 1 -o "$T/l" -- "$PROGS/bad_lockorder" >/dev/null 2>"$T/l.err"
+is "$?" 1 "bad_lockorder: exit 1 (its deadlock)"
+first=$(q "$T/l" "SELECT min(idx) FROM runs WHERE outcome != 'pass'")
+diag "first failure at run ${first:-none}, arm $(q "$T/l" "SELECT json_extract(strategy_config, '\$.arm') FROM runs WHERE idx = ${first:-0}")"
+is "$(q "$T/l" "SELECT outcome FROM runs WHERE idx = ${first:-0}")" deadlock \
+	"... the first failure is a deadlock (run ${first:-none})"
+like "$(cat "$T/l.err")" "portfolio: arms [^;]*, tsa;" "... tsa is an arm"
+like "$(cat "$T/l.err")" "warm-up tsa, random(, [^;]*)? \(the estimation run: a lock-order cycle\)" \
+	"... the warm-up runs tsa, then random, named by the estimation run's cycle"
+is "$(q "$T/l" "SELECT json_extract(strategy_config, '\$.arm') || '|' || json_extract(strategy_config, '\$.arm_strategy') FROM runs WHERE idx = 1")" "tsa|tsa" \
+	"... run 1 is tsa's, and records it"

@@ -50,15 +50,18 @@
 #include "strategies/strat_portfolio.h"
 
 /* The arms by their bench names (tools/bench/bugs/run), and the
- * portfolio's names for them (strat_portfolio_arms[].name). */
-static const char *const arm_names[PF_NARMS] = {
+ * portfolio's names for them (strat_portfolio_arms[].name): the six of
+ * every campaign (tsa, on only after a lock-order cycle, is not
+ * simulated: its arm stays off, as with no estimation run). */
+#define SIM_ARMS PF_NARMS_EVERY
+static const char *const arm_names[SIM_ARMS] = {
 	"pcta", "randoma", "map", "fpair", "random", "pct"
 };
-static const char *const arm_spec_names[PF_NARMS] = {
+static const char *const arm_spec_names[SIM_ARMS] = {
 	"pct:3 --access", "random --access", "map", "fpair", "random", "pct:3"
 };
-static const int arm_metric[PF_NARMS] = { 1, 1, 2, 3, 0, 0 };
-static const double arm_reach[PF_NARMS] = { 2, 6, 1.5, 1.5, 1, 1 };
+static const int arm_metric[SIM_ARMS] = { 1, 1, 2, 3, 0, 0 };
+static const double arm_reach[SIM_ARMS] = { 2, 6, 1.5, 1.5, 1, 1 };
 static const size_t metric_tasks[4] = { 30, 300, 50, 50 };
 #define SIM_WARNINGS 4
 #define SIM_PROGS    64
@@ -66,7 +69,7 @@ static const size_t metric_tasks[4] = { 30, 300, 50, 50 };
 
 struct sim_prog {
 	char name[64];
-	double p[PF_NARMS], secs[PF_NARMS];
+	double p[SIM_ARMS], secs[SIM_ARMS];
 	char best[16];	    /* the best single strategy measured (any, the table maker's rule) */
 	double best_median; /* its measured median runs */
 };
@@ -79,7 +82,7 @@ struct sim_opts {
 	enum sim_reward reward;
 	bool equal_time, check;
 	unsigned seeds, max;
-	size_t order[PF_NARMS]; /* warm-up slot -> arm */
+	size_t order[SIM_ARMS]; /* warm-up slot -> arm */
 	size_t narms;
 	double floor, explore, alpha; /* the model policy's constants */
 	bool second_run;	      /* an arm with one run ended scores as the top */
@@ -87,10 +90,10 @@ struct sim_opts {
 	size_t seq_prefix;	      /* the runs before the cycle (PREFIX|CYCLE) */
 	bool prior;		      /* --prior: prior-1129's rule on the corpus's facts */
 	double sync_weight;	      /* (model) the synchronization arms' values times this */
-	double weight[PF_NARMS];      /* each arm's share of the runs, by arm */
+	double weight[SIM_ARMS];      /* each arm's share of the runs, by arm */
 	/* The real code's table as the options make it: slot i is arm
 	 * order[i] with share weight[order[i]]. */
-	struct pf_arm_spec spec[PF_NARMS];
+	struct pf_arm_spec spec[SIM_ARMS];
 	const char *only;
 	const char *row; /* --row LABEL: one table row of ratios */
 	unsigned group;	 /* the bench's seeds per median (the range's) */
@@ -106,7 +109,7 @@ static double model_index(const struct sim_opts *o, const struct portfolio *pf,
 	double top = 0, v;
 	size_t i;
 
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (pf->arm[i].on && pf->arm[i].ended >= 2 && pf->arm[i].value > top)
 			top = pf->arm[i].value;
 	v = o->second_run && a->ended < 2 ? 1 : top > 0 ? a->value / top : 0;
@@ -119,27 +122,27 @@ static double model_index(const struct sim_opts *o, const struct portfolio *pf,
 
 static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 {
-	size_t i, starved = PF_NARMS, on = 0;
+	size_t i, starved = SIM_ARMS, on = 0;
 	double x[PF_NARMS], floor_runs = 0;
 	uint64_t n = 0, na;
 
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (pf->arm[i].on && !pf->arm[i].begun)
 			return i;
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (pf->arm[i].on) {
 			n += pf->arm[i].ended + pf->arm[i].inflight;
 			on++;
 		}
 	double wsum = 0, below = 0;
 
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (pf->arm[i].on)
 			wsum += o->weight[o->order[i]];
 	/* The floor: an arm below n x weight / (floor x the weights' sum) runs
 	 * (today's rule; before 2026-11-29's shares, equal weights and floor
 	 * 2), the one furthest below in runs, the first in order on a tie. */
-	for (i = 0; i < PF_NARMS && o->floor > 0; i++) {
+	for (i = 0; i < SIM_ARMS && o->floor > 0; i++) {
 		if (!pf->arm[i].on)
 			continue;
 		floor_runs = floor((double)n * o->weight[o->order[i]] / (o->floor * wsum));
@@ -149,10 +152,11 @@ static size_t model_choose(const struct sim_opts *o, struct portfolio *pf)
 			starved = i;
 		}
 	}
-	if (starved < PF_NARMS)
+	if (starved < SIM_ARMS)
 		return starved;
 	for (i = 0; i < PF_NARMS; i++)
-		x[i] = pf->arm[i].on ? model_index(o, pf, &pf->arm[i], n) : -INFINITY;
+		x[i] = i < SIM_ARMS && pf->arm[i].on ? model_index(o, pf, &pf->arm[i], n)
+						     : -INFINITY;
 	return strat_portfolio_argmax(pf, x);
 }
 
@@ -234,7 +238,7 @@ static double run_reward(const struct sim_opts *o, const struct sim_prog *p, str
  * policy runs beside the real one on the same rewards and *mismatch
  * counts the runs where they chose otherwise. */
 static unsigned campaign(const struct sim_opts *o, const struct sim_prog *p, struct sim_cov *cv,
-			 uint64_t seed, unsigned runs[PF_NARMS], unsigned *mismatch)
+			 uint64_t seed, unsigned runs[SIM_ARMS], unsigned *mismatch)
 {
 	struct portfolio pf, twin;
 	struct cs_rng draw;
@@ -250,7 +254,7 @@ static unsigned campaign(const struct sim_opts *o, const struct sim_prog *p, str
 	}
 	twin = pf;
 	cov_begin(cv);
-	memset(runs, 0, sizeof(unsigned) * PF_NARMS);
+	memset(runs, 0, sizeof(unsigned) * SIM_ARMS);
 	for (n = 1; n <= o->max; n++) {
 		size_t slot, a;
 		double x;
@@ -292,7 +296,7 @@ static int arm_of(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (!strcmp(arm_names[i], name))
 			return (int)i;
 	return -1;
@@ -302,7 +306,7 @@ static int arm_of_spec(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < PF_NARMS; i++)
+	for (i = 0; i < SIM_ARMS; i++)
 		if (!strcmp(arm_spec_names[i], name))
 			return (int)i;
 	fprintf(stderr, "portfolio_sim: the portfolio's arm %s has no bench name\n", name);
@@ -315,7 +319,7 @@ static void make_specs(struct sim_opts *o)
 	size_t i, k;
 
 	for (i = 0; i < o->narms; i++)
-		for (k = 0; k < PF_NARMS; k++)
+		for (k = 0; k < SIM_ARMS; k++)
 			if (arm_of_spec(strat_portfolio_arms[k].name) == (int)o->order[i]) {
 				o->spec[i] = strat_portfolio_arms[k];
 				o->spec[i].share = (unsigned)lround(o->weight[o->order[i]]);
@@ -439,14 +443,14 @@ static void group_range(const unsigned *v, size_t n, unsigned group, uint64_t se
  * programs its table lacks are taken to have no lock or wait fact. */
 static void prior_of(const char *prog, struct sim_opts *o)
 {
-	static const size_t sync_first[PF_NARMS] = { 4, 5, 0, 1, 2, 3 };
+	static const size_t sync_first[SIM_ARMS] = { 4, 5, 0, 1, 2, 3 };
 
 	o->sync_weight = 1.0 / 3;
 	if (strcmp(prog, "bad_lockorder") && strcmp(prog, "bad_lostwakeup"))
 		return;
 	o->sync_weight = 1;
 	memcpy(o->order, sync_first, sizeof(sync_first));
-	o->narms = PF_NARMS;
+	o->narms = SIM_ARMS;
 	make_specs(o);
 }
 
@@ -559,7 +563,7 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 
 	*o = (struct sim_opts){ .seeds = 1000,
 				.max = 200,
-				.narms = PF_NARMS,
+				.narms = SIM_ARMS,
 				.floor = PF_FLOOR,
 				.explore = 0.5,
 				.alpha = 0.3,
@@ -568,7 +572,7 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 				.group = 5,
 				.p_scale = 1 };
 	/* Today's code: its table's order and shares. */
-	for (i = 0; i < PF_NARMS; i++) {
+	for (i = 0; i < SIM_ARMS; i++) {
 		int a = arm_of_spec(strat_portfolio_arms[i].name);
 
 		o->order[i] = (size_t)a;
@@ -600,7 +604,7 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 			o->policy = !strcmp(v, "model") ? POLICY_MODEL : POLICY_REAL;
 			i++;
 		} else if (!strcmp(a, "--order")) {
-			o->narms = parse_arms(argv[++i], o->order, PF_NARMS);
+			o->narms = parse_arms(argv[++i], o->order, SIM_ARMS);
 		} else if (!strcmp(a, "--floor")) {
 			o->floor = atof(argv[++i]);
 		} else if (!strcmp(a, "--explore")) {
@@ -625,7 +629,7 @@ static void parse(int argc, char **argv, struct sim_opts *o, const char **rates)
 		} else if (!strcmp(a, "--weights")) {
 			size_t k;
 
-			for (k = 0; k < PF_NARMS; k++)
+			for (k = 0; k < SIM_ARMS; k++)
 				o->weight[k] = 1;
 			parse_weights(argv[++i], o->weight);
 			o->policy = POLICY_MODEL;
@@ -685,13 +689,13 @@ int main(int argc, char **argv)
 	printf("|---|---|---|---:|---:|---|---|\n");
 	for (i = 0; i < np; i++) {
 		const struct sim_prog *p = &progs[i];
-		double share[PF_NARMS] = { 0 }, bestp = 0, med, lo, hi, ratio;
+		double share[SIM_ARMS] = { 0 }, bestp = 0, med, lo, hi, ratio;
 		size_t a, s, best = 0;
-		unsigned found = 0, runs[PF_NARMS];
+		unsigned found = 0, runs[SIM_ARMS];
 
 		if (o.only && strcmp(o.only, p->name))
 			continue;
-		for (a = 0; a < PF_NARMS; a++)
+		for (a = 0; a < SIM_ARMS; a++)
 			if (p->p[a] > bestp) {
 				bestp = p->p[a];
 				best = a;
@@ -704,7 +708,7 @@ int main(int argc, char **argv)
 		for (s = 0; s < o.seeds; s++) {
 			res[s] = campaign(&po, p, &cv, s + 1, runs, &mismatch);
 			found += res[s] != 0;
-			for (a = 0; a < PF_NARMS; a++)
+			for (a = 0; a < SIM_ARMS; a++)
 				share[a] += runs[a];
 		}
 		med = median_runs(res, o.seeds);
@@ -734,7 +738,7 @@ rows:
 		for (i = 0; i < np; i++) {
 			double bestp = 0;
 
-			for (a = 0; a < PF_NARMS; a++)
+			for (a = 0; a < SIM_ARMS; a++)
 				bestp = progs[i].p[a] > bestp ? progs[i].p[a] : bestp;
 			if (bestp > 0 && (!o.only || !strcmp(o.only, progs[i].name))) {
 				printf(" %s |", progs[i].name);
@@ -752,11 +756,11 @@ rows:
 		const struct sim_prog *p = &progs[i];
 		double bestp = 0, med, ratio;
 		size_t a, s;
-		unsigned runs[PF_NARMS];
+		unsigned runs[SIM_ARMS];
 
 		if (o.only && strcmp(o.only, p->name))
 			continue;
-		for (a = 0; a < PF_NARMS; a++)
+		for (a = 0; a < SIM_ARMS; a++)
 			bestp = p->p[a] > bestp ? p->p[a] : bestp;
 		if (bestp <= 0)
 			continue;

@@ -7,12 +7,14 @@
  * `pct:3` at synchronization points, and, when access probing is on,
  * `map`, `random` and `pct:3` at memory accesses too and `fpair` (the
  * strategies that found the bugs between plain accesses: docs/perf.md's
- * corpus table, issue 30's 18 programs). Each run is one arm's: run_begin picks it and
- * every callback of that run goes to it; its per-run state stays in
- * r->priv, ours in r->wrap, so a callback the arm makes the loop run from
- * inside another (r->drain) reaches the same arm. run_begin also narrows
- * the run's flags and serial mode (strat_run.flags, sched_serial) to the
- * arm's, which the loop reads per run.
+ * corpus table, issue 30's 18 programs), and `tsa` when the estimation
+ * run showed a lock-order cycle (its estimation only from such a run).
+ * Each run is one arm's: run_begin picks it and every callback of that
+ * run goes to it; its per-run state stays in r->priv, ours in r->wrap, so
+ * a callback the arm makes the loop run from inside another (r->drain)
+ * reaches the same arm. run_begin also narrows the run's flags and serial
+ * mode (strat_run.flags, sched_serial) to the arm's, which the loop reads
+ * per run.
  *
  * Choice: a warm-up runs each arm once (pct:3 twice after a
  * condition-variable wait), in the order the estimation run's
@@ -88,7 +90,7 @@
 #define PF_SUMMARY_EVERY 25   /* an allocation line every so many runs */
 
 extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fpair_ops,
-	strat_map_ops;
+	strat_map_ops, strat_tsa_ops;
 
 /* The warm-up's order and the shares after it, from the offline
  * simulation on docs/perf.md's corpus table (tools/bench/portfolio_sim,
@@ -101,7 +103,11 @@ extern const struct strategy_ops strat_noise_random_ops, strat_pct_ops, strat_fp
  * random --access (race_torn_pair, race_one_of_100) 2, the others 1 each.
  * Before 2026-11-29 the order was pct:3 --access, random --access, map,
  * fpair, random, pct:3 with equal shares and a floor at half of one
- * (docs/studies/portfolio-2026-11-29.md). */
+ * (docs/studies/portfolio-2026-11-29.md). tsa, share 1, runs only after
+ * a lock-order cycle, first: it pauses every lock request and releases by
+ * its rules, which interleave the requests of the cycle's locks
+ * (bad_lockorder: tsa failed in the first run of 5 seeds of 5, random,
+ * the best arm before it, in 0 of 5; docs/studies/portfolio-tsa-2026-12-01.md). */
 const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "random --access", "random", &strat_noise_random_ops, NULL, true, "concurpairs", 2 },
 	{ "map", "map", &strat_map_ops, NULL, true, "map", 1 },
@@ -109,6 +115,7 @@ const struct pf_arm_spec strat_portfolio_arms[PF_NARMS] = {
 	{ "pct:3 --access", "pct:3", &strat_pct_ops, "3", true, "concurpairs", 4 },
 	{ "fpair", "fpair", &strat_fpair_ops, NULL, true, "fpair", 1 },
 	{ "pct:3", "pct:3", &strat_pct_ops, "3", false, "sp", 1 },
+	{ "tsa", "tsa", &strat_tsa_ops, NULL, false, "sp", 1, PF_SIG_CYCLE },
 };
 
 struct pf_run {
@@ -121,18 +128,19 @@ struct pf_run {
  * strategy needs one or two runs, and no order fixed in advance serves them
  * all (docs/studies/portfolio-blind-bound-2026-12-01.md): the estimation
  * run's synchronization picks it. Indexes of strat_portfolio_arms[]. */
-enum { RA, MAP, RND, PA, FP, PCT };
+enum { RA, MAP, RND, PA, FP, PCT, TSA };
 static const size_t warm_default[] = { RA, MAP, RND, PA, FP, PCT };
-/* random first: the interleavings of lock requests (bad_lockorder). */
-static const size_t warm_cycle[] = { RND, RA, MAP, FP, PCT, PA };
+/* tsa first, then random: the interleavings of lock requests (bad_lockorder). */
+static const size_t warm_cycle[] = { TSA, RND, RA, MAP, FP, PCT, PA };
 /* pct:3 first: its priorities hold main behind the workers (race_exit_unjoined). */
 static const size_t warm_unjoined[] = { PCT, RA, MAP, PA, FP, RND };
 /* pct:3 twice: the waiter and the signaller in each order (bad_lostwakeup). */
 static const size_t warm_cond[] = { PCT, PCT, RA, MAP, FP, PA, RND };
 /* fpair second: two critical sections of one thread (race_split_cs). */
 static const size_t warm_locks[] = { RA, FP, MAP, PCT, PA, RND };
-/* Access probing off: random and pct:3 only. */
+/* Access probing off: random and pct:3 only (and tsa after a cycle). */
 static const size_t sync_random[] = { RND, PCT };
+static const size_t sync_cycle[] = { TSA, RND, PCT };
 static const size_t sync_pct[] = { PCT, RND };
 static const size_t sync_cond[] = { PCT, PCT, RND };
 
@@ -150,7 +158,7 @@ static const struct {
 	[PF_SIG_COND] = { ORDER(warm_cond), ORDER(sync_cond), "a condition-variable wait" },
 	[PF_SIG_UNJOINED] = { ORDER(warm_unjoined), ORDER(sync_pct),
 			      "more threads created than joined" },
-	[PF_SIG_CYCLE] = { ORDER(warm_cycle), ORDER(sync_random), "a lock-order cycle" },
+	[PF_SIG_CYCLE] = { ORDER(warm_cycle), ORDER(sync_cycle), "a lock-order cycle" },
 };
 #undef ORDER
 
@@ -213,11 +221,12 @@ static size_t u64_index(const uint64_t *v, size_t n, uint64_t x)
 
 /* A blocking acquisition: the requests that can wait for good (no
  * trylock, no cond_wait's reacquisition, which waits for the mutex it
- * released itself). */
-static bool blocking_acquire(unsigned op)
+ * released itself), acquired or only requested: a run that deadlocked on
+ * the cycle shows its last edges as requests that never returned. */
+static bool blocking_acquire(const struct tm_action *a)
 {
-	return op == CS_OP_LOCK || op == CS_OP_RDLOCK || op == CS_OP_WRLOCK ||
-	       op == CS_OP_SPIN_LOCK;
+	return a->op == CS_OP_LOCK || a->op == CS_OP_RDLOCK || a->op == CS_OP_WRLOCK ||
+	       a->op == CS_OP_SPIN_LOCK || thread_model_action_waits_for_good(a);
 }
 
 /* Is there a cycle among the edges (sorted, distinct)? Kahn's algorithm:
@@ -288,7 +297,7 @@ enum pf_signal strat_portfolio_signal(const struct thread_model *tm)
 			const struct tm_action *a = &t->actions[j];
 			uint64_t lock;
 
-			if (!blocking_acquire(a->op))
+			if (!blocking_acquire(a))
 				continue;
 			lock = thread_model_action_lock(a->op, a->obj, a->arg);
 			for (l = 0; l < a->nlockset && l < CS_LOCKSET_MAX; l++) {
@@ -345,7 +354,7 @@ static int pf_init(struct strategy *s, const char *opts, char *err, size_t errle
 		if (ret)
 			return ret;
 		a->spec = &strat_portfolio_arms[i];
-		a->on = !a->spec->access; /* until campaign_begin decides */
+		a->on = !a->spec->access && !a->spec->only; /* until campaign_begin decides */
 		jobs &= a->s->flags;
 	}
 	s->flags = STRAT_F_STEERS | STRAT_F_SYNC_POINTS | STRAT_F_ACCESS_POINTS | STRAT_F_ACCESS |
@@ -468,8 +477,11 @@ static int pf_estimate(struct strategy *s, struct strat_campaign *c,
 	pf->observed++;
 	if (sig > pf->signal)
 		pf->signal = sig;
+	/* An arm of one signal estimates from the runs that show it only
+	 * (tsa's pairs: no cost on the programs it does not run on). */
 	for (i = 0; i < PF_NARMS && !err; i++)
-		if (strategy_has(pf->arm[i].s, STRAT_F_ESTIMATE))
+		if (strategy_has(pf->arm[i].s, STRAT_F_ESTIMATE) &&
+		    (!pf->arm[i].spec->only || pf->arm[i].spec->only == sig))
 			err = strategy_estimate(pf->arm[i].s, c, obs);
 	return err;
 }
@@ -576,7 +588,8 @@ static int pf_campaign_begin(struct strategy *s, struct strat_campaign *c)
 	c->access_off = !pf->access;
 	rng_seed(&pf->rng, c->seed ^ 0x706f7274666fULL);
 	for (i = 0; i < PF_NARMS; i++)
-		pf->arm[i].on = !pf->arm[i].spec->access || pf->access;
+		pf->arm[i].on = (!pf->arm[i].spec->access || pf->access) &&
+				(!pf->arm[i].spec->only || pf->arm[i].spec->only == pf->signal);
 	if (!c->quiet && !pf->access)
 		fprintf(stderr,
 			"concsched: portfolio: access probing off: %s (%" PRIu64

@@ -34,35 +34,6 @@
  * make it slow (a loaded machine, a VM's first run after its boot). */
 #define PF_HIT_NS 30000ULL
 
-/* One arm: a strategy string, and whether it steers at accesses. */
-struct pf_arm_spec {
-	const char *name;		/* as the runs and the report name it */
-	const char *strategy;		/* its --strategy string */
-	const struct strategy_ops *ops; /* the registry's for that string */
-	const char *opts;		/* the options after "NAME:", or NULL */
-	bool access;			/* steers at memory accesses: only with access probing */
-	const char *metric;		/* the coverage its reward counts */
-	unsigned share;			/* its share of the runs after the warm-up (PF_FLOOR) */
-};
-
-#define PF_NARMS 6
-/* The floor of each arm's share after the warm-up: an arm with fewer than
- * n x share / (PF_FLOOR x the shares of the arms on) of the n runs begun
- * runs next (the one furthest below, in units of its share). With
- * PF_FLOOR 1 the floor is the whole share: the rewards measure coverage,
- * not bugs, and a bandit that follows them gives the runs to the arm that
- * adds coverage, not the one that finds the bug
- * (docs/studies/portfolio-sim-2026-11-29.md: offline, on the corpus's
- * measured per-arm failure rates, the shares with the warm-up's order take
- * the worst ratio to the best arm's median from 6.8 to 3.0). UCB1 chooses
- * only when every arm has its floor (the floors' rounding: at most 5 runs
- * above the shares in all). A campaign of n
- * runs gives an arm of share 1 at least n / 10 - 3 runs, more than the
- * n / 12 - 1 the tests' failure arithmetic uses (tests/vm/62-portfolio.t). */
-#define PF_FLOOR 1
-/* In warm-up order. */
-extern const struct pf_arm_spec strat_portfolio_arms[PF_NARMS];
-
 /* What the estimation run showed of the program's synchronization
  * (strat_portfolio_signal), by priority: the largest over the estimation
  * runs picks the warm-up's order (strat_portfolio_warmup_order). UNKNOWN
@@ -77,26 +48,62 @@ enum pf_signal {
 	PF_SIG__COUNT,
 };
 
+/* One arm: a strategy string, and whether it steers at accesses. */
+struct pf_arm_spec {
+	const char *name;		/* as the runs and the report name it */
+	const char *strategy;		/* its --strategy string */
+	const struct strategy_ops *ops; /* the registry's for that string */
+	const char *opts;		/* the options after "NAME:", or NULL */
+	bool access;			/* steers at memory accesses: only with access probing */
+	const char *metric;		/* the coverage its reward counts */
+	unsigned share;			/* its share of the runs after the warm-up (PF_FLOOR) */
+	enum pf_signal only;		/* in the campaign only after this signal (0: always) */
+};
+
+/* The arms: the first PF_NARMS_EVERY in every campaign (the access ones
+ * with access probing), then tsa, only after a lock-order cycle. */
+#define PF_NARMS       7
+#define PF_NARMS_EVERY 6
+/* The floor of each arm's share after the warm-up: an arm with fewer than
+ * n x share / (PF_FLOOR x the shares of the arms on) of the n runs begun
+ * runs next (the one furthest below, in units of its share). With
+ * PF_FLOOR 1 the floor is the whole share: the rewards measure coverage,
+ * not bugs, and a bandit that follows them gives the runs to the arm that
+ * adds coverage, not the one that finds the bug
+ * (docs/studies/portfolio-sim-2026-11-29.md: offline, on the corpus's
+ * measured per-arm failure rates, the shares with the warm-up's order take
+ * the worst ratio to the best arm's median from 6.8 to 3.0). UCB1 chooses
+ * only when every arm has its floor (the floors' rounding: at most one
+ * run per arm on above the shares in all). A campaign of n runs gives an
+ * arm of share 1 at least n / 10 - 3 runs (n / 11 - 3 with tsa on), more
+ * than the n / 12 - 1 the tests' failure arithmetic uses
+ * (tests/vm/62-portfolio.t, whose programs show no lock-order cycle). */
+#define PF_FLOOR 1
+/* In the order of the warm-up without a signal (strat_portfolio_warmup_order). */
+extern const struct pf_arm_spec strat_portfolio_arms[PF_NARMS];
+
 /* The warm-up's runs, at most: one arm may run twice in it. */
 #define PF_WARM_MAX (PF_NARMS + 1)
 
 struct thread_model;
 
 /* The signal of one observed run's thread model. Lock-order edges: a
- * blocking acquisition (lock, rdlock, wrlock, spin lock) of lock B while
- * holding A gives A -> B; a cycle among them is PF_SIG_CYCLE. */
+ * blocking acquisition (lock, rdlock, wrlock, spin lock), or a blocking
+ * request (one that may wait for good: a run that deadlocked), of lock B
+ * while holding A gives A -> B; a cycle among them is PF_SIG_CYCLE. */
 enum pf_signal strat_portfolio_signal(const struct thread_model *tm);
 /* Its name in the campaign's lines ("a lock-order cycle", ...). */
 const char *strat_portfolio_signal_text(enum pf_signal sig);
 /* The warm-up's arms (indexes of strat_portfolio_arms[]) for a signal, in
- * order, with access probing (every arm at least once) or without (random
- * and pct:3 only); returns how many. */
+ * order, with access probing (every arm of the signal at least once) or
+ * without (random and pct:3, and tsa after a cycle); returns how many. */
 size_t strat_portfolio_warmup_order(enum pf_signal sig, bool access, const size_t **order);
 
 struct pf_arm {
 	const struct pf_arm_spec *spec;
 	struct strategy *s;
-	bool on; /* in this campaign (the access arms only with access probing) */
+	bool on; /* in this campaign (the access arms only with access probing, tsa
+		  * only after a lock-order cycle) */
 	uint64_t begun, inflight, ended, failures;
 	uint64_t tasks, warnings; /* what its runs added */
 	double seconds;		  /* its runs' time */
