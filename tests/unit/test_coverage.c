@@ -143,6 +143,14 @@ static void touch(const char *dir, const char *name)
 		close(fd);
 }
 
+static void unlink_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
 /* A file no maps read named gets the same name in every run: from the
  * exec's name, or its basename's file in a known file's directory or in
  * the search path, when that file is the same dev/inode. */
@@ -228,14 +236,10 @@ static void test_unknown_files(void)
 	syncov_resolver_free(&r2);
 	syncov_resolver_free(&r);
 
-	snprintf(want, sizeof(want), "%s/target", real);
-	unlink(want);
-	snprintf(want, sizeof(want), "%s/child", real);
-	unlink(want);
-	snprintf(want, sizeof(want), "%s/tool", bin);
-	unlink(want);
-	snprintf(want, sizeof(want), "%s/child", other);
-	unlink(want);
+	unlink_in(real, "target");
+	unlink_in(real, "child");
+	unlink_in(bin, "tool");
+	unlink_in(other, "child");
 	rmdir(bin);
 	rmdir(other);
 	rmdir(real);
