@@ -351,6 +351,23 @@ struct cs_inode_key {
 	__u32 pad;
 };
 
+/* cs_sync_rt_text[0]: where libc's and ld.so's code lie, for the calls
+ * whose caller's mapping cannot be looked up (bpf_find_vma fails while
+ * another thread holds or waits for the address space's lock, as in
+ * pthread_create or munmap): the libc-internal filter then decides by
+ * these ranges. libc's executable segment in file offsets, with each
+ * probed function's probe offset (index: enum cs_sync_fn; 0 when not
+ * probed): the probe's address less its offset places the segment. ld.so's
+ * in addresses from its load base (the auxiliary vector's AT_BASE). All 0:
+ * no runtime (a static target). */
+#define CS_RT_FN_SLOTS 64 /* a power of two above CS_FN__COUNT: a masked index */
+struct cs_rt_text {
+	__u64 libc_off_lo, libc_off_hi;
+	__u64 ldso_lo, ldso_hi;
+	__u64 fn_off[CS_RT_FN_SLOTS];
+};
+_Static_assert(CS_FN__COUNT <= CS_RT_FN_SLOTS, "cs_rt_text.fn_off holds every function");
+
 /* cs_sync_execs, key (dev, ino) of a file a tracked process exec'd: the
  * name it was exec'd by (bprm->interp: absolute, or relative to the
  * exec'ing process's directory), so its sites get the file's path even

@@ -155,6 +155,13 @@ struct {
 	__type(value, __u32);
 } cs_sync_runtime SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_rt_text);
+} cs_sync_rt_text SEC(".maps");
+
 /* The files whose paths the controller knows (it adds each one it learns;
  * a campaign's run starts again with the target's, libc's and ld.so's). A
  * site, lock or start routine in a mapping of any other file (a library
@@ -446,21 +453,72 @@ static __always_inline __u32 vma_record(struct cs_proc_key *pk, __u64 addr, stru
 	return bpf_map_lookup_elem(&cs_sync_runtime, &ik) ? 1 : 0;
 }
 
+#define CS_AT_BASE    7	 /* auxv: the interpreter's load address */
+#define CS_AUXV_PAIRS 32 /* more than any kernel's AT_VECTOR_SIZE / 2 */
+
+/* The process's ld.so load base, from the auxiliary vector the kernel
+ * saved at its exec; 0 if none. */
+static __always_inline __u64 ldso_base(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	unsigned long *auxv = task->mm ? task->mm->saved_auxv : NULL;
+	__u64 pair[2];
+	int i;
+
+	if (!auxv)
+		return 0;
+	for (i = 0; i < CS_AUXV_PAIRS; i++) {
+		if (bpf_probe_read_kernel(pair, sizeof(pair), auxv + 2 * i) || !pair[0])
+			return 0;
+		if (pair[0] == CS_AT_BASE)
+			return pair[1];
+	}
+	return 0;
+}
+
+/* Without its mapping: is site in libc's or ld.so's code (struct
+ * cs_rt_text)? The call probed is fn's, at libc's address func_ip. */
+static __always_inline bool site_in_runtime_text(__u32 fn, __u64 func_ip, __u64 site)
+{
+	__u32 zero = 0;
+	struct cs_rt_text *rt = bpf_map_lookup_elem(&cs_sync_rt_text, &zero);
+	__u64 off, base;
+
+	if (!rt)
+		return false;
+	off = rt->fn_off[fn & (CS_RT_FN_SLOTS - 1)];
+	if (off && off >= rt->libc_off_lo && off < rt->libc_off_hi &&
+	    site >= func_ip - (off - rt->libc_off_lo) && site < func_ip + (rt->libc_off_hi - off))
+		return true;
+	if (!rt->ldso_hi)
+		return false;
+	base = ldso_base();
+	return base && site >= base + rt->ldso_lo && site < base + rt->ldso_hi;
+}
+
 /* Is this call made by libc/ld.so itself? Caches the caller's mapping in
- * the thread (almost every call comes from the same object). */
+ * the thread (almost every call comes from the same object). When the
+ * mapping cannot be looked up (bpf_find_vma fails while the address
+ * space's lock is taken or waited for), the runtime's code ranges decide
+ * and the cache stays as it was: before 2026-12-01 such a failure set the
+ * cached mapping's flag to "not internal", and a thread of a busy process
+ * (one thread mmapping while another starts threads) then took ld.so's
+ * internal calls for the program's own (tests/host/59-internal-calls.t). */
 static __always_inline bool site_is_internal(struct cs_sync_thread *t, struct cs_proc_key *pk,
-					     __u64 site)
+					     __u64 site, __u32 fn, __u64 func_ip)
 {
 	struct vma_probe vp;
+	__u32 internal;
 
 	if (site >= t->vma_start && site < t->vma_end)
 		return t->vma_internal;
-	t->vma_internal = vma_record(pk, site, &vp);
-	if (vp.found) {
-		t->vma_start = vp.start;
-		t->vma_end = vp.v.end;
-	}
-	return t->vma_internal;
+	internal = vma_record(pk, site, &vp);
+	if (!vp.found)
+		return site_in_runtime_text(fn, func_ip, site);
+	t->vma_start = vp.start;
+	t->vma_end = vp.v.end;
+	t->vma_internal = internal;
+	return internal;
 }
 
 /* ---- coverage bookkeeping -------------------------------------------- */
@@ -1045,7 +1103,7 @@ static __always_inline int sync_enter(struct pt_regs *ctx)
 		enter_proc_exit(&pk, t, tid, site);
 		return 0;
 	}
-	if (site_is_internal(t, &pk, site)) {
+	if (site_is_internal(t, &pk, site, fn, bpf_get_func_ip(ctx))) {
 		stat_inc(CS_SSTAT_INTERNAL);
 		return 0;
 	}

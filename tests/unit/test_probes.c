@@ -2,6 +2,8 @@
 /* Pure parts of userspace/kernel/sync.c: reading `ld.so --list`, recognising
  * entries x86 uprobes refuse and glibc's spin-lock shape, and finding the
  * probed functions in the system libc. */
+#include <errno.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +23,55 @@ static void write_fixture(const char *path, const unsigned char *b, size_t n)
 
 	fwrite(b, 1, n, f);
 	fclose(f);
+}
+
+/* The main program's executable segment as the dynamic linker mapped it
+ * (its first dl_iterate_phdr entry): what sync_exec_segment must read
+ * from the file. */
+static int main_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct sync_text *t = data;
+	uint64_t base = 0;
+	bool have_base = false;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (!have_base) {
+			base = ph->p_vaddr & ~(uint64_t)0xfff;
+			have_base = true;
+		}
+		if (ph->p_flags & PF_X) {
+			t->off_lo = ph->p_offset;
+			t->off_hi = ph->p_offset + ph->p_filesz;
+			t->va_lo = ph->p_vaddr - base;
+			t->va_hi = ph->p_vaddr + ph->p_memsz - base;
+			break;
+		}
+	}
+	return 1; /* the main program only */
+}
+
+static void test_exec_segment(const char *notelf)
+{
+	struct sync_text got, want = { 0 };
+
+	dl_iterate_phdr(main_text, &want);
+	tap_is_int(sync_exec_segment("/proc/self/exe", &got), 0,
+		   "this test's executable segment read from its file");
+	tap_ok(want.off_hi > want.off_lo && got.off_lo == want.off_lo && got.off_hi == want.off_hi,
+	       "... its file offsets as the dynamic linker mapped them (0x%llx-0x%llx)",
+	       (unsigned long long)want.off_lo, (unsigned long long)want.off_hi);
+	tap_ok(got.va_lo == want.va_lo && got.va_hi == want.va_hi,
+	       "... its addresses from the load base (0x%llx-0x%llx)",
+	       (unsigned long long)want.va_lo, (unsigned long long)want.va_hi);
+	tap_ok(sync_exec_segment(notelf, &got) < 0 && !got.off_hi, "not an ELF file: an error");
+	tap_is_int(sync_exec_segment("/nonexistent/libc.so.6", &got), -ENOENT,
+		   "missing file: -ENOENT");
 }
 
 int main(void)
@@ -59,7 +110,7 @@ int main(void)
 	bool lock = false, spin_acq = false;
 	int stdio = 0;
 
-	tap_plan(32);
+	tap_plan(37);
 	memcpy(buf, ldso_out, sizeof(buf));
 	tap_is_int(sync_parse_ldso_list(buf, "libc.so", path, sizeof(path)), 0,
 		   "ld.so --list: libc found");
@@ -122,6 +173,7 @@ int main(void)
 		   "a loop back into the prologue: stays on the entry");
 	tap_is_int((int)sync_probe_point(fx, 0, 7, CS_FN_SEM_TRYWAIT), 5,
 		   "... the same code without the loop's branch: on the je");
+	test_exec_segment(fx);
 	unlink(fx);
 
 	{

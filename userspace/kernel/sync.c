@@ -216,6 +216,79 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 	return n;
 }
 
+int sync_exec_segment(const char *path, struct sync_text *out)
+{
+	bool have_base = false;
+	uint64_t base = 0;
+	int fd, err = -ENOENT;
+	size_t i, nph;
+	GElf_Phdr ph;
+	Elf *e;
+
+	memset(out, 0, sizeof(*out));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &nph)) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	for (i = 0; i < nph; i++) {
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!have_base) {
+			base = ph.p_vaddr & ~(uint64_t)0xfff;
+			have_base = true;
+		}
+		if (!(ph.p_flags & PF_X) || !ph.p_filesz)
+			continue;
+		out->off_lo = ph.p_offset;
+		out->off_hi = ph.p_offset + ph.p_filesz;
+		out->va_lo = ph.p_vaddr - base;
+		out->va_hi = ph.p_vaddr + ph.p_memsz - base;
+		err = 0;
+		break;
+	}
+cleanup:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* cs_sync_rt_text: where libc's and ld.so's code lie (struct cs_rt_text),
+ * from the entry probes' offsets (fns/offs, n of them). */
+static int set_runtime_text(struct sync_probes *sp, const struct sync_runtime *rt,
+			    const enum cs_sync_fn *fns, const unsigned long *offs, int n)
+{
+	struct cs_rt_text v = { 0 };
+	struct sync_text libc, ldso;
+	__u32 zero = 0;
+	int i;
+
+	if (!rt->is_static && !sync_exec_segment(rt->object, &libc)) {
+		v.libc_off_lo = libc.off_lo;
+		v.libc_off_hi = libc.off_hi;
+		for (i = 0; i < n; i++)
+			if ((unsigned)fns[i] < CS_FN__COUNT)
+				v.fn_off[fns[i]] = offs[i];
+	}
+	if (!rt->is_static && rt->ldso[0] && !sync_exec_segment(rt->ldso, &ldso)) {
+		v.ldso_lo = ldso.va_lo;
+		v.ldso_hi = ldso.va_hi;
+	}
+	if (bpf_map__update_elem(sp->skel->maps.cs_sync_rt_text, &zero, sizeof(zero), &v, sizeof(v),
+				 BPF_ANY)) {
+		i = -errno;
+		log_err("cannot give the probes %s's code range: %s", rt->object, strerror(-i));
+		return i;
+	}
+	return 0;
+}
+
 /* ---- which libc ----------------------------------------------------------- */
 
 static int elf_interp(const char *path, char *out, size_t len)
@@ -671,6 +744,8 @@ int sync_probes_attach(struct sync_probes *sp, const struct sync_runtime *rt, pi
 						fns, offs, cookies, &n),
 			       what);
 	}
+	if (!err)
+		err = set_runtime_text(sp, rt, fns, offs, n);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++) {

@@ -72,6 +72,15 @@ int sync_runtime_for_pid(pid_t pid, struct sync_runtime *rt);
  * probed once (the first name wins). */
 int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *offsets);
 
+/* An ELF file's executable segment (the first PT_LOAD with PF_X): its
+ * file offsets [off_lo, off_hi) and its addresses [va_lo, va_hi) from the
+ * load base (the first PT_LOAD's page). */
+struct sync_text {
+	uint64_t off_lo, off_hi, va_lo, va_hi;
+};
+/* 0, -ENOENT (no executable segment) or -errno. */
+int sync_exec_segment(const char *path, struct sync_text *out);
+
 /* fn is a stdio output function (CS_OP_STDIO): a decision point for the
  * strategies only, no coverage event. */
 bool sync_fn_is_stdio(enum cs_sync_fn fn);
