@@ -216,47 +216,94 @@ int sync_find_offsets(const char *object, enum cs_sync_fn *fns, unsigned long *o
 	return n;
 }
 
-int sync_exec_segment(const char *path, struct sync_text *out)
+/* ---- which libc ----------------------------------------------------------- */
+
+/* fn on each program header of path's ELF file, with its open fd, until
+ * fn returns other than -ENOENT; returns that, -ENOENT when none did, or
+ * -errno / -EINVAL (not an ELF file). */
+static int elf_each_phdr(const char *path, int (*fn)(int fd, const GElf_Phdr *ph, void *arg),
+			 void *arg)
 {
-	bool have_base = false;
-	uint64_t base = 0;
 	int fd, err = -ENOENT;
 	size_t i, nph;
 	GElf_Phdr ph;
 	Elf *e;
 
-	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_getphdrnum(e, &nph)) {
+	if (!e || elf_getphdrnum(e, &nph))
 		err = -EINVAL;
-		goto cleanup;
-	}
-	for (i = 0; i < nph; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (!have_base) {
-			base = ph.p_vaddr & ~(uint64_t)0xfff;
-			have_base = true;
-		}
-		if (!(ph.p_flags & PF_X) || !ph.p_filesz)
-			continue;
-		out->off_lo = ph.p_offset;
-		out->off_hi = ph.p_offset + ph.p_filesz;
-		out->va_lo = ph.p_vaddr - base;
-		out->va_hi = ph.p_vaddr + ph.p_memsz - base;
-		err = 0;
-		break;
-	}
-cleanup:
+	else
+		for (i = 0; i < nph && err == -ENOENT; i++)
+			if (gelf_getphdr(e, i, &ph))
+				err = fn(fd, &ph, arg);
 	if (e)
 		elf_end(e);
 	close(fd);
 	return err;
+}
+
+struct interp_buf {
+	char *out;
+	size_t len;
+};
+
+static int interp_phdr(int fd, const GElf_Phdr *ph, void *arg)
+{
+	struct interp_buf *b = arg;
+
+	if (ph->p_type != PT_INTERP)
+		return -ENOENT;
+	if (ph->p_filesz == 0 || ph->p_filesz >= b->len ||
+	    pread(fd, b->out, ph->p_filesz, ph->p_offset) != (ssize_t)ph->p_filesz)
+		return -EINVAL;
+	b->out[ph->p_filesz] = 0;
+	return 0;
+}
+
+static int elf_interp(const char *path, char *out, size_t len)
+{
+	struct interp_buf b = { out, len };
+
+	return elf_each_phdr(path, interp_phdr, &b);
+}
+
+struct exec_segment {
+	struct sync_text *out;
+	bool have_base;
+	uint64_t base;
+};
+
+static int exec_segment_phdr(int fd, const GElf_Phdr *ph, void *arg)
+{
+	struct exec_segment *x = arg;
+
+	(void)fd;
+	if (ph->p_type != PT_LOAD)
+		return -ENOENT;
+	if (!x->have_base) {
+		x->base = ph->p_vaddr & ~(uint64_t)0xfff;
+		x->have_base = true;
+	}
+	if (!(ph->p_flags & PF_X) || !ph->p_filesz)
+		return -ENOENT;
+	x->out->off_lo = ph->p_offset;
+	x->out->off_hi = ph->p_offset + ph->p_filesz;
+	x->out->va_lo = ph->p_vaddr - x->base;
+	x->out->va_hi = ph->p_vaddr + ph->p_memsz - x->base;
+	return 0;
+}
+
+int sync_exec_segment(const char *path, struct sync_text *out)
+{
+	struct exec_segment x = { .out = out };
+
+	memset(out, 0, sizeof(*out));
+	return elf_each_phdr(path, exec_segment_phdr, &x);
 }
 
 /* cs_sync_rt_text: where libc's and ld.so's code lie (struct cs_rt_text),
@@ -287,44 +334,6 @@ static int set_runtime_text(struct sync_probes *sp, const struct sync_runtime *r
 		return i;
 	}
 	return 0;
-}
-
-/* ---- which libc ----------------------------------------------------------- */
-
-static int elf_interp(const char *path, char *out, size_t len)
-{
-	int fd, err = -ENOENT;
-	size_t i, nph;
-	GElf_Phdr ph;
-	Elf *e;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_getphdrnum(e, &nph)) {
-		err = -EINVAL;
-		goto cleanup;
-	}
-	for (i = 0; i < nph; i++) {
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_INTERP)
-			continue;
-		if (ph.p_filesz == 0 || ph.p_filesz >= len ||
-		    pread(fd, out, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz) {
-			err = -EINVAL;
-			goto cleanup;
-		}
-		out[ph.p_filesz] = 0;
-		err = 0;
-		break;
-	}
-cleanup:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
 }
 
 size_t sync_parse_ldso_libs(const char *out, char *libs, size_t len)
