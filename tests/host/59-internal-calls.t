@@ -17,7 +17,8 @@ source "$(dirname "$0")/../lib.sh"
 need_root
 [ -x "$PROGS/mmap_churn" ] || skip_all "build first: make"
 plan 5
-T=$(mktemp -d /tmp/cs-internal-XXXXXX)
+T="${TMPDIR:-/tmp}/cs-internal-$$"
+rm -rf "$T" && mkdir -m 700 "$T" || { echo "Bail out! cannot make $T"; exit 1; }
 trap 'rm -rf "$T"' EXIT
 
 "$CS" run -s none -n 8 -o "$T/mc" -- "$PROGS/mmap_churn" >/dev/null 2>"$T/err"
