@@ -30,7 +30,7 @@ port=$((10000 + $$ % (lo - 10016)))
 bad() { # bad DESCRIPTION REGEX ARGS...
 	local what=$1 re=$2
 	shift 2
-	timeout 30 "$CS" attach "$@" >"$tmp/out" 2>"$tmp/err"
+	timeout "$(scaled 30)" "$CS" attach "$@" >"$tmp/out" 2>"$tmp/err"
 	is "$?" 2 "$what: exit 2"
 	like "$(wc -l <"$tmp/err")/$(cat "$tmp/err")" "^1/concsched: .*$re" "$what: one line"
 }
@@ -46,27 +46,30 @@ bad "--check-every alone" "goes with --check" -p 1 --check-every 2
 bad "--sites-include alone" "go with --access" -p 1 --sites-include 'f*'
 bad "--access with nothing running" "no process of the selection is running yet" \
 	--comm no-such-comm-xyz -s none --access --duration 1
-setpriv --reuid=65534 --regid=65534 --clear-groups sleep 60 &
+setpriv --reuid=65534 --regid=65534 --clear-groups sleep "$(scaled 60)" &
 other=$!
 # Until setpriv has changed its uid and exec'd sleep, the process is
 # root's (a fixed 0.2 s was not always enough on a loaded machine).
-for _ in $(seq 100); do
-	[ "$(cat /proc/$other/comm 2>/dev/null)" = sleep ] && break
-	sleep 0.05
-done
+not_sleep_yet() { [ "$(cat /proc/$other/comm 2>/dev/null)" != sleep ] && kill -0 $other; }
+gone_within "$(scaled 30)" not_sleep_yet
 bad "another user's process" "belongs to uid 65534.*--allow-other-users" -p $other -s none
-timeout 30 "$CS" attach -p $other -s none --allow-other-users --duration 0.5 >"$tmp/out" 2>"$tmp/err"
+timeout "$(scaled 30)" "$CS" attach -p $other -s none --allow-other-users --duration 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "--allow-other-users: attached"
-SUDO_UID=65534 SUDO_GID=65534 timeout 30 "$CS" attach -p $other -s none --duration 1.5 \
+SUDO_UID=65534 SUDO_GID=65534 timeout "$(scaled 30)" "$CS" attach -p $other -s none --duration 1.5 \
 	--check 'test "$(id -u)" = 65534' --check-every 0.3 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "the invoking user's process (SUDO_UID): attached; --check runs as that user"
 kill $other
 
 srv() { # srv PORT [MAXCONN]: start the server, its pid in $srv
+	# Its output is emptied first: the wait below reads the server's own
+	# "listening on" line, not the last one's.
+	: >"$tmp/srv.out"
 	"$PROGS/tcp_table" "$@" >"$tmp/srv.out" 2>"$tmp/srv.err" &
 	srv=$!
-	sleep 0.3
+	gone_within "$(scaled 30)" not_listening
 }
+# not_listening: true while the server runs and has not said it listens.
+not_listening() { kill -0 $srv && ! grep -q '^listening on ' "$tmp/srv.out"; }
 # Before a window started in the background whose "attached to pid" line
 # is waited for: empty its output files here. The background job opens
 # them itself, and until it has, the wait read the last window's line
@@ -74,28 +77,36 @@ srv() { # srv PORT [MAXCONN]: start the server, its pid in $srv
 # of the dead server said "no such process", exit 2, checks 48-49).
 fresh() { : >"$tmp/out"; : >"$tmp/err"; }
 
-# A window of 2 s under load, with a passing health check.
+# A window under load that ends at --duration, with a passing health
+# check. The window opens at attach's "attached to pid" line, and the load
+# (about 1 s) starts then, not together with attach (an attach slower
+# than the load under a busy machine saw too few of its connections). The
+# window, 5 s times the scale, holds the load's connections on a slow
+# machine too; it still ends at --duration, which is what is checked.
+dur=$(scaled 5)
 srv $port
-"$PROGS/tcp_load" $port 2 100 10 >"$tmp/load" &
-ld=$!
-timeout 60 "$CS" attach -p $srv -s none --duration 2 --check "$PROGS/tcp_load $port 1 1 0" \
-	--check-every 0.5 >"$tmp/out" 2>"$tmp/err"
+fresh
+timeout "$(scaled 60)" "$CS" attach -p $srv -s none --duration "$dur" --check "$PROGS/tcp_load $port 1 1 0" \
+	--check-every 0.5 >"$tmp/out" 2>"$tmp/err" &
+cs=$!
+gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
+"$PROGS/tcp_load" $port 2 100 10 >"$tmp/load"
+wait $cs
 is "$?" 0 "duration: exit 0"
-like "$(cat "$tmp/out")" "ended: the window of 2 s ended" "duration: the window ended"
-# How many checks fit in 2 s depends on the machine's load (a check is a
-# client process): at least one ran, none failed.
+like "$(cat "$tmp/out")" "ended: the window of $dur s ended" "duration: the window ended"
+# How many checks fit in the window depends on the machine's load (a check
+# is a client process): at least one ran, none failed.
 like "$(cat "$tmp/out")" "checks: [1-9][0-9]* run, 0 failed" "duration: the checks ran and passed"
 like "$(cat "$tmp/out")" "sp tasks: [1-9]" "duration: coverage recorded"
 like "$(cat "$tmp/out")" "controller: [0-9]+\.[0-9]{3} s of CPU in the window \([0-9]+% of one CPU\)" \
 	"duration: the controller's own CPU time in the window"
 like "$(cat "$tmp/err")" "attached to pid $srv \(tcp_table\)" "duration: says it attached"
-wait $ld
 "$PROGS/tcp_load" $port 1 3 0 >/dev/null
 is "$?" 0 "duration: the server answers afterwards"
 
 # JSON and SIGINT.
 fresh
-timeout 60 "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
+timeout "$(scaled 60)" "$CS" attach -p $srv -s none --json -o "$tmp/camp" >"$tmp/j.json" 2>"$tmp/err" &
 cs=$!
 gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
 "$PROGS/tcp_load" $port 1 20 10 >/dev/null
@@ -112,7 +123,7 @@ like "$(cat "$tmp/rep")" "sp +[1-9][0-9]* tasks" "-o DIR: its coverage"
 bad "-o DIR holding a campaign" "already holds a campaign" -p $srv -s none -o "$tmp/camp"
 
 # A failed --check ends the window with its output.
-timeout 60 "$CS" attach -p $srv -s none --duration 30 --check "echo sick; exit 3" \
+timeout "$(scaled 60)" "$CS" attach -p $srv -s none --duration "$(scaled 30)" --check "echo sick; exit 3" \
 	--check-every 0.3 -o "$tmp/camp2" >"$tmp/out" 2>"$tmp/err"
 is "$?" 1 "check: exit 1"
 "$CS" report "$tmp/camp2" >"$tmp/rep" 2>&1
@@ -129,7 +140,7 @@ wait $srv 2>/dev/null
 exec 4>&2 2>"$tmp/reaped"
 srv $((port + 1))
 fresh
-timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
+timeout "$(scaled 60)" "$CS" attach -p $srv -s none --duration "$(scaled 30)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The crash comes once attach is in (a fixed 1.5 s could come first under load).
 gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
@@ -143,7 +154,7 @@ like "$(cat "$tmp/out")" "killed by signal 11" "crash: the signal"
 # The target's exit.
 srv $((port + 2)) 2
 fresh
-timeout 60 "$CS" attach -p $srv -s none --duration 30 >"$tmp/out" 2>"$tmp/err" &
+timeout "$(scaled 60)" "$CS" attach -p $srv -s none --duration "$(scaled 30)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The load comes once attach says it is in (not after a fixed sleep).
 gone_within "$(scaled 30)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
@@ -155,7 +166,7 @@ like "$(cat "$tmp/out")" "exited with status 0" "exit: the status"
 # --comm: a process started later; concsched itself refused.
 name=tcp_table
 fresh
-timeout 120 "$CS" attach --comm $name -s none --duration "$(scaled 60)" >"$tmp/out" 2>"$tmp/err" &
+timeout "$(scaled 120)" "$CS" attach --comm $name -s none --duration "$(scaled 60)" >"$tmp/out" 2>"$tmp/err" &
 cs=$!
 # The process starts once the window is open: attach's probes are in (a
 # uprobe_multi link of this test's), not after a fixed time. attach takes
@@ -179,7 +190,7 @@ kill $srv
 self=cs-self-$$
 self=${self:0:15}
 cp "$CS" "$tmp/$self"
-timeout 30 "$tmp/$self" attach --comm "$self" -s none --duration 0.5 >"$tmp/out" 2>"$tmp/err"
+timeout "$(scaled 30)" "$tmp/$self" attach --comm "$self" -s none --duration 0.5 >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "self: exit 0"
 is "$(grep -c 'refusing to steer concsched itself' "$tmp/err")" 1 "self: refused, once"
 
@@ -197,7 +208,7 @@ window_under_load() {
 	local p=$1 cs
 	shift
 	fresh
-	timeout 120 "$CS" attach -p $srv -s none "$@" >"$tmp/out" 2>"$tmp/err" &
+	timeout "$(scaled 120)" "$CS" attach -p $srv -s none "$@" >"$tmp/out" 2>"$tmp/err" &
 	cs=$!
 	gone_within "$(scaled 60)" sh -c "! grep -q 'attached to pid' '$tmp/err'"
 	"$PROGS/tcp_load" "$p" 2 150 10 >/dev/null

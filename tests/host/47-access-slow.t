@@ -29,9 +29,16 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # threads share the grid finds no shared variable, so the test runs probe
 # nothing (seen with the scale at 10 on 2026-11-29: check 9 got a plain
 # timeout; `--run-timeout 0.05` shows it on any machine).
+# The run must go past the timeout whatever the scale: a high scale
+# measured on a busy machine that is idle by now (about 13 s for the
+# 80 rounds under the probes) would make the 2 s times the scale a limit
+# the run ends before. So the rounds grow with the scale too: 80 times
+# the scale rounded up, about 13 s times that idle, against 2 s times the
+# scale (natively still milliseconds).
 T2=$(scaled 2)
 T1=$(scaled 1)
-"$CS" run -s none --access --probe-cap 0 -n 2 --run-timeout "$T2" -o "$T/a" -- "$P" 4096 80 >/dev/null 2>"$T/a.err"
+R=$((80 * $(scaled 1)))
+"$CS" run -s none --access --probe-cap 0 -n 2 --run-timeout "$T2" -o "$T/a" -- "$P" 4096 "$R" >/dev/null 2>"$T/a.err"
 is "$?" 0 "stencil under --access past a $T2 s run timeout: exit 0, no failure"
 "$CS" report "$T/a" --json >"$T/a.json"
 is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass', 'pass']" \
@@ -44,8 +51,9 @@ like "$(cat "$T/a.err")" "run 1: slow under the access probes.*\(not a failure\)
 is "$(jget "$T/a.json" '[(w["kind"], w["runs"]) for w in d["warnings"] if w["kind"] == "slow"]')" \
 	"[('slow', 2)]" "the report warns of the 2 slow runs"
 
-# Without --access the same runs take milliseconds: not slow.
-"$CS" run -s none -n 2 --run-timeout 2 -o "$T/n" -- "$P" 4096 80 >/dev/null 2>&1
+# Without --access the same runs take milliseconds: not slow (the run
+# timeout is one only a hang would reach).
+"$CS" run -s none -n 2 --run-timeout "$(scaled 10)" -o "$T/n" -- "$P" 4096 "$R" >/dev/null 2>&1
 is "$?" 0 "without --access: exit 0"
 is "$(jget <("$CS" report "$T/n" --json) '[r["summary"].startswith("slow") for r in d["runs"]["list"]]')" \
 	"[False, False]" "... and no run is slow"

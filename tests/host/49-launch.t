@@ -69,15 +69,18 @@ left=$(pgrep -x launched | wc -l)
 gated=$(pgrep -x cs-gated | wc -l)
 is "$left $gated" "0 0" "after the campaigns: no target and no gated child left"
 
-# kill -9 of concsched with two workers: the targets go with it.
-"$CS" run -s none -n 2 -j 2 --run-timeout 60 -o "$T/k9" -- "$PROGS/launched" sleep >/dev/null 2>&1 &
+# kill -9 of concsched with two workers: the targets go with it. They
+# sleep 30 s; the run timeout only a hang would reach.
+"$CS" run -s none -n 2 -j 2 --run-timeout "$(scaled 60)" -o "$T/k9" -- "$PROGS/launched" sleep >/dev/null 2>&1 &
 cs=$!
-tgts=
-for _ in $(seq 100); do
+# fewer_targets: true while concsched has fewer than two targets (each
+# worker opens its probe session first); leaves them in $tgts.
+fewer_targets() {
 	tgts=$(pgrep -P "$cs" -x launched | tr '\n' ' ')
-	[ "$(echo $tgts | wc -w)" -ge 2 ] && break
-	sleep 0.1
-done
+	[ "$(echo $tgts | wc -w)" -lt 2 ]
+}
+tgts=
+gone_within "$(scaled 60)" fewer_targets
 ok "$([ "$(echo $tgts | wc -w)" -ge 2 ]; echo $?)" "kill -9: both workers' targets (${tgts:-none}) are concsched's children"
 # Its two workers (the threads named as the main one, but for it) each
 # keep to a CPU, a different one where concsched has two or more.
@@ -92,20 +95,22 @@ else
 fi
 cat "/proc/$(echo $tgts | cut -d' ' -f1)/status" | awk '/^Cpus_allowed_list:/ { print $2 }' >"$T/tcpus"
 is "$(cat "$T/tcpus")" "$allowed" "-j 2: a sleeping target may still run on every CPU ($allowed)"
+# The kill comes now, while the targets sleep their 30 s (after another
+# campaign, a loaded machine could let them end by themselves first).
+kill -9 "$cs"
+wait "$cs" 2>/dev/null
+# any_alive PID...: true while one of them is a live process.
+any_alive() {
+	local p
+	for p; do alive "$p" && return 0; done
+	return 1
+}
+gone_within "$(scaled 30)" any_alive $tgts
+ok $? "kill -9 of concsched: no target is left"
 # The check command a worker runs is not kept to its CPU either.
 : >"$T/out"
 "$CS" run -s none -n 4 -j 2 -o "$T/chk" \
 	--check "awk '/^Cpus_allowed_list:/ { print \$2 }' /proc/self/status >>$T/out" \
 	-- "$PROGS/launched" >/dev/null 2>&1
 is "$(sort -u "$T/out" | tr '\n' ' ')" "$allowed " "-j 2: the --check command may run on every CPU too"
-kill -9 "$cs"
-wait "$cs" 2>/dev/null
-gone=1
-for _ in $(seq 50); do
-	n=0
-	for p in $tgts; do alive "$p" && n=$((n + 1)); done
-	if [ "$n" = 0 ]; then gone=0; break; fi
-	sleep 0.1
-done
-ok "$gone" "kill -9 of concsched: no target is left"
 done_testing

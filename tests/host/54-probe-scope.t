@@ -107,21 +107,15 @@ fi
 
 # --- --no-follow-forks: the sync probes are the target's process's too -----
 # libc_clean NAME: a fresh process's libc is the file's (no uprobe of
-# anyone's on it), polled for up to 10 s: the "all" campaign's links for
-# every process go when its controller exits, and the kernel may take a
-# moment. Something else's probes on libc (a unit test attaching uprobes,
-# another tool) keep it dirty: then the bystander's count says nothing of
-# this campaign (CI 2026-11-28 beside a helper's builds and tests: the
-# bystander's libc had breakpoints although no other concsched ran).
-libc_clean() {
-	local i=0
-	while [ $i -lt 50 ]; do
-		"$PROGS/probe_scope" "$T/$1" && [ "$(count "$T/$1" 2)" = 0 ] && return 0
-		sleep 0.2
-		i=$((i + 1))
-	done
-	return 1
-}
+# anyone's on it), polled within a limit that grows with the machine: the
+# "all" campaign's links for every process go when its controller exits,
+# and the kernel may take a moment (longer on a loaded machine). Something
+# else's probes on libc (a unit test attaching uprobes, another tool) keep
+# it dirty: then the bystander's count says nothing of this campaign (CI
+# 2026-11-28 beside a helper's builds and tests: the bystander's libc had
+# breakpoints although no other concsched ran).
+libc_dirty() { ! { "$PROGS/probe_scope" "$T/$1" && [ "$(count "$T/$1" 2)" = 0 ]; }; }
+libc_clean() { gone_within "$(scaled 30)" libc_dirty "$1"; }
 libc_clean pre-own && pre_clean=1 || pre_clean=0
 campaign own --no-follow-forks
 "$PROGS/probe_scope" "$T/post-own"
