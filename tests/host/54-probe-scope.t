@@ -42,10 +42,18 @@ gt0() { [ "$(count "$1" "$2")" -gt 0 ] 2>/dev/null; }
 # attach probes on this kernel (a `vm` or a `run --vm` puts none here:
 # its probes are in the guest's; `report`, `merge` and the like none at
 # all: ci74, 2026-12-01, beside another `make test` whose VM files ran
-# them on the host, skipped two checks, failures under CI=true).
+# them on the host, skipped two checks, failures under CI=true). The
+# command is the first word after the global options: an `experiment run`
+# attaches nothing itself (its cells are `run`s, counted on their own:
+# ci88, 2026-12-01, beside a hunt's 61-gtest-experiment, whose `experiment
+# run` the word " run " anywhere in the line counted).
 others() {
-	pgrep -a -x concsched | grep -E ' (run|replay|minimize|attach|observe|estimate|sched|doctor) ' |
-		grep -v -e ' vm ' -e ' --vm' | awk '{ print $1 }' | grep -vc "^$1\$"
+	pgrep -a -x concsched | grep -v -e ' vm ' -e ' --vm' | awk -v self="$1" '$1 != self {
+		for (i = 3; i <= NF && $i ~ /^-/; i++)
+			;
+		if ($i ~ /^(run|replay|minimize|attach|observe|estimate|sched|doctor)$/)
+			n++
+	} END { print n + 0 }'
 }
 
 # campaign NAME [OPTION...]: start a campaign on probe_scope, wait for its
