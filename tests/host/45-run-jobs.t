@@ -44,8 +44,16 @@ like "$("$CS" report "$T/j2")" "^at once: +$o of 30 runs ran beside another \(-j
 	"the text report says how many ran beside another"
 is "$(jget "$T/j2.json" 'sum(1 for r in d["runs"]["list"] if r.get("beside")) == d["runs"]["overlapped"] and all(1 <= b <= 30 and b != r["run"] for r in d["runs"]["list"] for b in r.get("beside", []))')" True \
 	"each overlapped run lists the other runs beside it"
-is "$(jget "$T/j2.json" 'all(r["run"] in next(x for x in d["runs"]["list"] if x["run"] == b)["beside"] for r in d["runs"]["list"] for b in r.get("beside", []))')" True \
-	"beside is symmetric"
+# The JSON lists the first 8 runs beside a run and counts them all
+# (docs/report.md): a run slowed past eight of the other worker's runs on a
+# loaded machine lists 8 of its 9 or more (ci90, 2026-12-01: a check that
+# wanted every pair in both lists failed). Symmetric where a list is whole.
+sym='all(r["run"] in x.get("beside", []) or x.get("beside_count", 0) > len(x.get("beside", [])) for r in d["runs"]["list"] for b in r.get("beside", []) for x in d["runs"]["list"] if x["run"] == b)'
+whole='all(len(r["beside"]) == min(8, r["beside_count"]) for r in d["runs"]["list"] if "beside" in r)'
+got=$(jget "$T/j2.json" "$sym and $whole")
+is "$got" True "beside is symmetric (each list the first 8, beside_count all)"
+[ "$got" = True ] ||
+	jget "$T/j2.json" '[(r["run"], r["duration_s"], r.get("beside_count", 0), r.get("beside", [])) for r in d["runs"]["list"]]' | diag
 "$CS" run -s none -n 30 --seed 7 -o "$T/j1" -- "$PROGS/fig2" >/dev/null 2>&1
 "$CS" report "$T/j1" --json >"$T/j1.json"
 is "$(jget "$T/j2.json" 'sorted(r["seed"] for r in d["runs"]["list"])')" \
