@@ -5,9 +5,10 @@
 # before "--" run one after another, each beside a file after it (the
 # lanes meet: each side waits for the other, so a runner that ran the
 # chain last, as prove --rules does, fails here); two files at a time
-# with -j 2; a failing file fails the run; bad usage exits 2.
+# with -j 2; a failing file fails the run and its failing check's line is
+# in the output (a CI log names it); bad usage exits 2.
 source "$(dirname "$0")/../lib.sh"
-plan 9
+plan 10
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/s" "$T/p" "$T/m" "$T/now"
@@ -62,6 +63,7 @@ mk "$T/p/bad.t" 'echo "not ok 1 - meant to fail"'
 "$ROOT/tools/test-lanes" -j 2 "$T/p/p3.t" -- "$T/p/bad.t" >"$T/out" 2>&1
 is "$?" 1 "a failing file: exit 1"
 like "$(cat "$T/out")" "Result: FAIL" "... and the summary says FAIL"
+like "$(cat "$T/out")" "^not ok 1 - meant to fail$" "... and the failing check's line is in the output"
 
 "$ROOT/tools/test-lanes" -j 2 "$T/nofile.t" -- "$T/p/p3.t" >/dev/null 2>"$T/err"
 is "$?" 2 "a missing file: exit 2"
