@@ -25,10 +25,23 @@ jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval
 # the grid finds no shared variable, so the test run probes nothing and
 # ends as a plain pass (check 3's failure, 3 times in one heavy-load
 # batch; the same in 47-access-slow with the scale at 10).
-T3=$(scaled 3)
-"$CS" run --vm -s none --access --probe-cap 0 --run-timeout "$T3" -n 1 -o "$T/a" -- "$P" 4096 60 \
-	>/dev/null 2>"$T/a.err"
-is "$?" 0 "stencil under --access --probe-cap 0 past a $T3 s run timeout in the VM: exit 0"
+# ci91 (2026-12-01, scale 4.3, five VMs on two cores) cut it at 13 s
+# with 3,479 accesses: the guest was slower than the scale measured. An
+# estimation run cut before the threads shared is the machine's speed,
+# not a verdict: the campaign runs again with twice the run timeout, at
+# most three campaigns. The test run still outlasts the timeout: probed
+# throughout, stencil runs about 40 s in an idle VM (13 times the 3 s),
+# and a machine that cut two estimation runs runs it slower still.
+for k in 1 2 3; do
+	T3=$(($(scaled 3) << (k - 1)))
+	rm -rf "$T/a"
+	"$CS" run --vm -s none --access --probe-cap 0 --run-timeout "$T3" -n 1 -o "$T/a" -- "$P" 4096 60 \
+		>/dev/null 2>"$T/a.err"
+	rc=$?
+	grep -q 'no shared variable found' "$T/a.err" || break
+	diag "campaign $k (run timeout $T3 s): the estimation run found no shared variable"
+done
+is "$rc" 0 "stencil under --access --probe-cap 0 past a $T3 s run timeout in the VM: exit 0"
 "$CS" report "$T/a" --json >"$T/a.json"
 is "$(jget "$T/a.json" '[r["outcome"] for r in d["runs"]["list"]]')" "['pass']" "its run passes"
 like "$(jget "$T/a.json" 'd["runs"]["list"][0]["summary"]')" \
