@@ -641,6 +641,9 @@ struct cs_sched_stats {
 						   * starvation bound to run (not parked)       */
 	__u64 rescued;				  /* written by userspace: starved threads
 						   * it moved to the fair class                 */
+	__u64 serial_stalls;			  /* serial mode: the owner was charged a
+						   * stall of its CPU (CS_STALL_NS or more at
+						   * once), not counted as its run on the token */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

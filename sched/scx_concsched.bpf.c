@@ -1038,6 +1038,78 @@ static __always_inline void cs_set_slice(struct task_struct *p, __u64 slice)
 		p->scx.slice = slice;
 }
 
+/* ---- vCPU stalls: time the guest did not run ----------------------------
+ *
+ * A TCG guest's vCPUs are one host thread (-accel tcg,thread=single). On a
+ * loaded host that thread is stopped for whole seconds (a 15 ms program
+ * took 2.7 s in CI), and the guest clock runs on meanwhile: the core
+ * charges the gap to the task that was current on each CPU, to its slice
+ * and its se.sum_exec_runtime (update_curr_scx). A serial owner stalled
+ * 1.8 s into a 2 s slice so "used up" its slice without running: its slice
+ * end let the token go (cs_stopping), it was queued behind the threads it
+ * had started, and they ran before it (12-sched-delay.t, "serial fifo: main
+ * keeps the token", early 4 with enqueues 5, dispatches 5; reproduced by
+ * stopping the qemu process for 2.5 s at random moments: 4 runs in 19;
+ * tests/vm/22-sched-stall.t does so in every make test).
+ * The core charges a running thread at every tick (a few ms) and switch:
+ * one charge of CS_STALL_NS or more is a stall, not run time. It does not
+ * count as the owner's run on the token, so the slice end it caused keeps
+ * the token (the path of a kick that is not the owner's: the owner runs
+ * again first, with a new slice), and the owner's run stays bounded by the
+ * slice it really ran. Counted as serial_stalls. */
+#define CS_STALL_NS (50ULL * 1000 * 1000)
+
+/* The thread current on this CPU when it was last seen (ops.running,
+ * ops.tick, ops.stopping), and its se.sum_exec_runtime then. */
+struct cs_cpu_seen {
+	__u64 pid;
+	__u64 sum;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cs_cpu_seen);
+} cs_cpu_seen SEC(".maps");
+
+/* The run time the core charged p, current on this CPU, since it was last
+ * seen here (0 if it was not), and it is seen now. One charge is the time
+ * since the previous one: a tick or less when the CPU ran. (Not a wall
+ * clock gap: the core may charge a stall one update later, when a wakeup
+ * skipped the clock update of the switch right after it.) */
+static __always_inline __u64 cs_charged_since_seen(struct task_struct *p)
+{
+	__u64 sum = BPF_CORE_READ(p, se.sum_exec_runtime), d = 0;
+	struct cs_cpu_seen *seen;
+	__u32 zero = 0;
+
+	seen = bpf_map_lookup_elem(&cs_cpu_seen, &zero);
+	if (!seen)
+		return 0;
+	if (seen->pid == (__u64)p->pid && sum > seen->sum)
+		d = sum - seen->sum;
+	seen->pid = p->pid;
+	seen->sum = sum;
+	return d;
+}
+
+/* p, current on this CPU, was charged a stall of the vCPU: not its run on
+ * the token. */
+static __always_inline void cs_stall_uncount(struct task_struct *p, __u32 t)
+{
+	struct cs_target_state *ts = cs_tgt(t);
+	__u64 d = cs_charged_since_seen(p), sum;
+
+	if (d < CS_STALL_NS || cs_serial(t) == CS_SERIAL_OFF || ts->serial_owner != (__u64)p->pid)
+		return;
+	sum = BPF_CORE_READ(p, se.sum_exec_runtime);
+	ts->serial_owner_exec0 += d;
+	if (ts->serial_owner_exec0 > sum)
+		ts->serial_owner_exec0 = sum;
+	__sync_fetch_and_add(&cs_stats(t)->serial_stalls, 1);
+}
+
 /* Serial mode: the running thread must hold its target's token. One that
  * runs without it (it was running when it entered SCHED_EXT, or kept its
  * CPU across a preemption by a higher class) is sent back to the queue. */
@@ -1077,6 +1149,7 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 	struct cs_thread_ctl *tc;
 	__u32 tid = p->pid;
 
+	cs_charged_since_seen(p);
 	cs_wait_end(p);
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	cs_serial_running(p, tc, tc ? tc->target : cs_task_target(p));
@@ -1084,6 +1157,22 @@ void BPF_STRUCT_OPS(cs_running, struct task_struct *p)
 		return;
 	cs_note_resumed(p, tc, bpf_ktime_get_ns());
 	tc->release_ts = 0;
+}
+
+/* The owner is off its CPU, its serial_owner_ts and serial_owner_preempted
+ * written: running goes to 0 last. cs_dispatch_serial's stale test reads
+ * running, preempted, then ts, without a lock, from another CPU: cleared
+ * first (as it was), running 0 with preempted not yet 1 and the ts of the
+ * owner's last ops.running looked like a token left behind, whenever the
+ * owner had run 100 ms since (main starting its workers does; after a
+ * stall of the vCPU every ts is seconds old), and the other CPU took it
+ * while the owner was only being preempted (serial_preempts 1, "early 2"
+ * in 1 of 15 runs with 2.5 s host stalls). x86 keeps stores in order; the
+ * barrier keeps the compiler from moving them. */
+static __always_inline void cs_owner_stopped(struct cs_target_state *ts)
+{
+	asm volatile("" ::: "memory");
+	ts->serial_owner_running = 0;
 }
 
 void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
@@ -1097,6 +1186,8 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
 	t = tc ? tc->target : cs_task_target(p);
 	ts = cs_tgt(t);
+	/* before the slice end below is judged */
+	cs_stall_uncount(p, t);
 	/* Marked at its point and on its way to the park: the token goes
 	 * when it is parked (cs_park), or queued instead (cs_enqueue). Let
 	 * go here, between this stop and the enqueue, the next thread could
@@ -1104,10 +1195,10 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * changed in 3-7 runs of 120 under TCG). */
 	if (tc && (tc->state == CS_TS_PARK_PENDING || tc->state == CS_TS_DELAY_PENDING)) {
 		if (ts->serial_owner == tid) {
-			ts->serial_owner_running = 0;
+			ts->serial_owner_ts = bpf_ktime_get_ns();
 			/* preempted before its kick: it runs again first */
 			ts->serial_owner_preempted = runnable && p->scx.slice;
-			ts->serial_owner_ts = bpf_ktime_get_ns();
+			cs_owner_stopped(ts);
 		}
 		return;
 	}
@@ -1118,9 +1209,9 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * a second worker start early, and the seeded order changed). */
 	if (runnable && p->scx.slice) {
 		if (ts->serial_owner == (__u64)p->pid) {
-			ts->serial_owner_running = 0;
-			ts->serial_owner_preempted = 1;
 			ts->serial_owner_ts = bpf_ktime_get_ns();
+			ts->serial_owner_preempted = 1;
+			cs_owner_stopped(ts);
 		}
 		return;
 	}
@@ -1130,8 +1221,8 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	 * holder back at the head of its CPU's queue): not a sleep. */
 	if (!runnable) {
 		if (ts->serial_owner == (__u64)p->pid) {
-			ts->serial_owner_running = 0;
 			ts->serial_owner_ts = bpf_ktime_get_ns();
+			cs_owner_stopped(ts);
 		}
 		return;
 	}
@@ -1149,13 +1240,24 @@ void BPF_STRUCT_OPS(cs_stopping, struct task_struct *p, bool runnable)
 	if (tc && tc->state == CS_TS_RUN && ts->serial_owner == (__u64)p->pid &&
 	    ts->serial_owner_yield != (__u64)p->pid && !cs_kick_is(tid) &&
 	    BPF_CORE_READ(p, se.sum_exec_runtime) - ts->serial_owner_exec0 < cs_slice(t)) {
-		ts->serial_owner_running = 0;
-		ts->serial_owner_preempted = 1;
 		ts->serial_owner_ts = bpf_ktime_get_ns();
+		ts->serial_owner_preempted = 1;
+		cs_owner_stopped(ts);
 		__sync_fetch_and_add(&cs_stats(t)->serial_kicks_kept, 1);
 		return;
 	}
 	cs_serial_token_drop(p, t);
+}
+
+/* Called after the core charged the tick's time (and a stall's) to p,
+ * before it looks at p's slice. */
+void BPF_STRUCT_OPS(cs_tick, struct task_struct *p)
+{
+	struct cs_thread_ctl *tc;
+	__u32 tid = p->pid;
+
+	tc = bpf_map_lookup_elem(&cs_thread_ctl, &tid);
+	cs_stall_uncount(p, tc ? tc->target : cs_task_target(p));
 }
 
 /* The target of a task entering SCHED_EXT: its process's (userspace
@@ -1351,6 +1453,7 @@ struct sched_ext_ops concsched_ops = {
 	.runnable = (void *)cs_runnable,
 	.running = (void *)cs_running,
 	.stopping = (void *)cs_stopping,
+	.tick = (void *)cs_tick,
 	.quiescent = (void *)cs_quiescent,
 	.enable = (void *)cs_enable,
 	.disable = (void *)cs_disable,

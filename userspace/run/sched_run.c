@@ -187,6 +187,7 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	json_kv_uint(&j, "timer_errors", st.timer_errors);
 	json_kv_uint(&j, "notes_repeated", st.notes_repeated);
 	json_kv_uint(&j, "serial_kicks_kept", st.serial_kicks_kept);
+	json_kv_uint(&j, "serial_stalls", st.serial_stalls);
 	json_kv_uint(&j, "starved", st.starved);
 	json_kv_uint(&j, "rescued", st.rescued);
 	json_kv_int(&j, "max_threads", r->max_threads);
