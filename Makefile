@@ -238,6 +238,13 @@ format-check:
 # tsa, tsa-h and the RND baselines on tests/programs/study_*, ~40 minutes in
 # the VM. Not part of `make test`. STUDY_N, STUDY_R, STUDY_R_BEST,
 # STUDY_SUBJECTS, STUDY_STRATEGIES override the design.
+# The host-stall study (docs/sched.md "A host stall is not the owner's
+# run"): stops its own VM's qemu at random moments while serial fifo runs;
+# TAP. On a quiet machine only: see the file's head. Not part of make test.
+.PHONY: study-sched-stall
+study-sched-stall: $(BUILD)/concsched $(BUILD)/tests/programs/serial_order
+	$(Q)prove --exec tools/run-test tools/study/sched-stall.t
+
 .PHONY: study-tsa
 study-tsa: $(BUILD)/concsched $(patsubst %.c,$(BUILD)/%,$(wildcard tests/programs/study_*.c))
 	$(Q)tools/study/tsa.sh $(BUILD)/study-tsa

@@ -1050,7 +1050,7 @@ static __always_inline void cs_set_slice(struct task_struct *p, __u64 slice)
  * had started, and they ran before it (12-sched-delay.t, "serial fifo: main
  * keeps the token", early 4 with enqueues 5, dispatches 5; reproduced by
  * stopping the qemu process for 2.5 s at random moments: 4 runs in 19;
- * tests/vm/22-sched-stall.t does so in every make test).
+ * tools/study/sched-stall.t does so).
  * The core charges a running thread at every tick (a few ms) and switch:
  * one charge of CS_STALL_NS or more is a stall, not run time. It does not
  * count as the owner's run on the token, so the slice end it caused keeps

@@ -9,10 +9,13 @@
  * server overlap only when one of them is held up for that long (a
  * preempted vCPU rarely is; a parked thread is). PERIOD_MS 0: back to
  * back.
- * Prints "ok N failed M"; exits 0 when every reply was "OK ...".
+ * Prints "ok N failed M"; exits 0 when every reply was "OK ...". Each
+ * failed request (the first 20) is told on stderr: which step failed, the
+ * error and how long the request took (the reply waits 5 s at most).
  * `tcp_load PORT 1 1 0` is a health check.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,7 +30,25 @@ static int port, count, period_ms, nthreads;
 static struct timespec start;
 static long ok, failed; /* atomic */
 
-static int one_request(void)
+static double since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void close_keep_errno(int fd)
+{
+	int e = errno;
+
+	close(fd);
+	errno = e;
+}
+
+/* One request: NULL when the reply was "OK ...", else the step that
+ * failed (errno tells more where the step set it). */
+static const char *one_request(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	struct timeval tv = { .tv_sec = 5 };
@@ -38,23 +59,33 @@ static int one_request(void)
 	a.sin_port = htons((unsigned short)port);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0)
-		return -1;
+		return "socket";
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) || write(fd, "GET\n", 4) != 4) {
-		close(fd);
-		return -1;
-	}
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return close_keep_errno(fd), "connect";
+	if (write(fd, "GET\n", 4) != 4)
+		return close_keep_errno(fd), "write";
 	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 3)
-		return -1;
+	close_keep_errno(fd);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? "read: no reply within 5 s"
+							       : "read";
+	if (n == 0) {
+		errno = 0;
+		return "read: closed without a reply";
+	}
 	buf[n] = 0;
-	return strncmp(buf, "OK", 2) ? -1 : 0;
+	errno = 0;
+	if (n < 3 || strncmp(buf, "OK", 2))
+		return "reply not OK";
+	return NULL;
 }
 
 static void *client(void *arg)
 {
 	long idx = (long)arg;
+	struct timespec t0;
+	const char *why;
 	int i;
 
 	for (i = 0; i < count; i++) {
@@ -72,10 +103,18 @@ static void *client(void *arg)
 			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL))
 				;
 		}
-		if (one_request())
-			__atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED);
-		else
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		why = one_request();
+		if (!why) {
 			__atomic_add_fetch(&ok, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (__atomic_add_fetch(&failed, 1, __ATOMIC_RELAXED) <= 20)
+			fprintf(stderr,
+				"tcp_load: thread %ld request %d failed at %.3f s: %s%s%s after "
+				"%.3f s\n",
+				idx, i, since(&start), why, errno ? ": " : "",
+				errno ? strerror(errno) : "", since(&t0));
 	}
 	return NULL;
 }

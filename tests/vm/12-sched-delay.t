@@ -12,7 +12,7 @@
 #    (serial mode also switches at a slice's end, by design: each worker
 #    works 2 ms of wall time, and the slice is 2 s, so a stall of the TCG
 #    guest's vCPU cannot end one mid-work: a charge of 50 ms or more is
-#    not counted as the owner's run, 22-sched-stall.t);
+#    not counted as the owner's run: docs/sched.md);
 #  - --serial fifo with main busy 30 ms after each start, 6 runs: no
 #    worker starts before main has started all four. main was running
 #    when it entered SCHED_EXT; it must run on the configured 2 s slice,
