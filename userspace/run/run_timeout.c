@@ -12,6 +12,7 @@
 #include "results/oracle.h"
 #include "run/run_sites.h"
 #include "kernel/scx_concsched.h"
+#include "kernel/sync.h"
 
 #include "sync.skel.h"
 #include "lib/fnv1a64.h"
@@ -20,6 +21,7 @@
 #include "lib/taskcpu.h"
 #include "lib/xalloc.h"
 
+#include <bpf/bpf.h>
 #include <time.h>
 
 struct run_cpu_mark {
@@ -27,6 +29,101 @@ struct run_cpu_mark {
 	struct taskcpu c;
 	bool ok; /* read: the thread was there */
 };
+
+/*
+ * The lock request thread t waits in, if any: its latest event when that
+ * is a blocking request, else the call the probe saw it enter and not
+ * return from (cs_sync_threads' pending). The probe records a request
+ * only when it sees the lock busy (probes/sync.bpf.c enter_lock), and it
+ * learns a holder only when the holder's call returns: a request that
+ * came while the holder was inside its own call (bad_lockorder's two
+ * tellers, each blocking on the lock the other had just taken; seen in
+ * ci of b024b41, where the estimation run's deadlock showed no cycle), or
+ * after a recursive mutex's inner unlock (bad_recursive_cycle), blocks
+ * with no request event. ts: when it came.
+ */
+struct dl_req {
+	bool blocked;
+	bool from_probe; /* not in the model: read from the probe's state */
+	uint16_t op;	 /* CS_OP_*LOCK_REQ */
+	uint64_t obj, site, ts;
+};
+
+static uint16_t pending_req_op(uint32_t fn)
+{
+	switch (fn) {
+	case CS_FN_MUTEX_LOCK:
+		return CS_OP_LOCK_REQ;
+	case CS_FN_RW_RDLOCK:
+		return CS_OP_RDLOCK_REQ;
+	case CS_FN_RW_WRLOCK:
+		return CS_OP_WRLOCK_REQ;
+	default: /* try and timed calls give up; spin locks have no entry */
+		return 0;
+	}
+}
+
+static struct dl_req thread_request(struct onerun *r, const struct tm_thread *t)
+{
+	const struct tm_action *last = thread_model_last(t);
+	struct dl_req q = { 0 };
+	struct cs_sync_thread st;
+	int fd;
+
+	if (t->exited)
+		return q;
+	if (last && thread_model_action_waits_for_good(last)) {
+		q.blocked = true;
+		q.op = last->op;
+		q.obj = last->obj;
+		q.site = last->site;
+		q.ts = last->ts;
+		return q;
+	}
+	fd = r->sp ? sync_probes_map_fd(r->sp, "cs_sync_threads") : -1;
+	if (fd < 0 || bpf_map_lookup_elem(fd, &t->tid, &st) || st.tgid != t->tgid ||
+	    st.gen != t->gen || (st.flags & (CS_THR_EXITED | CS_THR_STALE)) ||
+	    (st.pending.flags & CS_EV_NOWAIT) || !pending_req_op(st.pending.fn) ||
+	    (last && st.pending.ts < last->ts))
+		return q;
+	q.blocked = q.from_probe = true;
+	q.op = pending_req_op(st.pending.fn);
+	q.obj = st.pending.obj;
+	q.site = st.pending.site;
+	q.ts = st.pending.ts;
+	return q;
+}
+
+/* A deadlock's requests the model lacked (from_probe) enter it, so that
+ * what reads the run's model (the portfolio's signal, the lock-order
+ * metrics) sees the cycle: each thread waits there for good. */
+static void requests_to_model(struct onerun *r, const struct dl_req *q, const struct dl_thread *dt,
+			      size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct tm_thread *t = &r->tm.threads[i];
+		struct cs_event e = { 0 };
+
+		if (!q[i].from_probe || dt[i].ran)
+			continue;
+		e.ts_ns = q[i].ts;
+		e.obj = q[i].obj;
+		e.site = q[i].site;
+		e.pid = t->tgid;
+		e.tid = t->tid;
+		e.gen = t->gen;
+		e.seq = t->next_seq;
+		e.op = q[i].op;
+		e.flags = CS_EV_BLOCKED;
+		e.nlocks = t->nheld;
+		thread_model_add_event(&r->tm, &e);
+		log_debug("run: thread %u blocked in a lock request the probe did not record "
+			  "(0x%" PRIx64 "): added to the run's model",
+			  e.tid, (uint64_t)e.obj);
+	}
+}
 
 /* The deadlock report at a timeout: who holds what, who waits where. */
 static const char *action_site(struct onerun *r, const struct tm_thread *t, uint64_t addr,
@@ -110,7 +207,7 @@ static const struct run_cpu_mark *cpu_mark_find(const struct onerun *r, uint32_t
  * or that is gone, is not blocked (dt[i].ran). The mark is then read
  * anew.
  */
-static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
+static void cpu_evidence(struct onerun *r, struct dl_thread *dt, const struct dl_req *q, size_t n)
 {
 	struct taskcpu *c0 = xcalloc(n, sizeof(*c0)), c1;
 	bool *ok = xcalloc(n, sizeof(*ok));
@@ -124,7 +221,6 @@ static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
 	nanosleep(&ts, NULL);
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &r->tm.threads[i];
-		const struct tm_action *last = thread_model_last(t);
 		const struct run_cpu_mark *m = cpu_mark_find(r, t->tgid, t->tid);
 
 		if (!dt[i].blocked)
@@ -133,7 +229,7 @@ static void cpu_evidence(struct onerun *r, struct dl_thread *dt, size_t n)
 			dt[i].ran = true; /* gone: it blocks nothing */
 		else if (taskcpu_ran(&c0[i], &c1))
 			dt[i].ran = true;
-		else if (m && last && last->ts < r->cpu_mark_ns && taskcpu_ran(&m->c, &c1))
+		else if (m && q[i].ts < r->cpu_mark_ns && taskcpu_ran(&m->c, &c1))
 			dt[i].ran = true;
 		if (dt[i].ran)
 			log_debug("run: thread %u ran after its lock request (%s): not blocked",
@@ -151,21 +247,22 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 {
 	struct dl_thread *dt;
 	struct dl_held *held;
+	struct dl_req *q;
 	char(*names)[64], (*texts)[512];
-	size_t i, j, n = r->tm.nthreads, nh = 0, nt = 0, blocked = 0;
+	size_t i, j, n, nh = 0, nt = 0, blocked = 0;
 
+	run_session_consume(r);
+	n = r->tm.nthreads;
 	if (!n)
 		return;
-	run_session_consume(r);
 	run_sites_refresh_vmas(r);
 	dt = xcalloc(n, sizeof(*dt));
+	q = xcalloc(n, sizeof(*q));
 	held = xcalloc(n * CS_LOCKSET_MAX, sizeof(*held));
 	names = xcalloc(n, sizeof(*names));
 	texts = xcalloc(n * (2 * CS_LOCKSET_MAX + 2), sizeof(*texts));
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &r->tm.threads[i];
-		/* its latest event, also when the model is truncated */
-		const struct tm_action *last = thread_model_last(t);
 		struct strat_thread *rt = run_sites_thread_find(r, t->tid);
 
 		snprintf(names[i], sizeof(names[i]), "%s (tid %u)", rt ? rt->path : "?", t->tid);
@@ -181,21 +278,26 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 			nh++;
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
+		/* its latest event (also when the model is truncated), or the
+		 * call the probe saw it enter */
+		q[i] = thread_request(r, t);
+		if (q[i].blocked) {
 			dt[i].blocked = true;
-			dt[i].waits_for = last->obj;
-			dt[i].waits_name =
-				lock_text(r, t, last->obj, texts[nt++], sizeof(texts[0]));
+			dt[i].waits_for = q[i].obj;
+			dt[i].waits_name = lock_text(r, t, q[i].obj, texts[nt++], sizeof(texts[0]));
 			dt[i].wait_site =
-				action_site(r, t, last->site, texts[nt++], sizeof(texts[0]));
+				action_site(r, t, q[i].site, texts[nt++], sizeof(texts[0]));
 			blocked++;
 		}
 	}
 	/* A cycle of requests is a deadlock only if none of its threads ran. */
 	if (blocked && oracle_deadlock_analyze(dt, n, NULL, NULL, 0) > 0)
-		cpu_evidence(r, dt, n);
-	if (blocked && oracle_deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0)
+		cpu_evidence(r, dt, q, n);
+	if (blocked && oracle_deadlock_analyze(dt, n, NULL, r->deadlock, sizeof(r->deadlock)) > 0) {
 		r->has_deadlock = true;
+		requests_to_model(r, q, dt, n);
+	}
+	free(q);
 	free(dt);
 	free(held);
 	free(names);
@@ -262,17 +364,15 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 	cyc = xcalloc(n, sizeof(*cyc));
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &m->threads[i];
-		const struct tm_action *last = thread_model_last(t);
+		struct dl_req q = thread_request(r, t);
 
 		dt[i].held = &held[nh];
 		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
 			held[nh++].lock = t->held[j];
 			dt[i].nheld++;
 		}
-		if (last && !t->exited && thread_model_action_waits_for_good(last)) {
-			dt[i].blocked = true;
-			dt[i].waits_for = last->obj;
-		}
+		dt[i].blocked = q.blocked;
+		dt[i].waits_for = q.obj;
 	}
 	len = oracle_deadlock_analyze(dt, n, cyc, NULL, 0);
 	for (k = 0; k < len; k++) {
