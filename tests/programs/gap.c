@@ -7,6 +7,9 @@
  * Parked synchronously at marker() (KERNEL.md "Gap test") the worker has
  * executed 0 iterations; unparked, millions. Prints the address of marker
  * ("marker 0x...") and "rounds N zero Z max M" (iterations seen at HOLD).
+ * After each read main calls read_done(): a release point
+ * (`--release-at read_done`) that lets the worker go only once the count
+ * was read, whatever the read's delay (tests/vm/11-sched-park.t).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +21,11 @@ static atomic_int about_to_mark, stop;
 static atomic_long count;
 
 __attribute__((noinline)) void marker(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void read_done(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
@@ -50,6 +58,7 @@ int main(int argc, char **argv)
 			;
 		nanosleep(&hold, NULL);
 		seen = atomic_load(&count);
+		read_done();
 		atomic_store(&stop, 1);
 		pthread_join(t, NULL);
 		if (seen == 0)
