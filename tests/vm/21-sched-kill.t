@@ -39,7 +39,7 @@ kill_case() {
 	echo "target_before \$(target_pids \$name | wc -l)"
 	kill -9 \$ctl
 	t0=\$(cut -d' ' -f1 /proc/uptime)
-	wait_for '[ "\$(cat /sys/kernel/sched_ext/state)" = disabled ]' 100
+	wait_for '[ "\$(cat /sys/kernel/sched_ext/state)" = disabled ]' 300
 	echo "state_after \$(cat /sys/kernel/sched_ext/state)"
 	echo "disable_s \$(awk -v a=\$t0 '{ print \$1 - a }' /proc/uptime)"
 	wait_for '[ -z "\$(target_pids \$name)" ]' 50
@@ -48,7 +48,7 @@ kill_case() {
 echo "== releasing"
 kill_case marker_loop --park-at marker --release after:2000 -- "$PROGS/marker_loop" 100000 1 200
 echo "== parked"
-kill_case gap --park-at marker --release never --watchdog-ms 2000 -- "$PROGS/gap" 1000 20
+kill_case gap --park-at marker --release never --watchdog-ms 10000 --timeout-ms 25000 -- "$PROGS/gap" 1000 20
 echo "== healthy"
 "$CS" sched -- "$PROGS/four_threads" 2>&1 | grep -c '^thread [0-3] tid'
 cat /sys/kernel/sched_ext/state
@@ -66,9 +66,14 @@ for c in releasing parked; do
 	diag "$c: disabled $(printf '%s\n' "$s" | sed -n 's/^disable_s //p') s after the kill"
 done
 # The scheduler's link is released before the probe links (scx_concsched_guard),
-# so a parked thread does not hold the teardown until its 2 s watchdog.
+# so a parked thread does not hold the teardown until its watchdog. The
+# watchdog is 10 s (and the starvation rescue, 75 % of the 25 s stall
+# timeout, later still): a teardown that waited for it takes 10 s or
+# more, one that did not 0.17 s in hunt AF, beside a busy `make test` (the
+# diag): 5 s, half the watchdog, leaves a loaded host 30 times that
+# (until 2026-12-02: a 2 s watchdog and 1.5 s allowed).
 d=$(section "$o" parked | sed -n 's/^disable_s //p')
-ok "$(float_le "${d:-9}" 1.5; echo $?)" "parked: disabled in ${d}s, before the 2 s watchdog"
+ok "$(float_le "${d:-99}" 5; echo $?)" "parked: disabled in ${d}s, before the 10 s watchdog"
 is "$(section "$o" healthy | tr '\n' ' ')" "4 disabled " "guest healthy: a new run works, ends disabled"
 [ "$_tap_fail" -gt 0 ] && diag "guest stdout:" "$(cat "$o")" "guest stderr:" "$(tail -20 "$work/err")"
 done_testing
