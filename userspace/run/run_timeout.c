@@ -38,8 +38,8 @@ struct run_cpu_mark {
  * learns a holder only when the holder's call returns: a request that
  * came while the holder was inside its own call (bad_lockorder's two
  * tellers, each blocking on the lock the other had just taken; seen in
- * ci of b024b41, where the estimation run's deadlock showed no cycle), or
- * after a recursive mutex's inner unlock (bad_recursive_cycle), blocks
+ * the CI of b024b41, where the estimation run's deadlock showed no cycle), or
+ * after a recursive mutex's inner unlock (tests/programs/recursive_cycle), blocks
  * with no request event. ts: when it came.
  */
 struct dl_req {
