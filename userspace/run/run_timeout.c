@@ -63,12 +63,17 @@ static uint16_t pending_req_op(uint32_t fn)
 	}
 }
 
-static struct dl_req thread_request(struct onerun *r, const struct tm_thread *t)
+/* The probe's per-thread states (cs_sync_threads), -1 without probes. */
+static int threads_fd(struct onerun *r)
+{
+	return r->sp ? sync_probes_map_fd(r->sp, "cs_sync_threads") : -1;
+}
+
+static struct dl_req thread_request(int fd, const struct tm_thread *t)
 {
 	const struct tm_action *last = thread_model_last(t);
 	struct dl_req q = { 0 };
 	struct cs_sync_thread st;
-	int fd;
 
 	if (t->exited)
 		return q;
@@ -80,7 +85,6 @@ static struct dl_req thread_request(struct onerun *r, const struct tm_thread *t)
 		q.ts = last->ts;
 		return q;
 	}
-	fd = r->sp ? sync_probes_map_fd(r->sp, "cs_sync_threads") : -1;
 	if (fd < 0 || bpf_map_lookup_elem(fd, &t->tid, &st) || st.tgid != t->tgid ||
 	    st.gen != t->gen || (st.flags & (CS_THR_EXITED | CS_THR_STALE)) ||
 	    (st.pending.flags & CS_EV_NOWAIT) || !pending_req_op(st.pending.fn) ||
@@ -250,6 +254,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 	struct dl_req *q;
 	char(*names)[64], (*texts)[512];
 	size_t i, j, n, nh = 0, nt = 0, blocked = 0;
+	int fd = threads_fd(r);
 
 	run_session_consume(r);
 	n = r->tm.nthreads;
@@ -280,7 +285,7 @@ void run_timeout_analyze_deadlock(struct onerun *r)
 		}
 		/* its latest event (also when the model is truncated), or the
 		 * call the probe saw it enter */
-		q[i] = thread_request(r, t);
+		q[i] = thread_request(fd, t);
 		if (q[i].blocked) {
 			dt[i].blocked = true;
 			dt[i].waits_for = q[i].obj;
@@ -356,6 +361,7 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 	struct dl_held *held;
 	size_t *cyc;
 	uint64_t sig = FNV1A64_INIT;
+	int fd = threads_fd(r);
 
 	if (!n || m->truncated || m->seq_gaps)
 		return 0;
@@ -364,7 +370,7 @@ static uint64_t lock_cycle_sig(struct onerun *r)
 	cyc = xcalloc(n, sizeof(*cyc));
 	for (i = 0; i < n; i++) {
 		const struct tm_thread *t = &m->threads[i];
-		struct dl_req q = thread_request(r, t);
+		struct dl_req q = thread_request(fd, t);
 
 		dt[i].held = &held[nh];
 		for (j = 0; j < t->nheld && j < CS_LOCKSET_MAX; j++) {
