@@ -38,9 +38,10 @@ struct run_cpu_mark {
  * learns a holder only when the holder's call returns: a request that
  * came while the holder was inside its own call (bad_lockorder's two
  * tellers, each blocking on the lock the other had just taken; seen in
- * the CI of b024b41, where the estimation run's deadlock showed no cycle), or
- * after a recursive mutex's inner unlock (tests/programs/recursive_cycle), blocks
- * with no request event. ts: when it came.
+ * the CI of b024b41, where the estimation run's deadlock showed no
+ * cycle), or after a recursive mutex's inner unlock
+ * (tests/programs/recursive_cycle), blocks with no request event. ts:
+ * when it came.
  */
 struct dl_req {
 	bool blocked;
@@ -99,8 +100,8 @@ static struct dl_req thread_request(int fd, const struct tm_thread *t)
 }
 
 /* A deadlock's requests the model lacked (from_probe) enter it, so that
- * what reads the run's model (the portfolio's signal, the lock-order
- * metrics) sees the cycle: each thread waits there for good. */
+ * what reads the run's model (the portfolio's signal) sees the cycle:
+ * each thread waits there for good. */
 static void requests_to_model(struct onerun *r, const struct dl_req *q, const struct dl_thread *dt,
 			      size_t n)
 {
