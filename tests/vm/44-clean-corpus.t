@@ -25,7 +25,9 @@
 #   CLEAN_RUNS=N             runs per program and strategy (default 3)
 #   CLEAN_PROGS="p ..."      programs (default every tests/programs/clean_*)
 #   CLEAN_STRATEGIES="s ..." every program under every one of these (the
-#                            grid; unset: the slice above)
+#                            grid; unset: the slice above); pcta and
+#                            randoma are pct and random with --access, as
+#                            in make bench-bugs
 #   CLEAN_ALWAYS="s ..."     the slice's strategies for every program
 #                            (default portfolio)
 #   CLEAN_ROTATE="s ..."     one of these per program in turn, the i-th
@@ -77,7 +79,12 @@ trap 'rm -rf "$T"' EXIT
 cd /out
 printf '%s' '$pairs' | while read p s; do
 	t0=\$(cut -d' ' -f1 /proc/uptime)
-	$CS run -s \$s -n $RUNS --keep-going --seed 1 -o \$p-\$s -- $PROGS/\$p >/dev/null 2>\$p-\$s.err </dev/null
+	case \$s in
+	pcta) opt='-s pct --access' ;;
+	randoma) opt='-s random --access' ;;
+	*) opt=\"-s \$s\" ;;
+	esac
+	$CS run \$opt -n $RUNS --keep-going --seed 1 -o \$p-\$s -- $PROGS/\$p >/dev/null 2>\$p-\$s.err </dev/null
 	rc=\$?
 	echo \"\$p \$s secs \$(awk -v a=\$t0 -v b=\$(cut -d' ' -f1 /proc/uptime) 'BEGIN { print int(b - a + 0.5) }')\"
 	echo \"\$p \$s exit \$rc\"
