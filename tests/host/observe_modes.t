@@ -11,7 +11,7 @@ Q=$ROOT/tests/host/observe_tasks.py
 for p in fig2 forkexec ticker; do
 	[ -x "$PROGS/$p" ] || skip_all "build first: make"
 done
-plan 32
+plan 33
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; kill $(jobs -p) 2>/dev/null' EXIT
@@ -116,12 +116,23 @@ is "$?" 0 "-p PID + SIGINT: exit 0"
 like "$(cat "$tmp/int.txt")" 'sp tasks: 1' "-p PID + SIGINT: report printed"
 touch "$tmp/stop"; wait "$tp" 2>/dev/null
 
-# --all --comm: a process started after the probes are in place.
+# --all --comm: a process started after the probes are in place: once
+# observe says it observes (every probe is in; its --duration counts from
+# there). The ticker ticks until observe has ended, so that two ticks fall
+# in the window however late a loaded machine starts it. In ci101
+# (2026-12-02, beside two busy VMs) a ticker of 5 ticks (0.5 s), started
+# once the test saw observe's first link (a scan of every process's
+# descriptors, seconds under load), showed no SP pair.
+rm -f "$tmp/count" "$tmp/stop"
 "$CS" observe --all --comm ticker --duration "$(scaled 3)" --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!
-attached
-"$PROGS/ticker" 5
+gone_within "$(scaled 30)" eval '! grep -q "^concsched: observing every process of .* named ticker for [0-9.]* s (Ctrl-C stops)$" "$tmp/all.err"'
+"$PROGS/ticker" 0 "$tmp/count" "$tmp/stop" & tp=$!
 wait "$op"
 is "$?" 0 "--all --comm --duration: exit 0"
+touch "$tmp/stop"; wait "$tp"
+like "$(wc -l <"$tmp/all.err") $(cat "$tmp/all.err")" "^1 concsched: observing every process of /[^ ]*libc[^ ]* named ticker for [0-9.]+ s \\(Ctrl-C stops\\)$" \
+	"--all: one line on stderr once the probes are in"
+diag "--all --comm: the ticker ticked $(ticks "$tmp/count") times"
 is "$("$Q" "$tmp/all.json" get metrics.sp.count)" 1 "--all --comm: the ticker's SP pair, nothing else"
 bad "--all with a bad cgroup" "cgroup" --all --cgroup /nonexistent --duration 1
 

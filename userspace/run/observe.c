@@ -110,6 +110,25 @@ static void attach_at_exec(pid_t pid, void *arg)
 	o->at_exec_err = sync_probes_attach(&o->sp, &o->rt, pid);
 }
 
+/* -p and --all: one line on stderr once every probe is in, so that a
+ * user (or a script waiting for it) starts the load when it is seen. */
+static void observe_tell_start(const struct observe *o)
+{
+	char dur[64] = "";
+
+	if (o->mode == OBS_LAUNCH)
+		return;
+	if (o->duration_s > 0)
+		snprintf(dur, sizeof(dur), " for %g s", o->duration_s);
+	if (o->mode == OBS_PID)
+		fprintf(stderr, "concsched: observing pid %d%s (Ctrl-C stops)\n", (int)o->pid, dur);
+	else
+		fprintf(stderr,
+			"concsched: observing every process of %s%s%s%s%s%s (Ctrl-C stops)\n",
+			o->rt.object, o->comm ? " named " : "", o->comm ? o->comm : "",
+			o->cgroup ? " in " : "", o->cgroup ? o->cgroup : "", dur);
+}
+
 static int observe_loop(struct observe *o)
 {
 	struct ring_buffer *rb;
@@ -135,6 +154,7 @@ static int observe_loop(struct observe *o)
 			return err;
 		}
 	}
+	observe_tell_start(o);
 	while (!observe_done(o)) {
 		err = ring_buffer__poll(rb, 50);
 		if (err < 0 && err != -EINTR) {
