@@ -125,13 +125,14 @@ touch "$tmp/stop"; wait "$tp" 2>/dev/null
 # descriptors, seconds under load), showed no SP pair.
 rm -f "$tmp/count" "$tmp/stop"
 "$CS" observe --all --comm ticker --duration "$(scaled 3)" --json -o "$tmp/all.json" 2>"$tmp/all.err" & op=$!
-gone_within "$(scaled 30)" eval '! grep -q "^concsched: observing every process of .* named ticker for [0-9.]* s (Ctrl-C stops)$" "$tmp/all.err"'
+started='concsched: observing every process of /[^ ]*libc[^ ]* named ticker for [0-9.]+ s \(Ctrl-C stops\)$'
+not_started() { ! grep -Eq "^$started" "$tmp/all.err"; }
+gone_within "$(scaled 30)" not_started
 "$PROGS/ticker" 0 "$tmp/count" "$tmp/stop" & tp=$!
 wait "$op"
 is "$?" 0 "--all --comm --duration: exit 0"
 touch "$tmp/stop"; wait "$tp"
-like "$(wc -l <"$tmp/all.err") $(cat "$tmp/all.err")" "^1 concsched: observing every process of /[^ ]*libc[^ ]* named ticker for [0-9.]+ s \\(Ctrl-C stops\\)$" \
-	"--all: one line on stderr once the probes are in"
+like "$(wc -l <"$tmp/all.err") $(cat "$tmp/all.err")" "^1 $started" "--all: one line on stderr once the probes are in"
 diag "--all --comm: the ticker ticked $(ticks "$tmp/count") times"
 is "$("$Q" "$tmp/all.json" get metrics.sp.count)" 1 "--all --comm: the ticker's SP pair, nothing else"
 bad "--all with a bad cgroup" "cgroup" --all --cgroup /nonexistent --duration 1
