@@ -490,19 +490,47 @@ static __always_inline void cs_check_all_parked(__u32 t, __u32 parking_tid)
 	__sync_fetch_and_add(&st->notes, 1);
 }
 
+/* Serial mode: is target t's token left behind, its holder neither running
+ * nor preempted and last seen CS_TOKEN_STALE_NS ago or more? The flags are
+ * read first, the holder's timestamp then, the clock last. A holder that
+ * starts to run meanwhile writes running = 1, then its timestamp
+ * (cs_serial_running): a timestamp read after that is newer than any
+ * clock read before it. The clock used to be read first: such a timestamp
+ * made the age wrap below zero, a huge unsigned number, and a token taken
+ * back from a holder that had just started to run (ci105, 2026-12-02:
+ * 12-sched-delay's "serial random: no overlap", overlap 3, serial_preempts
+ * 1; traced in a guest loop under host stalls: age 2^64 - 224,850 ns, the
+ * holder running 0.2 ms before, the only token taken back in 80 runs).
+ * Running is read once more last: what is left is a holder that passes its
+ * own token check (cs_serial_running) between that read and the caller's
+ * compare-and-swap, a few instructions, after 100 ms of not running. */
+static __always_inline bool cs_token_stale(struct cs_target_state *ts)
+{
+	__u64 seen, now;
+
+	if (ts->serial_owner_running || ts->serial_owner_preempted)
+		return false;
+	asm volatile("" ::: "memory");
+	seen = ts->serial_owner_ts;
+	asm volatile("" ::: "memory");
+	now = bpf_ktime_get_ns();
+	if (now <= seen || now - seen < CS_TOKEN_STALE_NS)
+		return false;
+	asm volatile("" ::: "memory");
+	return !ts->serial_owner_running;
+}
+
 /* Is a released thread's wait a lost wakeup? Its CPU is idle and nothing
  * should stop that CPU's dispatch from taking it home: no serial token, or
  * one that is free or stale (cs_dispatch_serial takes a stale one back). */
-static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc, __u64 now)
+static __always_inline bool cs_release_stuck(struct cs_thread_ctl *tc)
 {
 	struct cs_target_state *ts = cs_tgt(tc->target);
 	const struct cpumask *idle;
 	__u64 owner = ts->serial_owner;
 	bool cpu_idle;
 
-	if (cs_serial(tc->target) != CS_SERIAL_OFF && owner != 0 &&
-	    (ts->serial_owner_running || ts->serial_owner_preempted ||
-	     now - ts->serial_owner_ts < CS_TOKEN_STALE_NS))
+	if (cs_serial(tc->target) != CS_SERIAL_OFF && owner != 0 && !cs_token_stale(ts))
 		return false;
 	idle = scx_bpf_get_idle_cpumask();
 	cpu_idle = bpf_cpumask_test_cpu(tc->cpu, idle);
@@ -594,7 +622,7 @@ static int cs_park_timer_fn(void *map, __u32 *key, struct cs_park_timer *t)
 		/* Home (RUN), or parked again: done. */
 		if (state != CS_TS_RELEASED)
 			return 0;
-		if (cs_release_stuck(tc, now)) {
+		if (cs_release_stuck(tc)) {
 			__sync_fetch_and_add(&cs_stats(tc->target)->release_rekicks, 1);
 			scx_bpf_kick_cpu(tc->cpu, SCX_KICK_IDLE);
 		}
@@ -929,8 +957,7 @@ static __always_inline bool cs_dispatch_serial(s32 cpu, __u32 t)
 		 * CS_TOKEN_STALE_NS (it left the queue without stopping)
 		 * would stall the target: take it back. If the holder
 		 * runs again, cs_serial_running() sends it to the queue. */
-		if (ts->serial_owner_running || ts->serial_owner_preempted ||
-		    now - ts->serial_owner_ts < CS_TOKEN_STALE_NS ||
+		if (!cs_token_stale(ts) ||
 		    __sync_val_compare_and_swap(&ts->serial_owner, owner, CS_TOKEN_CLAIM) != owner)
 			return false;
 		__sync_fetch_and_add(&cs_stats(t)->serial_preempts, 1);
@@ -1125,8 +1152,10 @@ static __always_inline void cs_serial_running(struct task_struct *p, struct cs_t
 	if (owner == 0)
 		cs_token_taken(p, t);
 	if (owner == 0 || owner == tid) {
-		ts->serial_owner_ts = bpf_ktime_get_ns();
+		/* running first, then the timestamp: cs_token_stale */
 		ts->serial_owner_running = 1;
+		asm volatile("" ::: "memory");
+		ts->serial_owner_ts = bpf_ktime_get_ns();
 		ts->serial_owner_preempted = 0;
 		ts->serial_owner_prio = tc ? tc->prio : 0;
 		ts->serial_owner_cpu = scx_bpf_task_cpu(p);
