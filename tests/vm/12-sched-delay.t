@@ -165,7 +165,7 @@ is "$(jget "$j" watchdog_releases)" 0 "no watchdog needed"
 is "$(jget "$j" exit_code)" 0 "exit 0"
 
 j=$(json_of "$o" teardown)
-diag "teardown: $(grep -c '^== teardown_missed' "$o") tries before one parked"
+diag "teardown: $(grep -c '^== teardown_missed' "$o") missed tries before one parked"
 is "$(jget "$j" timed_out)" true "teardown: the run timed out with a thread parked"
 is "$(jget "$j" releases) $(jget "$j" watchdog_releases)" "1 0" \
 	"teardown released the parked thread before unloading (not the watchdog)"
