@@ -498,6 +498,8 @@ struct cs_sched_shared {
 	__s64 nr_released;    /* released, not yet back on their CPU          */
 	__u64 releases;	      /* every release                                */
 	__u64 event_releases; /* releases by CS_ACT_RELEASE points            */
+	__u64 park_cancels;   /* releases that came between a thread's point
+			       * and its park: the park was cancelled       */
 	/* The parked set's version: leaves << 32 | parked, one atomic add per
 	 * change (a park +1, a leave +2^32 - 1), so that one load reads both
 	 * halves of one moment, and the word only grows: every change of the
@@ -644,6 +646,8 @@ struct cs_sched_stats {
 	__u64 serial_stalls;			  /* serial mode: the owner was charged a
 						   * stall of its CPU (CS_STALL_NS or more at
 						   * once), not counted as its run on the token */
+	__u64 park_cancels;			  /* a release came between a thread's point
+						   * and its park: it ran on, not parked        */
 };
 
 /* ---- memory-access sites (site_finder.c -> probes/access.bpf.c) ------ */

@@ -210,6 +210,7 @@ static __always_inline bool cs_release_mark(struct cs_thread_ctl *tc, __u32 reas
 		sh = cs_shared_of(tc->target);
 		if (sh) {
 			__sync_fetch_and_add(&sh->releases, 1);
+			__sync_fetch_and_add(&sh->park_cancels, 1);
 			if (reason == CS_REL_EVENT)
 				__sync_fetch_and_add(&sh->event_releases, 1);
 		}

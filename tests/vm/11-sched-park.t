@@ -21,7 +21,7 @@
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/sched-lib.sh"
 need_vm
-plan 25
+plan 26
 
 work=$(mktemp -d /tmp/sched-park.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -84,7 +84,17 @@ is "$(jget "$j" user_releases)" 0 "none from userspace"
 g=$(section "$o" gap)
 like "$g" "rounds 20 zero 20 max 0" "parked at marker: 0 loop iterations in 20/20 rounds"
 j=$(json_of "$o" gap)
-is "$(jget "$j" parks)" 20 "20 parks"
+# A read_done() that comes between the worker's probe hit and its park
+# (the worker's vCPU held HOLD = 20 ms there by a loaded host) cancels the
+# park: the worker runs on unparked after the read, and the scheduler
+# counts a park_cancel, not a park (hunt AI, 2026-12-02: 19 parks of 20
+# in 1 of 41 runs beside ci106, 20 rounds at 0). Each round parks or is
+# cancelled; 10 cancels of 20 need ten such 20 ms stalls in one run (seen
+# once in 820 rounds: ~1e-24 if rounds were independent).
+parks=$(jget "$j" parks)
+cancels=$(jget "$j" park_cancels)
+is "$((parks + cancels))" 20 "20 rounds parked or cancelled by a read that came first ($parks parks, $cancels cancels)"
+ok "$([ "$parks" -ge 10 ]; echo $?)" "most rounds parked at marker ($parks of 20)"
 marker=$(printf '%s\n' "$g" | sed -n 's/^marker \(0x[0-9a-f]*\)$/\1/p' | head -1)
 ok "$([ -n "$marker" ]; echo $?)" "gap printed marker's address"
 is "$(printf '%s' "$j" | grep -o '"park_ips":\[[^]]*\]')" "\"park_ips\":[\"$marker\"]" \

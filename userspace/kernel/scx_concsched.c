@@ -891,6 +891,7 @@ void scx_concsched_stats(struct sched_ctl *c, struct cs_sched_stats *out)
 				 sizeof(sh), 0) == 0) {
 		out->releases = sh.releases;
 		out->event_releases = sh.event_releases;
+		out->park_cancels = sh.park_cancels;
 		out->nr_parked = sh.nr_parked > 0 ? (__u64)sh.nr_parked : 0;
 	}
 }

@@ -175,6 +175,7 @@ static void report(struct sched_run *r, const struct launch *l, int exit_code, b
 	json_kv_uint(&j, "releases", st.releases);
 	json_kv_uint(&j, "user_releases", r->user_releases);
 	json_kv_uint(&j, "event_releases", st.event_releases);
+	json_kv_uint(&j, "park_cancels", st.park_cancels);
 	json_kv_uint(&j, "watchdog_releases", st.watchdog);
 	json_kv_uint(&j, "all_parked_notes", r->all_parked_notes);
 	json_kv_uint(&j, "notes_dropped", st.notes_dropped);
